@@ -1,0 +1,2 @@
+import Trellis
+print("usage: trellis-bench <workload>")

@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Trellis",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "Trellis", targets: ["Trellis"]),
+        .executable(name: "trellis", targets: ["trellis"]),
+    ],
+    targets: [
+        // Core: JSON, key paths, transformers, object model, graph, import/export. No storage engine.
+        .target(name: "Trellis", path: "Sources/Trellis"),
+        // Commands as a library, testable in-process.
+        .target(name: "TrellisCLI", dependencies: ["Trellis"], path: "Sources/TrellisCLI"),
+        // `trellis`: @main only.
+        .executableTarget(name: "trellis", dependencies: ["TrellisCLI"], path: "Sources/trellis"),
+        // `trellis-bench`: the benchmark executable (run it with `-c release`).
+        .executableTarget(name: "trellis-bench", dependencies: ["Trellis"], path: "Benchmarks/trellis-bench"),
+        // Fixture lookup and helpers shared by the test targets (not a product).
+        .target(name: "TrellisTestSupport", dependencies: ["Trellis"], path: "Sources/TrellisTestSupport"),
+        .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)
