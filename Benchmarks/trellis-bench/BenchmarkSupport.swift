@@ -9,10 +9,14 @@ enum Bench {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
-    /// Best and median of `runs` timings of `body`.
-    static func measure(runs: Int, _ body: () throws -> Void) rethrows -> (best: Double, median: Double) {
+    /// Best and median of `runs` timings of `body`; `reset` runs untimed before each
+    /// (to free the previous run's result outside the measurement).
+    static func measure(runs: Int, reset: () -> Void = {}, _ body: () throws -> Void) rethrows -> (best: Double, median: Double) {
         var times: [Double] = []
-        for _ in 0..<max(1, runs) { times.append(try time(body)) }
+        for _ in 0..<max(1, runs) {
+            reset()
+            times.append(try time(body))
+        }
         times.sort()
         return (times[0], times[times.count / 2])
     }
@@ -40,13 +44,21 @@ enum Bench {
         return Int(usage.ru_maxrss) * 1024
     }
 
+    /// Returns freed heap memory to the system (glibc `malloc_trim`), so that RSS
+    /// reflects live memory before a peak measurement.
+    static func trimHeap() {
+        #if os(Linux)
+        _ = mallocTrim(0)
+        #endif
+    }
+
     /// Current resident set size in bytes (VmRSS).
     static func currentRSS() -> Int { (statusField("VmRSS:") ?? 0) * 1024 }
 
     private static func statusField(_ name: String) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
-            return Int(line.dropFirst(name.count).split(separator: " ").first ?? "")
+            return Int(line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
         }
         return nil
     }
@@ -55,3 +67,9 @@ enum Bench {
 
     static func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 }
+
+#if os(Linux)
+/// glibc's `int malloc_trim(size_t pad)` (not exported by the Glibc module).
+@_silgen_name("malloc_trim")
+func mallocTrim(_ pad: Int) -> Int32
+#endif

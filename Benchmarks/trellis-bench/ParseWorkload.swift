@@ -78,20 +78,19 @@ enum ParseWorkload {
     }
 
     static func measure(file: String, data: Data, runs: Int) throws -> Figures {
-        // Trellis first, so JSONSerialization's allocations do not hide its peak.
-        _ = try JSONReader.parse(data)  // warm up
+        // Peak memory first, on a fresh heap: one parse, with VmHWM reset just before.
+        Bench.trimHeap()
         let rssBefore = Bench.currentRSS()
         Bench.resetPeakRSS()
-        var value: JSONValue = .null
-        let trellis = try Bench.measure(runs: runs) {
-            value = .null
+        var value = try JSONReader.parse(data)
+        let peak = Bench.peakRSS()
+        // Then Trellis' timings, before JSONSerialization has touched the heap.
+        let trellis = try Bench.measure(runs: runs, reset: { value = .null }) {
             value = try JSONReader.parse(data)
         }
-        let peak = Bench.peakRSS()
 
         var foundationObject: Any = NSNull()
-        let foundation = try Bench.measure(runs: runs) {
-            foundationObject = NSNull()
+        let foundation = try Bench.measure(runs: runs, reset: { foundationObject = NSNull() }) {
             foundationObject = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         }
 
