@@ -69,16 +69,16 @@ import TrellisTestSupport
         let value: JSONValue = ["a": [1, 2, .number(JSONNumber(.nan))]]
         let error = try #require(throws: JSONWriteError.self) { try JSONWriter.data(for: value) }
         #expect(error.code == .nonFiniteNumber)
-        #expect(error.path == "$.a[2]")
+        #expect(error.path.description == "$.a[2]")
         #expect(error.description == "$.a[2]: cannot write the non-finite number nan as JSON")
 
         let odd: JSONValue = ["x": ["odd key": [["v": .number(JSONNumber(-Double.infinity))]]]]
         let oddError = try #require(throws: JSONWriteError.self) { try JSONWriter.bytes(for: odd, options: .pretty) }
-        #expect(oddError.path == #"$.x["odd key"][0].v"#)
+        #expect(oddError.path.description == #"$.x["odd key"][0].v"#)
         #expect(oddError.message == "cannot write the non-finite number -inf as JSON")
 
         let top = try #require(throws: JSONWriteError.self) { try JSONWriter.string(for: .number(JSONNumber(.infinity))) }
-        #expect(top.path == "$")
+        #expect(top.path == .root)
     }
 
     @Test func deepValuesAreWrittenWithoutRecursion() throws {

@@ -13,12 +13,6 @@ struct JSONEmitter {
         output.reserveCapacity(4096)
     }
 
-    /// A component of the path to the value being written, for error messages.
-    enum PathComponent {
-        case index(Int)
-        case key(String)
-    }
-
     private enum Frame {
         case array([JSONValue], Int)
         case object([JSONObject.Member], Int)
@@ -26,7 +20,7 @@ struct JSONEmitter {
 
     /// Appends `value`, written as if nested `depth` levels deep (for pretty indentation);
     /// `pathPrefix` names where `value` sits, for errors.
-    mutating func write(_ value: JSONValue, depth: Int, pathPrefix: [PathComponent]) throws(JSONWriteError) {
+    mutating func write(_ value: JSONValue, depth: Int, pathPrefix: JSONPath) throws(JSONWriteError) {
         var frames: [Frame] = []
         var current = value
         outer: while true {
@@ -118,7 +112,7 @@ struct JSONEmitter {
         output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func appendNumber(_ number: JSONNumber, frames: [Frame], pathPrefix: [PathComponent]) throws(JSONWriteError) {
+    private mutating func appendNumber(_ number: JSONNumber, frames: [Frame], pathPrefix: JSONPath) throws(JSONWriteError) {
         switch number.storage {
         case .int(let i):
             appendInteger(i)
@@ -130,12 +124,12 @@ struct JSONEmitter {
                 var path = pathPrefix
                 for frame in frames {
                     switch frame {
-                    case .array(_, let i): path.append(.index(i))
-                    case .object(let members, let i): path.append(.key(members[i].key))
+                    case .array(_, let i): path = path.appending(index: i)
+                    case .object(let members, let i): path = path.appending(key: members[i].key)
                     }
                 }
                 throw JSONWriteError(
-                    code: .nonFiniteNumber, path: JSONEmitter.pathString(path),
+                    code: .nonFiniteNumber, path: path,
                     message: "cannot write the non-finite number \(JSONNumber.shortestText(d)) as JSON")
             }
             var t = JSONNumber.shortestText(d)
@@ -205,28 +199,5 @@ struct JSONEmitter {
             if runStart < count { output.append(contentsOf: UnsafeBufferPointer(start: p + runStart, count: count - runStart)) }
             output.append(UInt8(ascii: "\""))
         }
-    }
-
-    /// `$`, `$.a[2]`, `$["odd key"]`: keys that are identifiers use dot syntax.
-    static func pathString(_ components: [PathComponent]) -> String {
-        var text = "$"
-        for component in components {
-            switch component {
-            case .index(let i):
-                text += "[\(i)]"
-            case .key(let key):
-                let isIdentifier = !key.isEmpty && key.utf8.allSatisfy { b in
-                    (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x5F
-                } && !(key.utf8.first.map { $0 >= 0x30 && $0 <= 0x39 } ?? false)
-                if isIdentifier {
-                    text += "." + key
-                } else {
-                    var emitter = JSONEmitter(options: JSONWriter.Options())
-                    emitter.appendString(key)
-                    text += "[" + String(decoding: emitter.output, as: UTF8.self) + "]"
-                }
-            }
-        }
-        return text
     }
 }

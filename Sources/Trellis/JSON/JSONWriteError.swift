@@ -5,7 +5,7 @@
 ///         _ = try JSONWriter.string(for: ["a": [1, 2, .number(JSONNumber(.nan))]])
 ///     } catch let error as JSONWriteError {
 ///         error.code          // .nonFiniteNumber
-///         error.path          // "$.a[2]"
+///         error.path          // $.a[2] (a JSONPath)
 ///         error.description   // "$.a[2]: cannot write the non-finite number nan as JSON"
 ///     }
 public struct JSONWriteError: Error, CustomStringConvertible, Sendable {
@@ -30,13 +30,13 @@ public struct JSONWriteError: Error, CustomStringConvertible, Sendable {
     public var code: Code
     /// The JSON path of the offending value (`$`, `$.a[2]`, `$["odd key"]`); for
     /// ``JSONArrayWriter``, relative to the whole array (`$[41].rating`).
-    public var path: String
+    public var path: JSONPath
     /// What went wrong.
     public var message: String
     /// The sink's error, for `.writeFailed`.
-    public var underlying: (any Error & Sendable)?
+    public var underlying: (any Error)?
 
-    public init(code: Code, path: String, message: String, underlying: (any Error & Sendable)? = nil) {
+    public init(code: Code, path: JSONPath, message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.path = path
         self.message = message

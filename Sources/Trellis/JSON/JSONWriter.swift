@@ -54,7 +54,7 @@ public enum JSONWriter {
     /// - Throws: ``JSONWriteError`` `.nonFiniteNumber` with the path of a NaN or infinite `Double`.
     public static func bytes(for value: JSONValue, options: Options = Options()) throws(JSONWriteError) -> [UInt8] {
         var emitter = JSONEmitter(options: options)
-        try emitter.write(value, depth: 0, pathPrefix: [])
+        try emitter.write(value, depth: 0, pathPrefix: .root)
         return emitter.output
     }
 
