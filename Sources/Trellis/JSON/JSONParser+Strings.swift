@@ -53,7 +53,7 @@ extension JSONParser {
 
     /// The slow path: decodes escapes into `scratch`, validating raw UTF-8 sequence by
     /// sequence (so an error points at the offending byte).
-    private mutating func parseEscapedString(start: Int) throws(Failure) -> String {
+    mutating func parseEscapedString(start: Int) throws(Failure) -> String {
         lastStringHadEscapes = true
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(start: base + start, count: pos &- start))

@@ -57,6 +57,13 @@ struct JSONParser: ~Copyable {
         end = window.count
         pos = 0
         self.isFinal = isFinal
+        // A failed attempt (e.g. one that ran out of input) may leave partial containers.
+        if frames.count > 0 || values.count > 0 || keys.count > 0 {
+            frames.removeAll(from: 0)
+            values.removeAll(from: 0)
+            keys.removeAll(from: 0)
+            fingerprints.removeAll(from: 0)
+        }
     }
 
     // SAFETY: a never-read, never-written placeholder address for empty windows
