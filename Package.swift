@@ -20,6 +20,7 @@ let package = Package(
         // Fixture lookup and helpers shared by the test targets (not a product).
         .target(name: "TrellisTestSupport", dependencies: ["Trellis"], path: "Sources/TrellisTestSupport"),
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
+        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"], path: "Tests/TrellisCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )
