@@ -63,7 +63,7 @@ public enum JSONReader {
     /// - Complexity: O(n) in the input bytes; memory for the values built plus a stack
     ///   proportional to the nesting depth.
     public static func parse(_ bytes: UnsafeRawBufferPointer, options: Options = Options()) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(options: options)
+        var parser = JSONParser(options: options, expectedSize: bytes.count)
         parser.reset(bytes, isFinal: true)
         do {
             try skipByteOrderMark(&parser, options: options)
@@ -104,7 +104,7 @@ public enum JSONReader {
     /// (faster, and memory stays constant).
     /// - Throws: ``JSONParseError`` for the first error.
     public static func validate(_ bytes: UnsafeRawBufferPointer, options: Options = Options()) throws(JSONParseError) {
-        var parser = JSONParser(options: options)
+        var parser = JSONParser(options: options, expectedSize: bytes.count)
         parser.reset(bytes, isFinal: true)
         do throws(JSONParser.Failure) {
             try skipByteOrderMark(&parser, options: options)
