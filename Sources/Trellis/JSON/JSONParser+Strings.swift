@@ -8,14 +8,21 @@ extension JSONParser {
     mutating func parseString(isKey: Bool = false) throws(Failure) -> String {
         let start = pos
         var high: UInt64 = 0
+        // 8 bytes at a time: the lowest flagged byte is the first quote, backslash or
+        // control character (the has-zero-byte trick is exact up to the first match).
         while pos &+ 8 <= end {
             let word = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
             let quote = word ^ 0x2222_2222_2222_2222
             let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let special = ((quote &- 0x0101_0101_0101_0101) & ~quote)
+            let special = (((quote &- 0x0101_0101_0101_0101) & ~quote)
                 | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
-                | ((word &- 0x2020_2020_2020_2020) & ~word)
-            if special & 0x8080_8080_8080_8080 != 0 { break }
+                | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
+            if special != 0 {
+                let plainBits = UInt64(truncatingIfNeeded: special.trailingZeroBitCount) & ~7
+                high |= word & ((1 &<< plainBits) &- 1)
+                pos &+= Int(truncatingIfNeeded: plainBits &>> 3)
+                break
+            }
             high |= word
             pos &+= 8
         }

@@ -148,7 +148,7 @@ struct JSONParser: ~Copyable {
             // Close every container the value completes.
             while frames.count > baseFrame {
                 let frame = frames.last
-                values.push(value)
+                values.push(moving: &value, leaving: .null)
                 skipWhitespace()
                 guard pos < end else {
                     throw endFailure(frame.isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
