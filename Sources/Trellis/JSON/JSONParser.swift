@@ -232,13 +232,26 @@ struct JSONParser: ~Copyable {
                 }
             }
         }
-        let members = [JSONObject.Member](unsafeUninitializedCapacity: n) { buffer, initialized in
-            if let target = buffer.baseAddress {
+        // Pair keys and values in place (over the keys' slots is not possible: different
+        // types), then move the pairs out with the literal fast path.
+        let members: [JSONObject.Member]
+        if n <= 16 {
+            members = withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: n) { pairs in
+                guard let target = pairs.baseAddress else { return [] }
                 for i in 0..<n {
                     (target + i).initialize(to: (key: (keyBase + i).move(), value: (valueBase + i).move()))
                 }
+                return moveIntoArray(target, count: n)
             }
-            initialized = n
+        } else {
+            members = [JSONObject.Member](unsafeUninitializedCapacity: n) { buffer, initialized in
+                if let target = buffer.baseAddress {
+                    for i in 0..<n {
+                        (target + i).initialize(to: (key: (keyBase + i).move(), value: (valueBase + i).move()))
+                    }
+                }
+                initialized = n
+            }
         }
         keys.forgetMovedElements(from: frame.keyStart)
         values.forgetMovedElements(from: frame.valueStart)

@@ -57,13 +57,7 @@ struct JSONParserStack<Element>: ~Copyable {
 
     /// Moves the elements from position `start` on into a new array of exactly that size.
     mutating func moveArray(from start: Int) -> [Element] {
-        let n = count - start
-        if n == 0 { return [] }
-        let source = base + start
-        let array = [Element](unsafeUninitializedCapacity: n) { buffer, initialized in
-            if let target = buffer.baseAddress { target.moveInitialize(from: source, count: n) }
-            initialized = n
-        }
+        let array = moveIntoArray(base + start, count: count - start)
         count = start
         return array
     }
