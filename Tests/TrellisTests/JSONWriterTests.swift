@@ -120,11 +120,16 @@ import TrellisTestSupport
         }
     }
 
-    @Test func writerAgreesWithFoundationOnTheCorpus() throws {
-        let data = try Fixtures.data("corpus/citm_catalog.json")
-        let ours = try JSONWriter.data(for: JSONReader.parse(data))
-        let theirs = try JSONSerialization.jsonObject(with: ours) as? NSDictionary
-        let original = try JSONSerialization.jsonObject(with: data) as? NSDictionary
-        #expect(theirs != nil && theirs == original)
+    @Test func foundationReadsCompactAndPrettyOutputAlike() throws {
+        // A slice of the corpus keeps this quick in debug builds.
+        let data = try Fixtures.data("corpus/twitter.json")
+        let statuses = try #require(JSONReader.parse(data)["statuses"]?.arrayValue)
+        let sample = JSONValue.array(Array(statuses.prefix(5)))
+        let pretty = try JSONSerialization.jsonObject(with: Data(JSONWriter.bytes(for: sample, options: .pretty))) as? NSArray
+        let ours = try JSONSerialization.jsonObject(with: JSONWriter.data(for: sample)) as? NSArray
+        #expect(pretty != nil && pretty == ours)
+        let first = try #require(ours?.firstObject as? NSDictionary)
+        #expect((first["id"] as? NSNumber)?.int64Value == 505874924095815681)
+        #expect(first["text"] as? String == statuses[0]["text"]?.stringValue)
     }
 }
