@@ -39,6 +39,7 @@ struct JSONParserStack<Element>: ~Copyable {
     }
 
     /// The last element (the stack must not be empty).
+
     @inline(__always)
     var last: Element { base[count &- 1] }
 
@@ -74,5 +75,13 @@ struct JSONParserStack<Element>: ~Copyable {
         base.deallocate()
         base = newBase
         capacity = newCapacity
+    }
+}
+
+extension JSONParserStack where Element == JSONObject.Member {
+    /// Exchanges the last member's value with `value` (no reference counting).
+    @inline(__always)
+    mutating func swapLastValue(with value: inout JSONValue) {
+        swap(&base[count &- 1].value, &value)
     }
 }
