@@ -5,6 +5,7 @@ extension JSONParser {
     /// closing quote. Runs of plain bytes are scanned 8 at a time; strings without
     /// escapes are made straight from the input bytes.
     /// `isKey`: the string is an object key (cached separately; sets ``lastFingerprint``).
+    @inline(__always)
     mutating func parseString(isKey: Bool = false) throws(Failure) -> String {
         let start = pos
         var high: UInt64 = 0
@@ -32,6 +33,21 @@ extension JSONParser {
                 lastStringHadEscapes = false
                 let count = pos &- start
                 pos &+= 1
+                if count <= 8 {
+                    let w0 = JSONStringCache.word(base + start, count: count, available: end &- start)
+                    let hash = JSONStringCache.hash(w0, count: count)
+                    if isKey {
+                        lastFingerprint = hash
+                        if let cached = keyCache.lookup(w0, count: count, hash: hash) { return cached }
+                        let string = try makeString(start: start, count: count, isASCII: high & 0x8080_8080_8080_8080 == 0)
+                        keyCache.store(string, (w0, 0, 0, 0), count: count, hash: hash)
+                        return string
+                    }
+                    if let cached = valueCache.lookup(w0, count: count, hash: hash) { return cached }
+                    let string = try makeString(start: start, count: count, isASCII: high & 0x8080_8080_8080_8080 == 0)
+                    valueCache.store(string, (w0, 0, 0, 0), count: count, hash: hash)
+                    return string
+                }
                 if count <= JSONStringCache.maximumLength {
                     let words = JSONStringCache.words(base + start, count: count, available: end &- start)
                     let hash = JSONStringCache.hash(words, count: count)
