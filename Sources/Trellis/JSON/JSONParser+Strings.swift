@@ -11,8 +11,13 @@ extension JSONParser {
         var high: UInt64 = 0
         // 8 bytes at a time: the lowest flagged byte is the first quote, backslash or
         // control character (the has-zero-byte trick is exact up to the first match).
-        while pos &+ 8 <= end {
-            let word = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
+        // Scan with locals (the compiler cannot keep `self.pos` in a register across
+        // stores through the parser's pointers).
+        let base = self.base
+        let end = self.end
+        var i = start
+        while i &+ 8 <= end {
+            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
             let quote = word ^ 0x2222_2222_2222_2222
             let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
             let special = (((quote &- 0x0101_0101_0101_0101) & ~quote)
@@ -21,12 +26,13 @@ extension JSONParser {
             if special != 0 {
                 let plainBits = UInt64(truncatingIfNeeded: special.trailingZeroBitCount) & ~7
                 high |= word & ((1 &<< plainBits) &- 1)
-                pos &+= Int(truncatingIfNeeded: plainBits &>> 3)
+                i &+= Int(truncatingIfNeeded: plainBits &>> 3)
                 break
             }
             high |= word
-            pos &+= 8
+            i &+= 8
         }
+        pos = i
         while pos < end {
             let b = base[pos]
             if b == UInt8(ascii: "\"") {
