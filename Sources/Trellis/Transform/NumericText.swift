@@ -7,7 +7,8 @@ enum NumericText {
     /// drops the `+`, so `Double(_:)`, `Float(_:)` and ``DecimalParts`` read it.
     static func literal(_ s: String) -> Substring? {
         var utf8 = Substring(s).utf8[...]
-        if utf8.first == UInt8(ascii: "+") { utf8 = utf8.dropFirst() }
+        let plus = utf8.first == UInt8(ascii: "+")
+        if plus { utf8 = utf8.dropFirst() }
         let text = Substring(utf8)
         var i = utf8.startIndex
         let end = utf8.endIndex
@@ -17,7 +18,7 @@ enum NumericText {
             while i < end, isDigit(utf8[i]) { i = utf8.index(after: i) }
             return i != start
         }
-        if i < end, utf8[i] == UInt8(ascii: "-") { i = utf8.index(after: i) }
+        if !plus, i < end, utf8[i] == UInt8(ascii: "-") { i = utf8.index(after: i) }
         guard digits() else { return nil }
         if i < end, utf8[i] == UInt8(ascii: ".") {
             i = utf8.index(after: i)
