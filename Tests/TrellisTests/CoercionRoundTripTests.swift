@@ -43,7 +43,7 @@ import Testing
         Case(.double(.leastNonzeroMagnitude), .double, "5e-324"),
         Case(.double(.greatestFiniteMagnitude), .double, "1.7976931348623157e+308"),
         Case(.double(-2.5), .double, "-2.5"),
-        Case(.double(9_007_199_254_740_993), .double, "9007199254740992.0"),
+        Case(.double(9_007_199_254_740_992), .double, "9007199254740992.0"),
         Case(.double(Double(Float(0.1))), .float, "0.1"),
         Case(.double(Double(Float.greatestFiniteMagnitude)), .float, "3.4028235e+38"),
         Case(.double(Double(Float.leastNonzeroMagnitude)), .float, "1e-45"),
