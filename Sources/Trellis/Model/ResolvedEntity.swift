@@ -1,0 +1,100 @@
+/// An entity with inheritance resolved: every attribute and relationship it has
+/// (parents' first), its identity attributes, its JSON mappings and its sub-entities.
+/// Created by ``ObjectModel``; immutable.
+///
+/// Property positions (``attributeIndex(of:)``, ``relationshipIndex(of:)``) are stable
+/// for the life of the model and are how managed objects and store snapshots lay out
+/// their values.
+public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
+    /// The entity as declared.
+    public let declaration: EntityDescription
+    public var name: String { declaration.name }
+    public var isAbstract: Bool { declaration.isAbstract }
+    public var userInfo: [String: String] { declaration.userInfo }
+    /// Parent, grandparent, … up to the root (empty for a root entity).
+    public let ancestorNames: [String]
+    /// The root of the inheritance hierarchy (the entity itself for a root entity).
+    public var rootName: String { ancestorNames.last ?? name }
+    /// Direct sub-entities, in model order.
+    public let subentityNames: [String]
+    /// This entity and all its transitive sub-entities, in model order (self first).
+    public let kindNames: [String]
+    /// All attributes, inherited ones first.
+    public let attributes: [AttributeDescription]
+    /// All relationships, inherited ones first.
+    public let relationships: [RelationshipDescription]
+    /// Positions in ``attributes`` of the identity attributes (unioned up the parent chain, parents first).
+    public let identityAttributeIndexes: [Int]
+    /// Mapped attributes: position in ``attributes`` and the key path to read/write.
+    public let attributeMappings: [(index: Int, keyPath: JSONKeyPath)]
+    /// Mapped relationships: position in ``relationships`` and the key path.
+    public let relationshipMappings: [(index: Int, keyPath: JSONKeyPath)]
+    /// `entityMapperName`, inherited from the nearest ancestor that has one.
+    public let entityMapperName: String?
+    /// `JSONDictionaryTransformerName`, inherited from the nearest ancestor that has one.
+    public let dictionaryTransformerName: String?
+
+    private let attributePositions: [String: Int]
+    private let relationshipPositions: [String: Int]
+
+    init(declaration: EntityDescription, ancestorNames: [String], subentityNames: [String], kindNames: [String],
+         attributes: [AttributeDescription], relationships: [RelationshipDescription], identityAttributeIndexes: [Int],
+         attributeMappings: [(index: Int, keyPath: JSONKeyPath)], relationshipMappings: [(index: Int, keyPath: JSONKeyPath)],
+         entityMapperName: String?, dictionaryTransformerName: String?) {
+        self.declaration = declaration
+        self.ancestorNames = ancestorNames
+        self.subentityNames = subentityNames
+        self.kindNames = kindNames
+        self.attributes = attributes
+        self.relationships = relationships
+        self.identityAttributeIndexes = identityAttributeIndexes
+        self.attributeMappings = attributeMappings
+        self.relationshipMappings = relationshipMappings
+        self.entityMapperName = entityMapperName
+        self.dictionaryTransformerName = dictionaryTransformerName
+        var ap: [String: Int] = [:]
+        for (i, a) in attributes.enumerated() { ap[a.name] = i }
+        var rp: [String: Int] = [:]
+        for (i, r) in relationships.enumerated() { rp[r.name] = i }
+        attributePositions = ap
+        relationshipPositions = rp
+    }
+
+    // MARK: - Lookup
+
+    /// Position of the attribute named `name` in ``attributes``, or nil.
+    public func attributeIndex(of name: String) -> Int? { attributePositions[name] }
+    /// Position of the relationship named `name` in ``relationships``, or nil.
+    public func relationshipIndex(of name: String) -> Int? { relationshipPositions[name] }
+    /// The attribute named `name`, or nil.
+    public func attribute(named name: String) -> AttributeDescription? { attributePositions[name].map { attributes[$0] } }
+    /// The relationship named `name`, or nil.
+    public func relationship(named name: String) -> RelationshipDescription? { relationshipPositions[name].map { relationships[$0] } }
+
+    /// The identity attributes (empty: objects are always inserted; one: uniquing; several: composite uniquing).
+    public var identityAttributes: [AttributeDescription] { identityAttributeIndexes.map { attributes[$0] } }
+
+    /// The import strategy the identity attributes imply.
+    public var identityStrategy: IdentityStrategy {
+        switch identityAttributeIndexes.count {
+        case 0: return .insert
+        case 1: return .unique
+        default: return .composite
+        }
+    }
+
+    public var description: String { "entity \(name)" }
+
+    public static func == (lhs: ResolvedEntity, rhs: ResolvedEntity) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// How an import finds existing objects of an entity.
+public enum IdentityStrategy: Sendable, Hashable {
+    /// No identity attributes: every JSON object inserts a new object.
+    case insert
+    /// One identity attribute: objects are uniqued by its value.
+    case unique
+    /// Several identity attributes: objects are uniqued by the tuple of their values.
+    case composite
+}

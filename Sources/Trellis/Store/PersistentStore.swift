@@ -1,0 +1,91 @@
+/// A place objects are kept: ``InMemoryStore``, `SQLiteStore`, a PostgreSQL store.
+///
+/// All access goes through sessions: ``read(_:)`` sees one consistent committed state
+/// (a snapshot), ``write(_:)`` runs one transaction that commits when the closure returns
+/// and rolls back entirely when it throws. Imports run inside one write session, so an
+/// import applies completely or not at all.
+///
+/// Stores are reference types shared across threads; each implementation documents how it
+/// confines its connection (e.g. a mutex held for the duration of a session).
+public protocol PersistentStore: AnyObject, Sendable {
+    /// The model the store was opened with.
+    var model: ObjectModel { get }
+
+    /// Runs `body` with a session over one consistent committed state.
+    func read<T>(_ body: (any StoreSession) throws -> T) throws -> T
+
+    /// Runs `body` in one write transaction: commit on return, roll back on throw.
+    func write<T>(_ body: (any StoreSession) throws -> T) throws -> T
+}
+
+/// One transaction (write) or snapshot (read) of a store. Not thread-safe; valid only
+/// inside the closure that received it.
+///
+/// Lookups are set-based: each call is one batched query (chunked by the store below its
+/// parameter limit), never one query per object.
+public protocol StoreSession: AnyObject {
+    /// The store's model.
+    var model: ObjectModel { get }
+
+    /// Objects of `entity` or its sub-entities whose identity attributes equal one of
+    /// `identities`. Each identity has one value per identity attribute of `entity`
+    /// (``ResolvedEntity/identityAttributeIndexes`` order), already coerced to the
+    /// attributes' types. Order of the result is unspecified; missing identities are absent.
+    func fetch(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot]
+
+    /// Objects of `entity` or its sub-entities matching `predicate` (nil: all), ordered by object ID.
+    func fetch(entity: String, matching predicate: StorePredicate?) throws -> [ObjectSnapshot]
+
+    /// The objects with these IDs (missing ones are absent).
+    func fetch(ids: [ObjectID]) throws -> [ObjectSnapshot]
+
+    /// The number of objects of `entity` or its sub-entities matching `predicate`.
+    func count(entity: String, matching predicate: StorePredicate?) throws -> Int
+
+    /// Writes `changes` (write sessions only) and returns the permanent ID of every
+    /// inserted object that had a temporary one.
+    /// - Throws: `StoreError` (`.readOnly` in a read session, `.constraintViolation`, …).
+    func apply(_ changes: ChangeSet) throws -> [ObjectID: ObjectID]
+}
+
+/// A store failure. Stores add codes (SQLite result codes, SQLSTATE) and fill `details`.
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Sendable, Hashable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// A write in a read session or on a read-only store file.
+        public static let readOnly = Code(rawValue: "readOnly")
+        /// A uniqueness, not-null or foreign-key constraint failed.
+        public static let constraintViolation = Code(rawValue: "constraintViolation")
+        /// The store's recorded schema cannot be migrated to the model.
+        public static let incompatibleSchema = Code(rawValue: "incompatibleSchema")
+        /// The file is not a store (not a database, or not one Trellis made).
+        public static let notAStore = Code(rawValue: "notAStore")
+        /// An object ID or entity the store does not know.
+        public static let unknownObject = Code(rawValue: "unknownObject")
+        /// The database is locked by another writer beyond the busy timeout.
+        public static let busy = Code(rawValue: "busy")
+        /// Any other engine error.
+        public static let engine = Code(rawValue: "engine")
+
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? StoreError)?.code == code
+        }
+    }
+
+    public let code: Code
+    public let message: String
+    /// Engine specifics (e.g. SQLite's extended result code and the SQL text); never bound values.
+    public let details: String?
+
+    public init(_ code: Code, message: String, details: String? = nil) {
+        self.code = code
+        self.message = message
+        self.details = details
+    }
+
+    public var description: String {
+        if let details { return "\(message) (\(details))" }
+        return message
+    }
+}
