@@ -57,9 +57,14 @@ final class ModelSchema: Sendable {
         self.byName = byName
     }
 
-    /// The entity named `name`, or nil.
+    /// The entity named `name`, or nil. Models of up to 16 entities are scanned (comparing
+    /// short strings is cheaper than hashing them); larger ones use a dictionary.
     func info(named name: String) -> EntityInfo? {
-        byName[name].map { entities[$0] }
+        if entities.count <= 16 {
+            for info in entities where info.entity.name == name { return info }
+            return nil
+        }
+        return byName[name].map { entities[$0] }
     }
 }
 
@@ -79,6 +84,10 @@ final class EntityInfo: Sendable {
     let kinds: [Bool]
     /// One per relationship, same positions as ``ResolvedEntity/relationships``.
     let relationships: [RelationshipInfo]
+    /// The model's default value of every attribute, by position.
+    let defaultValues: [AttributeValue?]
+    /// An empty slot per relationship.
+    let emptyLinks: [[ObjectID]]
 
     init(entity: ResolvedEntity, number: Int, rootNumber: Int, namespace: Int, lineageNamespaces: [Int],
          kinds: [Bool], relationships: [RelationshipInfo]) {
@@ -89,6 +98,8 @@ final class EntityInfo: Sendable {
         self.lineageNamespaces = lineageNamespaces
         self.kinds = kinds
         self.relationships = relationships
+        self.defaultValues = entity.attributes.map(\.defaultValue)
+        self.emptyLinks = Array(repeating: [], count: relationships.count)
     }
 
     var name: String { entity.name }

@@ -117,10 +117,18 @@ extension ObjectContext {
         dirty = []
         pendingUnregistered = [:]
         if let dropEpoch {
-            for object in registered.values where object.epoch >= dropEpoch { object.context = nil }
+            var survivors = 0
+            for object in registered.values {
+                if object.epoch >= dropEpoch { object.context = nil } else { survivors += 1 }
+            }
             for object in saved where object.epoch >= dropEpoch { object.context = nil }
-            registered = registered.filter { $0.value.epoch < dropEpoch }
-            identityMap = identityMap.filter { $0.value.epoch < dropEpoch }
+            if survivors == 0 {
+                registered.removeAll(keepingCapacity: true)
+                identityMap.removeAll(keepingCapacity: true)
+            } else {
+                registered = registered.filter { $0.value.epoch < dropEpoch }
+                identityMap = identityMap.filter { $0.value.epoch < dropEpoch }
+            }
         }
         // Survivors: rewrite temporary IDs, apply pending operations, record the saved state.
         for object in registered.values {

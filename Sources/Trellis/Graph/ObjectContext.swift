@@ -188,8 +188,7 @@ public final class ObjectContext {
         nextTemporaryKey -= 1
         let object = ManagedObject(
             info: info, id: id, isPlaceholder: isPlaceholder,
-            values: values ?? info.entity.attributes.map(\.defaultValue),
-            links: Array(repeating: [], count: info.relationships.count), committed: nil, context: self, epoch: epoch)
+            values: values ?? info.defaultValues, links: info.emptyLinks, committed: nil, context: self, epoch: epoch)
         registered[id] = object
         indexIdentity(object)
         markDirty(object)

@@ -116,13 +116,11 @@ func exportJSON(_ value: AttributeValue, as type: AttributeType) -> JSONValue {
 /// formatted without Foundation formatters (proleptic Gregorian calendar, UTC).
 enum RFC3339 {
     static func parse(_ text: String) -> Date? {
-        var utf8 = text.utf8.makeIterator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        while let b = utf8.next() {
-            bytes.append(b)
-            if bytes.count > 64 { return nil }
-        }
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var i = 0
         func digits(_ n: Int) -> Int? {
             guard i + n <= bytes.count else { return nil }

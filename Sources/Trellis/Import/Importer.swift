@@ -245,7 +245,7 @@ final class Importer {
             prepared.append(Prepared(object: object, identity: identity, walk: walk))
             let walkPlan = walk === requested ? plan : try self.plan(walk)
             for r in walkPlan.relationships {
-                guard case .present(let v) = r.keyPath.lookup(in: object) else { continue }
+                guard case .present(let v) = r.lookup(in: object) else { continue }
                 steps.append(.keyPath(r.keyPath))
                 if !r.isToMany {
                     switch v {
@@ -305,14 +305,14 @@ final class Importer {
     private func extractIdentity(_ plan: EntityPlan, _ object: JSONObject, _ entity: EntityInfo) throws -> IdentityKey? {
         if plan.identity.count == 1 {
             let a = plan.identity[0]
-            guard case .present(let v) = a.keyPath.lookup(in: object),
+            guard case .present(let v) = a.lookup(in: object),
                   let value = try convert(v, a, entity.entity, keyPath: a.keyPath) else { return nil }
             return .single(value)
         }
         var values: [AttributeValue] = []
         values.reserveCapacity(plan.identity.count)
         for a in plan.identity {
-            guard case .present(let v) = a.keyPath.lookup(in: object),
+            guard case .present(let v) = a.lookup(in: object),
                   let value = try convert(v, a, entity.entity, keyPath: a.keyPath) else { return nil }
             values.append(value)
         }
@@ -353,7 +353,7 @@ final class Importer {
         var changed = false
         for a in plan.attributes {
             let new: AttributeValue?
-            switch a.keyPath.lookup(in: json) {
+            switch a.lookup(in: json) {
             case .missing:
                 continue
             case .null:
@@ -381,7 +381,7 @@ final class Importer {
 
         let walkPlan = p.walk === object.info ? plan : try self.plan(p.walk)
         for r in walkPlan.relationships {
-            switch r.keyPath.lookup(in: json) {
+            switch r.lookup(in: json) {
             case .missing:
                 continue
             case .null:
@@ -599,21 +599,62 @@ final class EntityPlan {
     }
 }
 
-struct AttributePlan {
+final class AttributePlan {
     let index: Int
     let keyPath: JSONKeyPath
+    /// The key, when the key path has one component (the common case, looked up directly).
+    let singleKey: String?
     let type: AttributeType
     let name: String
     let transformerName: String?
     /// Position among the identity attributes, or -1.
     let identityPosition: Int
+
+    init(index: Int, keyPath: JSONKeyPath, type: AttributeType, name: String, transformerName: String?, identityPosition: Int) {
+        self.index = index
+        self.keyPath = keyPath
+        self.singleKey = keyPath.components.count == 1 ? keyPath.components[0].key : nil
+        self.type = type
+        self.name = name
+        self.transformerName = transformerName
+        self.identityPosition = identityPosition
+    }
+
+    /// The value at the key path in `object`.
+    @inline(__always)
+    func lookup(in object: JSONObject) -> JSONLookup {
+        guard let singleKey else { return keyPath.lookup(in: object) }
+        guard let value = object[singleKey] else { return .missing }
+        if case .null = value { return .null }
+        return .present(value)
+    }
 }
 
-struct RelationshipPlan {
+final class RelationshipPlan {
     let slot: Int
     let keyPath: JSONKeyPath
+    let singleKey: String?
     let name: String
     let isToMany: Bool
     let destination: EntityInfo
     let append: Bool
+
+    init(slot: Int, keyPath: JSONKeyPath, name: String, isToMany: Bool, destination: EntityInfo, append: Bool) {
+        self.slot = slot
+        self.keyPath = keyPath
+        self.singleKey = keyPath.components.count == 1 ? keyPath.components[0].key : nil
+        self.name = name
+        self.isToMany = isToMany
+        self.destination = destination
+        self.append = append
+    }
+
+    /// The value at the key path in `object`.
+    @inline(__always)
+    func lookup(in object: JSONObject) -> JSONLookup {
+        guard let singleKey else { return keyPath.lookup(in: object) }
+        guard let value = object[singleKey] else { return .missing }
+        if case .null = value { return .null }
+        return .present(value)
+    }
 }
