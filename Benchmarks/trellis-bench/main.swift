@@ -6,6 +6,7 @@ import Foundation
 /// Every workload: name, one-line summary, entry point (arguments after the name → exit status).
 let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("parse", "JSON reader and writer vs JSONSerialization on the corpus and the characters file", ParseWorkload.run),
+    ("engine", "import generated characters into the in-memory store at 10k/100k/1M records", EngineWorkload.run),
 ]
 
 @MainActor func usage() -> String {
