@@ -1,2 +1,9 @@
 import Trellis
-print("usage: trellis-bench <workload>")
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "store":
+    try StoreBench.run(arguments: Array(arguments.dropFirst()))
+default:
+    print("usage: trellis-bench <workload>\n  store [N] [path]   store-level import (insert, unchanged, update passes)")
+}

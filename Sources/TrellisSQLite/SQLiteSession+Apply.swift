@@ -5,12 +5,16 @@ import Trellis
 /// 1. Permanent keys for inserted objects with temporary IDs: a range after the table's
 ///    current `max("_pk")`, reserved before anything is written, so every reference
 ///    (to-one columns, join rows) can be written in the same pass.
-/// 2. Deletions: `DELETE FROM "T" WHERE "_pk" = ?` (join rows cascade, to-one columns
-///    pointing at the object are set to NULL by the foreign keys).
-/// 3. Inserts: one reused `INSERT … ON CONFLICT(<identity>) DO UPDATE SET … RETURNING "_pk"`
-///    per object (https://sqlite.org/lang_upsert.html). When the identity already exists
-///    (the caller missed it), the stored object is updated instead and the returned key
-///    replaces the reserved one everywhere. Placeholders never overwrite a stored object.
+/// 2. Deletions: `DELETE FROM "T" WHERE "_pk" = ?` (the object's own join rows cascade,
+///    to-one columns pointing at it are set to NULL by the foreign keys), then one
+///    `DELETE … WHERE "destination" IN (SELECT value FROM json_each(?))` per join table
+///    that may link to the deleted objects.
+/// 3. Inserts: one reused `INSERT … ON CONFLICT(<identity>) DO UPDATE SET …` per object
+///    (https://sqlite.org/lang_upsert.html). When the identity already exists (the caller
+///    missed it), SQLite updates the stored object instead, which the unchanged
+///    `sqlite3_last_insert_rowid` reveals; its key is then looked up and replaces the
+///    reserved one everywhere. Placeholders use `DO NOTHING`: they never overwrite a
+///    stored object.
 /// 4. Updates: `UPDATE "T" SET <changed columns only> WHERE "_pk" = ?1`, one cached
 ///    statement per set of changed columns; an object with no changed column is not
 ///    written at all. (An update names an existing object by its primary key, so an
@@ -82,11 +86,27 @@ struct ChangeWriter {
     }
 
     mutating func delete(_ ids: [ObjectID]) throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        var deletedByTable: [ObjectIdentifier: (table: TableLayout, keys: [Int64])] = [:]
         for id in ids {
             let table = try layout.entity(id.entityName).table
             let statement = try cached(table.deleteSQL, for: table)
-            statement.bind(try permanent(id).primaryKey, at: 1)
+            let key = try permanent(id).primaryKey
+            statement.bind(key, at: 1)
             try statement.run()
+            deletedByTable[ObjectIdentifier(table), default: (table, [])].keys.append(key)
+        }
+        // Links to the deleted objects (join tables have no index on "destination").
+        var cleaned: Set<String> = []
+        for entity in layout.entities.values {
+            for relationship in entity.relationships {
+                guard case .joinTable(let name, let destination, _, let sql) = relationship,
+                      let deleted = deletedByTable[ObjectIdentifier(destination)],
+                      cleaned.insert(name).inserted else { continue }
+                let statement = try connection.cachedStatement(sql.deleteDestinations)
+                statement.bind("[" + deleted.keys.map(String.init).joined(separator: ",") + "]", at: 1)
+                try statement.run()
+            }
         }
     }
 
@@ -117,14 +137,12 @@ struct ChangeWriter {
                 }
                 parameter += 1
             }
+            try statement.run()
             var key = id.primaryKey
-            if entity.insertReturnsKey {
-                key = try statement.runReturningInt64() ?? id.primaryKey
-            } else {
-                try statement.run()
-            }
-            if key != id.primaryKey {
-                // The identity was already stored: that object was updated; point everything at it.
+            if entity.conflictLookupSQL != nil, connection.lastInsertRowID != key {
+                // The identity was already stored: that object was updated (or, for a
+                // placeholder, kept); point everything at it.
+                key = try storedKey(conflictingWith: snapshot, entity: entity)
                 conflicts.append((entity.table, id.primaryKey, key))
                 if snapshot.id.isTemporary { permanentIDs[snapshot.id] = ObjectID(entityName: id.entityName, primaryKey: key) }
             }
@@ -243,15 +261,42 @@ struct ChangeWriter {
         }
     }
 
+    /// Inserts the links `source → destinations` (a destination listed twice is linked once,
+    /// at its first position).
     private mutating func insertJoinRows(_ sql: JoinTableSQL, isOrdered: Bool, source: Int64,
                                          destinations: [ObjectID]) throws(StoreError) {
         let statement = try cachedByText(sql.insert)
+        var seen: Set<Int64> = []
         for (position, destination) in destinations.enumerated() {
+            let key = try permanent(destination).primaryKey
+            if position > 0 {
+                if destinations.count <= 16 {
+                    if destinations[..<position].contains(destination) { continue }
+                } else if !seen.insert(key).inserted {
+                    continue
+                }
+            } else if destinations.count > 16 {
+                seen.insert(key)
+            }
             statement.bind(source, at: 1)
-            statement.bind(try permanent(destination).primaryKey, at: 2)
+            statement.bind(key, at: 2)
             if isOrdered { statement.bind(Int64(position), at: 3) }
             try statement.run()
         }
+    }
+
+    /// The key of the stored object whose identity an insert of `snapshot` ran into.
+    private mutating func storedKey(conflictingWith snapshot: ObjectSnapshot, entity: EntityLayout) throws(StoreError) -> Int64 {
+        guard let sql = entity.conflictLookupSQL else { return 0 }
+        let statement = try cachedByText(sql)
+        for (i, index) in entity.conflictAttributeIndexes.enumerated() {
+            try statement.bind(snapshot.attributes[index], at: Int32(i + 1))
+        }
+        guard let key = try statement.runReturningInt64() else {
+            throw StoreError(.constraintViolation, message: "inserting \(snapshot.id) into \(entity.entity.name) conflicted "
+                             + "with a stored object that cannot be found")
+        }
+        return key
     }
 
     // MARK: - Helpers

@@ -10,8 +10,11 @@ import Trellis
 /// - A to-one is `"<name>" INTEGER REFERENCES "<destination table>"("_pk") ON DELETE SET
 ///   NULL DEFERRABLE INITIALLY DEFERRED`, with an index (https://sqlite.org/foreignkeys.html).
 /// - A join table `"<Entity>.<relationship>"("source", "destination"[, "position"])`,
-///   `WITHOUT ROWID` with primary key `(source, destination)` and an index on destination;
-///   both columns `ON DELETE CASCADE`.
+///   `WITHOUT ROWID` with primary key `(source, destination)`; `source` references the
+///   source table `ON DELETE CASCADE`. `destination` has neither a foreign key nor an
+///   index: both made every link insert ~1.5× slower (measured: 0.43 s of 1.33 s for 300k
+///   links) and rows are only ever looked up by source. Deleting a destination object
+///   removes its links in the same `apply`, with one statement per join table.
 /// - A `UNIQUE` index on the identity attributes of each entity that introduces identity
 ///   (partial, `WHERE "_entity" IN (…)`, when the columns are shared with entities
 ///   outside its sub-tree).
@@ -84,8 +87,7 @@ struct Schema {
                     var columns = [
                         Column(name: "source", definition: "\"source\" INTEGER NOT NULL REFERENCES \(SQL.identifier(entity.table))(\"_pk\")"
                             + " ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"),
-                        Column(name: "destination", definition: "\"destination\" INTEGER NOT NULL REFERENCES \(SQL.identifier(destinationTable))(\"_pk\")"
-                            + " ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"),
+                        Column(name: "destination", definition: "\"destination\" INTEGER NOT NULL"),
                     ]
                     if relationship.isOrdered {
                         columns.append(Column(name: "position", definition: "\"position\" INTEGER NOT NULL"))
@@ -93,9 +95,6 @@ struct Schema {
                     let body = (columns.map(\.definition) + ["PRIMARY KEY (\"source\", \"destination\")"]).joined(separator: ",\n  ")
                     joinTables.append(Table(name: table, columns: columns,
                                             createSQL: "CREATE TABLE \(SQL.identifier(table)) (\n  \(body)\n) WITHOUT ROWID"))
-                    let name = indexNames.allocate(preferred: "\(table)(destination)")
-                    indexes.append(Index(name: name, table: table, createSQL:
-                        "CREATE INDEX \(SQL.identifier(name)) ON \(SQL.identifier(table))(\"destination\")"))
                 case .inverseForeignKey:
                     break
                 }

@@ -73,7 +73,8 @@ final class TableLayout: @unchecked Sendable {
     private(set) var destinationEntityPositions: [String: Int32] = [:]
     /// How to read each entity's snapshot from a row of ``selectSQL``.
     private(set) var readPlans: [String: ReadPlan] = [:]
-    private var singlePlan: ReadPlan?
+    /// The read plan when the table holds one entity.
+    private(set) var singlePlan: ReadPlan?
     /// `DELETE FROM "T" WHERE "_pk" = ?1`
     let deleteSQL: String
     /// `SELECT max("_pk") FROM "T"`
@@ -116,6 +117,7 @@ final class TableLayout: @unchecked Sendable {
                                              destinationEntity: destination.entityNames.first ?? ""))
             }
             readPlans[entity.entity.name] = ReadPlan(
+                ordinal: entityNames.firstIndex(of: entity.entity.name) ?? 0,
                 attributePositions: entity.attributeColumns.map { columnPositions[$0] ?? 0 },
                 attributeTypes: entity.attributeTypes, relationshipCount: entity.relationships.count, toOnes: toOnes)
         }
@@ -126,6 +128,9 @@ final class TableLayout: @unchecked Sendable {
 }
 
 extension TableLayout {
+    /// Position of `column` (an attribute or to-one column) in ``selectSQL``.
+    func columnPosition(_ column: String) -> Int32 { columnPositions[column] ?? 0 }
+
     /// The read plan of `entityName` (nil for an entity the table does not hold).
     @inline(__always)
     func readPlan(for entityName: String) -> ReadPlan? {
@@ -146,6 +151,8 @@ struct ReadPlan: Sendable {
         var destinationEntity: String
     }
 
+    /// Position of the entity in ``TableLayout/entityNames``.
+    var ordinal: Int
     var attributePositions: [Int32]
     var attributeTypes: [AttributeType]
     var relationshipCount: Int
@@ -164,19 +171,23 @@ enum RelationshipLayout: Sendable {
 
 /// The statements of one join table.
 struct JoinTableSQL: Sendable {
-    /// `INSERT INTO "J"("source", "destination"[, "position"]) VALUES (?1, ?2[, ?3]) ON CONFLICT DO NOTHING`
+    /// `INSERT INTO "J"("source", "destination"[, "position"]) VALUES (?1, ?2[, ?3])`
     let insert: String
     /// `DELETE FROM "J" WHERE "source" = ?1`
     let deleteSource: String
+    /// `DELETE FROM "J" WHERE "destination" IN (SELECT value FROM json_each(?1))`: the links
+    /// to deleted objects, one statement (one table scan) for a JSON array of keys.
+    let deleteDestinations: String
     /// `UPDATE "J" SET "destination" = ?1 WHERE "destination" = ?2` (re-pointing after an upsert conflict)
     let repoint: String
 
     init(table: String, isOrdered: Bool) {
         let t = SQL.identifier(table)
         insert = isOrdered
-            ? "INSERT INTO \(t)(\"source\", \"destination\", \"position\") VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING"
-            : "INSERT INTO \(t)(\"source\", \"destination\") VALUES (?1, ?2) ON CONFLICT DO NOTHING"
+            ? "INSERT INTO \(t)(\"source\", \"destination\", \"position\") VALUES (?1, ?2, ?3)"
+            : "INSERT INTO \(t)(\"source\", \"destination\") VALUES (?1, ?2)"
         deleteSource = "DELETE FROM \(t) WHERE \"source\" = ?1"
+        deleteDestinations = "DELETE FROM \(t) WHERE \"destination\" IN (SELECT value FROM json_each(?1))"
         repoint = "UPDATE \(t) SET \"destination\" = ?1 WHERE \"destination\" = ?2"
     }
 }
@@ -202,12 +213,15 @@ final class EntityLayout: Sendable {
     let declaredForeignKeys: [(String, TableLayout)]
 
     /// `INSERT INTO "T"("_pk", "_entity", "_placeholder", <attributes>, <to-ones>) VALUES (…)`
-    /// `[ON CONFLICT(<identity>) [WHERE …] DO UPDATE SET <all but identity> RETURNING "_pk"]`
+    /// `[ON CONFLICT(<identity>) [WHERE …] DO UPDATE SET <all but identity>]`
     let insertSQL: String
-    /// Same for a placeholder: on conflict the stored object is kept as is.
+    /// Same for a placeholder, but `DO NOTHING`: a placeholder never overwrites a stored object.
     let insertPlaceholderSQL: String
-    /// `true` when the insert statements end in `RETURNING "_pk"`.
-    let insertReturnsKey: Bool
+    /// `SELECT "_pk" FROM "T" WHERE <conflict columns> = ?… [AND <index predicate>]`, to find
+    /// the stored object an insert ran into; nil when inserts cannot conflict (no identity).
+    let conflictLookupSQL: String?
+    /// Positions (in ``attributeColumns``) of the conflict target's columns, in parameter order.
+    let conflictAttributeIndexes: [Int]
     /// Positions (in ``relationships``) of the to-one relationships, in insert-column order.
     let toOneIndexes: [Int]
 
@@ -301,13 +315,17 @@ final class EntityLayout: Sendable {
             let identity = Set(target.columns)
             let updated = (["_placeholder"] + columns + toOneColumns).filter { !identity.contains($0) }
             let set = updated.map { "\(SQL.identifier($0)) = excluded.\(SQL.identifier($0))" }.joined(separator: ", ")
-            insertSQL = head + conflict + " DO UPDATE SET \(set) RETURNING \"_pk\""
-            insertPlaceholderSQL = head + conflict + " DO UPDATE SET \"_pk\" = \"_pk\" RETURNING \"_pk\""
-            insertReturnsKey = true
+            insertSQL = head + conflict + (set.isEmpty ? " DO NOTHING" : " DO UPDATE SET \(set)")
+            insertPlaceholderSQL = head + conflict + " DO NOTHING"
+            let conditions = target.columns.enumerated().map { "\(SQL.identifier($1)) = ?\($0 + 1)" }
+                + (target.predicate.map { [$0] } ?? [])
+            conflictLookupSQL = "SELECT \"_pk\" FROM \(table.quotedName) WHERE \(conditions.joined(separator: " AND "))"
+            conflictAttributeIndexes = target.columns.compactMap { column in columns.firstIndex(of: column) }
         } else {
             insertSQL = head
             insertPlaceholderSQL = head
-            insertReturnsKey = false
+            conflictLookupSQL = nil
+            conflictAttributeIndexes = []
         }
     }
 
