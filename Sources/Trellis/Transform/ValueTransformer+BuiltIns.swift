@@ -276,7 +276,7 @@ enum BuiltIn {
             return .date(date)
         case "Bytes":
             let text = try field("base64")
-            guard text.utf8.count % 4 == 0, let data = Data(base64Encoded: text) else {
+            guard let data = Base64.decode(text) else {
                 throw TransformError(code: .invalidValue, transformerName: name, value: json,
                                      message: "\"base64\" is not base64 (RFC 4648 §4, padded)")
             }
