@@ -100,6 +100,7 @@ import Testing
             let error = try #require(throws: TransformError.self) { try registry.transformer(for: bad) }
             #expect(error.code == .invalidValue)
             #expect(error.message == #"expected a transformer name or {"dateFormat": "<format>"}"#)
+            #expect(error.description == "value transformer: \(bad.kind) \(ValueSnippet.text(of: bad)) is not valid: \(error.message)")
         }
         #expect(throws: TransformError.self) { try registry.transformer(for: "nope") }
     }

@@ -18,6 +18,10 @@ extension JSONCoercion {
             if let value = T(exactly: i) { return value }
             throw CoercionError(code: .overflow, expected: expected, found: json, message: "out of range \(T.min)...\(T.max)")
         }
+        if case .string(let s) = json, let value = T(s) {
+            // `T(_:)` reads exactly `[+-]?[0-9]+` within T's range, a subset of numeric strings.
+            return value
+        }
         guard let (negative, parsedMagnitude) = try integerParts(from: json, expected: expected) else { return nil }
         let value: T?
         if let magnitude = parsedMagnitude, !negative {
@@ -44,6 +48,9 @@ extension JSONCoercion {
     static func integer(from json: JSONValue, in range: ClosedRange<Int64>, expected: String) throws -> Int64? {
         var result: Int64?
         if case .number(let number) = json, case .int(let i) = number.storage {
+            result = i
+        } else if case .string(let s) = json, let i = Int64(s) {
+            // `Int64(_:)` reads exactly `[+-]?[0-9]+`, a subset of numeric strings.
             result = i
         } else if let (negative, parsedMagnitude) = try integerParts(from: json, expected: expected) {
             if let magnitude = parsedMagnitude, !negative {
