@@ -105,32 +105,34 @@ import Testing
         #expect(mismatches == [])
     }
 
-    /// Fractions of 1 to 9 digits, including the 128-bit path (more than 2^53 units).
+    /// Fractions of 1 to 9 digits over years 0000–9999, including the 128-bit path (more
+    /// than 2^53 units) and negative instants: `timeIntervalSince1970` is the nearest
+    /// Double, or, where `Date` cannot hold that Double (before 1985),
+    /// `timeIntervalSinceReferenceDate` is the nearest Double to the instant.
     @Test func longFractionsAreCorrectlyRounded() throws {
         var generator = SplitMix64(seed: 42)
         var mismatches: [String] = []
-        for i in 0..<20_000 {
-            let seconds = Int64(generator.next() % 253_402_300_799)
+        var nearestDateCount = 0
+        for i in 0..<30_000 {
+            let seconds = Int64(generator.next() % 315_569_520_000) - 62_167_219_200  // 0000-01-01 ..< 10000-01-01
             let digits = i % 9 + 1
             let scale = UInt64(EpochInstant.powerOfTen(digits))
-            let fractionValue = generator.next() % scale
-            let fraction = String(String(fractionValue + scale).dropFirst())
+            let fraction = String(String(generator.next() % scale + scale).dropFirst())
             let whole = RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds)), fractionDigits: 0)
             let text = whole.dropLast() + "." + fraction + "Z"
-            let expected = Double("\(seconds).\(fraction)")
             guard let date = RFC3339.date(from: text) else {
                 mismatches.append(String(text))
                 continue
             }
-            if seconds >= 482_112_000 {
-                if date.timeIntervalSince1970 != expected { mismatches.append(String(text)) }
-            } else {
-                // Before 1985 `Date` may not hold the nearest Double; it holds the nearest Date.
-                let sinceReference = Double(exactDecimal(seconds: seconds - 978_307_200, fraction: fraction))
-                if date.timeIntervalSinceReferenceDate != sinceReference { mismatches.append(String(text)) }
+            if date.timeIntervalSince1970 == Double(exactDecimal(seconds: seconds, fraction: fraction)) { continue }
+            nearestDateCount += 1
+            let sinceReference = Double(exactDecimal(seconds: seconds - 978_307_200, fraction: fraction))
+            if seconds >= 482_112_000 || date.timeIntervalSinceReferenceDate != sinceReference {
+                mismatches.append(String(text))
             }
         }
         #expect(mismatches == [])
+        #expect(nearestDateCount > 0)  // the fallback was exercised
     }
 
     @Test(arguments: [
