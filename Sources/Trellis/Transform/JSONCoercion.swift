@@ -66,7 +66,9 @@ public enum JSONCoercion {
     ///
     /// `type` only chooses between `double` and `float` text; a value is always written
     /// by its own case. A non-finite double or a NaN decimal has no JSON form and is
-    /// written as `null`.
+    /// written as `null`. Two values write text that does not read back the same:
+    /// `.json(.null)` (reads as nil) and a decimal with 39 significant digits, which
+    /// `Decimal` can hold below 2^128 but ``decimal(from:)`` rejects as `inexact`.
     public static func json(from value: AttributeValue, as type: AttributeType) -> JSONValue {
         switch value {
         case .string(let s): return .string(s)

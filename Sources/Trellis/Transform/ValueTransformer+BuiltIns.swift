@@ -44,13 +44,17 @@ extension ValueTransformer {
     )
 
     /// `epoch-seconds`: a number or numeric string of seconds since 1970-01-01T00:00:00Z,
-    /// fraction allowed, ↔ `.date` (correctly rounded, see ``RFC3339``); writes the
-    /// shortest number that reads back as the same date (`1314131052.249`).
+    /// fraction allowed, ↔ `.date` (correctly rounded, see ``RFC3339``); writes an
+    /// integer for whole seconds (`1314131052`), otherwise the shortest number that
+    /// reads back as the same date (`1314131052.249`).
     public static let epochSeconds = ValueTransformer(
         name: "epoch-seconds",
         forward: { json in try BuiltIn.epochDate(json, scale: 0, "epoch-seconds").map(AttributeValue.date) },
         reverse: { value in
             let seconds = try BuiltIn.finiteSeconds(value, "epoch-seconds")
+            if seconds.rounded(.towardZero) == seconds, let whole = Int64(exactly: seconds) {
+                return .number(JSONNumber(whole))
+            }
             return .number(JSONNumber(seconds))
         }
     )
