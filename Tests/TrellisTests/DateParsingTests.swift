@@ -164,6 +164,39 @@ import Testing
         }
     }
 
+    /// Mutated date texts never trap; whatever is accepted writes back (UTC, 9 digits)
+    /// to text that reads as the same instant.
+    @Test func mutatedTextIsRejectedOrConsistent() throws {
+        var generator = SplitMix64(seed: 99)
+        let alphabet = Array("0123456789-:.TtZz+ 9\u{0}é".utf8)
+        let seeds = ["2011-08-23T20:24:12.249+02:00", "2000-02-29T23:59:60.123456789Z", "1999-12-31", "0000-01-01T00:00:00-23:59"]
+        var accepted = 0
+        var inconsistent: [String] = []
+        for i in 0..<20_000 {
+            var bytes = Array(seeds[i % seeds.count].utf8)
+            for _ in 0..<(1 + Int(generator.next() % 3)) {
+                let position = Int(generator.next() % UInt64(bytes.count + 1))
+                let byte = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                switch generator.next() % 3 {
+                case 0: if position < bytes.count { bytes[position] = byte }
+                case 1: bytes.insert(byte, at: position)
+                default: if position < bytes.count { bytes.remove(at: position) }
+                }
+            }
+            guard let date = RFC3339.date(utf8: bytes) else { continue }
+            accepted += 1
+            let written = RFC3339.string(from: date, fractionDigits: 9)
+            // An offset can move year 0000 into year -1, which is written in the expanded form and not read.
+            if written.hasPrefix("-") { continue }
+            guard let reread = RFC3339.date(from: written), abs(reread.timeIntervalSince(date)) < 1e-6 else {
+                inconsistent.append(String(decoding: bytes, as: UTF8.self))
+                continue
+            }
+        }
+        #expect(inconsistent == [])
+        #expect(accepted > 1_000)
+    }
+
     @Test func civilDaysRoundTripOverTheWholeRange() {
         var expected = CivilDate.days(year: 0, month: 1, day: 1)
         #expect(expected == -719_528)
