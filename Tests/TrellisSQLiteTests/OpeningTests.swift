@@ -129,7 +129,7 @@ import Trellis
 
         // An empty file is an empty database: it becomes a store.
         let empty = directory.path("empty.sqlite")
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         let fresh = try SQLiteStore(path: empty, model: try charactersModel())
         #expect(try fresh.rows("SELECT value FROM trellis_metadata WHERE key = 'format'") == [["1"]])
     }
@@ -197,8 +197,8 @@ import Trellis
 
         // A second writer waits for the busy timeout, then fails with .busy.
         let impatient = try SQLiteStore(path: path, model: try charactersModel(), configuration: .init(busyTimeoutMilliseconds: 50))
-        try writer.write { _ in
-            #expect { try impatient.write { _ in } } throws: { ($0 as? StoreError)?.code == .busy }
+        try writer.write { _ -> Void in
+            #expect { try impatient.write { _ in () } } throws: { ($0 as? StoreError)?.code == .busy }
         }
     }
 }
