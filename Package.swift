@@ -28,6 +28,7 @@ let package = Package(
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
         .testTarget(name: "TrellisSQLiteTests", dependencies: ["TrellisSQLite", "TrellisTestSupport"],
                     path: "Tests/TrellisSQLiteTests"),
+        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"], path: "Tests/TrellisCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )
