@@ -41,6 +41,10 @@ public enum TrellisCommand {
                 stdout.write(helpText)
                 return ExitStatus.success
             }
+            if name == "json" {
+                stdout.write(JSONCommand.help)
+                return ExitStatus.success
+            }
             guard let spec = subcommandSpecs.first(where: { $0.name == name }) else {
                 stderr.write(UsageError(usage: usageLine, commandName: nil, message: "unknown subcommand '\(name)'").text)
                 return ExitStatus.usage
@@ -53,6 +57,8 @@ public enum TrellisCommand {
             return ExportCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
         case SchemaCommand.spec.name:
             return SchemaCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
+        case "json":
+            return JSONCommand.run(arguments: rest, stdout: &stdout, stderr: &stderr)
         default:
             var message = "unknown subcommand '\(first)'"
             if first.hasPrefix("-") { message = "unknown option '\(first)'; options follow the subcommand" }
@@ -73,6 +79,7 @@ public enum TrellisCommand {
         var text = "OVERVIEW: Map JSON onto a persistent object graph in a SQLite store, and back.\n\n"
         text += "USAGE: \(usageLine)\n\nSUBCOMMANDS:\n"
         for spec in subcommandSpecs { text += CommandSpec.row(spec.name, spec.abstract) }
+        text += CommandSpec.row("json", "Check or format JSON files.")
         text += "\n  See 'trellis help <subcommand>' for detailed help.\n"
         return text
     }
