@@ -99,6 +99,7 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
               export                  Export the objects of an entity as a JSON array.
               schema                  Print the SQL schema the SQLite store uses for a
                                       model.
+              json                    Check or format JSON files.
 
               See 'trellis help <subcommand>' for detailed help.
 
