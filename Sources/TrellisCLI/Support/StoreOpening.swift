@@ -17,10 +17,10 @@ enum StoreOpening {
     /// `PATH: not a Trellis store: …`, `PATH: the store is read-only: …`, …
     static func commandError(_ error: StoreError, path: String) -> CommandError {
         switch error.code {
-        case .notAStore: return CommandError(.store, "\(path): not a Trellis store: \(error)")
-        case .readOnly: return CommandError(.store, "\(path): the store is read-only: \(error)")
-        case .incompatibleSchema: return CommandError(.store, "\(path): the store does not fit the model: \(error)")
-        case .busy: return CommandError(.store, "\(path): the store is locked by another writer: \(error)")
+        case .notAStore: return CommandError(.store, "\(path): not a Trellis store: \(error.message)")
+        case .readOnly: return CommandError(.store, "\(path): the store is read-only")
+        case .incompatibleSchema: return CommandError(.store, "\(path): the store does not fit the model: \(error.message)")
+        case .busy: return CommandError(.store, "\(path): the store is locked by another writer: \(error.message)")
         default: return CommandError(.store, "\(path): \(error)")
         }
     }
