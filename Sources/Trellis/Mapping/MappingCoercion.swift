@@ -15,7 +15,9 @@ enum MappingCoercion {
         switch value {
         case .number(let n):
             if let i = n.int64Value { return i }
-            if n.isIntegerLiteral { throw ConversionFailure(code: .overflow, message: "out of range \(Int64.min)...\(Int64.max)") }
+            if let parts = DecimalParts(literal: n.text), parts.exponent >= 0 {
+                throw ConversionFailure(code: .overflow, message: "out of range \(Int64.min)...\(Int64.max)")
+            }
             throw ConversionFailure(code: .inexact, message: "not a whole number")
         case .string(let s):
             let t = s.trimmingCharacters(in: .whitespaces)
