@@ -119,6 +119,7 @@ extension JSONMap {
                 throw child.located(error, expected: T.self)
             }
         case .null(let step):
+            if let null = JSONValue.null as? T { return null }  // `JSONValue` holds null itself
             throw MappingError(code: .null, path: location.appending(step).path, expected: JSONMapTypeName.of(T.self),
                                found: .null, message: "null value")
         case .missing:

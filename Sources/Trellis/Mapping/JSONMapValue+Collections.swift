@@ -7,11 +7,11 @@ extension JSONMap {
             result.reserveCapacity(elements.count)
             for i in elements.indices {
                 let element = elements[i]
-                if element.isNull {
+                if element.isNull, Element.self != JSONValue.self {
                     throw MappingError(code: .null, path: path.appending(index: i),
                                        expected: JSONMapTypeName.of(Element.self), found: .null, message: "null element")
                 }
-                let elementMap = child(.json(element), at: .index(i))
+                let elementMap = child(element.isNull ? .null : .json(element), at: .index(i))
                 do {
                     result.append(try convert(elementMap))
                 } catch {
@@ -70,7 +70,7 @@ extension Dictionary: JSONMapValue where Key == String, Value: JSONMapValue {
         var result: [String: Value] = Dictionary(minimumCapacity: members.count)
         for (key, node) in members {
             let valueMap = map.child(node, at: .key(key))
-            if case .null = node {
+            if case .null = node, Value.self != JSONValue.self {
                 throw valueMap.nullError(expected: Value.self, message: "null value")
             }
             do {

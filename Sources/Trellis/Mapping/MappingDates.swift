@@ -4,8 +4,7 @@ import Foundation
 
 enum MappingDates {
     static func rfc3339String(from date: Date) -> String {
-        var style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
-        style = style.year().month().day().time(includingFractionalSeconds: true)
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
         let ms = (date.timeIntervalSince1970 * 1000).rounded()
         return style.format(Date(timeIntervalSince1970: ms / 1000))
     }
