@@ -47,7 +47,11 @@ extension MappingError.Code: Error {}
     @Test(arguments: [
         ConversionCase<Int>(12, 12),
         ConversionCase<Int>("12", 12),
-        ConversionCase<Int>(" 12 ", 12),
+        ConversionCase<Int>("+12", 12),
+        ConversionCase<Int>("007", 7),
+        ConversionCase<Int>(" 12", fails: .invalidValue),
+        ConversionCase<Int>("0x2A", fails: .invalidValue),
+        ConversionCase<Int>(true, fails: .typeMismatch),
         ConversionCase<Int>(.number(JSONNumber(text: "1.2e1")!), 12),
         ConversionCase<Int>(-0, 0),
         ConversionCase<Int>(1.5, fails: .inexact),
@@ -175,7 +179,13 @@ extension MappingError.Code: Error {}
         let ms = JSONMap.Options(dateStrategy: .epochMilliseconds)
         #expect(mappingRead(1_313_949_772_249, as: Date.self, options: ms).map { ($0.timeIntervalSince1970 * 1000).rounded() }
                 == .success(1_313_949_772_249))
-        #expect(mappingRead("2011-08-21T18:02:52Z", as: Date.self, options: ms) == .failure(.typeMismatch))
+        #expect(mappingRead("1313949772249", as: Date.self, options: ms).map { ($0.timeIntervalSince1970 * 1000).rounded() }
+                == .success(1_313_949_772_249))
+        #expect(mappingRead("2011-08-21T18:02:52Z", as: Date.self, options: ms) == .failure(.invalidValue))
+        #expect(mappingRead(true, as: Date.self, options: ms) == .failure(.typeMismatch))
+        // By default a numeric string is not a date (use the epoch strategies or transformers).
+        #expect(mappingRead("1313949772", as: Date.self) == .failure(.invalidValue))
+        #expect(mappingRead("2011-08-21", as: Date.self).map(\.timeIntervalSince1970) == .success(1_313_884_800))
         let rfc = JSONMap.Options(dateStrategy: .rfc3339)
         #expect(mappingRead(1_313_949_772, as: Date.self, options: rfc) == .failure(.typeMismatch))
         let custom = JSONMap.Options(dateStrategy: .custom { json in
@@ -225,7 +235,7 @@ extension MappingError.Code: Error {}
             try MappingOptionalBox<[Int]>(json: ["v": [1, "x"]], options: strict)
         }
         #expect(error.code == .invalidValue)
-        #expect(error.description == #"$.v[1]: expected Int, found string "x": not a number"#)
+        #expect(error.description == #"$.v[1]: expected Int, found string "x": not a decimal number"#)
     }
 
     @Test func nonOptionalMissingAndNull() throws {

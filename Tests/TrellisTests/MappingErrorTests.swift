@@ -48,7 +48,7 @@ private struct Document: JSONMappable {
     @Test(arguments: [
         PathCase(json: ["people": [person, person, ["name": "Bob", "address": ["city": ["x"], "zip": 2]]]],
                  code: .typeMismatch,
-                 description: #"$.people[2].address.city: expected String, found array ["x"]"#),
+                 description: #"$.people[2].address.city: expected String, found array ["x"]: expected a string, a number or a boolean"#),
         PathCase(json: ["people": [["name": "Ada", "address": ["city": "London"]]]],
                  code: .missing,
                  description: "$.people[0].address.zip: missing value (expected Int)"),
@@ -69,7 +69,7 @@ private struct Document: JSONMappable {
                  description: "$.people: missing value (expected [Person])"),
         PathCase(json: ["people": [["name": "Ada", "address": ["city": "London", "zip": "1e3x"]]]],
                  code: .invalidValue,
-                 description: #"$.people[0].address.zip: expected Int, found string "1e3x": not a number"#),
+                 description: #"$.people[0].address.zip: expected Int, found string "1e3x": not a decimal number"#),
     ])
     func errorsNameTheFullPath(_ c: PathCase) throws {
         let error = try #require(throws: MappingError.self) { try Document(json: c.json) }
@@ -84,18 +84,18 @@ private struct Document: JSONMappable {
         var json = base
         json["items"] = [["name": "a"], ["name": ["x": 1]]]
         var error = try #require(throws: MappingError.self) { try Document(json: .object(json), options: strict) }
-        #expect(error.description == #"$.items[1].name: expected String, found object {"x":1}"#)
+        #expect(error.description == #"$.items[1].name: expected String, found object {"x":1}: expected a string, a number or a boolean"#)
         #expect(error.path == JSONPath(components: [.key("items"), .index(1), .key("name")]))
 
         json = base
         json["a.b"] = "many"
         error = try #require(throws: MappingError.self) { try Document(json: .object(json), options: strict) }
-        #expect(error.description == #"$["a.b"]: expected Int, found string "many": not a number"#)
+        #expect(error.description == #"$["a.b"]: expected Int, found string "many": not a decimal number"#)
 
         json = base
         json["scores"] = ["ada": 1, "bob": true]
         error = try #require(throws: MappingError.self) { try Document(json: .object(json), options: strict) }
-        #expect(error.description == "$.scores.bob: expected Int, found boolean true")
+        #expect(error.description == "$.scores.bob: expected Int, found boolean true: expected a number or a numeric string")
 
         json = base
         json["people"] = [["name": "Ada", "address": ["city": "L", "zip": 1], "previous": [["city": "P", "zip": 1.5]]]]
@@ -120,7 +120,7 @@ private struct Document: JSONMappable {
         let long = String(repeating: "abcdefghij", count: 100)
         let error = try #require(throws: MappingError.self) { try MappingBox<Int>(json: ["v": .string(long)]) }
         #expect(error.found == .string(long))
-        #expect(error.description == #"$.v: expected Int, found string "abcdefghijabcdefghijabcdefghijabcdefghi…: not a number"#)
+        #expect(error.description == #"$.v: expected Int, found string "abcdefghijabcdefghijabcdefghijabcdefghi…: not a decimal number"#)
     }
 
     @Test func catchByCode() {

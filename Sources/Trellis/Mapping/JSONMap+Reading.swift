@@ -165,20 +165,27 @@ extension JSONMap {
     }
 
     /// `error` as a ``MappingError`` located at this map (errors that already are
-    /// mapping errors keep their own, deeper location).
-    func located(_ error: any Error, expected: Any.Type) -> MappingError {
+    /// mapping errors keep their own, deeper location). A `CoercionError` or
+    /// `TransformError` keeps its code and message; a `DecodingError` adds its coding
+    /// path; any other error becomes `.invalidValue`.
+    func located(_ error: any Error, expected: Any.Type, found: JSONValue? = nil) -> MappingError {
         if let error = error as? MappingError { return error }
-        let found = node.jsonValue
+        let found = found ?? node.jsonValue
         let expectedName = JSONMapTypeName.of(expected)
-        if let failure = error as? ConversionFailure {
-            return MappingError(code: failure.code, path: path, expected: expectedName, found: found,
-                                message: failure.message, underlyingError: failure.underlyingError)
+        switch error {
+        case let error as CoercionError:
+            return MappingError(code: MappingError.Code(rawValue: error.code.rawValue), path: path, expected: expectedName,
+                                found: found, message: error.message, underlyingError: error)
+        case let error as TransformError:
+            let message = error.value == nil ? error.description : "value transformer \"\(error.transformerName)\": \(error.message)"
+            return MappingError(code: MappingError.Code(rawValue: error.code.rawValue), path: path, expected: expectedName,
+                                found: found, message: message, underlyingError: error)
+        case let error as DecodingError:
+            return located(error, expected: expectedName)
+        default:
+            return MappingError(code: .invalidValue, path: path, expected: expectedName, found: found,
+                                message: String(describing: error), underlyingError: error)
         }
-        if let decoding = error as? DecodingError {
-            return located(decoding, expected: expectedName)
-        }
-        return MappingError(code: .invalidValue, path: path, expected: expectedName, found: found,
-                            message: String(describing: error), underlyingError: error)
     }
 
     /// A conversion failure at this map.
@@ -196,7 +203,7 @@ extension JSONMap {
     /// Stored values are not transformed again.
     func transformed(by transformer: ValueTransformer) throws -> JSONMap? {
         if case .attribute = node { return self }
-        guard let value = try transformer.forward(root) else { return nil }
+        guard let value = try transformer.transformedValue(root) else { return nil }
         return JSONMap(node: .attribute(value), location: location, context: context)
     }
 

@@ -120,20 +120,10 @@ public struct AttributeRecord: JSONMapRecord, Sendable, Hashable {
 }
 
 extension AttributeValue {
-    /// The JSON form of the value, as the exporter writes it (see ``AttributeType``):
-    /// dates as RFC 3339 UTC strings with milliseconds, data as base64, UUIDs lowercase.
+    /// The JSON form of the value, as the exporter writes it
+    /// (``JSONCoercion/json(from:as:)``): dates as RFC 3339 UTC strings with
+    /// milliseconds, data as base64, UUIDs lowercase.
     var mappingJSONValue: JSONValue {
-        switch self {
-        case .string(let s): return .string(s)
-        case .integer(let i): return .number(JSONNumber(i))
-        case .decimal(let d): return JSONNumber(text: d.description).map(JSONValue.number) ?? .string(d.description)
-        case .double(let d): return .number(JSONNumber(d))
-        case .bool(let b): return .bool(b)
-        case .date(let d): return .string(MappingDates.rfc3339String(from: d))
-        case .binary(let data): return .string(data.base64EncodedString())
-        case .uuid(let u): return .string(u.uuidString.lowercased())
-        case .uri(let u): return .string(u.absoluteString)
-        case .json(let j): return j
-        }
+        JSONCoercion.json(from: self, as: .double)
     }
 }

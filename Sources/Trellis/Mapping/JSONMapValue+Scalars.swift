@@ -5,8 +5,9 @@ import Foundation
 // are taken as they are, others are converted from their JSON form.
 
 extension JSONMap {
-    /// Converts this map's scalar with `convert`, locating failures here.
-    func scalar<T>(_ expected: T.Type, _ convert: (JSONValue) throws(ConversionFailure) -> T) throws -> T {
+    /// Converts this map's value (a JSON value, or a stored attribute in its JSON form)
+    /// with a `JSONCoercion` function, locating failures here with `T`'s name.
+    func scalar<T>(_ expected: T.Type, _ convert: (JSONValue) throws -> T?) throws -> T {
         let value: JSONValue
         switch node {
         case .json(let json): value = json
@@ -14,18 +15,20 @@ extension JSONMap {
         case .null, .record, .records:
             throw failure(.typeMismatch, expected: T.self)
         }
-        do throws(ConversionFailure) {
-            return try convert(value)
+        let result: T?
+        do {
+            result = try convert(value)
         } catch {
-            throw MappingError(code: error.code, path: path, expected: JSONMapTypeName.of(T.self), found: value,
-                               message: error.message, underlyingError: error.underlyingError)
+            throw located(error, expected: T.self, found: value)
         }
+        guard let result else { throw nullError(expected: T.self, message: "null value") }
+        return result
     }
 
-    /// Reads a fixed-width integer exactly: whole numbers in range (`12`, `"12"`,
-    /// `1.2e1`); never through `Double`.
+    /// Reads a fixed-width integer exactly with ``JSONCoercion/integer(from:as:)``: whole
+    /// numbers in range (`12`, `"12"`, `1.2e1`); never through `Double`.
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
-        // Fast path: the reader's Int64 storage.
+        // Fast paths: the reader's Int64 storage, a stored integer attribute.
         switch node {
         case .json(.number(let number)):
             if case .int(let i) = number.storage, let value = I(exactly: i) { return value }
@@ -34,27 +37,14 @@ extension JSONMap {
         default:
             break
         }
-        return try scalar(I.self) { json throws(ConversionFailure) in
-            let range = "out of range \(I.min)...\(I.max)"
-            do throws(ConversionFailure) {
-                let wide = try MappingCoercion.int64(json)
-                guard let value = I(exactly: wide) else { throw ConversionFailure(code: .overflow, message: range) }
-                return value
-            } catch where error.code == .overflow && !I.isSigned && I.bitWidth >= 64 {
-                guard let wide = MappingCoercion.uint64(json), let value = I(exactly: wide) else {
-                    throw ConversionFailure(code: .overflow, message: range)
-                }
-                return value
-            } catch where error.code == .overflow {
-                throw ConversionFailure(code: .overflow, message: range)
-            }
-        }
+        return try scalar(I.self) { try JSONCoercion.integer(from: $0, as: I.self) }
     }
 }
 
 extension Int: JSONMapValue {
     /// A whole number in `Int`'s range, from a number or a numeric string (`12`, `"12"`,
-    /// `1e2`); fractions are `.inexact`, out-of-range values `.overflow`.
+    /// `"+12"`, `1e2`); fractions are `.inexact`, out-of-range values `.overflow`,
+    /// other strings (`" 12"`, `"0x2A"`) `.invalidValue`.
     public static func mapValue(from map: JSONMap) throws -> Int { try map.integer(Int.self) }
 }
 
@@ -109,22 +99,15 @@ extension Double: JSONMapValue {
     public static func mapValue(from map: JSONMap) throws -> Double {
         if case .json(.number(let number)) = map.node, let value = number.doubleValue { return value }
         if case .attribute(.double(let value)) = map.node { return value }
-        return try map.scalar(Double.self) { json throws(ConversionFailure) in try MappingCoercion.double(json) }
+        return try map.scalar(Double.self) { try JSONCoercion.double(from: $0) }
     }
 }
 
 extension Float: JSONMapValue {
-    /// The nearest `Float` (through the nearest `Double`); `.overflow` beyond `Float`'s
-    /// finite range (`1e39`).
+    /// The `Float` nearest to a number or numeric string, rounded once from the decimal
+    /// text; `.overflow` beyond `Float`'s finite range (`1e39`).
     public static func mapValue(from map: JSONMap) throws -> Float {
-        try map.scalar(Float.self) { json throws(ConversionFailure) in
-            let double = try MappingCoercion.double(json)
-            let value = Float(double)
-            guard value.isFinite else {
-                throw ConversionFailure(code: .overflow, message: "out of Float's range")
-            }
-            return value
-        }
+        try map.scalar(Float.self) { try JSONCoercion.float(from: $0) }
     }
 }
 
@@ -133,7 +116,7 @@ extension Decimal: JSONMapValue {
     /// string; more than 38 significant digits is `.inexact`.
     public static func mapValue(from map: JSONMap) throws -> Decimal {
         if case .attribute(.decimal(let value)) = map.node { return value }
-        return try map.scalar(Decimal.self) { json throws(ConversionFailure) in try MappingCoercion.decimal(json) }
+        return try map.scalar(Decimal.self) { try JSONCoercion.decimal(from: $0) }
     }
 }
 
@@ -142,7 +125,7 @@ extension Bool: JSONMapValue {
     /// `"false"`/`"no"`/`"0"` in any case; anything else is `.invalidValue`.
     public static func mapValue(from map: JSONMap) throws -> Bool {
         if case .json(.bool(let value)) = map.node { return value }
-        return try map.scalar(Bool.self) { json throws(ConversionFailure) in try MappingCoercion.bool(json) }
+        return try map.scalar(Bool.self) { try JSONCoercion.bool(from: $0) }
     }
 }
 
@@ -151,56 +134,53 @@ extension String: JSONMapValue {
     /// `true`/`false` as `"true"`/`"false"`. Arrays and objects are `.typeMismatch`.
     public static func mapValue(from map: JSONMap) throws -> String {
         if case .json(.string(let value)) = map.node { return value }
-        return try map.scalar(String.self) { json throws(ConversionFailure) in try MappingCoercion.string(json) }
+        return try map.scalar(String.self) { try JSONCoercion.string(from: $0) }
     }
 }
 
 extension Date: JSONMapValue {
-    /// A date per ``JSONMap/Options/dateStrategy``: by default an RFC 3339 / ISO 8601
-    /// string with any fraction digits, or a number of seconds since 1970 (UTC).
-    /// A stored date attribute is taken as is.
+    /// A date per ``JSONMap/Options/dateStrategy``: by default (``JSONCoercion/date(from:)``)
+    /// an RFC 3339 string with any number of fraction digits, or a number of seconds
+    /// since 1970-01-01T00:00:00Z. A stored date attribute is taken as is.
     public static func mapValue(from map: JSONMap) throws -> Date {
         if case .attribute(.date(let value)) = map.node { return value }
         switch map.options.dateStrategy {
         case .flexible:
-            return try map.scalar(Date.self) { json throws(ConversionFailure) in try MappingCoercion.date(json) }
+            return try map.scalar(Date.self) { try JSONCoercion.date(from: $0) }
         case .rfc3339:
-            return try map.scalar(Date.self) { json throws(ConversionFailure) in try MappingCoercion.rfc3339(json) }
+            return try map.scalar(Date.self) { try ValueTransformer.iso8601.transformedValue($0)?.dateValue }
         case .epochSeconds:
-            return try map.scalar(Date.self) { json throws(ConversionFailure) in try MappingCoercion.epochSeconds(json) }
+            return try map.scalar(Date.self) { try ValueTransformer.epochSeconds.transformedValue($0)?.dateValue }
         case .epochMilliseconds:
-            return try map.scalar(Date.self) { json throws(ConversionFailure) in try MappingCoercion.epochMilliseconds(json) }
+            return try map.scalar(Date.self) { try ValueTransformer.epochMilliseconds.transformedValue($0)?.dateValue }
         case .custom(let convert):
-            do {
-                return try convert(map.root)
-            } catch {
-                throw map.located(error, expected: Date.self)
-            }
+            return try map.scalar(Date.self) { try convert($0) }
         }
     }
 }
 
 extension URL: JSONMapValue {
-    /// A URL from a non-empty string that `URL(string:)` accepts (absolute or relative).
+    /// A URL from a non-empty string that is a URI reference (RFC 3986), absolute or
+    /// relative, taken verbatim (nothing is percent-encoded for you).
     public static func mapValue(from map: JSONMap) throws -> URL {
         if case .attribute(.uri(let value)) = map.node { return value }
-        return try map.scalar(URL.self) { json throws(ConversionFailure) in try MappingCoercion.url(json) }
+        return try map.scalar(URL.self) { try JSONCoercion.url(from: $0) }
     }
 }
 
 extension UUID: JSONMapValue {
-    /// A UUID from its 8-4-4-4-12 hexadecimal string, any case.
+    /// A UUID from its 8-4-4-4-12 hexadecimal string, any case (RFC 9562).
     public static func mapValue(from map: JSONMap) throws -> UUID {
         if case .attribute(.uuid(let value)) = map.node { return value }
-        return try map.scalar(UUID.self) { json throws(ConversionFailure) in try MappingCoercion.uuid(json) }
+        return try map.scalar(UUID.self) { try JSONCoercion.uuid(from: $0) }
     }
 }
 
 extension Data: JSONMapValue {
-    /// Bytes from a base64 string (RFC 4648 §4).
+    /// Bytes from a padded base64 string (RFC 4648 §4).
     public static func mapValue(from map: JSONMap) throws -> Data {
         if case .attribute(.binary(let value)) = map.node { return value }
-        return try map.scalar(Data.self) { json throws(ConversionFailure) in try MappingCoercion.data(json) }
+        return try map.scalar(Data.self) { try JSONCoercion.data(from: $0) }
     }
 }
 

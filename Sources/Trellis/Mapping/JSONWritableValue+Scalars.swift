@@ -10,6 +10,16 @@ extension JSONWriteMap {
         return .number(JSONNumber(text: String(value)) ?? JSONNumber(Int64.max))
     }
 
+    /// A date through a built-in transformer's reverse, errors located here.
+    func reversed(_ date: Date, by transformer: ValueTransformer) throws -> JSONValue {
+        do {
+            return try transformer.reverseTransformedValue(.date(date))
+        } catch let error as TransformError {
+            throw MappingError(code: MappingError.Code(rawValue: error.code.rawValue), path: path, expected: "Date",
+                               message: error.description, underlyingError: error)
+        }
+    }
+
     /// `.invalidValue` for a number JSON cannot hold (NaN, ±infinity).
     func nonFinite(_ type: Any.Type, _ description: String) -> MappingError {
         MappingError(code: .invalidValue, path: path, expected: JSONMapTypeName.of(type),
@@ -109,12 +119,13 @@ extension String: JSONWritableValue {
 
 extension Date: JSONWritableValue {
     /// Per ``JSONWriteMap/Options/dateStrategy``: by default an RFC 3339 string in UTC
-    /// with milliseconds (`2011-08-21T18:02:52.249Z`).
+    /// with milliseconds (`2011-08-21T18:02:52.249Z`, ``RFC3339/string(from:fractionDigits:)``);
+    /// epoch numbers as the `epoch-seconds` / `epoch-milliseconds` transformers write them.
     public func jsonValue(in map: JSONWriteMap) throws -> JSONValue {
         switch map.options.dateStrategy {
-        case .rfc3339: return .string(MappingDates.rfc3339String(from: self))
-        case .epochSeconds: return MappingDates.epochJSON(timeIntervalSince1970, tolerance: 1e-6)
-        case .epochMilliseconds: return MappingDates.epochJSON(timeIntervalSince1970 * 1000, tolerance: 1e-3)
+        case .rfc3339: return .string(RFC3339.string(from: self))
+        case .epochSeconds: return try map.reversed(self, by: .epochSeconds)
+        case .epochMilliseconds: return try map.reversed(self, by: .epochMilliseconds)
         case .custom(let write): return try write(self)
         }
     }

@@ -94,7 +94,7 @@ public struct MappingError: Error, CustomStringConvertible, Sendable {
         default:
             text += "expected \(expected)"
             if let found {
-                text += ", found \(found.kind) \(MappingSnippet.text(of: found))"
+                text += ", found \(found.kind) \(ValueSnippet.text(of: found))"
             }
             if !message.isEmpty { text += ": \(message)" }
         }

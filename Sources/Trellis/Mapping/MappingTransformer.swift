@@ -36,38 +36,51 @@ public struct MappingTransformer<Value>: Sendable {
 }
 
 extension MappingTransformer where Value == Date {
-    /// RFC 3339 / ISO 8601 date-time strings with any number of fraction digits
-    /// (`2011-08-21T18:02:52Z`, `2011-08-21T18:02:52.249+02:00`); written in UTC with
-    /// milliseconds (`2011-08-21T18:02:52.249Z`). Numbers are a type mismatch.
-    public static var iso8601: MappingTransformer<Date> {
-        MappingTransformer(name: "iso8601", forward: { try MappingCoercion.rfc3339($0) },
-                           reverse: { .string(MappingDates.rfc3339String(from: $0)) })
-    }
-
-    /// Numbers of seconds since 1970-01-01T00:00:00Z (fractions allowed); written as a
-    /// number (an integer when the date has no fraction of a second).
-    public static var epochSeconds: MappingTransformer<Date> {
-        MappingTransformer(name: "epoch-seconds", forward: { try MappingCoercion.epochSeconds($0) },
-                           reverse: { MappingDates.epochJSON($0.timeIntervalSince1970, tolerance: 1e-6) })
-    }
-
-    /// Numbers of milliseconds since 1970-01-01T00:00:00Z; written as a number
-    /// (an integer when the date has no fraction of a millisecond).
-    public static var epochMilliseconds: MappingTransformer<Date> {
-        MappingTransformer(name: "epoch-milliseconds", forward: { try MappingCoercion.epochMilliseconds($0) },
-                           reverse: { MappingDates.epochJSON($0.timeIntervalSince1970 * 1000, tolerance: 1e-3) })
-    }
-}
-
-extension MappingDates {
-    /// A number of seconds (or milliseconds) as JSON: an integer when within `tolerance`
-    /// of a whole number (a `Date` holds a `Double`, so `…172.249` seconds times 1000 is
-    /// not exactly `…172249`).
-    static func epochJSON(_ value: Double, tolerance: Double) -> JSONValue {
-        let whole = value.rounded()
-        if abs(value - whole) <= tolerance, let integer = Int64(exactly: whole) {
-            return .number(JSONNumber(integer))
+    /// A typed view of a value transformer between JSON and `.date` attribute values
+    /// (one of the built-ins, or a ``ValueTransformer/dateFormat(name:format:)``).
+    ///
+    ///     let twitter = MappingTransformer(dates: .dateFormat(format: "EEE MMM dd HH:mm:ss Z yyyy"))
+    public init(dates transformer: ValueTransformer) {
+        let forward: @Sendable (JSONValue) throws -> Date = { json in
+            let value = try transformer.transformedValue(json)
+            guard case .date(let date)? = value else {
+                throw TransformError(code: .typeMismatch, transformerName: transformer.name, value: json,
+                                     message: "gave \(value.map(String.init(describing:)) ?? "no value"), not a date")
+            }
+            return date
         }
-        return .number(JSONNumber(value))
+        var reverse: (@Sendable (Date) throws -> JSONValue)?
+        if transformer.isReversible {
+            reverse = { date in try transformer.reverseTransformedValue(.date(date)) }
+        }
+        self.init(name: transformer.name, forward: forward, reverse: reverse)
+    }
+
+    /// RFC 3339 / ISO 8601 strings (the `iso8601` transformer): date-times with 0–9
+    /// fraction digits and `Z`, `±hh:mm`, `±hhmm` or no offset (UTC), or a full-date
+    /// `yyyy-MM-dd` (midnight UTC); written in UTC with milliseconds
+    /// (`2011-08-21T18:02:52.249Z`). Numbers are a type mismatch.
+    public static var iso8601: MappingTransformer<Date> { MappingTransformer(dates: .iso8601) }
+
+    /// RFC 3339 full-dates `yyyy-MM-dd` at midnight UTC (the `iso8601-date` transformer);
+    /// writes the UTC day.
+    public static var iso8601Date: MappingTransformer<Date> { MappingTransformer(dates: .iso8601Date) }
+
+    /// Numbers (or numeric strings) of seconds since 1970-01-01T00:00:00Z, fraction
+    /// allowed (the `epoch-seconds` transformer); written as the shortest number that
+    /// reads back as the same date.
+    public static var epochSeconds: MappingTransformer<Date> { MappingTransformer(dates: .epochSeconds) }
+
+    /// Numbers (or numeric strings) of milliseconds since 1970-01-01T00:00:00Z (the
+    /// `epoch-milliseconds` transformer); written as whole milliseconds, with a fraction
+    /// only when the date has one.
+    public static var epochMilliseconds: MappingTransformer<Date> { MappingTransformer(dates: .epochMilliseconds) }
+
+    /// Dates in a fixed `DateFormatter` pattern (Unicode TR 35), read and written in
+    /// UTC with the `en_US_POSIX` locale (``ValueTransformer/dateFormat(name:format:)``).
+    ///
+    ///     day = try map.from("day", using: .dateFormat("yyyyMMdd"))
+    public static func dateFormat(_ format: String) -> MappingTransformer<Date> {
+        MappingTransformer(dates: .dateFormat(format: format))
     }
 }
