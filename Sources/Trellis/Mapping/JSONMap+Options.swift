@@ -29,16 +29,26 @@ extension JSONMap {
         /// conversion error instead. Missing and `null` values are nil either way.
         public var strict: Bool
         /// The transformers `map.from(_:using: "name")` finds by name; default
-        /// ``ValueTransformerRegistry/standard``.
+        /// ``ValueTransformerRegistry/standard`` (`iso8601`, `epoch-seconds`, …).
         public var transformers: ValueTransformerRegistry
+        /// How `init(jsonData:)` and `init(jsonString:)` parse (depth limit, lone
+        /// surrogates, byte order mark); default ``JSONReader/Options/init(maximumDepth:loneSurrogatePolicy:allowsByteOrderMark:)``.
+        public var readerOptions: JSONReader.Options
+        /// Makes the `JSONDecoder` for `Decodable` leaf values (a fresh one per value;
+        /// configure its date and key strategies here). Default: `JSONDecoder()`.
+        public var makeDecoder: @Sendable () -> JSONDecoder
 
         /// Options with the defaults: flexible dates, lenient optionals, the standard
-        /// transformers.
+        /// transformers, the reader's default limits, a default `JSONDecoder`.
         public init(dateStrategy: DateStrategy = .flexible, strict: Bool = false,
-                    transformers: ValueTransformerRegistry = .standard) {
+                    transformers: ValueTransformerRegistry = .standard,
+                    readerOptions: JSONReader.Options = JSONReader.Options(),
+                    makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) {
             self.dateStrategy = dateStrategy
             self.strict = strict
             self.transformers = transformers
+            self.readerOptions = readerOptions
+            self.makeDecoder = makeDecoder
         }
     }
 }

@@ -33,12 +33,27 @@ extension JSONWriteMap {
         /// ``ValueTransformerRegistry/standard``.
         public var transformers: ValueTransformerRegistry
 
-        /// Options with the defaults: nil as `null`, RFC 3339 dates, the standard transformers.
+        /// Makes the `JSONEncoder` for `Encodable` leaf values (a fresh one per value).
+        /// Default: a `JSONEncoder` with `.sortedKeys`, so output is reproducible
+        /// (`JSONEncoder` otherwise orders keys by hash).
+        public var makeEncoder: @Sendable () -> JSONEncoder
+
+        /// Options with the defaults: nil as `null`, RFC 3339 dates, the standard
+        /// transformers, a default `JSONEncoder`.
         public init(nilPolicy: NilPolicy = .null, dateStrategy: DateStrategy = .rfc3339,
-                    transformers: ValueTransformerRegistry = .standard) {
+                    transformers: ValueTransformerRegistry = .standard,
+                    makeEncoder: @escaping @Sendable () -> JSONEncoder = JSONWriteMap.Options.sortedKeysEncoder) {
             self.nilPolicy = nilPolicy
             self.dateStrategy = dateStrategy
             self.transformers = transformers
+            self.makeEncoder = makeEncoder
+        }
+
+        /// A `JSONEncoder` writing keys in sorted order (the default ``makeEncoder``).
+        @Sendable public static func sortedKeysEncoder() -> JSONEncoder {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return encoder
         }
     }
 }
