@@ -20,6 +20,8 @@ public enum TrellisCommand {
         case "--help", "-h", "help":
             stdout.write("usage: trellis <command> [options]\n")
             return 0
+        case "json":
+            return JSONCommand.run(arguments: Array(arguments.dropFirst()), stdout: &stdout, stderr: &stderr)
         default:
             stderr.write("error: unknown command '\(first)'\nusage: trellis <command> [options]\n")
             return 64
