@@ -106,14 +106,17 @@ private struct Hero: JSONMappable, Equatable {
         #expect(try Hero(record: record).publisherName == nil)
     }
 
-    @Test func rootRendersTheRecordAsJSON() {
-        let map = JSONMap(record: AttributeRecord(attributes: ["a": .integer(1), "b": .date(Date(timeIntervalSince1970: 0))],
-                                                  relationships: ["c": .toMany([AttributeRecord(attributes: ["d": nil])])]))
-        #expect(map.root == ["a": 1, "b": "1970-01-01T00:00:00.000Z", "c": [["d": nil]]])
-        #expect(map.rawValue("c.0") == ["d": nil])
-        #expect(map.rawValue("c.0.d") == nil)
-        #expect(map.contains("a"))
-        #expect(!map.contains("z"))
+    @Test func rootRendersTheRecordAsJSONWithOneLevelOfRelationships() throws {
+        let deep = AttributeRecord(attributes: ["e": .bool(true)])
+        let map = JSONMap(record: AttributeRecord(
+            attributes: ["a": .integer(1), "b": .date(Date(timeIntervalSince1970: 0))],
+            relationships: ["c": .toMany([AttributeRecord(attributes: ["d": nil], relationships: ["deeper": .toOne(deep)])])]))
+        #expect(try map.root == ["a": 1, "b": "1970-01-01T00:00:00.000Z", "c": [["d": nil]]])
+        #expect(try map.rawValue("c.0") == ["d": nil, "deeper": ["e": true]])
+        #expect(try map.rawValue("c.0.d") == nil)
+        #expect(try map.rawValue("c.0.deeper.e") == true)
+        #expect(try map.contains("a"))
+        #expect(try !map.contains("z"))
     }
 }
 

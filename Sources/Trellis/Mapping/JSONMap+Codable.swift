@@ -28,7 +28,7 @@ extension JSONMap {
     @_disfavoredOverload
     public func from<T: Decodable>(_ keyPath: String) throws -> T {
         if let optional = T.self as? any MappingOptional.Type {
-            let found = find(keyPath)
+            let found = try find(keyPath)
             if let none = optional.mappingNone as? T {
                 switch found {
                 case .missing, .null: return none
@@ -38,14 +38,14 @@ extension JSONMap {
                 return value ?? none
             }
         }
-        return try required(find(keyPath), keyPath: keyPath, verbatim: false) { try $0.decoded(T.self) }
+        return try required(try find(keyPath), keyPath: keyPath, verbatim: false) { try $0.decoded(T.self) }
     }
 
     /// This map's value decoded with a fresh decoder from ``Options/makeDecoder``.
     func decoded<T: Decodable>(_ type: T.Type) throws -> T {
         let data: Data
         do {
-            data = try JSONWriter.data(for: root)
+            data = try JSONWriter.data(for: try root)
         } catch {
             throw failure(.invalidValue, expected: T.self, message: String(describing: error))
         }

@@ -15,7 +15,7 @@ extension JSONMap {
     ///   leads nowhere, `.null` for `null`, `.typeMismatch`, `.invalidValue`, `.overflow`
     ///   or `.inexact` when the value does not convert.
     public func from<T: JSONMapValue>(_ keyPath: String) throws -> T {
-        try required(find(keyPath), keyPath: keyPath, verbatim: false) { try T.mapValue(from: $0) }
+        try required(try find(keyPath), keyPath: keyPath, verbatim: false) { try T.mapValue(from: $0) }
     }
 
     /// The value at `keyPath` converted to `T`, or nil when it is missing or `null`; also
@@ -27,18 +27,18 @@ extension JSONMap {
     /// - Throws: ``MappingError`` for unconvertible values with ``Options/strict``; always
     ///   for `.unknownTransformer`.
     public func from<T: JSONMapValue>(_ keyPath: String) throws -> T? {
-        try optional(find(keyPath), keyPath: keyPath, verbatim: false) { try T.mapValue(from: $0) }
+        try optional(try find(keyPath), keyPath: keyPath, verbatim: false) { try T.mapValue(from: $0) }
     }
 
     /// The value at the verbatim key `key` (no key path syntax: `"a.b"` is one key).
     /// Same rules as ``from(_:)-(String)``.
     public func from<T: JSONMapValue>(key: String) throws -> T {
-        try required(find(simpleKey: key), keyPath: key, verbatim: true) { try T.mapValue(from: $0) }
+        try required(try find(simpleKey: key), keyPath: key, verbatim: true) { try T.mapValue(from: $0) }
     }
 
     /// The value at the verbatim key `key`, or nil (same rules as the key path form).
     public func from<T: JSONMapValue>(key: String) throws -> T? {
-        try optional(find(simpleKey: key), keyPath: key, verbatim: true) { try T.mapValue(from: $0) }
+        try optional(try find(simpleKey: key), keyPath: key, verbatim: true) { try T.mapValue(from: $0) }
     }
 
     // MARK: - Transformers
@@ -53,25 +53,25 @@ extension JSONMap {
     /// - Throws: ``MappingError`` as ``from(_:)-(String)``; the transformer's errors at
     ///   the value's path.
     public func from<T>(_ keyPath: String, using transformer: MappingTransformer<T>) throws -> T {
-        try required(find(keyPath), keyPath: keyPath, verbatim: false) { try $0.transformed(by: transformer) }
+        try required(try find(keyPath), keyPath: keyPath, verbatim: false) { try $0.transformed(by: transformer) }
     }
 
     /// The value at `keyPath` read by `transformer`, or nil (rules of ``from(_:)-(String)``
     /// for optionals).
     public func from<T>(_ keyPath: String, using transformer: MappingTransformer<T>) throws -> T? {
-        try optional(find(keyPath), keyPath: keyPath, verbatim: false) { try $0.transformed(by: transformer) }
+        try optional(try find(keyPath), keyPath: keyPath, verbatim: false) { try $0.transformed(by: transformer) }
     }
 
     /// The value at `keyPath` read by your closure (given the JSON value, never `null`).
     ///
     ///     tags = try map.from("tags") { json in json.stringValue?.split(separator: ",").map(String.init) ?? [] }
     public func from<T>(_ keyPath: String, using transform: (JSONValue) throws -> T) throws -> T {
-        try required(find(keyPath), keyPath: keyPath, verbatim: false) { try transform($0.root) }
+        try required(try find(keyPath), keyPath: keyPath, verbatim: false) { try transform(try $0.root) }
     }
 
     /// The value at `keyPath` read by your closure, or nil (rules for optionals).
     public func from<T>(_ keyPath: String, using transform: (JSONValue) throws -> T) throws -> T? {
-        try optional(find(keyPath), keyPath: keyPath, verbatim: false) { try transform($0.root) }
+        try optional(try find(keyPath), keyPath: keyPath, verbatim: false) { try transform(try $0.root) }
     }
 
     /// The value at `keyPath` passed through the value transformer registered as
@@ -87,7 +87,7 @@ extension JSONMap {
     ///   transformer has that name; otherwise as ``from(_:)-(String)``.
     public func from<T: JSONMapValue>(_ keyPath: String, using transformerName: String) throws -> T {
         let transformer = try registeredTransformer(transformerName, keyPath: keyPath, expected: T.self)
-        return try required(find(keyPath), keyPath: keyPath, verbatim: false) { child in
+        return try required(try find(keyPath), keyPath: keyPath, verbatim: false) { child in
             guard let value = try child.transformed(by: transformer) else {
                 throw child.nullError(expected: T.self, message: "value transformer \"\(transformerName)\" gave no value")
             }
@@ -99,7 +99,7 @@ extension JSONMap {
     /// optionals; a transformer result of nil is nil).
     public func from<T: JSONMapValue>(_ keyPath: String, using transformerName: String) throws -> T? {
         let transformer = try registeredTransformer(transformerName, keyPath: keyPath, expected: T.self)
-        let result: T?? = try optional(find(keyPath), keyPath: keyPath, verbatim: false) { child in
+        let result: T?? = try optional(try find(keyPath), keyPath: keyPath, verbatim: false) { child in
             guard let value = try child.transformed(by: transformer) else { return nil }
             return try T.mapValue(from: value)
         }
@@ -152,7 +152,7 @@ extension JSONMap {
     func missingError(keyPath: String, verbatim: Bool, expected: Any.Type) -> MappingError {
         if !isContainer, case .json = node {
             return MappingError(code: .typeMismatch, path: path, expected: "object",
-                                found: node.jsonValue,
+                                found: node.foundValue,
                                 message: "cannot read \"\(keyPath)\" (\(JSONMapTypeName.of(expected))) from a \(node.kindDescription)")
         }
         return MappingError(code: .missing, path: requestedPath(keyPath, verbatim: verbatim),
@@ -170,7 +170,7 @@ extension JSONMap {
     /// path; any other error becomes `.invalidValue`.
     func located(_ error: any Error, expected: Any.Type, found: JSONValue? = nil) -> MappingError {
         if let error = error as? MappingError { return error }
-        let found = found ?? node.jsonValue
+        let found = found ?? node.foundValue
         let expectedName = JSONMapTypeName.of(expected)
         switch error {
         case let error as CoercionError:
@@ -190,20 +190,20 @@ extension JSONMap {
 
     /// A conversion failure at this map.
     func failure(_ code: MappingError.Code, expected: Any.Type, message: String = "") -> MappingError {
-        MappingError(code: code, path: path, expected: JSONMapTypeName.of(expected), found: node.jsonValue, message: message)
+        MappingError(code: code, path: path, expected: JSONMapTypeName.of(expected), found: node.foundValue, message: message)
     }
 
     /// Runs a per-property transformer on this map's value.
     func transformed<T>(by transformer: MappingTransformer<T>) throws -> T {
         if case .attribute(let value) = node, let typed = value.anyValue as? T { return typed }
-        return try transformer.forward(root)
+        return try transformer.forward(try root)
     }
 
     /// Runs a registered transformer: the map of its result, or nil for "no value".
     /// Stored values are not transformed again.
     func transformed(by transformer: ValueTransformer) throws -> JSONMap? {
         if case .attribute = node { return self }
-        guard let value = try transformer.transformedValue(root) else { return nil }
+        guard let value = try transformer.transformedValue(try root) else { return nil }
         return JSONMap(node: .attribute(value), location: location, context: context)
     }
 
@@ -230,7 +230,7 @@ extension JSONMap {
         @unknown default: (code, context) = (.invalidValue, nil)
         }
         var path = self.path
-        var value: JSONValue? = root
+        var value: JSONValue? = node.foundValue
         for key in context?.codingPath ?? [] {
             if let index = key.intValue, case .array(let elements)? = value {
                 path = path.appending(index: index)

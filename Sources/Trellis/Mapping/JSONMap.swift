@@ -77,27 +77,36 @@ public struct JSONMap {
     public var path: JSONPath { location.path }
 
     /// The value this map reads, as JSON (for a record, its properties rendered the way
-    /// the exporter writes them). Use it for custom conversions of the whole value.
-    public var root: JSONValue { node.jsonValue }
+    /// the exporter writes them; see ``JSONMapNode/jsonValue``). Use it for custom
+    /// conversions of the whole value.
+    ///
+    /// - Throws: only for records, what reading a relationship throws.
+    public var root: JSONValue {
+        get throws { try node.jsonValue }
+    }
 
     /// The JSON value at `keyPath`, or nil when it is missing or `null`. No conversion.
     ///
-    ///     let extra = map.rawValue("meta.extra")   // any JSON, as is
-    public func rawValue(_ keyPath: String) -> JSONValue? {
-        guard case .present(let node, _) = find(keyPath) else { return nil }
-        return node.jsonValue
+    ///     let extra = try map.rawValue("meta.extra")   // any JSON, as is
+    ///
+    /// - Throws: only for records, what reading a relationship throws.
+    public func rawValue(_ keyPath: String) throws -> JSONValue? {
+        guard case .present(let node, _) = try find(keyPath) else { return nil }
+        return try node.jsonValue
     }
 
     /// The JSON value at the verbatim key `key` (dots and digits are plain characters),
     /// or nil when it is missing or `null`.
-    public func rawValue(key: String) -> JSONValue? {
-        guard case .present(let node, _) = find(simpleKey: key) else { return nil }
-        return node.jsonValue
+    public func rawValue(key: String) throws -> JSONValue? {
+        guard case .present(let node, _) = try find(simpleKey: key) else { return nil }
+        return try node.jsonValue
     }
 
     /// `true` when `keyPath` leads to a value that is not `null`.
-    public func contains(_ keyPath: String) -> Bool {
-        if case .present = find(keyPath) { return true }
+    ///
+    /// - Throws: only for records, what reading a relationship throws.
+    public func contains(_ keyPath: String) throws -> Bool {
+        if case .present = try find(keyPath) { return true }
         return false
     }
 
@@ -116,12 +125,12 @@ public struct JSONMap {
     /// - Returns: a ``MappingError`` whose path and found value point at the value.
     public func error(_ code: MappingError.Code, at keyPath: String? = nil, expected: String, message: String) -> MappingError {
         guard let keyPath else {
-            return MappingError(code: code, path: path, expected: expected, found: node.jsonValue, message: message)
+            return MappingError(code: code, path: path, expected: expected, found: node.foundValue, message: message)
         }
-        switch find(keyPath) {
+        switch (try? find(keyPath)) ?? .missing {
         case .present(let node, let step):
             return MappingError(code: code, path: location.appending(step).path, expected: expected,
-                                found: node.jsonValue, message: message)
+                                found: node.foundValue, message: message)
         case .null(let step):
             return MappingError(code: code, path: location.appending(step).path, expected: expected,
                                 found: .null, message: message)
@@ -140,16 +149,16 @@ public struct JSONMap {
     }
 
     /// Looks `keyPath` up, parsing it as a ``JSONKeyPath`` unless it is a plain key.
-    func find(_ keyPath: String) -> Found {
-        if JSONMap.isPlainKey(keyPath) { return find(simpleKey: keyPath) }
+    func find(_ keyPath: String) throws -> Found {
+        if JSONMap.isPlainKey(keyPath) { return try find(simpleKey: keyPath) }
         let parsed = (try? JSONKeyPath(parsing: keyPath)) ?? JSONKeyPath(key: keyPath)
-        if parsed.components.count == 1 { return find(simpleKey: parsed.components[0].key) }
-        return find(components: parsed.components)
+        if parsed.components.count == 1 { return try find(simpleKey: parsed.components[0].key) }
+        return try find(components: parsed.components)
     }
 
     /// Looks up one component (a key, or an index when this map reads an array).
-    func find(simpleKey key: String) -> Found {
-        guard let (child, step) = JSONMap.child(of: node, key: key, index: { JSONKeyPath.arrayIndex(key) }) else {
+    func find(simpleKey key: String) throws -> Found {
+        guard let (child, step) = try JSONMap.child(of: node, key: key, index: { JSONKeyPath.arrayIndex(key) }) else {
             return .missing
         }
         if case .null = child { return .null(step) }
@@ -157,12 +166,12 @@ public struct JSONMap {
     }
 
     /// Looks up several components, recording how each was used (key or index).
-    func find(components: [JSONKeyPath.Component]) -> Found {
+    func find(components: [JSONKeyPath.Component]) throws -> Found {
         var current = node
         var steps: [JSONPath.Component] = []
         steps.reserveCapacity(components.count)
         for component in components {
-            guard let (child, step) = JSONMap.child(of: current, key: component.key, index: { component.index }) else {
+            guard let (child, step) = try JSONMap.child(of: current, key: component.key, index: { component.index }) else {
                 return .missing
             }
             switch step {
@@ -176,7 +185,7 @@ public struct JSONMap {
     }
 
     /// One step down from `node`: nil when there is nothing there.
-    static func child(of node: JSONMapNode, key: String, index: () -> Int?) -> (JSONMapNode, MappingLocation.Step)? {
+    static func child(of node: JSONMapNode, key: String, index: () -> Int?) throws -> (JSONMapNode, MappingLocation.Step)? {
         switch node {
         case .json(let value), .attribute(.json(let value)):
             switch value {
@@ -191,7 +200,7 @@ public struct JSONMap {
                 return nil
             }
         case .record(let record):
-            guard let child = record.jsonMapNode(forKey: key) else { return nil }
+            guard let child = try record.jsonMapNode(forKey: key) else { return nil }
             if case .json(.null) = child { return (.null, .key(key)) }
             return (child, .key(key))
         case .records(let records):

@@ -18,16 +18,36 @@ public enum JSONMapNode {
     /// Records in order (a to-many relationship).
     case records([any JSONMapRecord])
 
-    /// The node as JSON: JSON as is; an attribute in its export form (``AttributeValue``'s
-    /// JSON form: dates as RFC 3339 strings with milliseconds, data as base64, …); a
-    /// record as an object of its ``JSONMapRecord/jsonMapKeys``; records as an array.
+    /// The node as JSON: JSON as is; an attribute in its export form
+    /// (``JSONCoercion/json(from:as:)``: dates as RFC 3339 strings with milliseconds,
+    /// data as base64, …); a record as an object of its ``JSONMapRecord/jsonMapKeys``
+    /// whose relationships show their destinations' attributes only (one level, so
+    /// cycles through inverse relationships end); records as an array of such objects.
+    ///
+    /// - Throws: what a record throws when a relationship is read (a store error).
     public var jsonValue: JSONValue {
+        get throws { try jsonValue(depth: 0) }
+    }
+
+    /// The JSON form, rendering relationships of records only at depth 0.
+    func jsonValue(depth: Int) throws -> JSONValue {
         switch self {
         case .null: return .null
         case .json(let value): return value
         case .attribute(let value): return value.mappingJSONValue
-        case .record(let record): return record.jsonMapObject
-        case .records(let records): return .array(records.map { $0.jsonMapObject })
+        case .record(let record): return try record.jsonMapObject(depth: depth)
+        case .records(let records): return .array(try records.map { try $0.jsonMapObject(depth: depth) })
+        }
+    }
+
+    /// The value for error messages: JSON and attributes as JSON, `null`; nil for
+    /// records (not rendered, which could fault in relationships).
+    var foundValue: JSONValue? {
+        switch self {
+        case .null: return .null
+        case .json(let value): return value
+        case .attribute(let value): return value.mappingJSONValue
+        case .record, .records: return nil
         }
     }
 
@@ -53,7 +73,10 @@ public protocol JSONMapRecord {
     /// The value of the property `key`: nil when the record has no such property (the
     /// map reports it as missing), ``JSONMapNode/null`` when it has the property but no
     /// value.
-    func jsonMapNode(forKey key: String) -> JSONMapNode?
+    ///
+    /// - Throws: an error reading the property (a store error faulting in a
+    ///   relationship's destinations); it propagates unchanged out of `map.from`.
+    func jsonMapNode(forKey key: String) throws -> JSONMapNode?
 
     /// The property names, in a stable order (used by ``JSONMap/root`` to render the
     /// record as a JSON object).
@@ -61,12 +84,18 @@ public protocol JSONMapRecord {
 }
 
 extension JSONMapRecord {
-    /// The record as a JSON object of its keys (attributes in their export form,
-    /// relationships nested).
-    var jsonMapObject: JSONValue {
+    /// The record as a JSON object of its keys: attributes in their export form;
+    /// relationships as nested objects at depth 0 only (left out deeper).
+    func jsonMapObject(depth: Int) throws -> JSONValue {
         var object = JSONObject(minimumCapacity: jsonMapKeys.count)
         for key in jsonMapKeys {
-            object[key] = jsonMapNode(forKey: key)?.jsonValue ?? .null
+            let node = try jsonMapNode(forKey: key) ?? .null
+            switch node {
+            case .record, .records:
+                if depth == 0 { object[key] = try node.jsonValue(depth: depth + 1) }
+            default:
+                object[key] = try node.jsonValue(depth: depth + 1)
+            }
         }
         return .object(object)
     }

@@ -63,7 +63,7 @@ extension Dictionary: JSONMapValue where Key == String, Value: JSONMapValue {
         case .json(.object(let object)), .attribute(.json(.object(let object))):
             members = object.members.map { ($0.key, $0.value.isNull ? .null : .json($0.value)) }
         case .record(let record):
-            members = record.jsonMapKeys.map { ($0, record.jsonMapNode(forKey: $0) ?? .null) }
+            members = try record.jsonMapKeys.map { ($0, try record.jsonMapNode(forKey: $0) ?? .null) }
         default:
             throw map.failure(.typeMismatch, expected: [String: Value].self)
         }

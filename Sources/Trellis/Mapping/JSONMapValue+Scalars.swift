@@ -188,5 +188,5 @@ extension JSONValue: JSONMapValue {
     /// Any JSON value as is (a stored object as its JSON rendering). Unlike other types,
     /// a non-optional `JSONValue` accepts `null` (it is a JSON value); a missing key
     /// still throws `.missing`. A `JSONValue?` property is nil for both.
-    public static func mapValue(from map: JSONMap) throws -> JSONValue { map.root }
+    public static func mapValue(from map: JSONMap) throws -> JSONValue { try map.root }
 }
