@@ -12,7 +12,9 @@ let package = Package(
         // Core: JSON, key paths, transformers, object model, graph, import/export. No storage engine.
         .target(name: "Trellis", path: "Sources/Trellis"),
         // Commands as a library, testable in-process.
-        .target(name: "TrellisCLI", dependencies: ["Trellis"], path: "Sources/TrellisCLI"),
+        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile"], path: "Sources/TrellisCLI"),
+        // The Trellis JSON model format (read and write), with declarative bindings.
+        .target(name: "TrellisModelFile", dependencies: ["Trellis"], path: "Sources/TrellisModelFile"),
         // `trellis`: @main only.
         .executableTarget(name: "trellis", dependencies: ["TrellisCLI"], path: "Sources/trellis"),
         // `trellis-bench`: the benchmark executable (run it with `-c release`).
@@ -20,6 +22,10 @@ let package = Package(
         // Fixture lookup and helpers shared by the test targets (not a product).
         .target(name: "TrellisTestSupport", dependencies: ["Trellis"], path: "Sources/TrellisTestSupport"),
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
+        .testTarget(name: "TrellisModelFileTests", dependencies: ["TrellisModelFile", "Trellis", "TrellisTestSupport"],
+                    path: "Tests/TrellisModelFileTests"),
+        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
+                    path: "Tests/TrellisCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,4 @@
+import Testing
+@testable import TrellisCLI
+
+@Suite struct ModelCommandTests {}
