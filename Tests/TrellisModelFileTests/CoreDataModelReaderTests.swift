@@ -147,3 +147,86 @@ import TrellisTestSupport
         #expect(error.message == "no such file or directory")
     }
 }
+
+@Suite struct CoreDataEverythingTests {
+    static let read = Result { try CoreDataModelReader.read(from: Fixtures.url("coredata/Everything.xcdatamodel")) }
+
+    @Test func mapsEveryAttributeTypeXcodeWrites() throws {
+        let item = try #require(try Self.read.get().model.entity(named: "Item"))
+        let types = Dictionary(uniqueKeysWithValues: item.attributes.map { ($0.name, $0.type) })
+        #expect(types == [
+            "amount": .decimal, "blob": .binary, "count16": .integer16, "count32": .integer32, "count64": .integer64,
+            "createdAt": .date, "displayName": .string, "enabled": .boolean, "homepage": .uri, "identifier": .uuid,
+            "location": .json, "ratio": .float, "score": .double, "tags": .json, "title": .string,
+        ])
+        #expect(item.attribute(named: "cache") == nil)
+        #expect(item.attribute(named: "objectRef") == nil)
+    }
+
+    @Test func parsesDefaultValuesPerType() throws {
+        let item = try #require(try Self.read.get().model.entity(named: "Item"))
+        func value(_ name: String) -> AttributeValue? { item.attribute(named: name)?.defaultValue }
+        #expect(value("amount") == .decimal(0))
+        #expect(value("count16") == .integer(-7))
+        #expect(value("count32") == .integer(2_147_483_647))
+        #expect(value("count64") == .integer(9_007_199_254_740_993))  // exact, not through Double
+        #expect(value("createdAt") == .date(Date(timeIntervalSinceReferenceDate: 0)))
+        #expect(value("enabled") == .bool(false))
+        #expect(value("ratio") == .double(Double(Float(0.1))))
+        #expect(value("score") == .double(0))
+        #expect(value("blob") == nil)
+        #expect(value("title") == nil)
+    }
+
+    @Test func keepsCoreDataSettingsAndElementsInUserInfo() throws {
+        let model = try Self.read.get().model
+        let item = try #require(model.entity(named: "Item"))
+        #expect(item.userInfo["coreData.representedClassName"] == "CDItem")
+        #expect(item.userInfo["coreData.codeGenerationType"] == "")
+        #expect(item.userInfo["identityAttributes"] == "identifier")
+        #expect(item.userInfo[CoreDataSettings.elementsKey] == #"<attribute attributeType="Undefined" name="cache" optional="YES" transient="YES"/>"#
+            + #"<attribute attributeType="Object ID" name="objectRef" optional="YES" transient="YES"/>"#
+            + #"<fetchedProperty name="expensiveSiblings" optional="YES"><fetchRequest entity="Item" name="fetchedPropertyFetchRequest" predicateString="amount &gt; 100"/></fetchedProperty>"#
+            + #"<fetchIndex name="byTitleIndex"><fetchIndexElement order="ascending" property="title" type="Binary"/></fetchIndex>"#)
+        #expect(item.userInfo[CoreDataSettings.modelElementsKey]?.hasPrefix(#"<composite name="Location"><attribute "#) == true)
+        #expect(item.userInfo[CoreDataSettings.modelElementsKey]?.hasSuffix(
+            #"<fetchRequest entity="Item" name="AllItems" predicateString="TRUEPREDICATE"/>"#
+                + #"<configuration name="Cloud" usedWithCloudKit="YES"><memberEntity name="Item"/><memberEntity name="Owner"/></configuration>"#) == true)
+
+        #expect(item.attribute(named: "blob")?.userInfo == ["coreData.allowsExternalBinaryDataStorage": "YES"])
+        #expect(item.attribute(named: "displayName")?.userInfo == ["coreData.transient": "YES"])
+        #expect(item.attribute(named: "identifier")?.userInfo == ["coreData.usesScalarValueType": "NO"])
+        #expect(item.attribute(named: "identifier")?.isOptional == false)
+        #expect(item.attribute(named: "location")?.userInfo == ["coreData.attributeType": "Composite", "coreData.composite": "Location"])
+        #expect(item.attribute(named: "score")?.userInfo == ["coreData.minValueString": "0", "coreData.maxValueString": "100"])
+        #expect(item.attribute(named: "tags")?.userInfo == [
+            "JSONKeyPath": "tags", "coreData.valueTransformerName": "NSSecureUnarchiveFromDataTransformer",
+            "coreData.customClassName": "[String]",
+        ])
+        // `syncable` on a property is ignored; entity-escaped text is decoded.
+        #expect(item.attribute(named: "title")?.userInfo == [
+            "JSONKeyPath": "title", "note": "line one\nline two & \"quoted\" <ok>",
+            "coreData.indexed": "YES", "coreData.spotlightIndexingEnabled": "YES",
+        ])
+        #expect(model.entity(named: "Owner")?.userInfo == ["coreData.codeGenerationType": "category"])
+        #expect(model.entity(named: "Legacy")?.userInfo == ["coreData.representedClassName": "", "coreData.codeGenerationType": ""])
+        #expect(model.entity(named: "Legacy")?.attribute(named: "value")?.userInfo == [:])
+    }
+
+    @Test func readsRelationshipSettings() throws {
+        let item = try #require(try Self.read.get().model.entity(named: "Item"))
+        #expect(item.relationship(named: "children") == RelationshipDescription(
+            name: "children", destinationEntity: "Item", inverseName: "parent", isToMany: true, deleteRule: .deny,
+            minCount: 1, maxCount: 10))
+        #expect(item.relationship(named: "owner") == RelationshipDescription(
+            name: "owner", destinationEntity: "Owner", deleteRule: .noAction, isOptional: false))
+        #expect(item.relationship(named: "parent")?.inverseName == "children")
+    }
+
+    @Test func warnsAboutSkippedAttributes() throws {
+        #expect(try Self.read.get().warnings.map(\.description) == [
+            "line 6: entity Item, property cache: attribute type 'Undefined' has no stored form; the attribute is skipped (kept for writing)",
+            "line 16: entity Item, property objectRef: attribute type 'Object ID' has no stored form; the attribute is skipped (kept for writing)",
+        ])
+    }
+}

@@ -103,9 +103,11 @@ enum CoreDataAttributeType {
         }
     }
 
-    /// Xcode's `defaultValueString` for `value`; nil when Core Data has no text form for it
-    /// (binary and JSON values).
-    static func formatDefault(_ value: AttributeValue) -> String? {
+    /// Xcode's `defaultValueString` for `value` of an attribute of `type`; nil when Core
+    /// Data has no text form for it (binary and JSON values). Floats use the shortest text
+    /// of the `Float` (`0.1`, not `0.10000000149011612`).
+    static func formatDefault(_ value: AttributeValue, type: AttributeType) -> String? {
+        if type == .float, case .double(let d) = value { return Float(d).description }
         switch value {
         case .string(let s): return s
         case .integer(let i): return String(i)

@@ -68,7 +68,8 @@ public struct CoreDataModelError: Error, Sendable, CustomStringConvertible {
     public let property: String?
     /// The explanation, without location.
     public let message: String
-    /// For `.invalidModel` (and validation codes): every problem model validation found.
+    /// Every problem model validation found (one for a single-problem error, whose code,
+    /// entity and property are then that problem's; listed in ``description`` for `.invalidModel`).
     public let problems: [ModelError]
     /// The XML line of each problem's entity or property (same order as ``problems``; 0 when unknown).
     public let problemLines: [Int]
@@ -100,7 +101,7 @@ public struct CoreDataModelError: Error, Sendable, CustomStringConvertible {
             if let property { subject += ", property \(property)" }
         }
         let head = [location, subject, message].filter { !$0.isEmpty }.joined(separator: ": ")
-        guard !problems.isEmpty else { return head }
+        guard code == .invalidModel, !problems.isEmpty else { return head }
         let lines = problems.enumerated().map { i, problem -> String in
             let line = i < problemLines.count ? problemLines[i] : 0
             return line > 0 ? "  line \(line): \(problem)" : "  \(problem)"

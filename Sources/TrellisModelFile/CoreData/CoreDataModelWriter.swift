@@ -104,7 +104,7 @@ public struct CoreDataModelWriter: Sendable {
     }
 
     private func element(for attribute: AttributeDescription, entity: String) throws -> XMLTreeElement {
-        if let value = attribute.defaultValue, CoreDataAttributeType.formatDefault(value) == nil {
+        if let value = attribute.defaultValue, CoreDataAttributeType.formatDefault(value, type: attribute.type) == nil {
             throw CoreDataModelError(.unrepresentable, entity: entity, property: attribute.name,
                                      message: "Core Data has no text form for the default value \(value) of a \(attribute.type) attribute")
         }
@@ -147,7 +147,7 @@ public struct CoreDataModelWriter: Sendable {
     private func fragments(_ text: String, entity: String, property: String?) throws -> [XMLTreeElement] {
         guard !text.isEmpty else { return [] }
         do {
-            return try XMLTreeParser.parse(Data("<fragments>\(text)</fragments>".utf8)).children
+            return try XMLTreeParser.parse(Data("<fragments>\(text)</fragments>".utf8)).children.map(CoreDataSettings.ordered)
         } catch {
             throw CoreDataModelError(.invalidValue, entity: entity, property: property,
                                      message: "kept Core Data XML is not well-formed: \(text.prefix(80))")

@@ -58,11 +58,32 @@ public enum CoreDataSettings {
                                           "maxValueString", "defaultValueString", "usesScalarValueType",
                                           "valueTransformerName", "customClassName", "composite",
                                           "allowsExternalBinaryDataStorage", "preserveAfterDeletion",
-                                          "spotlightIndexingEnabled", "allowsCloudEncryption", "elementID",
+                                          "indexed", "spotlightIndexingEnabled", "allowsCloudEncryption", "elementID",
                                           "versionHashModifier", "derived", "derivationExpression"]
     static let relationshipAttributeOrder = ["name", "optional", "transient", "toMany", "minCount", "maxCount",
                                              "deletionRule", "ordered", "destinationEntity", "inverseName",
                                              "inverseEntity", "elementID", "versionHashModifier"]
+
+    /// The order for any other element's XML attributes (kept fragments).
+    static let otherAttributeOrder = ["name", "key", "value", "entity", "property", "type", "order", "predicateString"]
+
+    /// The attribute order for an element named `elementName`.
+    static func attributeOrder(forElement elementName: String) -> [String] {
+        switch elementName {
+        case "entity": return entityAttributeOrder
+        case "attribute": return attributeAttributeOrder
+        case "relationship": return relationshipAttributeOrder
+        default: return otherAttributeOrder
+        }
+    }
+
+    /// `element` and its descendants with attributes in Xcode's order.
+    static func ordered(_ element: XMLTreeElement) -> XMLTreeElement {
+        var copy = element
+        copy.attributes = sorted(element.attributes, by: attributeOrder(forElement: element.name))
+        copy.children = element.children.map(ordered)
+        return copy
+    }
 
     /// Sorts `attributes` by `order` (unknown names last, alphabetically).
     static func sorted(_ attributes: [XMLTreeElement.Attribute], by order: [String]) -> [XMLTreeElement.Attribute] {

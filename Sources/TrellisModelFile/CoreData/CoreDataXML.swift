@@ -22,7 +22,7 @@ enum CoreDataXML {
         element.set("name", attribute.name)
         element.set("optional", attribute.isOptional ? "YES" : nil)
         element.set("attributeType", CoreDataAttributeType.xcodeName(for: attribute.type))
-        element.set("defaultValueString", attribute.defaultValue.flatMap(CoreDataAttributeType.formatDefault))
+        element.set("defaultValueString", attribute.defaultValue.flatMap { CoreDataAttributeType.formatDefault($0, type: attribute.type) })
         element.set("usesScalarValueType", CoreDataAttributeType.usesScalarValueType(attribute.type))
         return element.attributes
     }

@@ -116,7 +116,8 @@ enum XMLTreeParser {
     }
 
     /// - Throws: ``SyntaxError`` with XMLParser's line and column when the text is not
-    ///   well-formed XML (or has no document element).
+    ///   well-formed XML (or has no document element, or content after it). The message
+    ///   quotes the line concerned (XMLParser on Linux reports no reason worth showing).
     static func parse(_ data: Data) throws -> XMLTreeElement {
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
@@ -124,41 +125,28 @@ enum XMLTreeParser {
         let builder = Builder()
         parser.delegate = builder
         let ok = parser.parse()
-        if !ok || builder.root == nil {
-            let line = builder.errorLine ?? parser.lineNumber
-            let column = builder.errorColumn ?? parser.columnNumber
-            let message: String
-            if let error = parser.parserError ?? builder.error {
-                message = describe(error)
-            } else {
-                message = "the document has no root element"
-            }
-            throw SyntaxError(line: max(line, 1), column: max(column, 1), message: message)
+        if let message = builder.extraContent {
+            throw SyntaxError(line: builder.errorLine ?? 1, column: builder.errorColumn ?? 1, message: message)
         }
-        return builder.root ?? XMLTreeElement(name: "")
+        guard ok, let root = builder.root else {
+            let line = max(builder.errorLine ?? parser.lineNumber, 1)
+            let column = max(builder.errorColumn ?? parser.columnNumber, 1)
+            if builder.root == nil, builder.stack.isEmpty, builder.error == nil, parser.parserError == nil || data.isEmpty {
+                throw SyntaxError(line: line, column: column, message: "the document has no root element")
+            }
+            throw SyntaxError(line: line, column: column, message: "the XML is not well-formed" + excerpt(of: data, line: line))
+        }
+        return root
     }
 
-    private static func describe(_ error: any Error) -> String {
-        let nsError = error as NSError
-        let code = XMLParser.ErrorCode(rawValue: nsError.code)
-        let name: String
-        switch code {
-        case .prematureDocumentEndError?: name = "the document ends too early"
-        case .emptyDocumentError?: name = "the document is empty"
-        case .tagNameMismatchError?: name = "an end tag does not match its start tag"
-        case .attributeNotStartedError?, .attributeNotFinishedError?: name = "an attribute is not well-formed"
-        case .attributeRedefinedError?: name = "an attribute is given twice"
-        case .ltRequiredError?, .gtRequiredError?: name = "a tag is not well-formed"
-        case .lessThanSymbolInAttributeError?: name = "'<' inside an attribute value"
-        case .entityRefAtEOFError?, .entityRefLoopError?, .entityReferenceMissingSemiError?,
-             .entityReferenceWithoutNameError?, .undeclaredEntityError?:
-            name = "a bad entity reference"
-        case .notWellBalancedError?: name = "the elements are not well balanced"
-        case .extraContentError?: name = "content after the root element"
-        case .documentStartError?: name = "the text is not XML"
-        default: name = "not well-formed XML"
-        }
-        return "\(name) (XMLParser error \(nsError.code))"
+    /// ` near '<line text>'` (trimmed, at most 60 characters), or "" when the line is blank.
+    private static func excerpt(of data: Data, line: Int) -> String {
+        let text = String(decoding: data, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return "" }
+        let trimmed = lines[line - 1].trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return "" }
+        return " near '\(trimmed.count > 60 ? trimmed.prefix(60) + "…" : trimmed)'"
     }
 
     /// Collects elements; text is ignored.
@@ -169,9 +157,18 @@ enum XMLTreeParser {
         var error: (any Error)?
         var errorLine: Int?
         var errorColumn: Int?
+        /// Set when a second top-level element starts (XMLParser stops quietly there).
+        var extraContent: String?
 
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                     qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+            if stack.isEmpty, root != nil {
+                extraContent = "content after the root element: <\(elementName)>"
+                errorLine = parser.lineNumber
+                errorColumn = parser.columnNumber
+                parser.abortParsing()
+                return
+            }
             // XMLParser hands attributes over as a dictionary; sort them for a stable order.
             let attributes = attributeDict.keys.sorted().map { XMLTreeElement.Attribute(name: $0, value: attributeDict[$0] ?? "") }
             stack.append(XMLTreeElement(name: elementName, attributes: attributes, line: parser.lineNumber,
