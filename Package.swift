@@ -26,6 +26,8 @@ let package = Package(
                     path: "Tests/TrellisModelFileTests"),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
                     path: "Tests/TrellisCLITests"),
+        // Runs the built `trellis` binary (the dependency makes `swift test` build it first).
+        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )
