@@ -133,6 +133,17 @@ import TrellisTestSupport
         try Self.checkRoundTrip(RoundTrip(fixture: "Characters.xcdatamodeld", bindings: "characters-bindings.json"))
     }
 
+    /// The Groot model's entities through the JSON format's entity encoder and decoder
+    /// (no name checks, so no built-in transformer is needed).
+    @Test func grootEntitiesThroughTheJSONEntityFormat() throws {
+        let model = try CoreDataModelReader.read(from: Self.fixture("Characters.xcdatamodeld")).model
+        for (i, entity) in model.entities.enumerated() {
+            let path = JSONPath.root.appending(key: "entities").appending(index: i)
+            #expect(try ModelFileDecoder.decodeEntity(ModelFileEncoder.entity(entity), at: path) == entity)
+        }
+        #expect(ModelFileEncoder.entity(model.entities[0])["identityAttributes"] == ["identifier"])
+    }
+
     static func checkRoundTrip(_ test: RoundTrip) throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
