@@ -53,6 +53,7 @@ public enum TrellisCommand {
             return ExportCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
         case SchemaCommand.spec.name:
             return SchemaCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
+        case ModelCommand.spec.name: return ModelCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
         default:
             var message = "unknown subcommand '\(first)'"
             if first.hasPrefix("-") { message = "unknown option '\(first)'; options follow the subcommand" }
@@ -64,7 +65,7 @@ public enum TrellisCommand {
     // MARK: - Help
 
     /// The subcommands' specifications, in help order.
-    static var subcommandSpecs: [CommandSpec] { [ImportCommand.spec, ExportCommand.spec, SchemaCommand.spec] }
+    static var subcommandSpecs: [CommandSpec] { [ImportCommand.spec, ExportCommand.spec, SchemaCommand.spec, ModelCommand.spec] }
 
     static let usageLine = "trellis <subcommand> [options]"
 

@@ -72,8 +72,13 @@ public enum ModelLoader {
     }
 
     /// Reads the model at `url` with `bindings` declared in code.
+    ///
+    /// - Parameter requiringBoundNames: `false` lets a Core Data model load with names
+    ///   that are not bound (for inspecting it, as `trellis model show` does); a JSON
+    ///   model file always binds its names.
     /// - Throws: as ``load(url:bindingsURL:version:)``.
-    public static func load(url: URL, bindings extra: BindingDeclarations, version: String? = nil) throws -> LoadedModel {
+    public static func load(url: URL, bindings extra: BindingDeclarations, version: String? = nil,
+                            requiringBoundNames: Bool = true) throws -> LoadedModel {
         switch format(of: url) {
         case .json:
             let file = extra.isEmpty ? try ModelFile.read(from: url) : try readJSONModel(url, adding: extra)
@@ -82,7 +87,8 @@ public enum ModelLoader {
         case .xcdatamodel:
             let read = try CoreDataModelReader.read(from: url, version: version)
             return try loaded(read.model, extra, format: .xcdatamodel, versionName: read.versionName,
-                              warnings: read.warnings.map(\.description), file: url.relativePath)
+                              warnings: read.warnings.map(\.description), file: url.relativePath,
+                              checkingNames: requiringBoundNames)
         }
     }
 
@@ -155,9 +161,10 @@ public enum ModelLoader {
     // MARK: - Internals
 
     private static func loaded(_ model: ObjectModel, _ declarations: BindingDeclarations, format: ModelFileFormat,
-                               versionName: String?, warnings: [String], file: String) throws -> LoadedModel {
+                               versionName: String?, warnings: [String], file: String,
+                               checkingNames: Bool = true) throws -> LoadedModel {
         do {
-            try checkNames(of: model, bindings: declarations)
+            if checkingNames { try checkNames(of: model, bindings: declarations) }
             return LoadedModel(model: model, bindings: try declarations.makeBindings(), bindingDeclarations: declarations,
                                format: format, versionName: versionName, warnings: warnings)
         } catch var error as ModelFileError {

@@ -99,6 +99,8 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
               export                  Export the objects of an entity as a JSON array.
               schema                  Print the SQL schema the SQLite store uses for a
                                       model.
+              model                   Convert a model between Trellis JSON and Core Data, or
+                                      summarise it.
 
               See 'trellis help <subcommand>' for detailed help.
 
