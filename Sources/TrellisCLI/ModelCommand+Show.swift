@@ -74,7 +74,7 @@ struct ModelSummary {
         for attribute in declaration.attributes {
             var parts = [attribute.type.rawValue]
             if !attribute.isOptional { parts.append("required") }
-            if let value = attribute.defaultValue { parts.append("default \(value)") }
+            if let value = attribute.defaultValue { parts.append("default \(ModelSummary.display(value, type: attribute.type))") }
             parts.append(keyPathText(entity.attributeIndex(of: attribute.name).flatMap { i in
                 entity.attributeMappings.first { $0.index == i }?.keyPath
             }))
@@ -99,6 +99,23 @@ struct ModelSummary {
         let other = ModelSummary.otherUserInfo(declaration.userInfo)
         if !other.isEmpty { out += "  user info: \(other)\n" }
         return out
+    }
+
+    /// A default value as a reader expects it: dates in RFC 3339 (UTC), floats as the
+    /// shortest text of the `Float`, the rest as ``AttributeValue/description``.
+    static func display(_ value: AttributeValue, type: AttributeType) -> String {
+        switch value {
+        case .date(let date):
+            let formatter = ISO8601DateFormatter()
+            formatter.timeZone = TimeZone(secondsFromGMT: 0)
+            let seconds = date.timeIntervalSinceReferenceDate
+            formatter.formatOptions = seconds.rounded() == seconds ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.string(from: date)
+        case .double(let d) where type == .float:
+            return Float(d).description
+        default:
+            return value.description
+        }
     }
 
     private func keyPathText(_ keyPath: JSONKeyPath?) -> String {
