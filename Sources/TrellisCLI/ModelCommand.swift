@@ -206,7 +206,7 @@ enum ModelCommand {
     }
 
     /// `file` (an absolute path inside `url`) rewritten to start with `path` as the user gave it.
-    private static func relative(_ file: String, to url: URL, as path: String) -> String {
+    static func relative(_ file: String, to url: URL, as path: String) -> String {
         let base = url.path
         guard file.hasPrefix(base) else { return file }
         return path + file.dropFirst(base.count)

@@ -165,6 +165,24 @@ import TrellisTestSupport
         #expect(result.stderr == "error: b.json: $.entityMappers.VehicleMapper: an entity mapper needs \"entities\" (value → entity name)\n")
     }
 
+    // MARK: - Other commands take Core Data models too
+
+    @Test func schemaAcceptsACoreDataModel() throws {
+        let result = trellis("schema", "--model", Self.fixtures + "Cards.xcdatamodeld")
+        // The model loads (whatever the schema step says, it is not about the model file).
+        #expect(!result.stderr.contains("Cards.xcdatamodeld"))
+        #expect(!result.stderr.contains("JSON"))
+
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let version = directory.appendingPathComponent("Broken.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        try Data("<model>\n  <entity name=\"A\">\n</model>\n".utf8).write(to: version.appendingPathComponent("contents"))
+        let broken = trellis(arguments: ["schema", "--model", "Broken.xcdatamodel"], in: directory)
+        #expect(broken == CommandResult(status: 1, stdout: "",
+                                        stderr: "error: Broken.xcdatamodel/contents:3:9: the XML is not well-formed near '</model>'\n"))
+    }
+
     // MARK: - Usage
 
     struct UsageCase: Sendable, CustomTestStringConvertible {

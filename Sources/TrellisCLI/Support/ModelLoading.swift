@@ -4,13 +4,17 @@ import TrellisModelFile
 
 /// Reading `--model` and checking names against it, with the messages every command shares.
 enum ModelLoading {
-    /// The model file at `path` (relative to the current directory).
+    /// The model at `path` (relative to the current directory): a Trellis JSON model file,
+    /// a `.xcdatamodeld` bundle or a `.xcdatamodel` (see ``ModelLoader``).
     /// - Throws: ``CommandError`` `.invalidModel` with the file, JSON path or line:column.
-    static func load(_ path: String, environment: CommandEnvironment) throws -> ModelFile {
+    static func load(_ path: String, environment: CommandEnvironment) throws -> LoadedModel {
         do {
-            return try ModelFile.read(from: environment.url(for: path))
+            return try ModelLoader.load(url: environment.url(for: path))
         } catch var error as ModelFileError {
             error.file = path
+            throw CommandError(.invalidModel, error.description)
+        } catch var error as CoreDataModelError {
+            error.file = error.file.map { ModelCommand.relative($0, to: environment.url(for: path), as: path) }
             throw CommandError(.invalidModel, error.description)
         }
     }
