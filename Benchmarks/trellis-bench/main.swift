@@ -1,2 +1,30 @@
-import Trellis
-print("usage: trellis-bench <workload>")
+// `trellis-bench <workload> [options]`: one file per workload (`ParseWorkload.swift`, …).
+// Add a workload by adding its file and one entry to `workloads`.
+// Run in release: `swift run -c release trellis-bench parse --json`.
+import Foundation
+
+/// Every workload: name, one-line summary, entry point (arguments after the name → exit status).
+let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
+    ("parse", "JSON reader and writer vs JSONSerialization on the corpus and the characters file", ParseWorkload.run),
+]
+
+@MainActor func usage() -> String {
+    var text = "usage: trellis-bench <workload> [options]\n\nworkloads:\n"
+    for workload in workloads { text += "  \(workload.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(workload.summary)\n" }
+    return text
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let name = arguments.first else {
+    FileHandle.standardError.write(Data(usage().utf8))
+    exit(64)
+}
+if name == "--help" || name == "-h" {
+    print(usage(), terminator: "")
+    exit(0)
+}
+guard let workload = workloads.first(where: { $0.name == name }) else {
+    FileHandle.standardError.write(Data("error: unknown workload '\(name)'\n\(usage())".utf8))
+    exit(64)
+}
+exit(workload.run(Array(arguments.dropFirst())))

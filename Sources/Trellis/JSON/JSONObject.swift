@@ -48,6 +48,35 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         self.init(elements)
     }
 
+    /// An object from the reader's members, without re-checking keys when the reader
+    /// has found them unique (`knownUnique`). Otherwise, and for large objects, a
+    /// repeated key keeps its first position and its last value.
+    init(parsedMembers: [Member], knownUnique: Bool) {
+        if knownUnique && parsedMembers.count <= JSONObject.indexThreshold {
+            self.init(members: parsedMembers, index: nil)
+            return
+        }
+        if parsedMembers.count > JSONObject.indexThreshold {
+            var map = [String: Int](minimumCapacity: parsedMembers.count)
+            var duplicate = false
+            for i in parsedMembers.indices where map.updateValue(i, forKey: parsedMembers[i].key) != nil {
+                duplicate = true
+                break
+            }
+            if !duplicate {
+                self.init(members: parsedMembers, index: map)
+                return
+            }
+        }
+        self.init(minimumCapacity: parsedMembers.count)
+        for member in parsedMembers { append(key: member.key, value: member.value) }
+    }
+
+    private init(members: [Member], index: [String: Int]?) {
+        self.members = members
+        self.index = index
+    }
+
     // MARK: - Access
 
     /// Number of members.

@@ -1,0 +1,71 @@
+/// A growable stack in manually managed memory, used by the reader to hold the
+/// elements, keys and frames of the containers it is building.
+///
+/// Finished containers are *moved* out in one block (``moveArray(from:)``), which
+/// gives arrays of exactly the right capacity and no reference-count traffic.
+struct JSONParserStack<Element>: ~Copyable {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count: Int = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 4)
+        base = UnsafeMutablePointer<Element>.allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    @inline(__always)
+    mutating func push(_ element: consuming Element) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: element)
+        count &+= 1
+    }
+
+    /// The last element (the stack must not be empty).
+    @inline(__always)
+    var last: Element { base[count &- 1] }
+
+    /// Removes and returns the last element (the stack must not be empty).
+    @inline(__always)
+    mutating func popLast() -> Element {
+        count &-= 1
+        return (base + count).move()
+    }
+
+    /// Removes every element from position `start` on.
+    mutating func removeAll(from start: Int) {
+        (base + start).deinitialize(count: count - start)
+        count = start
+    }
+
+    /// Moves the elements from position `start` on into a new array of exactly that size.
+    mutating func moveArray(from start: Int) -> [Element] {
+        let n = count - start
+        if n == 0 { return [] }
+        let source = base + start
+        let array = [Element](unsafeUninitializedCapacity: n) { buffer, initialized in
+            if let target = buffer.baseAddress { target.moveInitialize(from: source, count: n) }
+            initialized = n
+        }
+        count = start
+        return array
+    }
+
+    /// Forgets the elements from position `start` on, which the caller has moved out.
+    mutating func forgetMovedElements(from start: Int) {
+        count = start
+    }
+
+    private mutating func grow() {
+        let newCapacity = capacity * 2
+        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+}
