@@ -47,9 +47,9 @@ public struct BindingDeclarations: Sendable, Hashable {
                                          message: "'\(base)' is not a built-in value transformer; built-ins: "
                                              + BindingDeclarations.listing(BindingDeclarations.builtInTransformerNames))
                 }
-                registry.register(ValueTransformer(name: name, forward: transformer.forward, reverse: transformer.reverse))
+                registry.register(Trellis.ValueTransformer(name: name, forward: transformer.forward, reverse: transformer.reverse))
             case .dateFormat(let format)?:
-                registry.register(DateFormatTransformer.make(name: name, format: format))
+                registry.register(Trellis.ValueTransformer.dateFormat(name: name, format: format))
             case nil:
                 break
             }

@@ -1,47 +1,17 @@
 import Foundation
 import Trellis
 
-// Interim: the `json` branch adds `JSONReader` (with line:column errors) and `JSONWriter`;
-// this file switches to them once they land in main.
-
-/// JSON text in and out for model files.
+/// JSON text in and out for model files: ``JSONReader`` to read (errors with line and
+/// column), and a pretty printer that keeps short arrays of scalars on one line
+/// (`"identityAttributes": ["id"]`) so model files stay compact and diffable.
 enum ModelFileJSON {
     /// Parses `data` as one JSON value.
-    /// - Throws: ``ModelFileError`` `.malformedJSON`.
+    /// - Throws: ``ModelFileError`` `.malformedJSON` with the line and column.
     static func parse(_ data: Data) throws -> JSONValue {
-        let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return try JSONReader.parse(data)
         } catch {
-            let nsError = error as NSError
-            let detail = (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
-            throw ModelFileError(.malformedJSON, line: 1, column: 1, message: "malformed JSON: \(detail)")
-        }
-        return try convert(object)
-    }
-
-    private static func convert(_ object: Any) throws -> JSONValue {
-        switch object {
-        case is NSNull:
-            return .null
-        case let string as String:
-            return .string(string)
-        case let number as NSNumber:
-            if String(cString: number.objCType) == "c" { return .bool(number.boolValue) }
-            guard let value = JSONNumber(text: number.stringValue) else {
-                throw ModelFileError(.malformedJSON, line: 1, column: 1, message: "unsupported number \(number)")
-            }
-            return .number(value)
-        case let array as [Any]:
-            return .array(try array.map(convert))
-        case let dictionary as [String: Any]:
-            var result = JSONObject()
-            for key in dictionary.keys.sorted() {
-                if let value = dictionary[key] { result.append(key: key, value: try convert(value)) }
-            }
-            return .object(result)
-        default:
-            throw ModelFileError(.malformedJSON, line: 1, column: 1, message: "unsupported JSON value")
+            throw ModelFileError(.malformedJSON, line: error.line, column: error.column, message: error.message)
         }
     }
 
@@ -60,7 +30,8 @@ enum ModelFileJSON {
         switch value {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += n.text
+        case .number(let n):
+            if case .double(let d) = n.storage, !d.isFinite { out += "null" } else { out += n.text }  // never NaN or infinity
         case .string(let s): out += quoted(s)
         case .array(let elements):
             if elements.isEmpty {

@@ -157,3 +157,26 @@ import Trellis
         }
     }
 }
+
+@Suite struct ModelFileMalformedJSONTests {
+    @Test func malformedJSONGivesLineAndColumn() throws {
+        let text = "{\n  \"format\": \"trellis-model\",\n  \"formatVersion\": 1\n  \"entities\": []\n}\n"
+        #expect { try ModelFile.read(data: Data(text.utf8)) } throws: { error in
+            let e = try #require(error as? ModelFileError)
+            return e.code == .malformedJSON && e.line == 4 && e.column == 3
+                && e.description == "4:3: expected ',' or '}' after object member"
+        }
+    }
+
+    @Test func malformedJSONInAFileNamesFileLineAndColumn() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-mf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("model.json")
+        try Data("{\"format\": \"trellis-model\",, }".utf8).write(to: url)
+        #expect { try ModelFile.read(from: url) } throws: { error in
+            let e = try #require(error as? ModelFileError)
+            return e.description == "\(url.path):1:28: expected a string key, found ','" && e.path == nil
+        }
+    }
+}
