@@ -13,8 +13,11 @@ import Trellis
 public struct CoreDataModelError: Error, Sendable, CustomStringConvertible {
     /// What is wrong; extensible like `CocoaError.Code`.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name (`unknownAttributeType`).
         public let rawValue: String
+        /// A code named `rawValue` (for codes defined elsewhere, such as ``ModelError``'s).
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// A file or directory cannot be read (missing, unreadable, not a model bundle).
@@ -74,6 +77,7 @@ public struct CoreDataModelError: Error, Sendable, CustomStringConvertible {
     /// The XML line of each problem's entity or property (same order as ``problems``; 0 when unknown).
     public let problemLines: [Int]
 
+    /// An error with `code` and `message`, located by whatever of the rest is known.
     public init(_ code: Code, file: String? = nil, line: Int? = nil, column: Int? = nil, entity: String? = nil,
                 property: String? = nil, message: String, problems: [ModelError] = [], problemLines: [Int] = []) {
         self.code = code
@@ -119,8 +123,10 @@ public struct CoreDataModelWarning: Sendable, Hashable, CustomStringConvertible 
     public let property: String?
     /// 1-based line of the element in the `contents` XML (0 when unknown).
     public let line: Int
+    /// What was noticed.
     public let message: String
 
+    /// A warning about `property` of `entity` (nil: the entity itself) at `line`.
     public init(entity: String, property: String?, line: Int, message: String) {
         self.entity = entity
         self.property = property

@@ -13,6 +13,7 @@ public struct CoreDataModel: Sendable {
     /// Every version in the bundle, sorted; just ``versionName`` for a lone `.xcdatamodel`.
     public let versionNames: [String]
 
+    /// A read model with its warnings and versions.
     public init(model: ObjectModel, warnings: [CoreDataModelWarning], versionName: String?, versionNames: [String]) {
         self.model = model
         self.warnings = warnings

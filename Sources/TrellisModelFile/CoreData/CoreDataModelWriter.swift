@@ -19,6 +19,8 @@ public struct CoreDataModelWriter: Sendable {
     /// `systemVersion` on `<model>` (the macOS build Xcode ran on).
     public var systemVersion: String
 
+    /// A writer stamping `<model>` with these Xcode and macOS build numbers (Xcode rewrites
+    /// them when it saves; they do not change how the model opens).
     public init(lastSavedToolsVersion: String = "22522", systemVersion: String = "23A344") {
         self.lastSavedToolsVersion = lastSavedToolsVersion
         self.systemVersion = systemVersion
