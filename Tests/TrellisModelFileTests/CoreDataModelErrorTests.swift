@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 @testable import TrellisModelFile
+import TrellisTestSupport
 
 @Suite struct CoreDataModelErrorTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -205,5 +206,32 @@ import Trellis
             </entity>
         """))
         #expect(read.warnings.map(\.description) == ["line 5: entity A: user-info key 'coreData.mine' uses the reserved prefix 'coreData.'"])
+    }
+}
+
+@Suite struct CoreDataBadInputTests {
+    /// Every prefix of a real model file either reads or throws a located `CoreDataModelError`; none traps.
+    @Test func everyTruncationFailsCleanly() throws {
+        let data = try Fixtures.data("coredata/Everything.xcdatamodel/contents")
+        var outcomes: [CoreDataModelError.Code: Int] = [:]
+        for length in stride(from: 0, to: data.count, by: 5) {
+            do {
+                _ = try CoreDataModelReader.read(contents: data.prefix(length))
+                outcomes[CoreDataModelError.Code(rawValue: "read"), default: 0] += 1
+            } catch let error as CoreDataModelError {
+                outcomes[error.code, default: 0] += 1
+                if error.code == .malformedXML { #expect(error.line != nil && error.column != nil) }
+            }
+        }
+        #expect(outcomes.keys.sorted { $0.rawValue < $1.rawValue } == [.malformedXML])
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() throws {
+        let depth = 100_000
+        let xml = "<model>" + String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth) + "</model>"
+        let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelReader.read(contents: Data(xml.utf8)) }
+        #expect(error.code == .malformedXML)
+        #expect(error.message == "elements are nested deeper than 64 levels")
+        #expect(error.line == 1)
     }
 }

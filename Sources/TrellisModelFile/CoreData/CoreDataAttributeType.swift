@@ -104,15 +104,15 @@ enum CoreDataAttributeType {
     }
 
     /// Xcode's `defaultValueString` for `value` of an attribute of `type`; nil when Core
-    /// Data has no text form for it (binary and JSON values). Floats use the shortest text
+    /// Data has no text form for it (binary and JSON values, non-finite numbers). Floats use the shortest text
     /// of the `Float` (`0.1`, not `0.10000000149011612`).
     static func formatDefault(_ value: AttributeValue, type: AttributeType) -> String? {
-        if type == .float, case .double(let d) = value { return Float(d).description }
+        if type == .float, case .double(let d) = value { return Float(d).isFinite ? Float(d).description : nil }
         switch value {
         case .string(let s): return s
         case .integer(let i): return String(i)
         case .decimal(let d): return NSDecimalNumber(decimal: d).description(withLocale: Locale(identifier: "en_US_POSIX"))
-        case .double(let d): return d.description
+        case .double(let d): return d.isFinite ? d.description : nil
         case .bool(let b): return b ? "YES" : "NO"
         case .date(let date):
             let seconds = date.timeIntervalSinceReferenceDate

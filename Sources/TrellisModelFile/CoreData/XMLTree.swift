@@ -115,6 +115,11 @@ enum XMLTreeParser {
         var message: String
     }
 
+    /// The deepest element nesting accepted. Core Data models nest five levels
+    /// (`model/entity/attribute/userInfo/entry`); the limit keeps the recursive tree
+    /// operations (writing, copying, destruction) far from the stack's end.
+    static let maximumDepth = 64
+
     /// - Throws: ``SyntaxError`` with XMLParser's line and column when the text is not
     ///   well-formed XML (or has no document element, or content after it). The message
     ///   quotes the line concerned (XMLParser on Linux reports no reason worth showing).
@@ -125,7 +130,7 @@ enum XMLTreeParser {
         let builder = Builder()
         parser.delegate = builder
         let ok = parser.parse()
-        if let message = builder.extraContent {
+        if let message = builder.abortReason {
             throw SyntaxError(line: builder.errorLine ?? 1, column: builder.errorColumn ?? 1, message: message)
         }
         guard ok, let root = builder.root else {
@@ -157,13 +162,20 @@ enum XMLTreeParser {
         var error: (any Error)?
         var errorLine: Int?
         var errorColumn: Int?
-        /// Set when a second top-level element starts (XMLParser stops quietly there).
-        var extraContent: String?
+        /// Why the builder stopped the parse (too deep, or a second top-level element).
+        var abortReason: String?
 
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                     qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+            if stack.count >= XMLTreeParser.maximumDepth {
+                abortReason = "elements are nested deeper than \(XMLTreeParser.maximumDepth) levels"
+                errorLine = parser.lineNumber
+                errorColumn = parser.columnNumber
+                parser.abortParsing()
+                return
+            }
             if stack.isEmpty, root != nil {
-                extraContent = "content after the root element: <\(elementName)>"
+                abortReason = "content after the root element: <\(elementName)>"
                 errorLine = parser.lineNumber
                 errorColumn = parser.columnNumber
                 parser.abortParsing()
