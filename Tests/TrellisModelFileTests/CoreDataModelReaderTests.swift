@@ -18,7 +18,7 @@ import TrellisTestSupport
         #expect(read.warnings.isEmpty)
         #expect(read.versionName == "Characters")
         #expect(read.versionNames == ["Characters"])
-        #expect(model.versionLabel == "Characters")
+        #expect(model.versionLabel == nil)  // one version, no identifier: unversioned
 
         let character = try #require(model.entity(named: "Character"))
         #expect(character.attributes.map(\.name) == ["identifier", "name", "realName"])

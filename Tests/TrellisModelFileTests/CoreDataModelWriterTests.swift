@@ -100,7 +100,7 @@ import TrellisTestSupport
     func readWriteReadKeepsTheModel(fixture: String) throws {
         let first = try CoreDataModelReader.read(from: Fixtures.url("coredata/" + fixture))
         let xml = try CoreDataModelWriter().contents(for: first.model, versionName: first.versionName)
-        let second = try CoreDataModelReader.read(contents: Data(xml.utf8), versionLabel: first.versionName)
+        let second = try CoreDataModelReader.read(contents: Data(xml.utf8))
         #expect(second.model.entities == first.model.entities)
         #expect(second.model.versionLabel == first.model.versionLabel)
         #expect(second.warnings.map(\.message) == first.warnings.map(\.message))

@@ -36,6 +36,9 @@ public enum CoreDataModelReader {
     /// Reads a `.xcdatamodeld` bundle (the version `version`, else the current version
     /// named by its `.xccurrentversion`), a `.xcdatamodel` directory, or a `contents` file.
     ///
+    /// The model's ``ObjectModel/versionLabel`` is the XML's `userDefinedModelVersionIdentifier`
+    /// when set, else the version name in a bundle with several versions, else nil.
+    ///
     /// - Parameters:
     ///   - url: the bundle, version directory or `contents` file.
     ///   - version: a version name in a bundle (`Model 2` or `Model 2.xcdatamodel`); nil for the current one.
@@ -51,7 +54,9 @@ public enum CoreDataModelReader {
                                      message: "cannot read the model contents: \(error.localizedDescription)")
         }
         do {
-            let read = try parse(contents: data, defaultVersionLabel: location.versionName)
+            // A version name labels the model only where there are versions to tell apart.
+            let label = location.versionNames.count > 1 ? location.versionName : nil
+            let read = try parse(contents: data, defaultVersionLabel: label)
             return CoreDataModel(model: read.model, warnings: read.warnings, versionName: location.versionName,
                                  versionNames: location.versionNames)
         } catch var error as CoreDataModelError {
