@@ -44,9 +44,7 @@ enum ModelCommand {
                                  isRequired: true)],
         options: [bindingsOption, versionOption])
 
-    static let bindingsOption = OptionSpec(
-        name: "--bindings", valueName: "file",
-        help: "A JSON file with a bindings section (transformers, entityMappers, dictionaryTransformers) for the names the model uses.")
+    static let bindingsOption = ModelLoading.bindingsOption
     static let versionOption = OptionSpec(
         name: "--version", valueName: "name", help: "The version of a .xcdatamodeld to read (default: its current version).")
 
@@ -182,34 +180,8 @@ enum ModelCommand {
     /// The model at `path` with `--bindings` and `--version`, errors naming the paths as given.
     static func load(_ path: String, _ parsed: ParsedArguments, environment: CommandEnvironment,
                      requiringBoundNames: Bool) throws -> LoadedModel {
-        let url = environment.url(for: path)
-        let version = parsed.value("--version")
-        var bindings = BindingDeclarations()
-        if let bindingsPath = parsed.value("--bindings") {
-            do {
-                bindings = try ModelLoader.readBindings(from: environment.url(for: bindingsPath))
-            } catch var error as ModelFileError {
-                error.file = bindingsPath
-                throw error
-            }
-        }
-        do {
-            return try ModelLoader.load(url: url, bindings: bindings, version: version,
-                                        requiringBoundNames: requiringBoundNames)
-        } catch var error as ModelFileError {
-            if error.file != nil { error.file = path }
-            throw error
-        } catch var error as CoreDataModelError {
-            error.file = error.file.map { relative($0, to: url, as: path) }
-            throw error
-        }
-    }
-
-    /// `file` (an absolute path inside `url`) rewritten to start with `path` as the user gave it.
-    static func relative(_ file: String, to url: URL, as path: String) -> String {
-        let base = url.path
-        guard file.hasPrefix(base) else { return file }
-        return path + file.dropFirst(base.count)
+        try ModelLoading.read(path, bindingsPath: parsed.value("--bindings"), version: parsed.value("--version"),
+                              environment: environment, requiringBoundNames: requiringBoundNames)
     }
 
     static func message(for error: any Error) -> String {

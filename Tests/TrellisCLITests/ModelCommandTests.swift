@@ -183,6 +183,20 @@ import TrellisTestSupport
                                         stderr: "error: Broken.xcdatamodel/contents:3:9: the XML is not well-formed near '</model>'\n"))
     }
 
+    @Test func importExportAndSchemaTakeABindingsFile() {
+        let model = Self.fixtures + "Vehicles.xcdatamodeld"
+        let unbound = "error: Tests/Fixtures/coredata/Vehicles.xcdatamodeld: a name the model uses is not bound: "
+            + "entity mapper 'VehicleMapper' (entity Vehicle)."
+        for arguments in [["schema", "--model", model], ["export", "--model", model, "--entity", "Car"],
+                          ["import", Self.fixtures + "vehicles-bindings.json", "--model", model, "--entity", "Vehicle"]] {
+            let without = trellis(arguments: arguments)
+            #expect(without.status == 1)
+            #expect(without.stderr.hasPrefix(unbound), "\(arguments)")
+            let with = trellis(arguments: arguments + ["--bindings", Self.fixtures + "vehicles-bindings.json"])
+            #expect(!with.stderr.contains("Vehicles.xcdatamodeld"), "\(arguments): \(with.stderr)")
+        }
+    }
+
     // MARK: - Usage
 
     struct UsageCase: Sendable, CustomTestStringConvertible {

@@ -10,7 +10,7 @@ struct ImportRunner {
     let environment: CommandEnvironment
 
     func run() throws -> String {
-        let file = try ModelLoading.load(options.modelPath, environment: environment)
+        let file = try ModelLoading.load(options.modelPath, bindings: options.bindingsPath, environment: environment)
         let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
         if let name = options.keyAttribute {
             _ = try ModelLoading.attribute(name, of: entity, option: "--key-attribute")
