@@ -168,6 +168,27 @@ import TrellisTestSupport
                 == CoreDataModelWriter().contents(for: original.model, versionName: original.versionName))
     }
 
+    @Test(arguments: ["suit rank", "suit, rank", "suit,rank"])
+    func identitySpellingSurvivesJSON(_ spelling: String) throws {
+        let xml = """
+            <model>
+                <entity name="Card" representedClassName="Card" syncable="YES" codeGenerationType="class">
+                    <attribute name="rank" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>
+                    <attribute name="suit" optional="YES" attributeType="String"/>
+                    <userInfo>
+                        <entry key="identityAttributes" value="\(spelling)"/>
+                    </userInfo>
+                </entity>
+            </model>
+            """
+        let model = try CoreDataModelReader.read(contents: Data(xml.utf8)).model
+        let file = try ModelFile(model: model)
+        let back = try ModelFile.read(data: file.data()).model
+        #expect(back.entities == model.entities)
+        #expect(back.entities[0].userInfo == ["identityAttributes": spelling])
+        #expect(back.entity(named: "Card")?.identityAttributes.map(\.name) == ["suit", "rank"])
+    }
+
     @Test func settingsTravelAsUserInfoInTheJSONModelFile() throws {
         let loaded = try ModelLoader.load(url: Self.fixture("Cards.xcdatamodeld"))
         let json = loaded.modelFile.jsonValue
