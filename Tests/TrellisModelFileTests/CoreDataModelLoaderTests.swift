@@ -205,6 +205,20 @@ import TrellisTestSupport
 
     // MARK: - Trellis JSON → Core Data
 
+    @Test(arguments: ["twitter", "citm"])
+    func exampleModelsThroughCoreDataAndBackAreTheSameJSON(example: String) throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = Fixtures.repositoryRoot().appendingPathComponent("Examples/\(example)/model.json")
+        let original = try ModelLoader.load(url: url)
+        let bundle = directory.appendingPathComponent("\(example).xcdatamodeld")
+        try CoreDataModelWriter().write(original.model, to: bundle)
+        let back = try ModelLoader.load(url: bundle, bindings: original.bindingDeclarations)
+        #expect(back.model.entities == original.model.entities)
+        #expect(back.model.versionLabel == original.model.versionLabel)
+        #expect(back.modelFile.jsonValue == original.modelFile.jsonValue)
+    }
+
     @Test func jsonModelBecomesACoreDataModelXcodeOpens() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
