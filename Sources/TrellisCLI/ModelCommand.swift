@@ -143,6 +143,9 @@ enum ModelCommand {
                 stderr.write("warning: a Core Data model has no bindings section; keep the bindings in a file "
                              + "and pass it with --bindings when using the converted model\n")
             }
+            for problem in CoreDataModelWriter.xcodeNamingProblems(in: loaded.model) {
+                stderr.write("warning: \(problem)\n")
+            }
             let writer = CoreDataModelWriter()
             if outputPath == "-" {
                 stdout.write(try writer.contents(for: loaded.model))

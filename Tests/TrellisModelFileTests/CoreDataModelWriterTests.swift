@@ -184,6 +184,22 @@ import TrellisTestSupport
         #expect(try CoreDataModelReader.read(from: version).model.entities == model.entities)
     }
 
+    @Test func namesXcodeRejectsAreReported() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "status", attributes: [
+                AttributeDescription(name: "ID", type: .integer64), AttributeDescription(name: "description", type: .string),
+                AttributeDescription(name: "text", type: .string),
+            ]),
+        ])
+        #expect(CoreDataModelWriter.xcodeNamingProblems(in: model).map(\.description) == [
+            "entity status: Xcode requires entity names to start with an uppercase letter",
+            "entity status, property ID: Xcode requires property names to start with a lowercase letter",
+            "entity status, property description: Xcode rejects 'description' as a property name (an NSManagedObject member)",
+        ])
+        let fixtures = try CoreDataModelReader.read(from: Fixtures.url("coredata/Everything.xcdatamodel")).model
+        #expect(CoreDataModelWriter.xcodeNamingProblems(in: fixtures).isEmpty)
+    }
+
     // MARK: - Errors
 
     @Test func binaryDefaultValueIsUnrepresentable() throws {

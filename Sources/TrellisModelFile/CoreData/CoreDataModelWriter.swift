@@ -84,6 +84,35 @@ public struct CoreDataModelWriter: Sendable {
         }
     }
 
+    /// Names Xcode's model editor rejects (it opens the model but reports errors): entity
+    /// names must start with an uppercase letter, property names with a lowercase one, and
+    /// a property may not be named like an `NSManagedObject` member (`description`, …).
+    public static func xcodeNamingProblems(in model: ObjectModel) -> [CoreDataModelWarning] {
+        var problems: [CoreDataModelWarning] = []
+        for entity in model.entities {
+            if let first = entity.name.unicodeScalars.first, !first.properties.isUppercase {
+                problems.append(CoreDataModelWarning(entity: entity.name, property: nil, line: 0,
+                                                     message: "Xcode requires entity names to start with an uppercase letter"))
+            }
+            for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
+                if let first = name.unicodeScalars.first, !first.properties.isLowercase {
+                    problems.append(CoreDataModelWarning(entity: entity.name, property: name, line: 0,
+                                                         message: "Xcode requires property names to start with a lowercase letter"))
+                } else if reservedPropertyNames.contains(name) {
+                    problems.append(CoreDataModelWarning(entity: entity.name, property: name, line: 0,
+                                                         message: "Xcode rejects '\(name)' as a property name (an NSManagedObject member)"))
+                }
+            }
+        }
+        return problems
+    }
+
+    /// `NSManagedObject` / `NSObject` members Xcode refuses as property names.
+    static let reservedPropertyNames: Set<String> = [
+        "description", "entity", "objectID", "managedObjectContext", "isInserted", "isUpdated", "isDeleted",
+        "hasChanges", "isFault", "hash", "superclass", "className",
+    ]
+
     // MARK: - Elements
 
     private func element(for entity: EntityDescription) throws -> XMLTreeElement {
