@@ -40,6 +40,13 @@ enum ParseWorkload {
             case "--characters": characters = iterator.next() ?? characters
             case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
             case "--json": json = true
+            case "--profile":
+                // `--profile FILE`: only parse FILE `--runs` times with Trellis (for perf/callgrind).
+                guard let path = iterator.next(), let data = FileManager.default.contents(atPath: path) else { return 64 }
+                var kept: [JSONValue] = []  // freed at exit, outside the profile of parsing
+                for _ in 0..<runs { kept.append((try? JSONReader.parse(data)) ?? .null) }
+                print(kept.count)
+                exit(0)
             case "--help", "-h":
                 print("usage: trellis-bench parse [--corpus DIR] [--characters FILE] [--runs N] [--json]")
                 return 0

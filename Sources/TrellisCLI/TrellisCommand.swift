@@ -54,6 +54,8 @@ public enum TrellisCommand {
         case SchemaCommand.spec.name:
             return SchemaCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
         case ModelCommand.spec.name: return ModelCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
+        case "json":
+            return JSONCommand.run(arguments: rest, stdout: &stdout, stderr: &stderr)
         default:
             var message = "unknown subcommand '\(first)'"
             if first.hasPrefix("-") { message = "unknown option '\(first)'; options follow the subcommand" }

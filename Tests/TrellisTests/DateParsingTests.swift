@@ -112,7 +112,7 @@ import Testing
         for i in 0..<20_000 {
             let seconds = Int64(generator.next() % 253_402_300_799)
             let digits = i % 9 + 1
-            let scale = UInt64(EpochInstant.powersOfTen[digits])
+            let scale = UInt64(EpochInstant.powerOfTen(digits))
             let fractionValue = generator.next() % scale
             let fraction = String(String(fractionValue + scale).dropFirst())
             let whole = RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds)), fractionDigits: 0)
@@ -213,7 +213,7 @@ import Testing
     /// `seconds + 0.fraction` as exact decimal text (seconds may be negative).
     func exactDecimal(seconds: Int64, fraction: String) -> String {
         if seconds >= 0 { return "\(seconds).\(fraction)" }
-        let scale = Int64(EpochInstant.powersOfTen[fraction.count])
+        let scale = Int64(EpochInstant.powerOfTen(fraction.count))
         let f = Int64(fraction) ?? 0
         if f == 0 { return String(seconds) }
         let complement = String(String(scale - f + scale).dropFirst())

@@ -35,10 +35,18 @@ struct JSONParser: ~Copyable {
     var fingerprints = JSONParserStack<UInt64>(capacity: 32)
     var frames = JSONParserStack<Frame>(capacity: 16)
     var scratch: [UInt8] = []
+    /// Recently made keys and short values, by their bytes.
+    var keyCache: JSONStringCache
+    var valueCache: JSONStringCache
+    /// Set by ``parseString(isKey:)``: a hash of the key's bytes (see ``fingerprint``).
+    var lastFingerprint: UInt64 = 0
     /// Set by ``parseString()``: whether the last string had backslash escapes.
     var lastStringHadEscapes = false
 
-    init(options: JSONReader.Options) {
+    /// A parser; `expectedSize` (bytes) sizes the string caches.
+    init(options: JSONReader.Options, expectedSize: Int = 1 << 20) {
+        keyCache = JSONStringCache(capacity: min(256, max(8, expectedSize / 256)))
+        valueCache = JSONStringCache(capacity: min(1024, max(8, expectedSize / 64)))
         base = UnsafePointer(JSONParser.emptyBytes)
         end = 0
         pos = 0
@@ -98,7 +106,7 @@ struct JSONParser: ~Copyable {
             switch byte {
             case UInt8(ascii: "\""):
                 pos &+= 1
-                value = .string(try parseString())
+                value = .string(try parseString(isKey: false))
             case UInt8(ascii: "{"):
                 try pushFrame(isObject: true, depth: frames.count - baseFrame, depthAvailable: depthAvailable)
                 skipWhitespace()
@@ -140,7 +148,7 @@ struct JSONParser: ~Copyable {
             // Close every container the value completes.
             while frames.count > baseFrame {
                 let frame = frames.last
-                values.push(value)
+                values.push(moving: &value, leaving: .null)
                 skipWhitespace()
                 guard pos < end else {
                     throw endFailure(frame.isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
@@ -193,9 +201,8 @@ struct JSONParser: ~Copyable {
             throw Failure(code: .unexpectedCharacter, offset: pos, message: message)
         }
         pos &+= 1
-        let keyStart = pos
-        let key = try parseString()
-        fingerprints.push(lastStringHadEscapes ? 0 : JSONParser.fingerprint(base + keyStart, count: pos &- 1 &- keyStart))
+        let key = try parseString(isKey: true)
+        fingerprints.push(lastFingerprint)
         keys.push(key)
         skipWhitespace()
         guard pos < end else { throw endFailure("expected ':' after object key") }

@@ -25,6 +25,19 @@ struct JSONParserStack<Element>: ~Copyable {
         count &+= 1
     }
 
+    /// Pushes `element` by moving its bits (no reference counting) and leaves
+    /// `replacement` in its place.
+    @inline(__always)
+    mutating func push(moving element: inout Element, leaving replacement: Element) {
+        if count == capacity { grow() }
+        let target = base + count
+        withUnsafeMutablePointer(to: &element) { source in
+            target.moveInitialize(from: source, count: 1)
+            source.initialize(to: replacement)
+        }
+        count &+= 1
+    }
+
     /// The last element (the stack must not be empty).
     @inline(__always)
     var last: Element { base[count &- 1] }

@@ -17,7 +17,9 @@ public struct CoercionError: Error, CustomStringConvertible, Sendable, Hashable 
     /// What went wrong. Extensible: compare with the static constants, or `catch` with
     /// `~=` (`catch CoercionError.Code.overflow`).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, stable across releases (`"overflow"`); new codes may be added.
         public let rawValue: String
+        /// A code by name; use the static constants rather than spelling names.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The JSON kind cannot become the expected type at all (an array for an
@@ -33,6 +35,7 @@ public struct CoercionError: Error, CustomStringConvertible, Sendable, Hashable 
         /// more than 38 significant digits for `decimal`.
         public static let inexact = Code(rawValue: "inexact")
 
+        /// The code's name (``rawValue``).
         public var description: String { rawValue }
 
         /// Matches an error that is a ``CoercionError`` with this code, for `catch` patterns.

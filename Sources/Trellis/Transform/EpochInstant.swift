@@ -18,15 +18,38 @@ struct EpochInstant: Hashable {
     static let maxSeconds: Int64 = 1 << 52
     /// Seconds from 1970-01-01 to 2001-01-01, the reference date `Date` counts from.
     static let referenceDateOffset: Int64 = 978_307_200
-    /// 10^0 ... 10^18.
-    static let powersOfTen: [Int64] = (0...18).map { n in (0..<n).reduce(Int64(1)) { p, _ in p * 10 } }
+    /// 10^n for n in 0...18 (a constant table: no lazy global on the parsing path).
+    @inline(__always)
+    static func powerOfTen(_ n: Int) -> Int64 {
+        switch n {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1_000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        case 8: 100_000_000
+        case 9: 1_000_000_000
+        case 10: 10_000_000_000
+        case 11: 100_000_000_000
+        case 12: 1_000_000_000_000
+        case 13: 10_000_000_000_000
+        case 14: 100_000_000_000_000
+        case 15: 1_000_000_000_000_000
+        case 16: 10_000_000_000_000_000
+        case 17: 100_000_000_000_000_000
+        default: 1_000_000_000_000_000_000
+        }
+    }
 
     /// An instant; nil when |seconds| > ``maxSeconds``, `fractionDigits` is not in 0...9
     /// or `fraction` is not in 0 ..< 10^fractionDigits. Trailing zeros of the fraction
     /// are dropped.
     init?(seconds: Int64, fraction: Int64 = 0, fractionDigits: Int = 0) {
         guard seconds.magnitude <= UInt64(EpochInstant.maxSeconds), (0...9).contains(fractionDigits),
-              fraction >= 0, fraction < EpochInstant.powersOfTen[fractionDigits]
+              fraction >= 0, fraction < EpochInstant.powerOfTen(fractionDigits)
         else { return nil }
         var fraction = fraction, digits = fractionDigits
         while digits > 0, fraction % 10 == 0 {
@@ -59,11 +82,11 @@ struct EpochInstant: Hashable {
                 fraction = fraction * 10 + Int64(d - 0x30)
             }
         }
-        if exponent > 0 { integer *= EpochInstant.powersOfTen[exponent] }
+        if exponent > 0 { integer *= EpochInstant.powerOfTen(exponent) }
         // Leading zeros of the fraction were dropped from `digits`; fractionCount keeps the scale.
         if parts.negative {
             if fraction > 0 {
-                self.init(seconds: -integer - 1, fraction: EpochInstant.powersOfTen[fractionCount] - fraction,
+                self.init(seconds: -integer - 1, fraction: EpochInstant.powerOfTen(fractionCount) - fraction,
                           fractionDigits: fractionCount)
             } else {
                 self.init(seconds: -integer)
@@ -98,7 +121,7 @@ struct EpochInstant: Hashable {
     /// 10^digits (128-bit dividend), rounded half to even with the remainder.
     static func nearestDouble(seconds: Int64, fraction: Int64, digits: Int) -> Double {
         if fraction == 0 { return Double(seconds) }
-        let p = UInt64(powersOfTen[digits])
+        let p = UInt64(EpochInstant.powerOfTen(digits))
         let negative = seconds < 0
         // N = |seconds| × p ± fraction, as a 128-bit (high, low) pair.
         var (high, low) = seconds.magnitude.multipliedFullWidth(by: p)

@@ -41,6 +41,20 @@ public enum RFC3339 {
 
     /// The instant written as an RFC 3339 date-time or full-date (see the table above);
     /// nil when `text` is not one.
+    public static func date(from text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { parse($0, allowingTime: true) }?.date
+    }
+
+    /// The instant written as an RFC 3339 date-time or full-date (see the table above);
+    /// nil when `text` is not one.
+    public static func date(from text: Substring) -> Date? {
+        var text = text
+        return text.withUTF8 { parse($0, allowingTime: true) }?.date
+    }
+
+    /// The instant written as an RFC 3339 date-time or full-date (see the table above);
+    /// nil when `text` is not one.
     public static func date(from text: some StringProtocol) -> Date? {
         instant(utf8: text.utf8, allowingTime: true)?.date
     }
@@ -75,21 +89,21 @@ public enum RFC3339 {
         let (seconds, fraction) = split(date, fractionDigits: digits)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        var out: [UInt8] = []
-        out.reserveCapacity(32)
-        appendFullDate(days: days, to: &out)
-        out.append(UInt8(ascii: "T"))
-        append(secondOfDay / 3600, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        append(secondOfDay / 60 % 60, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        append(secondOfDay % 60, width: 2, to: &out)
-        if digits > 0 {
-            out.append(UInt8(ascii: "."))
-            append(fraction, width: digits, to: &out)
+        return String(unsafeUninitializedCapacity: 40) { buffer in
+            var i = appendFullDate(days: days, to: buffer)
+            buffer[i] = UInt8(ascii: "T")
+            i = append(secondOfDay / 3600, width: 2, to: buffer, at: i + 1)
+            buffer[i] = UInt8(ascii: ":")
+            i = append(secondOfDay / 60 % 60, width: 2, to: buffer, at: i + 1)
+            buffer[i] = UInt8(ascii: ":")
+            i = append(secondOfDay % 60, width: 2, to: buffer, at: i + 1)
+            if digits > 0 {
+                buffer[i] = UInt8(ascii: ".")
+                i = append(fraction, width: digits, to: buffer, at: i + 1)
+            }
+            buffer[i] = UInt8(ascii: "Z")
+            return i + 1
         }
-        out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The RFC 3339 `full-date` (`yyyy-MM-dd`) of the UTC day containing `date`
@@ -98,10 +112,7 @@ public enum RFC3339 {
     public static func fullDateString(from date: Date) -> String {
         let (seconds, _) = split(date, fractionDigits: 0, rounding: .down)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        var out: [UInt8] = []
-        out.reserveCapacity(12)
-        appendFullDate(days: days, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        return String(unsafeUninitializedCapacity: 16) { appendFullDate(days: days, to: $0) }
     }
 
     // MARK: - Parsing internals
@@ -190,7 +201,7 @@ public enum RFC3339 {
         t = min(max(t, -8.64e12), 8.64e12)
         let whole = t.rounded(.down)
         var seconds = Int64(whole)  // |whole| ≤ 8.64e12: exact, no trap
-        let scale = EpochInstant.powersOfTen[fractionDigits]
+        let scale = EpochInstant.powerOfTen(fractionDigits)
         // t - whole is exact (both within one unit of each other below 2^53).
         var fraction = Int64(((t - whole) * Double(scale)).rounded(rounding))
         if fraction >= scale {
@@ -200,29 +211,43 @@ public enum RFC3339 {
         return (seconds, fraction)
     }
 
-    private static func appendFullDate(days: Int64, to out: inout [UInt8]) {
+    /// Writes `yyyy-MM-dd` (or an expanded year) at the start of `buffer` (≥ 16 bytes);
+    /// returns the count written.
+    private static func appendFullDate(days: Int64, to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let (year, month, day) = CivilDate.civil(days: days)
+        var i = 0
         if year < 0 {
-            out.append(UInt8(ascii: "-"))
+            buffer[0] = UInt8(ascii: "-")
+            i = 1
         } else if year > 9999 {
-            out.append(UInt8(ascii: "+"))
+            buffer[0] = UInt8(ascii: "+")
+            i = 1
         }
-        append(year.magnitude, width: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        append(month, width: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        append(day, width: 2, to: &out)
+        i = append(Int64(year.magnitude), width: 4, to: buffer, at: i)
+        buffer[i] = UInt8(ascii: "-")
+        i = append(month, width: 2, to: buffer, at: i + 1)
+        buffer[i] = UInt8(ascii: "-")
+        return append(day, width: 2, to: buffer, at: i + 1)
     }
 
-    /// Appends the decimal digits of `value` (≥ 0), left-padded with zeros to `width`.
-    private static func append(_ value: some BinaryInteger, width: Int, to out: inout [UInt8]) {
-        var digits: [UInt8] = []
-        var v = UInt64(value)
-        repeat {
-            digits.append(UInt8(v % 10) + 0x30)
+    /// Writes the decimal digits of `value` (≥ 0, at most 7 digits here: clamped years
+    /// and 9-digit fractions), left-padded with zeros to `width`, at `start`; returns the
+    /// index after the last digit.
+    private static func append(_ value: Int64, width: Int, to buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        var count = 1
+        var rest = value / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        let length = max(count, width)
+        var v = value
+        var i = start + length
+        while i > start {
+            i -= 1
+            buffer[i] = UInt8(truncatingIfNeeded: v % 10) + 0x30
             v /= 10
-        } while v > 0
-        if digits.count < width { out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits.count)) }
-        out.append(contentsOf: digits.reversed())
+        }
+        return start + length
     }
 }

@@ -14,7 +14,9 @@ public struct TransformError: Error, CustomStringConvertible, Sendable, Hashable
     /// What went wrong. Extensible: compare with the static constants, or `catch` with
     /// `~=` (`catch TransformError.Code.unknownTransformer`).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, stable across releases (`"overflow"`); new codes may be added.
         public let rawValue: String
+        /// A code by name; use the static constants rather than spelling names.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// No transformer is registered under the name (``ValueTransformerRegistry/transformer(named:)``).
@@ -34,6 +36,7 @@ public struct TransformError: Error, CustomStringConvertible, Sendable, Hashable
         /// The reverse direction was asked of a transformer that has none.
         public static let notReversible = Code(rawValue: "notReversible")
 
+        /// The code's name (``rawValue``).
         public var description: String { rawValue }
 
         /// Matches an error that is a ``TransformError`` with this code, for `catch` patterns.
