@@ -1,0 +1,337 @@
+import Trellis
+
+/// Where each entity and property of the model lives in the file, with the SQL text of
+/// every statement a session runs, built once when the store opens (so no session builds
+/// SQL per object). Immutable.
+final class StoreLayout: Sendable {
+    let description: SchemaDescription
+    let tables: [String: TableLayout]
+    let entities: [String: EntityLayout]
+
+    init(model: ObjectModel, description: SchemaDescription) throws(StoreError) {
+        self.description = description
+        let byName = Dictionary(description.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var entityNamesByTable: [String: [String]] = [:]
+        var tableOrder: [String] = []
+        for entity in description.entities {
+            if entityNamesByTable[entity.table] == nil { tableOrder.append(entity.table) }
+            entityNamesByTable[entity.table, default: []].append(entity.name)
+        }
+        var tables: [String: TableLayout] = [:]
+        for name in tableOrder {
+            tables[name] = TableLayout(name: name, entityNames: entityNamesByTable[name] ?? [])
+        }
+        var entities: [String: EntityLayout] = [:]
+        for resolved in model.resolvedEntities {
+            guard let stored = byName[resolved.name], let table = tables[stored.table] else {
+                throw StoreError(.incompatibleSchema, message: "entity \(resolved.name) has no table in the store")
+            }
+            entities[resolved.name] = try EntityLayout(entity: resolved, table: table, description: description,
+                                                      byName: byName, tables: tables, model: model)
+        }
+        self.tables = tables
+        self.entities = entities
+        for table in tables.values {
+            table.finish(entities: table.entityNames.compactMap { entities[$0] })
+        }
+    }
+
+    /// The model's own `String` for an entity name read from a row (so snapshots share
+    /// one string instead of each holding a copy); the text itself when unknown.
+    func canonicalName(_ name: String) -> String {
+        entities[name]?.entity.name ?? name
+    }
+
+    /// The layout of `entity`.
+    /// - Throws: `StoreError` `.unknownObject` for an entity the model does not have.
+    func entity(_ name: String) throws(StoreError) -> EntityLayout {
+        guard let layout = entities[name] else {
+            throw StoreError(.unknownObject, message: "unknown entity '\(name)'")
+        }
+        return layout
+    }
+}
+
+/// One table per inheritance hierarchy: its name and the read statement shared by all
+/// its entities (every column of every entity, plus the concrete entity of each to-one
+/// destination when the destination hierarchy has several entities).
+final class TableLayout: @unchecked Sendable {
+    // SAFETY: the `var`s are written once by `finish(entities:)` inside `StoreLayout.init`,
+    // before the layout is published; afterwards the object is only read.
+    let name: String
+    let quotedName: String
+    /// Entities stored in the table, in model order (root first).
+    let entityNames: [String]
+    /// More than one entity shares the table, so the `_entity` column must be read.
+    var isPolymorphic: Bool { entityNames.count > 1 }
+
+    /// `SELECT t."_pk", t."_entity", t."_placeholder", <columns…> FROM "T" AS t LEFT JOIN …`
+    private(set) var selectSQL = ""
+    /// Position of each attribute or FK column in ``selectSQL`` (after the 3 system columns).
+    private(set) var columnPositions: [String: Int32] = [:]
+    /// Position of the `_entity` column of a to-one's destination (LEFT JOIN), by FK column.
+    private(set) var destinationEntityPositions: [String: Int32] = [:]
+    /// How to read each entity's snapshot from a row of ``selectSQL``.
+    private(set) var readPlans: [String: ReadPlan] = [:]
+    /// The read plan when the table holds one entity.
+    private(set) var singlePlan: ReadPlan?
+    /// `DELETE FROM "T" WHERE "_pk" = ?1`
+    let deleteSQL: String
+    /// `SELECT max("_pk") FROM "T"`
+    let maxKeySQL: String
+
+    init(name: String, entityNames: [String]) {
+        self.name = name
+        self.quotedName = SQL.identifier(name)
+        self.entityNames = entityNames
+        self.deleteSQL = "DELETE FROM \(quotedName) WHERE \"_pk\" = ?1"
+        self.maxKeySQL = "SELECT max(\"_pk\") FROM \(quotedName)"
+    }
+
+    func finish(entities: [EntityLayout]) {
+        var columns = ["t.\"_pk\"", "t.\"_entity\"", "t.\"_placeholder\""]
+        var joins: [String] = []
+        var seen: Set<String> = []
+        for entity in entities {
+            for (column, _) in entity.declaredAttributeColumns where seen.insert(column).inserted {
+                columnPositions[column] = Int32(columns.count)
+                columns.append("t.\(SQL.identifier(column))")
+            }
+            for (column, destination) in entity.declaredForeignKeys where seen.insert(column).inserted {
+                columnPositions[column] = Int32(columns.count)
+                columns.append("t.\(SQL.identifier(column))")
+                if destination.isPolymorphic {
+                    let alias = "d\(joins.count)"
+                    destinationEntityPositions[column] = Int32(columns.count)
+                    columns.append("\(alias).\"_entity\"")
+                    joins.append("LEFT JOIN \(destination.quotedName) AS \(alias) ON \(alias).\"_pk\" = t.\(SQL.identifier(column))")
+                }
+            }
+        }
+        for entity in entities {
+            var toOnes: [ReadPlan.ToOne] = []
+            for (slot, relationship) in entity.relationships.enumerated() {
+                guard case .foreignKey(let column, let destination) = relationship,
+                      let position = columnPositions[column] else { continue }
+                toOnes.append(ReadPlan.ToOne(slot: slot, column: position, entityColumn: destinationEntityPositions[column],
+                                             destinationEntity: destination.entityNames.first ?? ""))
+            }
+            readPlans[entity.entity.name] = ReadPlan(
+                ordinal: entityNames.firstIndex(of: entity.entity.name) ?? 0,
+                attributePositions: entity.attributeColumns.map { columnPositions[$0] ?? 0 },
+                attributeTypes: entity.attributeTypes, relationshipCount: entity.relationships.count, toOnes: toOnes)
+        }
+        singlePlan = entityNames.count == 1 ? readPlans[entityNames[0]] : nil
+        selectSQL = "SELECT \(columns.joined(separator: ", ")) FROM \(quotedName) AS t"
+            + (joins.isEmpty ? "" : " " + joins.joined(separator: " "))
+    }
+}
+
+extension TableLayout {
+    /// Position of `column` (an attribute or to-one column) in ``selectSQL``.
+    func columnPosition(_ column: String) -> Int32 { columnPositions[column] ?? 0 }
+
+    /// The read plan of `entityName` (nil for an entity the table does not hold).
+    @inline(__always)
+    func readPlan(for entityName: String) -> ReadPlan? {
+        singlePlan ?? readPlans[entityName]
+    }
+}
+
+/// Which columns of a table's select statement hold one entity's attributes and to-ones.
+struct ReadPlan: Sendable {
+    struct ToOne: Sendable {
+        /// Position in the entity's relationships.
+        var slot: Int
+        /// Column holding the destination's `_pk`.
+        var column: Int32
+        /// Column holding the destination's `_entity` (polymorphic destinations only).
+        var entityColumn: Int32?
+        /// The destination entity when the destination table holds one entity.
+        var destinationEntity: String
+    }
+
+    /// Position of the entity in ``TableLayout/entityNames``.
+    var ordinal: Int
+    var attributePositions: [Int32]
+    var attributeTypes: [AttributeType]
+    var relationshipCount: Int
+    var toOnes: [ToOne]
+}
+
+/// How one relationship of an entity is read and written.
+enum RelationshipLayout: Sendable {
+    /// A to-one: `column` (unquoted name) in the source table.
+    case foreignKey(column: String, destination: TableLayout)
+    /// An unordered to-many stored by the inverse to-one's `column` in the destination table.
+    case inverseForeignKey(column: String, destination: TableLayout)
+    /// A join table (unquoted name).
+    case joinTable(table: String, destination: TableLayout, isOrdered: Bool, sql: JoinTableSQL)
+}
+
+/// The statements of one join table.
+struct JoinTableSQL: Sendable {
+    /// `INSERT INTO "J"("source", "destination"[, "position"]) VALUES (?1, ?2[, ?3])`
+    let insert: String
+    /// `DELETE FROM "J" WHERE "source" = ?1`
+    let deleteSource: String
+    /// `DELETE FROM "J" WHERE "destination" IN (SELECT value FROM json_each(?1))`: the links
+    /// to deleted objects, one statement (one table scan) for a JSON array of keys.
+    let deleteDestinations: String
+    /// `UPDATE "J" SET "destination" = ?1 WHERE "destination" = ?2` (re-pointing after an upsert conflict)
+    let repoint: String
+
+    init(table: String, isOrdered: Bool) {
+        let t = SQL.identifier(table)
+        insert = isOrdered
+            ? "INSERT INTO \(t)(\"source\", \"destination\", \"position\") VALUES (?1, ?2, ?3)"
+            : "INSERT INTO \(t)(\"source\", \"destination\") VALUES (?1, ?2)"
+        deleteSource = "DELETE FROM \(t) WHERE \"source\" = ?1"
+        deleteDestinations = "DELETE FROM \(t) WHERE \"destination\" IN (SELECT value FROM json_each(?1))"
+        repoint = "UPDATE \(t) SET \"destination\" = ?1 WHERE \"destination\" = ?2"
+    }
+}
+
+/// One entity: its columns (positional, as ``ResolvedEntity/attributes`` and
+/// ``ResolvedEntity/relationships``) and its prepared SQL.
+final class EntityLayout: Sendable {
+    let entity: ResolvedEntity
+    let table: TableLayout
+    /// Column name (unquoted) of each attribute, by position.
+    let attributeColumns: [String]
+    let attributeTypes: [AttributeType]
+    let relationships: [RelationshipLayout]
+    /// This entity and its sub-entities.
+    let kindNames: [String]
+    /// `true` when ``kindNames`` are all the entities of the table (no `_entity` filter needed).
+    let coversTable: Bool
+    /// Identity column names (unquoted), in identity order.
+    let identityColumns: [String]
+    /// Columns this entity declares itself: (column, attribute type).
+    let declaredAttributeColumns: [(String, AttributeType)]
+    /// To-one columns this entity declares itself: (column, destination table).
+    let declaredForeignKeys: [(String, TableLayout)]
+
+    /// `INSERT INTO "T"("_pk", "_entity", "_placeholder", <attributes>, <to-ones>) VALUES (…)`
+    /// `[ON CONFLICT(<identity>) [WHERE …] DO UPDATE SET <all but identity>]`
+    let insertSQL: String
+    /// Same for a placeholder, but `DO NOTHING`: a placeholder never overwrites a stored object.
+    let insertPlaceholderSQL: String
+    /// `SELECT "_pk" FROM "T" WHERE <conflict columns> = ?… [AND <index predicate>]`, to find
+    /// the stored object an insert ran into; nil when inserts cannot conflict (no identity).
+    let conflictLookupSQL: String?
+    /// Positions (in ``attributeColumns``) of the conflict target's columns, in parameter order.
+    let conflictAttributeIndexes: [Int]
+    /// Positions (in ``relationships``) of the to-one relationships, in insert-column order.
+    let toOneIndexes: [Int]
+
+    init(entity: ResolvedEntity, table: TableLayout, description: SchemaDescription,
+         byName: [String: SchemaDescription.Entity], tables: [String: TableLayout], model: ObjectModel) throws(StoreError) {
+        self.entity = entity
+        self.table = table
+        // Columns of every attribute and relationship, walking the declaring entities.
+        var attributeColumn: [String: String] = [:]
+        var relationshipStored: [String: SchemaDescription.Relationship] = [:]
+        var lineage: [SchemaDescription.Entity] = []
+        var current = byName[entity.name]
+        while let e = current {
+            lineage.append(e)
+            for a in e.attributes where attributeColumn[a.name] == nil { attributeColumn[a.name] = a.column }
+            for r in e.relationships where relationshipStored[r.name] == nil { relationshipStored[r.name] = r }
+            current = e.parent.flatMap { byName[$0] }
+        }
+        var columns: [String] = []
+        for attribute in entity.attributes {
+            guard let column = attributeColumn[attribute.name] else {
+                throw StoreError(.incompatibleSchema, message: "entity \(entity.name), attribute \(attribute.name): no column in the store")
+            }
+            columns.append(column)
+        }
+        attributeColumns = columns
+        attributeTypes = entity.attributes.map(\.type)
+        var relationships: [RelationshipLayout] = []
+        var toOnes: [Int] = []
+        for (i, relationship) in entity.relationships.enumerated() {
+            guard let stored = relationshipStored[relationship.name],
+                  let destinationEntity = byName[relationship.destinationEntity],
+                  let destination = tables[destinationEntity.table] else {
+                throw StoreError(.incompatibleSchema, message: "entity \(entity.name), relationship \(relationship.name): not in the store")
+            }
+            switch stored.storage {
+            case .foreignKey:
+                relationships.append(.foreignKey(column: stored.column ?? relationship.name, destination: destination))
+                toOnes.append(i)
+            case .joinTable:
+                let name = stored.table ?? relationship.name
+                relationships.append(.joinTable(table: name, destination: destination, isOrdered: relationship.isOrdered,
+                                                sql: JoinTableSQL(table: name, isOrdered: relationship.isOrdered)))
+            case .inverseForeignKey:
+                // The inverse to-one lives on the destination entity (or one of its parents).
+                var column: String?
+                var walk: SchemaDescription.Entity? = destinationEntity
+                while let e = walk, column == nil {
+                    column = e.relationships.first { $0.name == relationship.inverseName }?.column
+                    walk = e.parent.flatMap { byName[$0] }
+                }
+                guard let column else {
+                    throw StoreError(.incompatibleSchema, message: "entity \(entity.name), relationship \(relationship.name): "
+                                     + "its inverse has no column in the store")
+                }
+                relationships.append(.inverseForeignKey(column: column, destination: destination))
+            }
+        }
+        self.relationships = relationships
+        self.toOneIndexes = toOnes
+        kindNames = entity.kindNames
+        coversTable = Set(entity.kindNames) == Set(table.entityNames)
+        identityColumns = entity.identityAttributeIndexes.map { columns[$0] }
+        let own = byName[entity.name]
+        declaredAttributeColumns = own?.attributes.map { ($0.column, $0.type) } ?? []
+        declaredForeignKeys = own?.relationships.compactMap { r in
+            guard r.storage == .foreignKey, let column = r.column,
+                  let d = byName[r.destination], let t = tables[d.table] else { return nil }
+            return (column, t)
+        } ?? []
+
+        // INSERT … ON CONFLICT(identity) DO UPDATE SET … RETURNING "_pk"
+        let toOneColumns: [String] = toOnes.map { index in
+            if case .foreignKey(let column, _) = relationships[index] { return column }
+            return ""
+        }
+        let insertColumns = ["_pk", "_entity", "_placeholder"] + columns + toOneColumns
+        let head = "INSERT INTO \(table.quotedName)(\(insertColumns.map(SQL.identifier).joined(separator: ", ")))"
+            + " VALUES (\((1...insertColumns.count).map { "?\($0)" }.joined(separator: ", ")))"
+        // The conflict target: the unique index of the nearest entity (self or ancestor) introducing identity.
+        var target: (columns: [String], predicate: String?)?
+        for e in lineage.reversed() {
+            if let index = Schema.identityIndex(of: e, in: description, byName: byName) {
+                target = index
+                break
+            }
+        }
+        if let target {
+            let conflict = " ON CONFLICT(\(target.columns.map(SQL.identifier).joined(separator: ", ")))"
+                + (target.predicate.map { " WHERE \($0)" } ?? "")
+            let identity = Set(target.columns)
+            let updated = (["_placeholder"] + columns + toOneColumns).filter { !identity.contains($0) }
+            let set = updated.map { "\(SQL.identifier($0)) = excluded.\(SQL.identifier($0))" }.joined(separator: ", ")
+            insertSQL = head + conflict + (set.isEmpty ? " DO NOTHING" : " DO UPDATE SET \(set)")
+            insertPlaceholderSQL = head + conflict + " DO NOTHING"
+            let conditions = target.columns.enumerated().map { "\(SQL.identifier($1)) = ?\($0 + 1)" }
+                + (target.predicate.map { [$0] } ?? [])
+            conflictLookupSQL = "SELECT \"_pk\" FROM \(table.quotedName) WHERE \(conditions.joined(separator: " AND "))"
+            conflictAttributeIndexes = target.columns.compactMap { column in columns.firstIndex(of: column) }
+        } else {
+            insertSQL = head
+            insertPlaceholderSQL = head
+            conflictLookupSQL = nil
+            conflictAttributeIndexes = []
+        }
+    }
+
+    /// `UPDATE "T" SET <changed columns> WHERE "_pk" = ?1`; parameters follow `columns`' order from ?2.
+    func updateSQL(columns: [String]) -> String {
+        let set = columns.enumerated().map { "\(SQL.identifier($1)) = ?\($0 + 2)" }.joined(separator: ", ")
+        return "UPDATE \(table.quotedName) SET \(set) WHERE \"_pk\" = ?1"
+    }
+}
