@@ -351,7 +351,7 @@ final class Importer {
                 throw fail(.abstractEntity, nil, p.walk.name, nil, .object(json),
                            "\(p.walk.name) is abstract and has no entity mapper choosing a sub-entity for this object")
             }
-            object = context.createObject(p.walk, isPlaceholder: false)
+            object = context.createObject(p.walk, isPlaceholder: false, indexingIdentity: false)
             isNew = true
         }
         if object.mark != batchNumber {
