@@ -96,14 +96,15 @@ struct ChangeWriter {
             try statement.run()
             deletedByTable[ObjectIdentifier(table), default: (table, [])].keys.append(key)
         }
-        // Links to the deleted objects (join tables have no index on "destination").
+        // Links to the deleted objects in join tables without a foreign key on "destination"
+        // (shared many-to-many tables cascade by themselves).
         var cleaned: Set<String> = []
         for entity in layout.entities.values {
             for relationship in entity.relationships {
-                guard case .joinTable(let name, let destination, _, let sql) = relationship,
-                      let deleted = deletedByTable[ObjectIdentifier(destination)],
-                      cleaned.insert(name).inserted else { continue }
-                let statement = try connection.cachedStatement(sql.deleteDestinations)
+                guard case .joinTable(let join) = relationship, !join.isShared,
+                      let deleted = deletedByTable[ObjectIdentifier(join.destination)],
+                      cleaned.insert(join.table).inserted else { continue }
+                let statement = try connection.cachedStatement(join.deleteDestinations)
                 statement.bind("[" + deleted.keys.map(String.init).joined(separator: ",") + "]", at: 1)
                 try statement.run()
             }
@@ -147,12 +148,14 @@ struct ChangeWriter {
                 if snapshot.id.isTemporary { permanentIDs[snapshot.id] = ObjectID(entityName: id.entityName, primaryKey: key) }
             }
             for (slot, relationship) in entity.relationships.enumerated() {
-                guard case .joinTable(_, _, let isOrdered, let sql) = relationship else { continue }
+                guard case .joinTable(let join) = relationship else { continue }
                 let destinations = snapshot.relationships[slot]
                 if key != id.primaryKey, !snapshot.isPlaceholder {
-                    try replaceJoinRows(sql, isOrdered: isOrdered, source: key, destinations: destinations)
+                    try replaceJoinRows(join, object: key, destinations: destinations)
                 } else if !destinations.isEmpty {
-                    try insertJoinRows(sql, isOrdered: isOrdered, source: key, destinations: destinations)
+                    // A link between two objects this change set inserts is written once, from
+                    // the owning side (the inverse side skips destinations with temporary IDs).
+                    try insertJoinRows(join, object: key, destinations: destinations, skipTemporary: join.isInverseSide)
                 }
             }
         }
@@ -217,8 +220,8 @@ struct ChangeWriter {
                 }
             }
             for relationship in change.relationships {
-                guard case .joinTable(_, _, let isOrdered, let sql) = entity.relationships[relationship.index] else { continue }
-                try replaceJoinRows(sql, isOrdered: isOrdered, source: id.primaryKey, destinations: relationship.destinations)
+                guard case .joinTable(let join) = entity.relationships[relationship.index] else { continue }
+                try replaceJoinRows(join, object: id.primaryKey, destinations: relationship.destinations)
             }
         }
     }
@@ -236,11 +239,18 @@ struct ChangeWriter {
                         statement.bind(conflict.actual, at: 1)
                         statement.bind(conflict.reserved, at: 2)
                         try statement.run()
-                    case .joinTable(_, let destination, _, let sql) where destination === conflict.table:
-                        let statement = try connection.cachedStatement(sql.repoint)
-                        statement.bind(conflict.actual, at: 1)
-                        statement.bind(conflict.reserved, at: 2)
-                        try statement.run()
+                    case .joinTable(let join):
+                        for column in ["source", "destination"] where join.referencedTable(column) === conflict.table {
+                            // Links already present for the stored object win; the rest move over.
+                            let c = SQL.identifier(column), t = SQL.identifier(join.table)
+                            let move = try connection.cachedStatement("UPDATE OR IGNORE \(t) SET \(c) = ?1 WHERE \(c) = ?2")
+                            move.bind(conflict.actual, at: 1)
+                            move.bind(conflict.reserved, at: 2)
+                            try move.run()
+                            let drop = try connection.cachedStatement("DELETE FROM \(t) WHERE \(c) = ?1")
+                            drop.bind(conflict.reserved, at: 1)
+                            try drop.run()
+                        }
                     default:
                         continue
                     }
@@ -251,23 +261,25 @@ struct ChangeWriter {
 
     // MARK: - Join rows
 
-    private mutating func replaceJoinRows(_ sql: JoinTableSQL, isOrdered: Bool, source: Int64,
-                                          destinations: [ObjectID]) throws(StoreError) {
-        let delete = try connection.cachedStatement(sql.deleteSource)
-        delete.bind(source, at: 1)
+    /// Replaces the links of `object` on this side of the join table.
+    private mutating func replaceJoinRows(_ join: JoinLayout, object: Int64, destinations: [ObjectID]) throws(StoreError) {
+        let delete = try cachedByText(join.deleteThisSide)
+        delete.bind(object, at: 1)
         try delete.run()
         if !destinations.isEmpty {
-            try insertJoinRows(sql, isOrdered: isOrdered, source: source, destinations: destinations)
+            try insertJoinRows(join, object: object, destinations: destinations, skipTemporary: false)
         }
     }
 
-    /// Inserts the links `source → destinations` (a destination listed twice is linked once,
+    /// Inserts the links `object → destinations` (a destination listed twice is linked once,
     /// at its first position).
-    private mutating func insertJoinRows(_ sql: JoinTableSQL, isOrdered: Bool, source: Int64,
-                                         destinations: [ObjectID]) throws(StoreError) {
-        let statement = try cachedByText(sql.insert)
+    private mutating func insertJoinRows(_ join: JoinLayout, object: Int64, destinations: [ObjectID],
+                                         skipTemporary: Bool) throws(StoreError) {
+        let statement = try cachedByText(join.insert)
+        let bindsPosition = join.isOrdered
         var seen: Set<Int64> = []
         for (position, destination) in destinations.enumerated() {
+            if skipTemporary, destination.isTemporary { continue }
             let key = try permanent(destination).primaryKey
             if position > 0 {
                 if destinations.count <= 16 {
@@ -278,9 +290,9 @@ struct ChangeWriter {
             } else if destinations.count > 16 {
                 seen.insert(key)
             }
-            statement.bind(source, at: 1)
+            statement.bind(object, at: 1)
             statement.bind(key, at: 2)
-            if isOrdered { statement.bind(Int64(position), at: 3) }
+            if bindsPosition { statement.bind(Int64(position), at: 3) }
             try statement.run()
         }
     }

@@ -194,7 +194,7 @@ final class SQLiteSession: StoreSession {
                 switch relationship {
                 case .foreignKey: continue
                 case .inverseForeignKey(let column, let destination): key = "inverse \(destination.name) \(column)"
-                case .joinTable(let table, _, _, _): key = "join \(table)"
+                case .joinTable(let join): key = "join \(join.table) \(join.thisColumn)"
                 }
                 if groups[key] == nil {
                     groups[key] = (relationship, [])
@@ -237,12 +237,15 @@ final class SQLiteSession: StoreSession {
             destination = table
             sourceColumn = "d.\(SQL.identifier(column))"
             select = "SELECT \(sourceColumn), d.\"_pk\"\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(table.quotedName) AS d"
-        case .joinTable(let name, let table, let ordered, _):
+        case .joinTable(let join):
+            let table = join.destination
             destination = table
-            isOrdered = ordered
-            sourceColumn = "j.\"source\""
-            let join = table.isPolymorphic ? " JOIN \(table.quotedName) AS d ON d.\"_pk\" = j.\"destination\"" : ""
-            select = "SELECT j.\"source\", j.\"destination\"\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(SQL.identifier(name)) AS j" + join
+            isOrdered = join.isOrdered
+            sourceColumn = "j.\(SQL.identifier(join.thisColumn))"
+            let other = "j.\(SQL.identifier(join.otherColumn))"
+            let entityJoin = table.isPolymorphic ? " JOIN \(table.quotedName) AS d ON d.\"_pk\" = \(other)" : ""
+            select = "SELECT \(sourceColumn), \(other)\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(SQL.identifier(join.table)) AS j"
+                + entityJoin
         }
         let order = " ORDER BY \(sourceColumn)" + (isOrdered ? ", j.\"position\"" : "")
         members.sort { $0.key < $1.key }
