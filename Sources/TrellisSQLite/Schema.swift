@@ -11,12 +11,12 @@ import Trellis
 ///   NULL DEFERRABLE INITIALLY DEFERRED`, with an index (https://sqlite.org/foreignkeys.html).
 /// - A join table `"<Entity>.<relationship>"("source", "destination"[, "position"])`,
 ///   `WITHOUT ROWID` with primary key `(source, destination)`; `source` references the
-///   source table `ON DELETE CASCADE`. Without an inverse, `destination` has neither a
-///   foreign key nor an index: both made every link insert ~1.5× slower (measured: 0.43 s
-///   of 1.33 s for 300k links) and such rows are only looked up by source; deleting a
-///   destination object removes its links in the same `apply`, one statement per table.
-///   The two sides of a many-to-many share one table (named after the owning side), whose
-///   `destination` also references its table `ON DELETE CASCADE` and is indexed.
+///   source table `ON DELETE CASCADE`. `destination` has no foreign key (checking it made
+///   every link insert slower), and deleting destination objects removes their links in the
+///   same `apply`, one statement per join table. Without an inverse, `destination` is not
+///   indexed either (the index made every link insert ~1.5× slower, 0.43 s of 1.33 s for
+///   300k links, and such rows are only looked up by source). The two sides of a
+///   many-to-many share one table, named after the owning side, indexed on `destination`.
 /// - A `UNIQUE` index on the identity attributes of each entity that introduces identity
 ///   (partial, `WHERE "_entity" IN (…)`, when the columns are shared with entities
 ///   outside its sub-tree).
@@ -90,10 +90,7 @@ struct Schema {
                     var columns = [
                         Column(name: "source", definition: "\"source\" INTEGER NOT NULL REFERENCES \(SQL.identifier(entity.table))(\"_pk\")"
                             + " ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"),
-                        Column(name: "destination", definition: shared
-                            ? "\"destination\" INTEGER NOT NULL REFERENCES \(SQL.identifier(destinationTable))(\"_pk\")"
-                                + " ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
-                            : "\"destination\" INTEGER NOT NULL"),
+                        Column(name: "destination", definition: "\"destination\" INTEGER NOT NULL"),
                     ]
                     if relationship.isOrdered {
                         columns.append(Column(name: "position", definition: "\"position\" INTEGER NOT NULL"))

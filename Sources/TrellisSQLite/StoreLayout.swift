@@ -169,6 +169,28 @@ enum RelationshipLayout: Sendable {
     case joinTable(JoinLayout)
 }
 
+extension RelationshipLayout {
+    /// Identifies the storage a to-many is read from (relationships of sibling entities
+    /// sharing it are loaded together); nil for a to-one.
+    var loadKey: String? {
+        switch self {
+        case .foreignKey: return nil
+        case .inverseForeignKey(let column, let destination): return "inverse \(destination.name) \(column)"
+        case .joinTable(let join): return "join \(join.table) \(join.thisColumn)"
+        }
+    }
+
+    /// ``loadKey`` for a derived to-many (kept by the other side's writes), which a session
+    /// caches; nil for a to-one or a to-many written from its own side.
+    var derivedLinksKey: String? {
+        switch self {
+        case .foreignKey: return nil
+        case .inverseForeignKey: return loadKey
+        case .joinTable(let join): return join.isInverseSide ? loadKey : nil
+        }
+    }
+}
+
 /// A join table as one relationship uses it. The owning side reads and writes through
 /// `source`; the inverse side of a shared (many-to-many) table through `destination`.
 struct JoinLayout: Sendable {
@@ -196,10 +218,13 @@ struct JoinLayout: Sendable {
     /// ordered side); the inverse side of an ordered table appends after the owner's last
     /// position. Shared tables ignore a link that exists (or, owning ordered side, move it).
     let insert: String
+    /// The owning side's insert without a conflict clause, for the links of a new object.
+    let insertNew: String
     /// `DELETE FROM "J" WHERE <this> = ?1`: before replacing an object's links.
     let deleteThisSide: String
     /// `DELETE FROM "J" WHERE "destination" IN (SELECT value FROM json_each(?1))`: the links
-    /// to deleted objects in a table without a foreign key on destination (one scan).
+    /// to deleted objects ("destination" has no foreign key); one scan, or index lookups
+    /// for a shared table.
     let deleteDestinations: String
 
     init(table: String, ownTable: TableLayout, destination: TableLayout, isInverseSide: Bool, isShared: Bool, hasPositions: Bool) {
@@ -212,6 +237,10 @@ struct JoinLayout: Sendable {
         thisColumn = isInverseSide ? "destination" : "source"
         otherColumn = isInverseSide ? "source" : "destination"
         let t = SQL.identifier(table)
+        let plain = hasPositions
+            ? "INSERT INTO \(t)(\"source\", \"destination\", \"position\") VALUES (?1, ?2, ?3)"
+            : "INSERT INTO \(t)(\"source\", \"destination\") VALUES (?1, ?2)"
+        insertNew = plain
         if isInverseSide {
             insert = hasPositions
                 ? "INSERT INTO \(t)(\"destination\", \"source\", \"position\") VALUES (?1, ?2, "
@@ -220,13 +249,14 @@ struct JoinLayout: Sendable {
         } else {
             let conflict = !isShared ? "" : hasPositions
                 ? " ON CONFLICT DO UPDATE SET \"position\" = excluded.\"position\"" : " ON CONFLICT DO NOTHING"
-            insert = (hasPositions
-                ? "INSERT INTO \(t)(\"source\", \"destination\", \"position\") VALUES (?1, ?2, ?3)"
-                : "INSERT INTO \(t)(\"source\", \"destination\") VALUES (?1, ?2)") + conflict
+            insert = plain + conflict
         }
         deleteThisSide = "DELETE FROM \(t) WHERE \(SQL.identifier(thisColumn)) = ?1"
         deleteDestinations = "DELETE FROM \(t) WHERE \"destination\" IN (SELECT value FROM json_each(?1))"
     }
+
+    /// The session cache key of the inverse side's links (`destination` → sources), for a shared table.
+    var inverseLinksKey: String { "join \(table) destination" }
 
     /// The table referenced by `column` (`source` or `destination`).
     func referencedTable(_ column: String) -> TableLayout {
@@ -266,6 +296,8 @@ final class EntityLayout: Sendable {
     let conflictAttributeIndexes: [Int]
     /// Positions (in ``relationships``) of the to-one relationships, in insert-column order.
     let toOneIndexes: [Int]
+    /// The session cache key of the inverse to-many each to-one feeds (same order as ``toOneIndexes``).
+    let toOneLinksKeys: [String]
 
     init(entity: ResolvedEntity, table: TableLayout, description: SchemaDescription,
          byName: [String: SchemaDescription.Entity], tables: [String: TableLayout], model: ObjectModel) throws(StoreError) {
@@ -328,6 +360,10 @@ final class EntityLayout: Sendable {
         }
         self.relationships = relationships
         self.toOneIndexes = toOnes
+        self.toOneLinksKeys = toOnes.map { index in
+            if case .foreignKey(let column, _) = relationships[index] { return "inverse \(table.name) \(column)" }
+            return ""
+        }
         kindNames = entity.kindNames
         coversTable = Set(entity.kindNames) == Set(table.entityNames)
         identityColumns = entity.identityAttributeIndexes.map { columns[$0] }

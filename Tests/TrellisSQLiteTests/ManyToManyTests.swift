@@ -34,7 +34,7 @@ import Trellis
         #expect(try store.rows("SELECT sql FROM sqlite_master WHERE name = 'Playlist.songs'") == [[#"""
             CREATE TABLE "Playlist.songs" (
               "source" INTEGER NOT NULL REFERENCES "Playlist"("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
-              "destination" INTEGER NOT NULL REFERENCES "Song"("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+              "destination" INTEGER NOT NULL,
               "position" INTEGER NOT NULL,
               PRIMARY KEY ("source", "destination")
             ) WITHOUT ROWID
@@ -68,7 +68,8 @@ import Trellis
         #expect(characters.sorted { $0.id < $1.id }.map(\.relationships)
                 == [[[id("Power", 1)]], [[id("Power", 1), id("Power", 2)]]])
 
-        // Deleting either side removes its links (foreign keys cascade both ways).
+        // Deleting either side removes its links (the foreign key on "source" cascades; the store
+        // deletes the links of deleted destinations).
         _ = try store.write { try $0.apply(ChangeSet(deleted: [id("Power", 1)])) }
         #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#) == [["2", "2"]])
         _ = try store.write { try $0.apply(ChangeSet(deleted: [id("Character", 2)])) }
@@ -95,5 +96,56 @@ import Trellis
         #expect(playlist.first?.relationships == [[id("Song", 2), id("Song", 1), id("Song", 3)]])
         let songs = try store.read { try $0.fetch(entity: "Song", matching: nil) }
         #expect(songs.map(\.relationships) == [[[id("Playlist", 1)]], [[id("Playlist", 1)]], [[id("Playlist", 1)]]])
+    }
+}
+
+@Suite struct DerivedLinksCacheTests {
+    func id(_ entity: String, _ pk: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: pk) }
+
+    /// Within one write session, a fetch after `apply` sees the writes, whether the inverse
+    /// to-many was read before (and cached) or not.
+    @Test func inverseToManysStayInStepWithWritesInOneSession() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try charactersModel())
+        let manyToMany = try SQLiteStore(path: directory.path("m.sqlite"), model: try ManyToManyTests.model())
+        try store.write { session in
+            _ = try session.apply(ChangeSet(inserted: [
+                ObjectSnapshot(id: tid("Publisher", 1), isPlaceholder: false, attributes: [.string("p"), nil], relationships: [[]]),
+                ObjectSnapshot(id: tid("Publisher", 2), isPlaceholder: false, attributes: [.string("q"), nil], relationships: [[]]),
+                ObjectSnapshot(id: tid("Character", 3), isPlaceholder: false, attributes: [.string("a"), nil, nil, nil, nil, nil],
+                               relationships: [[], [tid("Publisher", 1)]]),
+            ]))
+            let publishers = { try session.fetch(entity: "Publisher", matching: nil).map { $0.relationships[0] } }
+            #expect(try publishers() == [[id("Character", 1)], []])
+            _ = try session.apply(ChangeSet(inserted: [
+                ObjectSnapshot(id: tid("Character", 4), isPlaceholder: false, attributes: [.string("b"), nil, nil, nil, nil, nil],
+                               relationships: [[], [id("Publisher", 1)]]),
+            ]))
+            #expect(try publishers() == [[id("Character", 1), id("Character", 2)], []])
+            _ = try session.apply(ChangeSet(updated: [
+                ObjectChange(id: id("Character", 1), relationships: [RelationshipChange(index: 1, destinations: [id("Publisher", 2)])]),
+            ]))
+            #expect(try publishers() == [[id("Character", 2)], [id("Character", 1)]])
+            _ = try session.apply(ChangeSet(deleted: [id("Character", 2)]))
+            #expect(try publishers() == [[], [id("Character", 1)]])
+        }
+        try manyToMany.write { session in
+            _ = try session.apply(ChangeSet(inserted: [
+                ObjectSnapshot(id: tid("Power", 1), isPlaceholder: false, attributes: [.integer(10)], relationships: [[]]),
+                ObjectSnapshot(id: tid("Character", 2), isPlaceholder: false, attributes: [.integer(1)], relationships: [[tid("Power", 1)]]),
+            ]))
+            let powers = { try session.fetch(entity: "Power", identities: [[.integer(10)]]).map { $0.relationships[0] } }
+            #expect(try powers() == [[id("Character", 1)]])
+            _ = try session.apply(ChangeSet(inserted: [
+                ObjectSnapshot(id: tid("Character", 3), isPlaceholder: false, attributes: [.integer(2)], relationships: [[id("Power", 1)]]),
+            ]))
+            #expect(try powers() == [[id("Character", 1), id("Character", 2)]])
+            _ = try session.apply(ChangeSet(updated: [
+                ObjectChange(id: id("Character", 1), relationships: [RelationshipChange(index: 0, destinations: [])]),
+            ]))
+            #expect(try powers() == [[id("Character", 2)]])
+        }
+        #expect(try manyToMany.read { try $0.fetch(entity: "Power", matching: nil) }.map(\.relationships) == [[[id("Character", 2)]]])
     }
 }
