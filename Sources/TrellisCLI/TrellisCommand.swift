@@ -112,9 +112,10 @@ public struct FileOutput: TextOutputStream, Sendable {
     public mutating func write(_ string: String) {
         var string = string
         string.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let n = Foundation.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let n = Foundation.write(fileDescriptor, base + offset, buffer.count - offset)
                 if n <= 0 { return }
                 offset += n
             }
