@@ -57,6 +57,7 @@ public enum TrellisCommand {
             return ExportCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
         case SchemaCommand.spec.name:
             return SchemaCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
+        case ModelCommand.spec.name: return ModelCommand.run(arguments: rest, environment: environment, stdout: &stdout, stderr: &stderr)
         case "json":
             return JSONCommand.run(arguments: rest, stdout: &stdout, stderr: &stderr)
         default:
@@ -70,7 +71,7 @@ public enum TrellisCommand {
     // MARK: - Help
 
     /// The subcommands' specifications, in help order.
-    static var subcommandSpecs: [CommandSpec] { [ImportCommand.spec, ExportCommand.spec, SchemaCommand.spec] }
+    static var subcommandSpecs: [CommandSpec] { [ImportCommand.spec, ExportCommand.spec, SchemaCommand.spec, ModelCommand.spec] }
 
     static let usageLine = "trellis <subcommand> [options]"
 

@@ -21,7 +21,11 @@ enum ModelFileEncoder {
         object["name"] = .string(entity.name)
         if let parent = entity.parentName { object["parent"] = .string(parent) }
         if entity.isAbstract { object["abstract"] = true }
-        if let text = userInfo.removeValue(forKey: Annotation.identityAttributes) {
+        // The convenience array only when it gives the same text back ("a,b"); other spellings
+        // ("a, b", Groot's "a b") stay verbatim in userInfo, so Core Data models round-trip exactly.
+        if let text = userInfo[Annotation.identityAttributes],
+           ModelFileDecoder.splitNames(text).joined(separator: ",") == text {
+            userInfo[Annotation.identityAttributes] = nil
             object["identityAttributes"] = .array(ModelFileDecoder.splitNames(text).map(JSONValue.string))
         }
         if let name = userInfo.removeValue(forKey: Annotation.entityMapperName) { object["entityMapper"] = .string(name) }

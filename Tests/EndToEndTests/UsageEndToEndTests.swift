@@ -18,7 +18,7 @@ import Testing
         let result = try TrellisProcess.run(["schema"], in: directory.url)
         #expect(result == TrellisProcess.Result(
             status: 64, stdout: "",
-            stderr: "error: missing required option '--model <model>'\nusage: trellis schema --model <model>\n"
+            stderr: "error: missing required option '--model <model>'\nusage: trellis schema --model <model> [--bindings <file>]\n"
                 + "  See 'trellis schema --help' for more information.\n"))
     }
 

@@ -25,7 +25,7 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
 
 @Suite struct UsageTests {
     static let importUsage = "usage: trellis import <file>... --model <model> --entity <entity> [--store <path>] [--at <key-path>] "
-        + "[--key-attribute <attribute>] [--value-key <key>] [--format <format>] [--report <format>] [--dry-run]\n"
+        + "[--key-attribute <attribute>] [--value-key <key>] [--format <format>] [--report <format>] [--dry-run] [--bindings <file>]\n"
         + "  See 'trellis import --help' for more information.\n"
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -66,15 +66,15 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
         Case(arguments: ["export", "--model", "m", "--entity", "E", "--where", "id"],
              stderr: "error: invalid value 'id' for '--where'; expected ATTRIBUTE=VALUE\n"
                  + "usage: trellis export --model <model> --entity <entity> [--store <path>] [--pretty] "
-                 + "[--where <attribute=value>] [--relationships <mode>]\n  See 'trellis export --help' for more information.\n"),
+                 + "[--where <attribute=value>] [--relationships <mode>] [--bindings <file>]\n  See 'trellis export --help' for more information.\n"),
         Case(arguments: ["export", "--model", "m", "--entity", "E", "--relationships", "deep"],
              stderr: "error: invalid value 'deep' for '--relationships'; expected one of: ids, nested\n"
                  + "usage: trellis export --model <model> --entity <entity> [--store <path>] [--pretty] "
-                 + "[--where <attribute=value>] [--relationships <mode>]\n  See 'trellis export --help' for more information.\n"),
+                 + "[--where <attribute=value>] [--relationships <mode>] [--bindings <file>]\n  See 'trellis export --help' for more information.\n"),
         Case(arguments: ["schema"], stderr: "error: missing required option '--model <model>'\n"
-                 + "usage: trellis schema --model <model>\n  See 'trellis schema --help' for more information.\n"),
+                 + "usage: trellis schema --model <model> [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"),
         Case(arguments: ["schema", "--model", "m", "extra"], stderr: "error: unexpected argument 'extra'\n"
-                 + "usage: trellis schema --model <model>\n  See 'trellis schema --help' for more information.\n"),
+                 + "usage: trellis schema --model <model> [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"),
         Case(arguments: ["help", "nope"], stderr: "error: unknown subcommand 'nope'\nusage: trellis <subcommand> [options]\n"
                  + "  See 'trellis --help' for more information.\n"),
     ]
@@ -99,6 +99,8 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
               export                  Export the objects of an entity as a JSON array.
               schema                  Print the SQL schema the SQLite store uses for a
                                       model.
+              model                   Convert a model between Trellis JSON and Core Data, or
+                                      summarise it.
               json                    Check or format JSON files.
 
               See 'trellis help <subcommand>' for detailed help.
@@ -129,10 +131,13 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
             The statements a new store runs to create its tables and indexes, one per line
             group.
 
-            USAGE: trellis schema --model <model>
+            USAGE: trellis schema --model <model> [--bindings <file>]
 
             OPTIONS:
-              --model <model>         The Trellis model file (JSON).
+              --model <model>         The model: a Trellis JSON model file, a .xcdatamodeld
+                                      or a .xcdatamodel.
+              --bindings <file>       A JSON bindings section for the names the model uses
+                                      (needed by Core Data models that name any).
               -h, --help              Show help information.
 
             """)

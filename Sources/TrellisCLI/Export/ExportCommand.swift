@@ -14,7 +14,7 @@ enum ExportCommand {
             applied. Objects are in store order.
             """,
         options: [
-            OptionSpec(name: "--model", valueName: "model", help: "The Trellis model file (JSON).", isRequired: true),
+            OptionSpec(name: "--model", valueName: "model", help: ModelLoading.modelHelp, isRequired: true),
             OptionSpec(name: "--entity", valueName: "entity", help: "The entity to export (with its sub-entities).",
                        isRequired: true),
             OptionSpec(name: "--store", valueName: "path", help: "The SQLite store.", defaultValue: "trellis.sqlite"),
@@ -24,11 +24,13 @@ enum ExportCommand {
             OptionSpec(name: "--relationships", valueName: "mode",
                        help: "Related objects as nested objects or as their identifiers.",
                        allowedValues: ["ids", "nested"], defaultValue: "ids"),
+            ModelLoading.bindingsOption,
         ])
 
     /// The parsed options.
     struct Options {
         var modelPath: String
+        var bindingsPath: String?
         var entity: String
         var storePath: String
         var pretty: Bool
@@ -37,6 +39,7 @@ enum ExportCommand {
 
         init(_ parsed: ParsedArguments) throws(UsageError) {
             modelPath = parsed.value("--model") ?? ""
+            bindingsPath = parsed.value("--bindings")
             entity = parsed.value("--entity") ?? ""
             storePath = parsed.value("--store") ?? "trellis.sqlite"
             pretty = parsed.flag("--pretty")

@@ -10,7 +10,7 @@ struct ExportRunner {
     let environment: CommandEnvironment
 
     func run() throws -> String {
-        let file = try ModelLoading.load(options.modelPath, environment: environment)
+        let file = try ModelLoading.load(options.modelPath, bindings: options.bindingsPath, environment: environment)
         let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
         var predicate: StorePredicate?
         if let condition = options.condition {

@@ -18,7 +18,7 @@ enum ImportCommand {
             ArgumentSpec(valueName: "file", help: "A JSON file to import; '-' reads standard input.", isRepeating: true),
         ],
         options: [
-            OptionSpec(name: "--model", valueName: "model", help: "The Trellis model file (JSON).", isRequired: true),
+            OptionSpec(name: "--model", valueName: "model", help: ModelLoading.modelHelp, isRequired: true),
             OptionSpec(name: "--entity", valueName: "entity", help: "The entity of the imported objects.", isRequired: true),
             OptionSpec(name: "--store", valueName: "path", help: "The SQLite store; created when missing.",
                        defaultValue: "trellis.sqlite"),
@@ -33,12 +33,14 @@ enum ImportCommand {
             OptionSpec(name: "--report", valueName: "format", help: "The summary format on standard output.",
                        allowedValues: ["text", "json"], defaultValue: "text"),
             OptionSpec(name: "--dry-run", help: "Import and report, then roll back: the store is not changed."),
+            ModelLoading.bindingsOption,
         ])
 
     /// The parsed and checked options.
     struct Options {
         var inputs: [InputFile]
         var modelPath: String
+        var bindingsPath: String?
         var entity: String
         var storePath: String
         var at: JSONKeyPath?
@@ -54,6 +56,7 @@ enum ImportCommand {
                 throw UsageError(spec: ImportCommand.spec, message: "'-' (standard input) can be given only once")
             }
             modelPath = parsed.value("--model") ?? ""
+            bindingsPath = parsed.value("--bindings")
             entity = parsed.value("--entity") ?? ""
             storePath = parsed.value("--store") ?? "trellis.sqlite"
             if let text = parsed.value("--at") {

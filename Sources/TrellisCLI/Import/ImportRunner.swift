@@ -13,7 +13,7 @@ struct ImportRunner {
 
     func run() throws -> String {
         let started = ContinuousClock.now
-        let file = try ModelLoading.load(options.modelPath, environment: environment)
+        let file = try ModelLoading.load(options.modelPath, bindings: options.bindingsPath, environment: environment)
         let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
         if let name = options.keyAttribute {
             _ = try ModelLoading.attribute(name, of: entity, option: "--key-attribute")

@@ -9,12 +9,14 @@ enum SchemaCommand {
         abstract: "Print the SQL schema the SQLite store uses for a model.",
         discussion: "The statements a new store runs to create its tables and indexes, one per line group.",
         options: [
-            OptionSpec(name: "--model", valueName: "model", help: "The Trellis model file (JSON).", isRequired: true),
+            OptionSpec(name: "--model", valueName: "model", help: ModelLoading.modelHelp, isRequired: true),
+            ModelLoading.bindingsOption,
         ])
 
     static func run(arguments: [String], environment: CommandEnvironment,
                     stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
         let modelPath: String
+        let bindingsPath: String?
         do {
             switch try ArgumentParser(spec: spec).parse(arguments) {
             case .help:
@@ -22,13 +24,14 @@ enum SchemaCommand {
                 return ExitStatus.success
             case .parsed(let parsed):
                 modelPath = parsed.value("--model") ?? ""
+                bindingsPath = parsed.value("--bindings")
             }
         } catch {
             stderr.write(error.text)
             return ExitStatus.usage
         }
         do {
-            let file = try ModelLoading.load(modelPath, environment: environment)
+            let file = try ModelLoading.load(modelPath, bindings: bindingsPath, environment: environment)
             stdout.write(try SchemaSQL.statements(for: file.model))
             return ExitStatus.success
         } catch {

@@ -4,15 +4,57 @@ import TrellisModelFile
 
 /// Reading `--model` and checking names against it, with the messages every command shares.
 enum ModelLoading {
-    /// The model file at `path` (relative to the current directory).
+    /// The help of `--model`.
+    static let modelHelp = "The model: a Trellis JSON model file, a .xcdatamodeld or a .xcdatamodel."
+
+    /// `--bindings <file>`, for every command that takes a model.
+    static let bindingsOption = OptionSpec(
+        name: "--bindings", valueName: "file",
+        help: "A JSON bindings section for the names the model uses (needed by Core Data models that name any).")
+
+    /// The model at `path` (relative to the current directory): a Trellis JSON model file,
+    /// a `.xcdatamodeld` bundle or a `.xcdatamodel` (see ``ModelLoader``), with the bindings
+    /// file at `bindingsPath`.
     /// - Throws: ``CommandError`` `.invalidModel` with the file, JSON path or line:column.
-    static func load(_ path: String, environment: CommandEnvironment) throws -> ModelFile {
+    static func load(_ path: String, bindings bindingsPath: String? = nil, environment: CommandEnvironment) throws -> LoadedModel {
         do {
-            return try ModelFile.read(from: environment.url(for: path))
-        } catch var error as ModelFileError {
-            error.file = path
+            return try read(path, bindingsPath: bindingsPath, version: nil, environment: environment, requiringBoundNames: true)
+        } catch let error as ModelFileError {
+            throw CommandError(.invalidModel, error.description)
+        } catch let error as CoreDataModelError {
             throw CommandError(.invalidModel, error.description)
         }
+    }
+
+    /// As ``load(_:bindings:environment:)``, throwing the loader's own errors (files named as given).
+    static func read(_ path: String, bindingsPath: String?, version: String?, environment: CommandEnvironment,
+                     requiringBoundNames: Bool) throws -> LoadedModel {
+        let url = environment.url(for: path)
+        var bindings = BindingDeclarations()
+        if let bindingsPath {
+            do {
+                bindings = try ModelLoader.readBindings(from: environment.url(for: bindingsPath))
+            } catch var error as ModelFileError {
+                error.file = bindingsPath
+                throw error
+            }
+        }
+        do {
+            return try ModelLoader.load(url: url, bindings: bindings, version: version, requiringBoundNames: requiringBoundNames)
+        } catch var error as ModelFileError {
+            if error.file != nil { error.file = path }
+            throw error
+        } catch var error as CoreDataModelError {
+            error.file = error.file.map { relative($0, to: url, as: path) }
+            throw error
+        }
+    }
+
+    /// `file` (an absolute path inside `url`) rewritten to start with `path` as the user gave it.
+    static func relative(_ file: String, to url: URL, as path: String) -> String {
+        let base = url.path
+        guard file.hasPrefix(base) else { return file }
+        return path + file.dropFirst(base.count)
     }
 
     /// The entity named `name`.
