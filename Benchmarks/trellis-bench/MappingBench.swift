@@ -1,7 +1,7 @@
 import Foundation
 import Trellis
 
-// `trellis-bench mapping [FILE] [--runs N]`: the typed layer against Foundation's
+// `trellis-bench mapping [FILE] [--runs N] [--profile]`: the typed layer against Foundation's
 // JSONDecoder on the characters file (`python3 /work/shared/bench/gen_characters.py
 // 100000 FILE`; default FILE `Benchmarks/data/characters.json`, else
 // `/tmp/characters.json`). Both sides build the same Swift structs (String ids, a `Date`
@@ -99,12 +99,16 @@ struct CodableCharacterStringDate: Codable {
 func runMappingBenchmark(arguments: [String]) throws {
     var path: String?
     var runs = 3
+    var profileOnly = false
     var iterator = arguments.makeIterator()
     while let argument = iterator.next() {
         switch argument {
         case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
+        case "--profile":
+            // `--profile`: only parse + map with Trellis, `--runs` times (for perf).
+            profileOnly = true
         case "--help", "-h":
-            print("usage: trellis-bench mapping [FILE] [--runs N]")
+            print("usage: trellis-bench mapping [FILE] [--runs N] [--profile]")
             return
         default: path = argument
         }
@@ -116,6 +120,12 @@ func runMappingBenchmark(arguments: [String]) throws {
     }
     let data = try Data(contentsOf: URL(fileURLWithPath: file))
     let megabytes = Double(data.count) / 1_000_000
+    if profileOnly {
+        var count = 0
+        for _ in 0..<runs { count += try [MappedCharacter](jsonData: data).count }
+        print(count)
+        return
+    }
     print("mapping: \(file), \(data.count) bytes, \(runs) runs (best / median)")
 
     // Checksums keep the results alive and prove both sides read the same content.

@@ -52,6 +52,7 @@ public protocol JSONMappable: JSONMapValue {
 
 extension JSONMappable {
     /// Calls ``init(map:)``.
+    @inlinable
     public static func mapValue(from map: JSONMap) throws -> Self {
         try Self(map: map)
     }
@@ -67,12 +68,9 @@ extension JSONMapValue {
     ///
     /// - Throws: ``MappingError`` with the path of the failing value; `.null` when `json`
     ///   is `null`.
+    @inlinable
     public init(json: JSONValue, options: JSONMap.Options = JSONMap.Options()) throws {
-        let map = JSONMap(json: json, options: options)
-        if json.isNull {
-            throw MappingError(code: .null, path: .root, expected: JSONMapTypeName.of(Self.self), found: .null,
-                               message: "null value")
-        }
+        let map = try JSONMap(root: json, options: options, expected: Self.self)
         self = try Self.mapValue(from: map)
     }
 
@@ -80,5 +78,19 @@ extension JSONMapValue {
     /// the keys, relationships are nested maps.
     public init(record: any JSONMapRecord, options: JSONMap.Options = JSONMap.Options()) throws {
         self = try Self.mapValue(from: JSONMap(record: record, options: options))
+    }
+}
+
+extension JSONMap {
+    /// The root map of a document read as `expected`.
+    ///
+    /// - Throws: ``MappingError`` `.null` when `json` is `null` (unless `expected` is `JSONValue`).
+    @usableFromInline
+    init(root json: JSONValue, options: Options, expected: Any.Type) throws {
+        if json.isNull, !JSONMap.acceptsNull(expected) {
+            throw MappingError(code: .null, path: .root, expected: JSONMapTypeName.of(expected), found: .null,
+                               message: "null value")
+        }
+        self.init(json: json, options: options)
     }
 }
