@@ -18,7 +18,9 @@ let package = Package(
         // The embedded SQLite store: schema from the model, migrations, batched lookups, upserts.
         .target(name: "TrellisSQLite", dependencies: ["Trellis", "CSQLite"], path: "Sources/TrellisSQLite"),
         // Commands as a library, testable in-process.
-        .target(name: "TrellisCLI", dependencies: ["Trellis"], path: "Sources/TrellisCLI"),
+        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite", "CSQLite"], path: "Sources/TrellisCLI"),
+        // The Trellis JSON model format (read and write), with declarative bindings.
+        .target(name: "TrellisModelFile", dependencies: ["Trellis"], path: "Sources/TrellisModelFile"),
         // `trellis`: @main only.
         .executableTarget(name: "trellis", dependencies: ["TrellisCLI"], path: "Sources/trellis"),
         // `trellis-bench`: the benchmark executable (run it with `-c release`).
@@ -28,7 +30,12 @@ let package = Package(
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
         .testTarget(name: "TrellisSQLiteTests", dependencies: ["TrellisSQLite", "TrellisTestSupport"],
                     path: "Tests/TrellisSQLiteTests"),
-        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"], path: "Tests/TrellisCLITests"),
+        .testTarget(name: "TrellisModelFileTests", dependencies: ["TrellisModelFile", "Trellis", "TrellisTestSupport"],
+                    path: "Tests/TrellisModelFileTests"),
+        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
+                    path: "Tests/TrellisCLITests"),
+        // Runs the built `trellis` binary (the dependency makes `swift test` build it first).
+        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "Trellis", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )
