@@ -18,7 +18,9 @@ public struct MappingError: Error, CustomStringConvertible, Sendable {
     /// What went wrong. Extensible: compare with the static constants, or `catch` with
     /// `~=` (`catch MappingError.Code.missing`).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name (`"missing"`); new codes may be added in later versions.
         public let rawValue: String
+        /// A code from its name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// A non-optional property's key path leads nowhere: a key is absent, an index is
@@ -45,6 +47,7 @@ public struct MappingError: Error, CustomStringConvertible, Sendable {
         /// the way (`a.b` when `a` is already the string `"x"`).
         public static let cannotWrite = Code(rawValue: "cannotWrite")
 
+        /// The code's name.
         public var description: String { rawValue }
 
         /// Matches an error that is a ``MappingError`` with this code, for `catch` patterns.
