@@ -272,7 +272,7 @@ extension MappingError.Code {
     /// Codes an optional property turns into nil (unless strict): conversion failures,
     /// not configuration mistakes.
     var isLenient: Bool {
-        self != .unknownTransformer && self != .notReversible && self != .cannotWrite
+        self != .unknownTransformer && self != .notReversible && self != .cannotWrite && self != .depthLimitExceeded
     }
 }
 

@@ -52,9 +52,14 @@ public protocol JSONMappable: JSONMapValue {
 
 extension JSONMappable {
     /// Calls ``init(map:)``.
+    ///
+    /// - Throws: ``MappingError`` `.depthLimitExceeded` when `map` is nested deeper than
+    ///   ``JSONMap/Options/maximumDepth`` (a recursive model read from a very deep
+    ///   document), before recursing further.
     @inlinable
     public static func mapValue(from map: JSONMap) throws -> Self {
-        try Self(map: map)
+        try map.checkDepth(expected: Self.self)
+        return try Self(map: map)
     }
 }
 
@@ -82,6 +87,14 @@ extension JSONMapValue {
 }
 
 extension JSONMap {
+    /// Throws `.depthLimitExceeded` when this map is nested deeper than the options allow.
+    @usableFromInline
+    func checkDepth(expected: Any.Type) throws {
+        guard location.depth > options.maximumDepth else { return }
+        throw MappingError(code: .depthLimitExceeded, path: path, expected: JSONMapTypeName.of(expected),
+                           message: "models nest deeper than \(options.maximumDepth) levels")
+    }
+
     /// The root map of a document read as `expected`.
     ///
     /// - Throws: ``MappingError`` `.null` when `json` is `null` (unless `expected` is `JSONValue`).

@@ -43,6 +43,10 @@ public struct MappingError: Error, CustomStringConvertible, Sendable {
         public static let unknownTransformer = Code(rawValue: "unknownTransformer")
         /// A transformer asked to write has no reverse (never lenient).
         public static let notReversible = Code(rawValue: "notReversible")
+        /// Models nest deeper than ``JSONMap/Options/maximumDepth`` (reading a recursive
+        /// model from a very deep document) or ``JSONWriteMap/Options/maximumDepth``
+        /// (writing a cycle of class instances).
+        public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
         /// Writing: a key path cannot be written because a scalar or an array stands in
         /// the way (`a.b` when `a` is already the string `"x"`).
         public static let cannotWrite = Code(rawValue: "cannotWrite")
