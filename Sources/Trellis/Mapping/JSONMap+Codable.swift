@@ -44,8 +44,8 @@ extension JSONMap {
         }
         do {
             return try options.makeDecoder().decode(T.self, from: data)
-        } catch let error as DecodingError {
-            throw located(error, expected: JSONMapTypeName.of(T.self))
+        } catch {
+            throw conversionError(error, expected: T.self)
         }
     }
 }

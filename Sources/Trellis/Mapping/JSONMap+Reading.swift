@@ -92,12 +92,12 @@ extension JSONMap {
     ///
     ///     tags = try map.from("tags") { json in json.stringValue?.split(separator: ",").map(String.init) ?? [] }
     public func from<T>(_ keyPath: String, using transform: (JSONValue) throws -> T) throws -> T {
-        try required(keyPath, verbatim: false) { try transform(try $0.root) }
+        try required(keyPath, verbatim: false) { try $0.converted(by: transform) }
     }
 
     /// The value at `keyPath` read by your closure, or nil (rules for optionals).
     public func from<T>(_ keyPath: String, using transform: (JSONValue) throws -> T) throws -> T? {
-        try optional(keyPath, verbatim: false) { try transform(try $0.root) }
+        try optional(keyPath, verbatim: false) { try $0.converted(by: transform) }
     }
 
     /// The value at `keyPath` passed through the value transformer registered as
@@ -114,7 +114,7 @@ extension JSONMap {
     public func from<T: JSONMapValue>(_ keyPath: String, using transformerName: String) throws -> T {
         let transformer = try registeredTransformer(transformerName, keyPath: keyPath, expected: T.self)
         return try required(keyPath, verbatim: false) { child in
-            guard let value = try child.transformed(by: transformer) else {
+            guard let value = try child.transformed(by: transformer, expected: T.self) else {
                 throw child.nullError(expected: T.self, message: "value transformer \"\(transformerName)\" gave no value")
             }
             return try T.mapValue(from: value)
@@ -125,11 +125,14 @@ extension JSONMap {
     /// optionals; a transformer result of nil is nil).
     public func from<T: JSONMapValue>(_ keyPath: String, using transformerName: String) throws -> T? {
         let transformer = try registeredTransformer(transformerName, keyPath: keyPath, expected: T.self)
-        let result: T?? = try optional(keyPath, verbatim: false) { child in
-            guard let value = try child.transformed(by: transformer) else { return nil }
+        guard let child = try optionalChild(keyPath, verbatim: false, expected: T.self) else { return nil }
+        do {
+            guard let value = try child.transformed(by: transformer, expected: T.self) else { return nil }
             return try T.mapValue(from: value)
+        } catch {
+            try child.recover(error, expected: T.self)
+            return nil
         }
-        return result ?? nil
     }
 
     // MARK: - Internals
@@ -157,10 +160,12 @@ extension JSONMap {
 
     /// For an optional property: returns (the property becomes nil) when `error` is a
     /// conversion failure and the mapping is not strict; throws it, located, otherwise.
+    /// Errors that are not about the data (a store failing to fault in a relationship,
+    /// your own error types) are never swallowed.
     @usableFromInline
     func recover(_ error: any Error, expected: Any.Type) throws {
         let located = located(error, expected: expected)
-        if !options.strict, located.code.isLenient { return }
+        if !options.strict, let mapping = located as? MappingError, mapping.code.isLenient { return }
         throw located
     }
 
@@ -186,12 +191,27 @@ extension JSONMap {
                      found: .null, message: "null value")
     }
 
-    /// `error` as a ``MappingError`` located at this map (errors that already are
-    /// mapping errors keep their own, deeper location). A `CoercionError` or
-    /// `TransformError` keeps its code and message; a `DecodingError` adds its coding
-    /// path; any other error becomes `.invalidValue`.
+    /// `error`, thrown while reading a value of `expected` from this map, as the error to
+    /// report: a ``MappingError`` as is (it has its own, deeper location); a
+    /// `CoercionError`, `TransformError` or `DecodingError` as a ``MappingError`` located
+    /// here (see ``conversionError(_:expected:found:)``); any other error unchanged
+    /// (your own error types thrown from `init(map:)`, a store's errors).
     @usableFromInline
-    func located(_ error: any Error, expected: Any.Type, found: JSONValue? = nil) -> MappingError {
+    func located(_ error: any Error, expected: Any.Type) -> any Error {
+        switch error {
+        case is MappingError, is CoercionError, is TransformError, is DecodingError:
+            return conversionError(error, expected: expected)
+        default:
+            return error
+        }
+    }
+
+    /// `error`, thrown by conversion code (a coercion, a transformer, your closure or
+    /// custom date strategy), as a ``MappingError`` located at this map: a mapping error
+    /// as is; a `CoercionError` or `TransformError` keeps its code and message; a
+    /// `DecodingError` adds its coding path; any other error becomes `.invalidValue`
+    /// with the error as ``MappingError/underlyingError``.
+    func conversionError(_ error: any Error, expected: Any.Type, found: JSONValue? = nil) -> MappingError {
         if let error = error as? MappingError { return error }
         let found = found ?? foundValue
         let expectedName = JSONMapTypeName.of(expected)
@@ -216,17 +236,39 @@ extension JSONMap {
         MappingError(code: code, path: path, expected: JSONMapTypeName.of(expected), found: foundValue, message: message)
     }
 
-    /// Runs a per-property transformer on this map's value.
+    /// Runs a per-property transformer on this map's value; its errors are conversion errors.
     func transformed<T>(by transformer: MappingTransformer<T>) throws -> T {
         if case .attribute(let value)? = source?.node, let typed = value.anyValue as? T { return typed }
-        return try transformer.forward(try root)
+        let json = try root
+        do {
+            return try transformer.forward(json)
+        } catch {
+            throw conversionError(error, expected: T.self)
+        }
+    }
+
+    /// Runs your conversion closure on this map's value; its errors are conversion errors.
+    func converted<T>(by transform: (JSONValue) throws -> T) throws -> T {
+        let json = try root
+        do {
+            return try transform(json)
+        } catch {
+            throw conversionError(error, expected: T.self)
+        }
     }
 
     /// Runs a registered transformer: the map of its result, or nil for "no value".
     /// Stored values are not transformed again.
-    func transformed(by transformer: ValueTransformer) throws -> JSONMap? {
+    func transformed(by transformer: ValueTransformer, expected: Any.Type) throws -> JSONMap? {
         if case .attribute? = source?.node { return self }
-        guard let value = try transformer.transformedValue(try root) else { return nil }
+        let json = try root
+        let value: AttributeValue?
+        do {
+            value = try transformer.transformedValue(json)
+        } catch {
+            throw conversionError(error, expected: expected)
+        }
+        guard let value else { return nil }
         return JSONMap(node: .attribute(value), location: location, context: context)
     }
 

@@ -25,7 +25,7 @@ extension JSONMap {
         do {
             result = try convert(value)
         } catch {
-            throw located(error, expected: T.self, found: value)
+            throw conversionError(error, expected: T.self, found: value)
         }
         guard let result else { throw nullError(expected: T.self, message: "null value") }
         return result

@@ -20,7 +20,9 @@ public protocol JSONMapValue {
     /// The map's ``JSONMap/node`` is never `null` here: missing and `null` values are
     /// handled by the caller (an error for non-optional properties, nil for optional ones).
     ///
-    /// - Throws: ``MappingError`` located at `map` (use ``JSONMap/error(_:at:expected:message:)``).
+    /// - Throws: ``MappingError`` located at `map` (use ``JSONMap/error(_:at:expected:message:)``);
+    ///   errors of other types pass through the typed layer unchanged (and are not
+    ///   turned into nil for optional properties).
     static func mapValue(from map: JSONMap) throws -> Self
 }
 
@@ -46,7 +48,8 @@ public protocol JSONMappable: JSONMapValue {
     /// Reads the model from `map`.
     ///
     /// - Throws: ``MappingError`` naming the full path of the first value that is
-    ///   missing, `null` or unconvertible for a non-optional property.
+    ///   missing, `null` or unconvertible for a non-optional property. Errors of your own
+    ///   types (validation) pass through unchanged, also out of optional properties.
     init(map: JSONMap) throws
 }
 
