@@ -41,6 +41,10 @@ public enum TrellisCommand {
                 stdout.write(helpText)
                 return ExitStatus.success
             }
+            if name == "json" {
+                stdout.write(JSONCommand.help)
+                return ExitStatus.success
+            }
             guard let spec = subcommandSpecs.first(where: { $0.name == name }) else {
                 stderr.write(UsageError(usage: usageLine, commandName: nil, message: "unknown subcommand '\(name)'").text)
                 return ExitStatus.usage
@@ -76,6 +80,7 @@ public enum TrellisCommand {
         var text = "OVERVIEW: Map JSON onto a persistent object graph in a SQLite store, and back.\n\n"
         text += "USAGE: \(usageLine)\n\nSUBCOMMANDS:\n"
         for spec in subcommandSpecs { text += CommandSpec.row(spec.name, spec.abstract) }
+        text += CommandSpec.row("json", "Check or format JSON files.")
         text += "\n  See 'trellis help <subcommand>' for detailed help.\n"
         return text
     }

@@ -82,8 +82,8 @@ final class Connection {
         try prepare(sql, persistent: false)
     }
 
-    /// Number of statements in the cache (for tests and diagnostics).
-    var cachedStatementCount: Int { statements.count }
+    /// The SQL text of the cached statements (for tests and diagnostics).
+    var cachedSQL: [String] { Array(statements.keys) }
 
     /// Finalizes every cached statement (needed before schema changes are seen by
     /// old statements; SQLite re-prepares them itself, this just frees memory).

@@ -93,10 +93,11 @@ extension SQLiteStore {
             return StoreError(.incompatibleSchema, message: "the store's schema cannot be migrated to the model: \(place): \(what)",
                               details: "only new entities, attributes and relationships are migrated automatically")
         }
+        for old in stored.entities where new.entity(named: old.name) == nil {
+            throw refuse(old.name, nil, "the entity was removed")
+        }
         for old in stored.entities {
-            guard let entity = new.entity(named: old.name) else {
-                throw refuse(old.name, nil, "the entity was removed")
-            }
+            guard let entity = new.entity(named: old.name) else { continue }
             if entity.parent != old.parent {
                 throw refuse(old.name, nil, "the parent entity changed from \(old.parent ?? "none") to \(entity.parent ?? "none")")
             }

@@ -101,6 +101,7 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
                                       model.
               model                   Convert a model between Trellis JSON and Core Data, or
                                       summarise it.
+              json                    Check or format JSON files.
 
               See 'trellis help <subcommand>' for detailed help.
 

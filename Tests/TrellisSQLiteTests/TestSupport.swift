@@ -65,3 +65,63 @@ func charactersModel(versionLabel: String? = nil, extraCharacterAttributes: [Att
 }
 
 func tid(_ entity: String, _ n: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: -n) }
+
+/// Animal (abstract, identity id) with sub-entities Dog and Cat, which both declare `color`
+/// (Cat's gets the qualified column `Cat.color`); Seat with a composite identity and an
+/// ordered to-many; Vehicle without identity whose sub-entity Car introduces identity on the
+/// inherited `plate` (a partial unique index), with SportsCar under Car and Bike beside it.
+func animalsModel() throws -> ObjectModel {
+    try ObjectModel(entities: [
+        EntityDescription(name: "Animal", isAbstract: true, attributes: [
+            AttributeDescription(name: "id", type: .integer64),
+            AttributeDescription(name: "name", type: .string),
+        ], userInfo: ["identityAttributes": "id"]),
+        EntityDescription(name: "Dog", parentName: "Animal", attributes: [
+            AttributeDescription(name: "barks", type: .boolean),
+            AttributeDescription(name: "color", type: .string),
+        ]),
+        EntityDescription(name: "Cat", parentName: "Animal", attributes: [
+            AttributeDescription(name: "lives", type: .integer16),
+            AttributeDescription(name: "color", type: .integer16),
+        ], relationships: [
+            RelationshipDescription(name: "friend", destinationEntity: "Animal"),
+        ]),
+        EntityDescription(name: "Seat", attributes: [
+            AttributeDescription(name: "row", type: .string),
+            AttributeDescription(name: "number", type: .integer32),
+        ], relationships: [
+            RelationshipDescription(name: "tags", destinationEntity: "Tag", isToMany: true, isOrdered: true),
+        ], userInfo: ["identityAttributes": "row, number"]),
+        EntityDescription(name: "Tag", attributes: [
+            AttributeDescription(name: "label", type: .string),
+        ], userInfo: ["identityAttributes": "label"]),
+        EntityDescription(name: "Vehicle", attributes: [
+            AttributeDescription(name: "plate", type: .string),
+        ]),
+        EntityDescription(name: "Car", parentName: "Vehicle", attributes: [
+            AttributeDescription(name: "doors", type: .integer16),
+        ], userInfo: ["identityAttributes": "plate"]),
+        EntityDescription(name: "SportsCar", parentName: "Car"),
+        EntityDescription(name: "Bike", parentName: "Vehicle"),
+    ])
+}
+
+/// Names that need quoting: an entity called `Order` with attributes `select` and `a"b;c`, an
+/// entity called `a"b;c` with an attribute `_pk` (a system column name) and `Select` (the
+/// same as `select` to SQLite, in another table).
+func quotingModel() throws -> ObjectModel {
+    try ObjectModel(entities: [
+        EntityDescription(name: "Order", attributes: [
+            AttributeDescription(name: "select", type: .string),
+            AttributeDescription(name: "a\"b;c", type: .integer64),
+        ], relationships: [
+            RelationshipDescription(name: "group", destinationEntity: "a\"b;c"),
+            RelationshipDescription(name: "items", destinationEntity: "a\"b;c", isToMany: true),
+        ], userInfo: ["identityAttributes": "select"]),
+        EntityDescription(name: "a\"b;c", attributes: [
+            AttributeDescription(name: "from", type: .string),
+            AttributeDescription(name: "_pk", type: .integer64),
+            AttributeDescription(name: "Select", type: .string),
+        ], userInfo: ["identityAttributes": "from"]),
+    ])
+}

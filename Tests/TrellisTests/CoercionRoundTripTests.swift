@@ -110,6 +110,14 @@ import Testing
         #expect(JSONCoercion.json(from: .decimal(.nan), as: .decimal) == .null)
     }
 
+    @Test func documentedAsymmetries() throws {
+        #expect(try JSONCoercion.value(from: JSONCoercion.json(from: .json(.null), as: .json), as: .json) == nil)
+        let largest = JSONCoercion.json(from: .decimal(.greatestFiniteMagnitude), as: .decimal)
+        #expect(largest == number("340282366920938463463374607431768211455" + String(repeating: "0", count: 127)))
+        let error = try #require(throws: CoercionError.self) { try JSONCoercion.value(from: largest, as: .decimal) }
+        #expect(error.code == .inexact)
+    }
+
     @Test func valuesAreWrittenByTheirOwnCase() {
         // A value of another case than the type expects is written as itself.
         #expect(JSONCoercion.json(from: .string("42"), as: .integer64) == "42")

@@ -228,6 +228,9 @@ func number(_ text: String) -> JSONValue {
         Success("aGVsbG8=", .binary, .binary(Data("hello".utf8))),
         Success("", .binary, .binary(Data())),
         Success("AAEC/w==", .binary, .binary(Data([0, 1, 2, 255]))),
+        Success("aA==", .binary, .binary(Data("h".utf8))),
+        Success("aGk=", .binary, .binary(Data("hi".utf8))),
+        Success("////", .binary, .binary(Data([255, 255, 255]))),
         Success("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", .uuid,
                 .uuid(UUID(uuid: (0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F)))),
         Success("e621e1f8-c36c-495a-93fc-0c247a3e6e5f", .uuid,
@@ -249,6 +252,12 @@ func number(_ text: String) -> JSONValue {
         Failure("aGVs bG8=", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
         Failure("aGVsbG8=\n", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
         Failure("-_8=", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
+        Failure("aGl=", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
+        Failure("aG==", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
+        Failure("====", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
+        Failure("a===", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
+        Failure("aGk=aGk=", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
+        Failure("aGk", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
         Failure(1, .binary, .typeMismatch, "expected a base64 string"),
         Failure("{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}", .uuid, .invalidValue, "not a UUID (8-4-4-4-12 hexadecimal digits)"),
         Failure("E621E1F8C36C495A93FC0C247A3E6E5F", .uuid, .invalidValue, "not a UUID (8-4-4-4-12 hexadecimal digits)"),
@@ -285,6 +294,14 @@ func number(_ text: String) -> JSONValue {
         for text in ["/relative/path", "a?b", "mailto:a@b.c", "urn:isbn:0451450523", "https://example.org/a%20b"] {
             let value = try JSONCoercion.value(from: .string(text), as: .uri)
             #expect(value?.uriValue?.absoluteString == text)
+        }
+    }
+
+    @Test func base64ReadsWhatFoundationWrites() throws {
+        var generator = SplitMix64(seed: 4648)
+        for length in 0..<200 {
+            let data = Data((0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+            #expect(try JSONCoercion.data(from: .string(data.base64EncodedString())) == data)
         }
     }
 

@@ -105,32 +105,34 @@ import Testing
         #expect(mismatches == [])
     }
 
-    /// Fractions of 1 to 9 digits, including the 128-bit path (more than 2^53 units).
+    /// Fractions of 1 to 9 digits over years 0000–9999, including the 128-bit path (more
+    /// than 2^53 units) and negative instants: `timeIntervalSince1970` is the nearest
+    /// Double, or, where `Date` cannot hold that Double (before 1985),
+    /// `timeIntervalSinceReferenceDate` is the nearest Double to the instant.
     @Test func longFractionsAreCorrectlyRounded() throws {
         var generator = SplitMix64(seed: 42)
         var mismatches: [String] = []
-        for i in 0..<20_000 {
-            let seconds = Int64(generator.next() % 253_402_300_799)
+        var nearestDateCount = 0
+        for i in 0..<30_000 {
+            let seconds = Int64(generator.next() % 315_569_520_000) - 62_167_219_200  // 0000-01-01 ..< 10000-01-01
             let digits = i % 9 + 1
             let scale = UInt64(EpochInstant.powerOfTen(digits))
-            let fractionValue = generator.next() % scale
-            let fraction = String(String(fractionValue + scale).dropFirst())
+            let fraction = String(String(generator.next() % scale + scale).dropFirst())
             let whole = RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds)), fractionDigits: 0)
             let text = whole.dropLast() + "." + fraction + "Z"
-            let expected = Double("\(seconds).\(fraction)")
             guard let date = RFC3339.date(from: text) else {
                 mismatches.append(String(text))
                 continue
             }
-            if seconds >= 482_112_000 {
-                if date.timeIntervalSince1970 != expected { mismatches.append(String(text)) }
-            } else {
-                // Before 1985 `Date` may not hold the nearest Double; it holds the nearest Date.
-                let sinceReference = Double(exactDecimal(seconds: seconds - 978_307_200, fraction: fraction))
-                if date.timeIntervalSinceReferenceDate != sinceReference { mismatches.append(String(text)) }
+            if date.timeIntervalSince1970 == Double(exactDecimal(seconds: seconds, fraction: fraction)) { continue }
+            nearestDateCount += 1
+            let sinceReference = Double(exactDecimal(seconds: seconds - 978_307_200, fraction: fraction))
+            if seconds >= 482_112_000 || date.timeIntervalSinceReferenceDate != sinceReference {
+                mismatches.append(String(text))
             }
         }
         #expect(mismatches == [])
+        #expect(nearestDateCount > 0)  // the fallback was exercised
     }
 
     @Test(arguments: [
@@ -160,6 +162,39 @@ import Testing
             #expect(RFC3339.date(from: text)?.timeIntervalSince1970 == Double(seconds), "\(text)")
             #expect(RFC3339.string(from: date, fractionDigits: 0) == text)
         }
+    }
+
+    /// Mutated date texts never trap; whatever is accepted writes back (UTC, 9 digits)
+    /// to text that reads as the same instant.
+    @Test func mutatedTextIsRejectedOrConsistent() throws {
+        var generator = SplitMix64(seed: 99)
+        let alphabet = Array("0123456789-:.TtZz+ 9\u{0}é".utf8)
+        let seeds = ["2011-08-23T20:24:12.249+02:00", "2000-02-29T23:59:60.123456789Z", "1999-12-31", "0000-01-01T00:00:00-23:59"]
+        var accepted = 0
+        var inconsistent: [String] = []
+        for i in 0..<20_000 {
+            var bytes = Array(seeds[i % seeds.count].utf8)
+            for _ in 0..<(1 + Int(generator.next() % 3)) {
+                let position = Int(generator.next() % UInt64(bytes.count + 1))
+                let byte = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                switch generator.next() % 3 {
+                case 0: if position < bytes.count { bytes[position] = byte }
+                case 1: bytes.insert(byte, at: position)
+                default: if position < bytes.count { bytes.remove(at: position) }
+                }
+            }
+            guard let date = RFC3339.date(utf8: bytes) else { continue }
+            accepted += 1
+            let written = RFC3339.string(from: date, fractionDigits: 9)
+            // An offset can move year 0000 into year -1, which is written in the expanded form and not read.
+            if written.hasPrefix("-") { continue }
+            guard let reread = RFC3339.date(from: written), abs(reread.timeIntervalSince(date)) < 1e-6 else {
+                inconsistent.append(String(decoding: bytes, as: UTF8.self))
+                continue
+            }
+        }
+        #expect(inconsistent == [])
+        #expect(accepted > 1_000)
     }
 
     @Test func civilDaysRoundTripOverTheWholeRange() {

@@ -81,6 +81,7 @@ final class CountingStore: PersistentStore, @unchecked Sendable {
     var identityCounts: [Int] = []
     var otherFetches = 0
     var applies = 0
+    var changeSets: [ChangeSet] = []
     var model: ObjectModel { base.model }
 
     init(_ base: InMemoryStore) { self.base = base }
@@ -120,6 +121,7 @@ final class CountingSession: StoreSession {
     }
     func apply(_ changes: ChangeSet) throws -> [ObjectID: ObjectID] {
         owner.applies += 1
+        owner.changeSets.append(changes)
         return try base.apply(changes)
     }
 }

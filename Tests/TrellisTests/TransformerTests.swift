@@ -100,6 +100,7 @@ import Testing
             let error = try #require(throws: TransformError.self) { try registry.transformer(for: bad) }
             #expect(error.code == .invalidValue)
             #expect(error.message == #"expected a transformer name or {"dateFormat": "<format>"}"#)
+            #expect(error.description == "value transformer: \(bad.kind) \(ValueSnippet.text(of: bad)) is not valid: \(error.message)")
         }
         #expect(throws: TransformError.self) { try registry.transformer(for: "nope") }
     }
@@ -167,7 +168,10 @@ import Testing
         Reverse("iso8601", date(1_424_115_000), #""2015-02-16T19:30:00.000Z""#),
         Reverse("iso8601-date", date(1_314_057_600), #""2011-08-23""#),
         Reverse("epoch-seconds", date(1_314_131_052.249), "1314131052.249"),
-        Reverse("epoch-seconds", date(0), "0.0"),
+        Reverse("epoch-seconds", date(0), "0"),
+        Reverse("epoch-seconds", date(1_314_131_052), "1314131052"),
+        Reverse("epoch-seconds", date(-1.5), "-1.5"),
+        Reverse("epoch-seconds", date(1e300), "1e+300"),
         Reverse("epoch-milliseconds", date(1_314_131_052.249), "1314131052249"),
         Reverse("epoch-milliseconds", date(1_314_131_052.2495), "1314131052249.5"),
         Reverse("epoch-milliseconds", date(0), "0"),

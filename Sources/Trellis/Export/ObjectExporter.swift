@@ -106,14 +106,14 @@ public struct ObjectExporter {
                               message: "value transformer '\(name)' is not registered; registered: "
                                   + (names.isEmpty ? "none" : names.joined(separator: ", ")))
         }
-        guard let reverse = transformer.reverse else { return exportJSON(value, as: attribute.type) }
+        guard transformer.isReversible else { return exportJSON(value, as: attribute.type) }
         do {
-            let json = try reverse(value)
+            let json = try transformer.reverseTransformedValue(value)
             if json.isNull { return Optional<JSONValue>.none }  // (a bare `nil` would be JSONValue.null)
             return json
-        } catch {
+        } catch let error as TransformError {
             throw ExportError(.transformFailed, objectID: object.objectID, property: attribute.name,
-                              message: "value transformer '\(name)' cannot reverse \(value): \(error)")
+                              message: "value transformer '\(name)' cannot reverse \(value): \(error.message)")
         }
     }
 

@@ -1,27 +1,30 @@
-// The importer's and exporter's entry points to the attribute coercion rules, which live
-// in `JSONCoercion` (see its table).
+// The importer's and exporter's single entry points to coercions (``JSONCoercion``).
 
 /// Why a JSON value does not fit an attribute type (the message has no value in it).
 struct CoercionFailure: Error {
     let message: String
 }
 
-/// The attribute value for `json` (nil for JSON `null`), per ``JSONCoercion``.
-/// - Throws: ``CoercionFailure`` with a short reason (`not a whole number`, `out of range …`).
+/// The attribute value for `json` (nil for JSON `null`), by ``JSONCoercion/value(from:as:)``.
+/// - Throws: ``CoercionFailure`` with the coercion's reason; a string that is not a number
+///   for an integer type reads `not an integer`.
 func coerce(_ json: JSONValue, to type: AttributeType) throws -> AttributeValue? {
     do {
         return try JSONCoercion.value(from: json, as: type)
     } catch let error as CoercionError {
+        if type.isInteger, error.code == .invalidValue, case .string = json {
+            throw CoercionFailure(message: "not an integer")
+        }
         throw CoercionFailure(message: error.message)
     }
 }
 
-/// The JSON form of an attribute value (see ``AttributeType``'s table).
+/// The JSON form of an attribute value (``JSONCoercion/json(from:as:)``).
 func exportJSON(_ value: AttributeValue, as type: AttributeType) -> JSONValue {
     JSONCoercion.json(from: value, as: type)
 }
 
-/// A short JSON rendering of a value for error messages: at most `limit` characters, `…` when cut.
-func jsonSnippet(_ value: JSONValue, limit: Int = ValueSnippet.limit) -> String {
-    ValueSnippet.text(of: value, limit: limit)
+/// A short JSON rendering of a value for error messages (at most 40 characters, then `…`).
+func jsonSnippet(_ value: JSONValue) -> String {
+    ValueSnippet.text(of: value)
 }

@@ -470,10 +470,10 @@ final class Importer {
         let transformer = try valueTransformer(name, entity: entity.name, attribute: a.name, keyPath: keyPath)
         let result: AttributeValue?
         do {
-            result = try transformer.forward(value)
-        } catch {
+            result = try transformer.transformedValue(value)
+        } catch let error as TransformError {
             throw fail(.invalidValue, keyPath, entity.name, a.name, value,
-                       "cannot store \(jsonSnippet(value)) in \(entity.name).\(a.name) (\(a.type)): value transformer '\(name)': \(error)")
+                       "cannot store \(jsonSnippet(value)) in \(entity.name).\(a.name) (\(a.type)): value transformer '\(name)': \(error.message)")
         }
         if let result, !ModelResolver.value(result, fits: a.type) {
             throw fail(.invalidValue, keyPath, entity.name, a.name, value,

@@ -60,7 +60,17 @@ extension JSONParser {
                 }
             }
         }
-        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: pos &- start), as: UTF8.self)
+        let count = pos &- start
+        if count <= JSONStringCache.maximumLength {
+            // Texts like "4.5" repeat; share them through the value cache (same bytes, same string).
+            let words = JSONStringCache.words(base + start, count: count, available: end &- start)
+            let hash = JSONStringCache.hash(words, count: count)
+            if let cached = valueCache.lookup(words, count: count, hash: hash) { return JSONNumber(storage: .text(cached)) }
+            let text = String(decoding: UnsafeBufferPointer(start: base + start, count: count), as: UTF8.self)
+            valueCache.store(text, words, count: count, hash: hash)
+            return JSONNumber(storage: .text(text))
+        }
+        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: count), as: UTF8.self)
         return JSONNumber(storage: .text(text))
     }
 

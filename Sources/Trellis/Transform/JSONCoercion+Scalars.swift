@@ -18,6 +18,10 @@ extension JSONCoercion {
             if let value = T(exactly: i) { return value }
             throw CoercionError(code: .overflow, expected: expected, found: json, message: "out of range \(T.min)...\(T.max)")
         }
+        if case .string(let s) = json, let value = T(s) {
+            // `T(_:)` reads exactly `[+-]?[0-9]+` within T's range, a subset of numeric strings.
+            return value
+        }
         guard let (negative, parsedMagnitude) = try integerParts(from: json, expected: expected) else { return nil }
         let value: T?
         if let magnitude = parsedMagnitude, !negative {
@@ -44,6 +48,9 @@ extension JSONCoercion {
     static func integer(from json: JSONValue, in range: ClosedRange<Int64>, expected: String) throws -> Int64? {
         var result: Int64?
         if case .number(let number) = json, case .int(let i) = number.storage {
+            result = i
+        } else if case .string(let s) = json, let i = Int64(s) {
+            // `Int64(_:)` reads exactly `[+-]?[0-9]+`, a subset of numeric strings.
             result = i
         } else if let (negative, parsedMagnitude) = try integerParts(from: json, expected: expected) {
             if let magnitude = parsedMagnitude, !negative {
@@ -314,8 +321,8 @@ extension JSONCoercion {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// Bytes from a base64 string (RFC 4648 §4: `+/` alphabet, `=` padding required, no
-    /// whitespace or line breaks); nil for JSON `null`.
+    /// Bytes from a base64 string (RFC 4648 §4: `+/` alphabet, `=` padding required,
+    /// pad bits zero, no whitespace or line breaks); nil for JSON `null`.
     ///
     /// - Throws: ``CoercionError`` naming `binary`: `invalidValue` for other strings,
     ///   `typeMismatch` for other kinds.
@@ -325,7 +332,7 @@ extension JSONCoercion {
         case .null:
             return nil
         case .string(let s):
-            guard s.utf8.count % 4 == 0, let data = Data(base64Encoded: s) else {
+            guard let data = Base64.decode(s) else {
                 throw CoercionError(code: .invalidValue, expected: expected, found: json,
                                     message: "not base64 (RFC 4648 §4, padded)")
             }
@@ -357,8 +364,10 @@ extension JSONCoercion {
     }
 
     /// A URL from a non-empty string that is a URI reference (RFC 3986), absolute or
-    /// relative, with no character that needs percent-encoding; nil for JSON `null`.
-    /// The string is not altered (no percent-encoding is added).
+    /// relative, with no character that needs percent-encoding (spaces, non-ASCII,
+    /// `"`, `<`…); nil for JSON `null`. The check is Foundation's
+    /// `URL(string:encodingInvalidCharacters: false)`; the string is not altered (no
+    /// percent-encoding is added).
     ///
     /// - Throws: ``CoercionError`` naming `uri`: `invalidValue` for other strings,
     ///   `typeMismatch` for other kinds.

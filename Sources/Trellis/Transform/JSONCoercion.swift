@@ -19,9 +19,9 @@ import Foundation
 /// | `string`           | a string as is; a number as its JSON text verbatim (`505874924095815681` → `"505874924095815681"`, `1.50` → `"1.50"`); `true`/`false` → `"true"`/`"false"` | arrays, objects: `typeMismatch` |
 /// | `boolean`          | `true`, `false`; the numbers 1 and 0 (also `1.0`, `0e3`); the strings `true`/`false`, `yes`/`no`, `1`/`0` in any case (`"YES"`, `"False"`) | other numbers (`2`): `invalidValue`; other strings (`"y"`, `"on"`, `" true"`): `invalidValue`; arrays, objects: `typeMismatch` |
 /// | `date`             | a string read by ``RFC3339`` (date-time with 0–9 fraction digits and `Z`, `±hh:mm`, `±hhmm` or no offset = UTC; or a full-date `yyyy-MM-dd` = midnight UTC); a number of seconds since 1970-01-01T00:00:00Z, fraction allowed, correctly rounded | other strings (numeric strings included: use the `epoch-seconds` transformer): `invalidValue`; numbers beyond `Double`: `overflow`; booleans, arrays, objects: `typeMismatch` |
-/// | `binary`           | a base64 string (RFC 4648 §4 alphabet, `=` padding required, no whitespace or line breaks)                       | other strings (unpadded, base64url `-_`): `invalidValue`; other kinds: `typeMismatch` |
+/// | `binary`           | a base64 string (RFC 4648 §4 alphabet, `=` padding required, pad bits zero so the text is canonical, no whitespace or line breaks) | other strings (unpadded, base64url `-_`, `"aGl="`): `invalidValue`; other kinds: `typeMismatch` |
 /// | `uuid`             | a string of 32 hexadecimal digits as 8-4-4-4-12, any case (RFC 9562)                                             | other strings (braces, no dashes): `invalidValue`; other kinds: `typeMismatch` |
-/// | `uri`              | a non-empty string that is a URI reference (RFC 3986): absolute (`https://x.org/a`) or relative (`/a/b`, `a?b`) | strings with characters a URI cannot hold unescaped (spaces, `"`, `<`), the empty string: `invalidValue`; other kinds: `typeMismatch` |
+/// | `uri`              | a non-empty string that is a URI reference (RFC 3986, as Foundation's `URL` parses it): absolute (`https://x.org/a`) or relative (`/a/b`, `a?b`); kept verbatim | strings with characters a URI cannot hold unescaped (spaces, non-ASCII, `"`, `<`), the empty string: `invalidValue`; other kinds: `typeMismatch` |
 /// | `json`             | any value as is (`.json(value)`); `null` gives nil like every type                                              | none |
 ///
 /// The reverse, ``json(from:as:)``, writes the export form of ``AttributeType``'s table
@@ -66,7 +66,9 @@ public enum JSONCoercion {
     ///
     /// `type` only chooses between `double` and `float` text; a value is always written
     /// by its own case. A non-finite double or a NaN decimal has no JSON form and is
-    /// written as `null`.
+    /// written as `null`. Two values write text that does not read back the same:
+    /// `.json(.null)` (reads as nil) and a decimal with 39 significant digits, which
+    /// `Decimal` can hold below 2^128 but ``decimal(from:)`` rejects as `inexact`.
     public static func json(from value: AttributeValue, as type: AttributeType) -> JSONValue {
         switch value {
         case .string(let s): return .string(s)

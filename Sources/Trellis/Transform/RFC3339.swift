@@ -8,7 +8,7 @@ import Foundation
 ///
 /// | part          | form                                                                    |
 /// |---------------|-------------------------------------------------------------------------|
-/// | date          | `yyyy-MM-dd`, year 0000–9999 (proleptic Gregorian), day checked against the month and leap years |
+/// | date          | `yyyy-MM-dd`, year 0000–9999, day checked against the month and leap years (proleptic Gregorian, as RFC 3339 §5.6 and ISO 8601 say; Foundation's `Calendar` switches to Julian before 1582-10-15, so `Date.distantPast` is written `0000-12-30`) |
 /// | separator     | `T` or `t`, or a space ⁺ (RFC 3339 §5.6 note)                           |
 /// | time          | `HH:mm:ss`, hour 00–23, minute 00–59, second 00–60 (see leap seconds)   |
 /// | fraction      | `.` and 1–9 digits (nanoseconds at most; 10 or more digits are rejected) |

@@ -64,9 +64,10 @@ public struct TransformError: Error, CustomStringConvertible, Sendable, Hashable
     }
 
     /// `value transformer "<name>": <kind> <value, shortened> is not valid: <message>`,
-    /// or `value transformer "<name>": <message>` when there is no value.
+    /// or `value transformer "<name>": <message>` when there is no value (without the
+    /// quoted name when it is empty: a malformed transformer specification).
     public var description: String {
-        let head = "value transformer \"\(transformerName)\": "
+        let head = transformerName.isEmpty ? "value transformer: " : "value transformer \"\(transformerName)\": "
         guard let value else { return head + message }
         return head + "\(value.kind) \(ValueSnippet.text(of: value)) is not valid: \(message)"
     }

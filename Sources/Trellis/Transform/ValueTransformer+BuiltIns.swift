@@ -44,13 +44,17 @@ extension ValueTransformer {
     )
 
     /// `epoch-seconds`: a number or numeric string of seconds since 1970-01-01T00:00:00Z,
-    /// fraction allowed, ↔ `.date` (correctly rounded, see ``RFC3339``); writes the
-    /// shortest number that reads back as the same date (`1314131052.249`).
+    /// fraction allowed, ↔ `.date` (correctly rounded, see ``RFC3339``); writes an
+    /// integer for whole seconds (`1314131052`), otherwise the shortest number that
+    /// reads back as the same date (`1314131052.249`).
     public static let epochSeconds = ValueTransformer(
         name: "epoch-seconds",
         forward: { json in try BuiltIn.epochDate(json, scale: 0, "epoch-seconds").map(AttributeValue.date) },
         reverse: { value in
             let seconds = try BuiltIn.finiteSeconds(value, "epoch-seconds")
+            if seconds.rounded(.towardZero) == seconds, let whole = Int64(exactly: seconds) {
+                return .number(JSONNumber(whole))
+            }
             return .number(JSONNumber(seconds))
         }
     )
@@ -276,7 +280,7 @@ enum BuiltIn {
             return .date(date)
         case "Bytes":
             let text = try field("base64")
-            guard text.utf8.count % 4 == 0, let data = Data(base64Encoded: text) else {
+            guard let data = Base64.decode(text) else {
                 throw TransformError(code: .invalidValue, transformerName: name, value: json,
                                      message: "\"base64\" is not base64 (RFC 4648 §4, padded)")
             }

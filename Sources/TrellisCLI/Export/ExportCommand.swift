@@ -79,22 +79,3 @@ enum ExportCommand {
         }
     }
 }
-
-/// Runs one `trellis export`.
-struct ExportRunner {
-    let options: ExportCommand.Options
-    let environment: CommandEnvironment
-
-    func run() throws -> String {
-        let file = try ModelLoading.load(options.modelPath, bindings: options.bindingsPath, environment: environment)
-        let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
-        if let condition = options.condition {
-            _ = try ModelLoading.attribute(condition.attribute, of: entity, option: "--where")
-        }
-        let storeURL = environment.url(for: options.storePath)
-        guard FileManager.default.fileExists(atPath: storeURL.path) else {
-            throw CommandError(.store, "\(options.storePath): no such store")
-        }
-        throw CommandError(.store, "exporting needs the object graph and the SQLite store (not yet available)")
-    }
-}

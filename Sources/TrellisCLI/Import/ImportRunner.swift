@@ -1,15 +1,18 @@
 import Foundation
 import Trellis
 import TrellisModelFile
+import TrellisSQLite
 
 /// Runs one `trellis import`: checks everything that can be checked before the store is
 /// touched (model, entity, attributes, inputs, store location), then imports every input
-/// in one transaction and renders the summary.
+/// in one transaction and renders the summary. On failure the store is unchanged, and a
+/// store file this run created is removed.
 struct ImportRunner {
     let options: ImportCommand.Options
     let environment: CommandEnvironment
 
     func run() throws -> String {
+        let started = ContinuousClock.now
         let file = try ModelLoading.load(options.modelPath, bindings: options.bindingsPath, environment: environment)
         let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
         if let name = options.keyAttribute {
@@ -18,36 +21,51 @@ struct ImportRunner {
         for input in options.inputs { try InputCheck.check(input) }
         let storeURL = environment.url(for: options.storePath)
         try StoreLocation.check(storeURL, path: options.storePath)
-        throw CommandError(.store, "importing needs the object graph and the SQLite store (not yet available)")
-    }
-}
 
-/// Checks an input exists and is a readable regular file before anything is imported.
-enum InputCheck {
-    static func check(_ input: InputFile) throws {
-        guard let url = input.url else { return }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw CommandError(.invalidInput, "\(input.name): no such file")
+        var mappedKeys: Set<String> = []
+        for mapping in entity.attributeMappings { if let k = mapping.keyPath.components.first?.key { mappedKeys.insert(k) } }
+        for mapping in entity.relationshipMappings { if let k = mapping.keyPath.components.first?.key { mappedKeys.insert(k) } }
+        let readers = try options.inputs.map { input in
+            try InputElementReader(input: input, at: options.at, lines: options.lines, alwaysMembers: options.keyAttribute != nil,
+                                   valueKey: options.valueKey, mappedKeys: mappedKeys)
         }
-        if isDirectory.boolValue { throw CommandError(.invalidInput, "\(input.name): is a directory, not a JSON file") }
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
-            throw CommandError(.invalidInput, "\(input.name): permission denied")
-        }
-    }
-}
+        let totalBytes = readers.reduce(0) { $0 + ($1.totalBytes ?? 0) }
+        let progress = ProgressBar(totalBytes: totalBytes, enabled: environment.showsProgress)
+        defer { progress.finish() }
 
-/// Checks a store path can be opened or created, with a message naming what is wrong.
-enum StoreLocation {
-    static func check(_ url: URL, path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw CommandError(.store, "\(path): is a directory, not a store") }
-            return
+        let existed = FileManager.default.fileExists(atPath: storeURL.path)
+        let report: ImportReport
+        do {
+            let store: any PersistentStore
+            if options.dryRun && !existed {
+                store = InMemoryStore(model: file.model)
+            } else {
+                store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model)
+            }
+            var source = ChainedImportSource(readers: readers, progress: progress)
+            var importOptions = ImportOptions()
+            importOptions.keyAttribute = options.keyAttribute
+            importOptions.dryRun = options.dryRun
+            importOptions.reportsObjectIDs = false
+            let context = ObjectContext(store: store, bindings: file.bindings)
+            do {
+                report = try context.importObjects(from: &source, entity: entity.name, options: importOptions)
+            } catch let error as ImportError {
+                throw CommandError(.importFailed, "\(source.locate(error.path)): \(error.message)")
+            } catch let error as StoreError {
+                throw StoreOpening.commandError(error, path: options.storePath)
+            }
+        } catch {
+            if !existed { StoreOpening.removeStoreFiles(at: storeURL) }
+            throw error
         }
-        let parent = url.deletingLastPathComponent()
-        guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandError(.store, "\(path): cannot create the store: directory '\(parent.relativePath)' does not exist")
+        progress.finish()
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if options.jsonReport {
+            return ImportSummary.json(report, model: file.model, imported: entity.name, seconds: seconds)
         }
+        return ImportSummary.text(report, model: file.model, imported: entity.name, files: options.inputs.count,
+                                  store: options.storePath, seconds: seconds)
     }
 }

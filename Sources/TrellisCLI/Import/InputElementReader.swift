@@ -94,6 +94,12 @@ final class InputElementReader {
         }
     }
 
+    /// `true` for NDJSON input (element paths start with the record index).
+    var isLines: Bool {
+        if case .lines = source { return true }
+        return false
+    }
+
     /// The line of NDJSON record `index` (0-based), if known.
     func line(ofRecord index: Int) -> Int? {
         recordLines.indices.contains(index) ? recordLines[index] : nil

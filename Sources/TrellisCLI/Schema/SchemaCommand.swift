@@ -32,8 +32,8 @@ enum SchemaCommand {
         }
         do {
             let file = try ModelLoading.load(modelPath, bindings: bindingsPath, environment: environment)
-            _ = file
-            throw CommandError(.store, "the schema needs the SQLite store (not yet available)")
+            stdout.write(try SchemaSQL.statements(for: file.model))
+            return ExitStatus.success
         } catch {
             stderr.write("error: \(CommandFailure.message(for: error))\n")
             return ExitStatus.failure
