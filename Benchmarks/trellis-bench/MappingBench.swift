@@ -154,7 +154,8 @@ func runMappingBenchmark(arguments: [String]) throws {
         throw MappingBenchError(message: "the two sides read different content (\(trellisSum) vs \(codableSum))")
     }
 
-    func line(_ label: String, _ t: (best: Double, median: Double)) {
+    func line(_ label: String, _ timing: Bench.Timing) {
+        let t = Bench.figures(timing)
         let padded = label.padding(toLength: 44, withPad: " ", startingAt: 0)
         print("  \(padded)\(Bench.format(t.best, 3)) s / \(Bench.format(t.median, 3)) s   "
             + "\(Bench.format(megabytes / t.median)) MB/s")
