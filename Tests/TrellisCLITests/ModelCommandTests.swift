@@ -228,7 +228,7 @@ import TrellisTestSupport
     @Test func helpDescribesTheSubcommands() {
         let result = trellis("model", "convert", "--help")
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("OVERVIEW: Convert a model between the Trellis JSON model format and a Core Data model.\n"))
+        #expect(result.stdout.hasPrefix("OVERVIEW: Convert a model between the Trellis JSON format and a Core Data model.\n"))
         #expect(result.stdout.contains("USAGE: trellis model convert <input> [--to <format>] [-o <output>] [--bindings <file>] [--version <name>]\n"))
         #expect(trellis("help", "model").stdout.hasPrefix("OVERVIEW: Convert a model between Trellis JSON and Core Data, or summarise it.\n"))
     }
