@@ -253,7 +253,7 @@ import Testing
             _ = try context.importObjects(from: [["id": "abc"]], entity: "Character")
             Issue.record("expected an error")
         } catch let error as ImportError {
-            #expect(error.description == #"$[0].id: cannot store "abc" in Character.id (integer64): not an integer"#)
+            #expect(error.description == #"$[0].id: cannot store "abc" in Character.id (integer64): not a decimal number"#)
         }
     }
 
@@ -316,7 +316,7 @@ import Testing
             #expect(error.entity == "Power")
             #expect(error.property == "id")
             #expect(error.value == "abc")
-            #expect(error.description == #"$[3].powers[1].id: cannot store "abc" in Power.id (integer64): not an integer"#)
+            #expect(error.description == #"$[3].powers[1].id: cannot store "abc" in Power.id (integer64): not a decimal number"#)
         }
         let after = try GraphFixture.rows(store, "Character") + GraphFixture.rows(store, "Power") + GraphFixture.rows(store, "Publisher")
         #expect(after == before)

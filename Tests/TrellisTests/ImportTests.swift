@@ -96,7 +96,7 @@ import Testing
             Issue.record("expected an error")
         } catch let error as ImportError {
             #expect(error.path.description == "$[\(failingIndex)].publisher.id")
-            #expect(error.description == "$[\(failingIndex)].publisher.id: cannot store \"ten\" in Publisher.id (integer64): not an integer")
+            #expect(error.description == "$[\(failingIndex)].publisher.id: cannot store \"ten\" in Publisher.id (integer64): not a decimal number")
         }
         #expect(try everything() == before)
         #expect(context.registeredObjectCount == registered)
@@ -314,7 +314,7 @@ import Testing
             Issue.record("expected an error")
         } catch let error as ImportError {
             #expect(error.value == .string(long))
-            #expect(error.description == "$[0].id: cannot store \"\(String(repeating: "a", count: 39))… in Character.id (integer64): not an integer")
+            #expect(error.description == "$[0].id: cannot store \"\(String(repeating: "a", count: 39))… in Character.id (integer64): not a decimal number")
         }
     }
 
@@ -502,7 +502,7 @@ import Testing
             _ = try context.importObjects(from: ["x": ["name": "X"]], entity: "Character", options: options)
             Issue.record("expected an error")
         } catch let error as ImportError {
-            #expect(error.description == #"$.x.id: cannot store "x" in Character.id (integer64): not an integer"#)
+            #expect(error.description == #"$.x.id: cannot store "x" in Character.id (integer64): not a decimal number"#)
         }
         options.keyAttribute = "nope"
         #expect(throws: ImportError.self) { _ = try context.importObjects(from: ["1": [:]], entity: "Character", options: options) }

@@ -6,15 +6,12 @@ struct CoercionFailure: Error {
 }
 
 /// The attribute value for `json` (nil for JSON `null`), by ``JSONCoercion/value(from:as:)``.
-/// - Throws: ``CoercionFailure`` with the coercion's reason; a string that is not a number
-///   for an integer type reads `not an integer`.
+/// - Throws: ``CoercionFailure`` with the coercion's reason (`not a decimal number`,
+///   `not a whole number`, `out of range …`), worded as everywhere else in Trellis.
 func coerce(_ json: JSONValue, to type: AttributeType) throws -> AttributeValue? {
     do {
         return try JSONCoercion.value(from: json, as: type)
     } catch let error as CoercionError {
-        if type.isInteger, error.code == .invalidValue, case .string = json {
-            throw CoercionFailure(message: "not an integer")
-        }
         throw CoercionFailure(message: error.message)
     }
 }

@@ -3,7 +3,7 @@
 /// ``description``). The import that throws it changed nothing.
 ///
 ///     catch let error as ImportError where error.code == .invalidValue {
-///         print(error)  // $[3].powers[1].id: cannot store "abc" in Power.id (integer64): not an integer
+///         print(error)  // $[3].powers[1].id: cannot store "abc" in Power.id (integer64): not a decimal number
 ///     }
 public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong; extensible.
@@ -62,6 +62,6 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `$[3].powers[1].id: cannot store "abc" in Power.id (integer64): not an integer`.
+    /// `$[3].powers[1].id: cannot store "abc" in Power.id (integer64): not a decimal number`.
     public var description: String { "\(path): \(message)" }
 }
