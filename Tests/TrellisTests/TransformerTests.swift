@@ -273,6 +273,26 @@ import Testing
         #expect(error.description == description)
     }
 
+    /// The example in `ValueTransformer`'s documentation.
+    @Test func customTransformerFromTheDocumentation() throws {
+        let cents = ValueTransformer(name: "cents", forward: { json in
+            guard let value = try JSONCoercion.decimal(from: json) else { return nil }
+            return .decimal(value / 100)
+        }, reverse: { value in
+            guard case .decimal(let d) = value else {
+                throw TransformError(code: .typeMismatch, transformerName: "cents", message: "expected a decimal")
+            }
+            return JSONCoercion.json(from: .decimal(d * 100), as: .decimal)
+        })
+        var registry = ValueTransformerRegistry.standard
+        registry.register(cents)
+        let transformer = try registry.transformer(named: "cents")
+        #expect(try transformer.transformedValue(1250) == Self.decimal("12.5"))
+        #expect(try transformer.reverseTransformedValue(Self.decimal("12.5")) == 1250)
+        let error = try #require(throws: TransformError.self) { try transformer.transformedValue("12,50") }
+        #expect(error.description == #"value transformer "cents": string "12,50" is not valid: not a decimal number"#)
+    }
+
     @Test func missingReverseIsNotReversible() throws {
         let oneWay = ValueTransformer(name: "one-way", forward: { _ in nil }, reverse: nil)
         #expect(!oneWay.isReversible)
