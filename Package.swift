@@ -6,20 +6,36 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "Trellis", targets: ["Trellis"]),
+        .library(name: "TrellisSQLite", targets: ["TrellisSQLite"]),
         .executable(name: "trellis", targets: ["trellis"]),
     ],
     targets: [
         // Core: JSON, key paths, transformers, object model, graph, import/export. No storage engine.
         .target(name: "Trellis", path: "Sources/Trellis"),
+        // The system SQLite library (Debian: libsqlite3-dev; `Scripts/install-dependencies.sh`).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // The embedded SQLite store: schema from the model, migrations, batched lookups, upserts.
+        .target(name: "TrellisSQLite", dependencies: ["Trellis", "CSQLite"], path: "Sources/TrellisSQLite"),
         // Commands as a library, testable in-process.
-        .target(name: "TrellisCLI", dependencies: ["Trellis"], path: "Sources/TrellisCLI"),
+        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite", "CSQLite"], path: "Sources/TrellisCLI"),
+        // The Trellis JSON model format (read and write), with declarative bindings.
+        .target(name: "TrellisModelFile", dependencies: ["Trellis"], path: "Sources/TrellisModelFile"),
         // `trellis`: @main only.
         .executableTarget(name: "trellis", dependencies: ["TrellisCLI"], path: "Sources/trellis"),
         // `trellis-bench`: the benchmark executable (run it with `-c release`).
-        .executableTarget(name: "trellis-bench", dependencies: ["Trellis"], path: "Benchmarks/trellis-bench"),
+        .executableTarget(name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite"], path: "Benchmarks/trellis-bench"),
         // Fixture lookup and helpers shared by the test targets (not a product).
         .target(name: "TrellisTestSupport", dependencies: ["Trellis"], path: "Sources/TrellisTestSupport"),
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
+        .testTarget(name: "TrellisSQLiteTests", dependencies: ["TrellisSQLite", "TrellisTestSupport"],
+                    path: "Tests/TrellisSQLiteTests"),
+        .testTarget(name: "TrellisModelFileTests", dependencies: ["TrellisModelFile", "Trellis", "TrellisTestSupport"],
+                    path: "Tests/TrellisModelFileTests"),
+        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
+                    path: "Tests/TrellisCLITests"),
+        // Runs the built `trellis` binary (the dependency makes `swift test` build it first).
+        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,23 +2,46 @@ import Foundation
 
 /// Timing and memory helpers shared by the workloads.
 enum Bench {
-    /// Seconds taken by `body`.
-    static func time(_ body: () throws -> Void) rethrows -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    /// Timings of one piece of work: wall-clock seconds and the seconds of CPU time the
+    /// calling thread used (the latter is what to compare on a loaded machine).
+    struct Timing {
+        var best: Double
+        var median: Double
+        var cpuBest: Double
+        var cpuMedian: Double
+    }
+
+    /// Which clock the reported figures use (`--clock wall|cpu`, default wall).
+    nonisolated(unsafe) static var useCPUClock = false
+
+    /// The seconds of CPU time used by the calling thread so far.
+    static func threadCPUTime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// Best and median of `runs` timings of `body`; `reset` runs untimed before each
     /// (to free the previous run's result outside the measurement).
-    static func measure(runs: Int, reset: () -> Void = {}, _ body: () throws -> Void) rethrows -> (best: Double, median: Double) {
-        var times: [Double] = []
+    static func measure(runs: Int, reset: () -> Void = {}, _ body: () throws -> Void) rethrows -> Timing {
+        var wall: [Double] = []
+        var cpu: [Double] = []
         for _ in 0..<max(1, runs) {
             reset()
-            times.append(try time(body))
+            let cpuStart = threadCPUTime()
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            wall.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            cpu.append(threadCPUTime() - cpuStart)
         }
-        times.sort()
-        return (times[0], times[times.count / 2])
+        wall.sort()
+        cpu.sort()
+        return Timing(best: wall[0], median: wall[wall.count / 2], cpuBest: cpu[0], cpuMedian: cpu[cpu.count / 2])
+    }
+
+    /// (best, median) of the clock chosen with ``useCPUClock``.
+    static func figures(_ t: Timing) -> (best: Double, median: Double) {
+        useCPUClock ? (t.cpuBest, t.cpuMedian) : (t.best, t.median)
     }
 
     /// Resets the kernel's peak-RSS mark (VmHWM) to the current RSS (Linux ≥ 4.0;

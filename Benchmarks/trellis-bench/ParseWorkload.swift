@@ -15,18 +15,20 @@ enum ParseWorkload {
     struct Figures {
         var file: String
         var bytes: Int
-        var trellis: (best: Double, median: Double)
-        var foundation: (best: Double, median: Double)
+        var trellis: Bench.Timing
+        var foundation: Bench.Timing
         var peakRSS: Int
         var rssBefore: Int
-        var writer: (best: Double, median: Double)
-        var foundationWriter: (best: Double, median: Double)
+        var writer: Bench.Timing
+        var foundationWriter: Bench.Timing
         var outputBytes: Int
 
-        var ratio: Double { foundation.median / trellis.median }
-        var writerRatio: Double { foundationWriter.median / writer.median }
+        var ratio: Double { Bench.figures(foundation).median / Bench.figures(trellis).median }
+        var writerRatio: Double { Bench.figures(foundationWriter).median / Bench.figures(writer).median }
         func mbPerSecond(_ seconds: Double) -> Double { Double(bytes) / 1_000_000 / seconds }
     }
+
+    static let usage = "usage: trellis-bench parse [--corpus DIR] [--characters FILE] [--runs N] [--clock wall|cpu] [--json]"
 
     static func run(_ arguments: [String]) -> Int32 {
         var corpus = "Tests/Fixtures/corpus"
@@ -40,11 +42,33 @@ enum ParseWorkload {
             case "--characters": characters = iterator.next() ?? characters
             case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
             case "--json": json = true
+            case "--clock":
+                switch iterator.next() {
+                case "cpu": Bench.useCPUClock = true
+                case "wall": Bench.useCPUClock = false
+                default:
+                    FileHandle.standardError.write(Data("error: --clock takes 'wall' or 'cpu'\n\(usage)\n".utf8))
+                    return 64
+                }
+            case "--profile-foundation":
+                // `--profile-foundation FILE`: only JSONSerialization, for comparison under callgrind.
+                guard let path = iterator.next(), let data = FileManager.default.contents(atPath: path) else { return 64 }
+                var kept: [Any] = []
+                for _ in 0..<runs { kept.append((try? JSONSerialization.jsonObject(with: data)) ?? NSNull()) }
+                print(kept.count)
+                exit(0)
+            case "--profile":
+                // `--profile FILE`: only parse FILE `--runs` times with Trellis (for perf/callgrind).
+                guard let path = iterator.next(), let data = FileManager.default.contents(atPath: path) else { return 64 }
+                var kept: [JSONValue] = []  // freed at exit, outside the profile of parsing
+                for _ in 0..<runs { kept.append((try? JSONReader.parse(data)) ?? .null) }
+                print(kept.count)
+                exit(0)
             case "--help", "-h":
-                print("usage: trellis-bench parse [--corpus DIR] [--characters FILE] [--runs N] [--json]")
+                print(usage)
                 return 0
             default:
-                FileHandle.standardError.write(Data("error: unknown option '\(argument)'\nusage: trellis-bench parse [--corpus DIR] [--characters FILE] [--runs N] [--json]\n".utf8))
+                FileHandle.standardError.write(Data("error: unknown option '\(argument)'\n\(usage)\n".utf8))
                 return 64
             }
         }
@@ -65,6 +89,7 @@ enum ParseWorkload {
             do {
                 let figures = try measure(file: path, data: data, runs: runs)
                 report(figures)
+                fflush(nil)
                 last = figures
             } catch {
                 FileHandle.standardError.write(Data("error: \(path): \(error)\n".utf8))
@@ -72,7 +97,7 @@ enum ParseWorkload {
             }
         }
         if json, let last {
-            print(#"{"workload":"parse","ratio_vs_jsonserialization":\#(Bench.format(last.ratio, 2)),"mb_per_s":\#(Bench.format(last.mbPerSecond(last.trellis.median), 1)),"peak_rss_mb":\#(Bench.format(Bench.megabytes(last.peakRSS), 1)),"writer_ratio_vs_jsonserialization":\#(Bench.format(last.writerRatio, 2))}"#)
+            print(#"{"workload":"parse","ratio_vs_jsonserialization":\#(Bench.format(last.ratio, 2)),"mb_per_s":\#(Bench.format(last.mbPerSecond(Bench.figures(last.trellis).median), 1)),"peak_rss_mb":\#(Bench.format(Bench.megabytes(last.peakRSS), 1)),"writer_ratio_vs_jsonserialization":\#(Bench.format(last.writerRatio, 2))}"#)
         }
         return 0
     }
@@ -108,11 +133,19 @@ enum ParseWorkload {
 
     static func report(_ f: Figures) {
         let name = (f.file as NSString).lastPathComponent
-        print("\(name) (\(Bench.format(Bench.megabytes(f.bytes), 2)) MB)")
-        print("  reader  Trellis \(Bench.format(f.mbPerSecond(f.trellis.best))) MB/s best, \(Bench.format(f.mbPerSecond(f.trellis.median))) MB/s median"
-            + " | JSONSerialization \(Bench.format(f.mbPerSecond(f.foundation.best))) best, \(Bench.format(f.mbPerSecond(f.foundation.median))) median"
-            + " | ratio \(Bench.format(f.ratio, 2))x")
+        let clock = Bench.useCPUClock ? "cpu" : "wall"
+        let trellis = Bench.figures(f.trellis), foundation = Bench.figures(f.foundation)
+        let writer = Bench.figures(f.writer), foundationWriter = Bench.figures(f.foundationWriter)
+        print("\(name) (\(Bench.format(Bench.megabytes(f.bytes), 2)) MB, \(clock) clock)")
+        print("  reader  Trellis \(Bench.format(f.mbPerSecond(trellis.best))) MB/s best, \(Bench.format(f.mbPerSecond(trellis.median))) MB/s median"
+            + " | JSONSerialization \(Bench.format(f.mbPerSecond(foundation.best))) best, \(Bench.format(f.mbPerSecond(foundation.median))) median"
+            + " | ratio \(Bench.format(f.ratio, 2))x (other clock: \(Bench.format(otherRatio(f.foundation, f.trellis), 2))x)")
         print("  memory  peak RSS \(Bench.format(Bench.megabytes(f.peakRSS))) MB during Trellis parse (RSS before \(Bench.format(Bench.megabytes(f.rssBefore))) MB, input \(Bench.format(Bench.megabytes(f.bytes))) MB; peak/input \(Bench.format(Double(f.peakRSS) / Double(f.bytes), 2))x, growth/input \(Bench.format(Double(f.peakRSS - f.rssBefore) / Double(f.bytes), 2))x)")
-        print("  writer  Trellis \(Bench.format(f.mbPerSecond(f.writer.median))) MB/s median | JSONSerialization \(Bench.format(f.mbPerSecond(f.foundationWriter.median))) MB/s median | ratio \(Bench.format(f.writerRatio, 2))x")
+        print("  writer  Trellis \(Bench.format(f.mbPerSecond(writer.median))) MB/s median | JSONSerialization \(Bench.format(f.mbPerSecond(foundationWriter.median))) MB/s median | ratio \(Bench.format(f.writerRatio, 2))x (other clock: \(Bench.format(otherRatio(f.foundationWriter, f.writer), 2))x)")
+    }
+
+    /// The median ratio on the clock not chosen.
+    static func otherRatio(_ foundation: Bench.Timing, _ trellis: Bench.Timing) -> Double {
+        Bench.useCPUClock ? foundation.median / trellis.median : foundation.cpuMedian / trellis.cpuMedian
     }
 }

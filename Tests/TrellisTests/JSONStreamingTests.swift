@@ -201,3 +201,38 @@ import TrellisTestSupport
         #expect(error.byteOffset == 7 + 510)
     }
 }
+
+@Suite struct JSONStreamingSourcesTests {
+    @Test func byteOrderMarkIsSkippedAtEveryChunkSize() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("[1, 2]".utf8)
+        for chunkSize in 1...bytes.count {
+            #expect(try JSONArrayStream(bytes: bytes, chunkSize: chunkSize).readAll().map(\.value) == [1, 2])
+            let error = try #require(throws: JSONParseError.self) {
+                try JSONArrayStream(bytes: bytes, options: .init(allowsByteOrderMark: false), chunkSize: chunkSize).next()
+            }
+            #expect(error.message == "byte order mark (U+FEFF) is not allowed")
+        }
+    }
+
+    @Test func linesFromAFileAndAMissingFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-lines-\(UUID().uuidString).ndjson")
+        try Data("{\"n\": 1}\r\n{\"n\": 2}\r\n".utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let reader = try JSONLinesReader(contentsOf: url, chunkSize: 4)
+        #expect(try reader.next() == ["n": 1])
+        #expect(try reader.next() == ["n": 2])
+        #expect(try reader.next() == nil)
+        #expect(reader.totalBytes == 20)
+
+        let missing = url.appendingPathExtension("missing")
+        let error = try #require(throws: JSONParseError.self) { try JSONArrayStream(contentsOf: missing) }
+        #expect(error.code == .readFailed)
+        #expect(error.message == "cannot open \(missing.path): No such file or directory")
+    }
+
+    @Test func emptyInputIsAnError() throws {
+        let error = try #require(throws: JSONParseError.self) { try JSONArrayStream(bytes: []).next() }
+        #expect(error.code == .unexpectedEndOfInput)
+        #expect(error.message == "expected a JSON value, found end of input")
+    }
+}

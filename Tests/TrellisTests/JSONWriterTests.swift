@@ -120,11 +120,69 @@ import TrellisTestSupport
         }
     }
 
-    @Test func writerAgreesWithFoundationOnTheCorpus() throws {
-        let data = try Fixtures.data("corpus/citm_catalog.json")
-        let ours = try JSONWriter.data(for: JSONReader.parse(data))
-        let theirs = try JSONSerialization.jsonObject(with: ours) as? NSDictionary
-        let original = try JSONSerialization.jsonObject(with: data) as? NSDictionary
-        #expect(theirs != nil && theirs == original)
+    @Test func foundationReadsCompactAndPrettyOutputAlike() throws {
+        // A slice of the corpus keeps this quick in debug builds.
+        let data = try Fixtures.data("corpus/twitter.json")
+        let statuses = try #require(JSONReader.parse(data)["statuses"]?.arrayValue)
+        let sample = JSONValue.array(Array(statuses.prefix(5)))
+        let pretty = try JSONSerialization.jsonObject(with: Data(JSONWriter.bytes(for: sample, options: .pretty))) as? NSArray
+        let ours = try JSONSerialization.jsonObject(with: JSONWriter.data(for: sample)) as? NSArray
+        #expect(pretty != nil && pretty == ours)
+        let first = try #require(ours?.firstObject as? NSDictionary)
+        #expect((first["id"] as? NSNumber)?.int64Value == 505874924095815681)
+        #expect(first["text"] as? String == statuses[0]["text"]?.stringValue)
+    }
+}
+
+@Suite struct JSONArrayWriterTests {
+    static let elements: [JSONValue] = [["id": 1, "tags": ["a"]], "two", [], ["nested": ["x": nil]]]
+
+    func write(_ elements: [JSONValue], options: JSONWriter.Options, threshold: Int) throws -> (text: String, chunks: Int, writer: JSONArrayWriter) {
+        var output = Data()
+        var chunks = 0
+        var writer = JSONArrayWriter(options: options, flushThreshold: threshold) { chunk in
+            output.append(chunk)
+            chunks += 1
+        }
+        for element in elements { try writer.append(element) }
+        try writer.finish()
+        return (String(decoding: output, as: UTF8.self), chunks, writer)
+    }
+
+    @Test(arguments: [1, 16, 1 << 16])
+    func outputMatchesTheWholeArray(threshold: Int) throws {
+        for options in [JSONWriter.Options(), .pretty, .init(format: .pretty, sortedKeys: true)] {
+            let (text, chunks, writer) = try write(Self.elements, options: options, threshold: threshold)
+            #expect(text == (try JSONWriter.string(for: .array(Self.elements), options: options)))
+            #expect(writer.count == 4)
+            #expect(writer.bytesWritten == text.utf8.count)
+            #expect(chunks == [1: 5, 16: 3, 1 << 16: 1][threshold])
+        }
+    }
+
+    @Test func emptyArray() throws {
+        #expect(try write([], options: .init(), threshold: 10).text == "[]")
+        #expect(try write([], options: .pretty, threshold: 10).text == "[]")
+    }
+
+    @Test func prettyLayoutIsExact() throws {
+        #expect(try write([1, ["a": 2]], options: .pretty, threshold: 1000).text == "[\n  1,\n  {\n    \"a\": 2\n  }\n]")
+    }
+
+    @Test func nonFiniteElementNamesItsIndex() throws {
+        var writer = JSONArrayWriter { _ in }
+        try writer.append(1)
+        let error = try #require(throws: JSONWriteError.self) { try writer.append(["x": [.number(JSONNumber(.nan))]]) }
+        #expect(error.code == .nonFiniteNumber)
+        #expect(error.path.description == "$[1].x[0]")
+    }
+
+    struct DiskFull: Error {}
+
+    @Test func sinkErrorsBecomeWriteFailed() throws {
+        var writer = JSONArrayWriter(flushThreshold: 1) { _ in throw DiskFull() }
+        let error = try #require(throws: JSONWriteError.self) { try writer.append("x") }
+        #expect(error.code == .writeFailed)
+        #expect(error.underlying is DiskFull)
     }
 }

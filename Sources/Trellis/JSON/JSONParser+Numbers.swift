@@ -20,12 +20,16 @@ extension JSONParser {
                 throw Failure(code: .invalidNumber, offset: digitsStart, message: "invalid number: leading zeros are not allowed")
             }
         } else if JSONParser.isDigit(b) {
+            let base = self.base
+            let end = self.end
+            var i = pos
             repeat {
                 magnitude = magnitude &* 10 &+ UInt64(b &- 0x30)
-                pos &+= 1
-                guard pos < end else { break }
-                b = base[pos]
+                i &+= 1
+                guard i < end else { break }
+                b = base[i]
             } while JSONParser.isDigit(b)
+            pos = i
         } else {
             throw Failure(code: .invalidNumber, offset: pos, message: "invalid number: expected a digit after '-', found \(JSONParser.describe(b))")
         }
@@ -60,7 +64,17 @@ extension JSONParser {
                 }
             }
         }
-        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: pos &- start), as: UTF8.self)
+        let count = pos &- start
+        if count <= JSONStringCache.maximumLength {
+            // Texts like "4.5" repeat; share them through the value cache (same bytes, same string).
+            let words = JSONStringCache.words(base + start, count: count, available: end &- start)
+            let hash = JSONStringCache.hash(words, count: count)
+            if let cached = valueCache.lookup(words, count: count, hash: hash) { return JSONNumber(storage: .text(cached)) }
+            let text = String(decoding: UnsafeBufferPointer(start: base + start, count: count), as: UTF8.self)
+            valueCache.store(text, words, count: count, hash: hash)
+            return JSONNumber(storage: .text(text))
+        }
+        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: count), as: UTF8.self)
         return JSONNumber(storage: .text(text))
     }
 

@@ -4,33 +4,73 @@ extension JSONParser {
     /// Parses a string whose opening quote is just before `pos`; leaves `pos` after the
     /// closing quote. Runs of plain bytes are scanned 8 at a time; strings without
     /// escapes are made straight from the input bytes.
-    mutating func parseString() throws(Failure) -> String {
+    /// `isKey`: the string is an object key (cached separately; sets ``lastFingerprint``).
+    @inline(__always)
+    mutating func parseString(isKey: Bool = false) throws(Failure) -> String {
         let start = pos
         var high: UInt64 = 0
-        while pos &+ 8 <= end {
-            let word = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
+        // 8 bytes at a time: the lowest flagged byte is the first quote, backslash or
+        // control character (the has-zero-byte trick is exact up to the first match).
+        // Scan with locals (the compiler cannot keep `self.pos` in a register across
+        // stores through the parser's pointers).
+        let base = self.base
+        let end = self.end
+        var i = start
+        while i &+ 8 <= end {
+            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
             let quote = word ^ 0x2222_2222_2222_2222
             let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let special = ((quote &- 0x0101_0101_0101_0101) & ~quote)
+            let special = (((quote &- 0x0101_0101_0101_0101) & ~quote)
                 | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
-                | ((word &- 0x2020_2020_2020_2020) & ~word)
-            if special & 0x8080_8080_8080_8080 != 0 { break }
+                | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
+            if special != 0 {
+                let plainBits = UInt64(truncatingIfNeeded: special.trailingZeroBitCount) & ~7
+                high |= word & ((1 &<< plainBits) &- 1)
+                i &+= Int(truncatingIfNeeded: plainBits &>> 3)
+                break
+            }
             high |= word
-            pos &+= 8
+            i &+= 8
         }
+        pos = i
         while pos < end {
             let b = base[pos]
             if b == UInt8(ascii: "\"") {
                 lastStringHadEscapes = false
                 let count = pos &- start
                 pos &+= 1
-                let bytes = UnsafeBufferPointer(start: base + start, count: count)
-                if high & 0x8080_8080_8080_8080 == 0 {
-                    return String(decoding: bytes, as: UTF8.self)
+                if count <= 8 {
+                    let w0 = JSONStringCache.word(base + start, count: count, available: end &- start)
+                    let hash = JSONStringCache.hash(w0, count: count)
+                    if isKey {
+                        lastFingerprint = hash
+                        if let cached = keyCache.lookup(w0, count: count, hash: hash) { return cached }
+                        let string = try makeString(start: start, count: count, isASCII: high & 0x8080_8080_8080_8080 == 0)
+                        keyCache.store(string, (w0, 0, 0, 0), count: count, hash: hash)
+                        return string
+                    }
+                    if let cached = valueCache.lookup(w0, count: count, hash: hash) { return cached }
+                    let string = try makeString(start: start, count: count, isASCII: high & 0x8080_8080_8080_8080 == 0)
+                    valueCache.store(string, (w0, 0, 0, 0), count: count, hash: hash)
+                    return string
                 }
-                if let string = String(validating: bytes, as: UTF8.self) { return string }
-                let bad = JSONParser.firstInvalidUTF8(bytes)
-                throw Failure(code: .invalidUTF8, offset: start &+ bad, message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
+                if count <= JSONStringCache.maximumLength {
+                    let words = JSONStringCache.words(base + start, count: count, available: end &- start)
+                    let hash = JSONStringCache.hash(words, count: count)
+                    if isKey {
+                        lastFingerprint = hash
+                        if let cached = keyCache.lookup(words, count: count, hash: hash) { return cached }
+                        let string = try makeString(start: start, count: count, isASCII: high & 0x8080_8080_8080_8080 == 0)
+                        keyCache.store(string, words, count: count, hash: hash)
+                        return string
+                    }
+                    if let cached = valueCache.lookup(words, count: count, hash: hash) { return cached }
+                    let string = try makeString(start: start, count: count, isASCII: high & 0x8080_8080_8080_8080 == 0)
+                    valueCache.store(string, words, count: count, hash: hash)
+                    return string
+                }
+                if isKey { lastFingerprint = JSONParser.fingerprint(base + start, count: count) }
+                return try makeString(start: start, count: count, isASCII: high & 0x8080_8080_8080_8080 == 0)
             }
             if b == UInt8(ascii: "\\") {
                 return try parseEscapedString(start: start)
@@ -51,10 +91,21 @@ extension JSONParser {
         throw endFailure("unterminated string")
     }
 
+    /// A string from plain (unescaped) bytes of the input, validating non-ASCII UTF-8.
+    @inline(__always)
+    private func makeString(start: Int, count: Int, isASCII: Bool) throws(Failure) -> String {
+        let bytes = UnsafeBufferPointer(start: base + start, count: count)
+        if isASCII { return String(decoding: bytes, as: UTF8.self) }
+        if let string = String(validating: bytes, as: UTF8.self) { return string }
+        let bad = JSONParser.firstInvalidUTF8(bytes)
+        throw Failure(code: .invalidUTF8, offset: start &+ bad, message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
+    }
+
     /// The slow path: decodes escapes into `scratch`, validating raw UTF-8 sequence by
     /// sequence (so an error points at the offending byte).
     mutating func parseEscapedString(start: Int) throws(Failure) -> String {
         lastStringHadEscapes = true
+        lastFingerprint = 0
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(start: base + start, count: pos &- start))
         // The prefix was checked for quotes, backslashes and controls, not for UTF-8.

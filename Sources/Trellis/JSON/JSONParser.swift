@@ -31,14 +31,24 @@ struct JSONParser: ~Copyable {
     let replacesLoneSurrogates: Bool
 
     var values = JSONParserStack<JSONValue>(capacity: 64)
-    var keys = JSONParserStack<String>(capacity: 32)
+    /// Members of the objects being built: the key is pushed with a `.null` value, which
+    /// the member's value replaces when it is complete.
+    var members = JSONParserStack<JSONObject.Member>(capacity: 32)
     var fingerprints = JSONParserStack<UInt64>(capacity: 32)
     var frames = JSONParserStack<Frame>(capacity: 16)
     var scratch: [UInt8] = []
+    /// Recently made keys and short values, by their bytes.
+    var keyCache: JSONStringCache
+    var valueCache: JSONStringCache
+    /// Set by ``parseString(isKey:)``: a hash of the key's bytes (see ``fingerprint``).
+    var lastFingerprint: UInt64 = 0
     /// Set by ``parseString()``: whether the last string had backslash escapes.
     var lastStringHadEscapes = false
 
-    init(options: JSONReader.Options) {
+    /// A parser; `expectedSize` (bytes) sizes the string caches.
+    init(options: JSONReader.Options, expectedSize: Int = 1 << 20) {
+        keyCache = JSONStringCache(capacity: min(256, max(8, expectedSize / 256)))
+        valueCache = JSONStringCache(capacity: min(1024, max(8, expectedSize / 64)))
         base = UnsafePointer(JSONParser.emptyBytes)
         end = 0
         pos = 0
@@ -58,10 +68,10 @@ struct JSONParser: ~Copyable {
         pos = 0
         self.isFinal = isFinal
         // A failed attempt (e.g. one that ran out of input) may leave partial containers.
-        if frames.count > 0 || values.count > 0 || keys.count > 0 {
+        if frames.count > 0 || values.count > 0 || members.count > 0 {
             frames.removeAll(from: 0)
             values.removeAll(from: 0)
-            keys.removeAll(from: 0)
+            members.removeAll(from: 0)
             fingerprints.removeAll(from: 0)
         }
     }
@@ -98,7 +108,7 @@ struct JSONParser: ~Copyable {
             switch byte {
             case UInt8(ascii: "\""):
                 pos &+= 1
-                value = .string(try parseString())
+                value = .string(try parseString(isKey: false))
             case UInt8(ascii: "{"):
                 try pushFrame(isObject: true, depth: frames.count - baseFrame, depthAvailable: depthAvailable)
                 skipWhitespace()
@@ -140,7 +150,11 @@ struct JSONParser: ~Copyable {
             // Close every container the value completes.
             while frames.count > baseFrame {
                 let frame = frames.last
-                values.push(value)
+                if frame.isObject {
+                    members.swapLastValue(with: &value)
+                } else {
+                    values.push(moving: &value, leaving: .null)
+                }
                 skipWhitespace()
                 guard pos < end else {
                     throw endFailure(frame.isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
@@ -177,7 +191,7 @@ struct JSONParser: ~Copyable {
                 code: .depthLimitExceeded, offset: pos,
                 message: "arrays and objects nested deeper than \(maximumDepth) levels")
         }
-        frames.push(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count))
+        frames.push(Frame(isObject: isObject, valueStart: values.count, keyStart: members.count))
         pos &+= 1
     }
 
@@ -193,10 +207,9 @@ struct JSONParser: ~Copyable {
             throw Failure(code: .unexpectedCharacter, offset: pos, message: message)
         }
         pos &+= 1
-        let keyStart = pos
-        let key = try parseString()
-        fingerprints.push(lastStringHadEscapes ? 0 : JSONParser.fingerprint(base + keyStart, count: pos &- 1 &- keyStart))
-        keys.push(key)
+        let key = try parseString(isKey: true)
+        fingerprints.push(lastFingerprint)
+        members.push((key: key, value: .null))
         skipWhitespace()
         guard pos < end else { throw endFailure("expected ':' after object key") }
         guard base[pos] == UInt8(ascii: ":") else {
@@ -208,35 +221,36 @@ struct JSONParser: ~Copyable {
     /// Moves the frame's keys and values into an object. Duplicate keys: the last value
     /// wins, at the first key's position (``JSONObject/append(key:value:)``).
     private mutating func makeObject(_ frame: Frame) -> JSONObject {
-        let n = values.count &- frame.valueStart
-        let keyBase = keys.base + frame.keyStart
-        let valueBase = values.base + frame.valueStart
+        let n = members.count &- frame.keyStart
+        let memberBase = members.base + frame.keyStart
         var unique = n <= JSONObject.indexThreshold
         if unique && n > 1 {
+            // A 64-bit Bloom filter of the fingerprints: a key is compared with the earlier
+            // keys only when its bit is already set, or when an escaped key (fingerprint 0,
+            // unknown) is involved.
             let prints = fingerprints.base + frame.keyStart
-            search: for i in 1..<n {
+            var seen: UInt64 = 0
+            var escapedSeen = false
+            search: for i in 0..<n {
                 let a = prints[i]
+                let bit: UInt64 = 1 &<< (a >> 58)
+                if a != 0, !escapedSeen, seen & bit == 0 {
+                    seen |= bit
+                    continue
+                }
                 for j in 0..<i {
                     let b = prints[j]
-                    if a == b || a == 0 || b == 0, keyBase[i] == keyBase[j] {
+                    if a == b || a == 0 || b == 0, memberBase[i].key == memberBase[j].key {
                         unique = false
                         break search
                     }
                 }
+                if a == 0 { escapedSeen = true } else { seen |= bit }
             }
         }
-        let members = [JSONObject.Member](unsafeUninitializedCapacity: n) { buffer, initialized in
-            if let target = buffer.baseAddress {
-                for i in 0..<n {
-                    (target + i).initialize(to: (key: (keyBase + i).move(), value: (valueBase + i).move()))
-                }
-            }
-            initialized = n
-        }
-        keys.forgetMovedElements(from: frame.keyStart)
-        values.forgetMovedElements(from: frame.valueStart)
+        let result = members.moveArray(from: frame.keyStart)
         fingerprints.removeAll(from: frame.keyStart)
-        return JSONObject(parsedMembers: members, knownUnique: unique)
+        return JSONObject(parsedMembers: result, knownUnique: unique)
     }
 
     /// A cheap summary of a key's bytes; equal keys written without escapes have equal

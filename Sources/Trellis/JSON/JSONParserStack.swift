@@ -25,7 +25,21 @@ struct JSONParserStack<Element>: ~Copyable {
         count &+= 1
     }
 
+    /// Pushes `element` by moving its bits (no reference counting) and leaves
+    /// `replacement` in its place.
+    @inline(__always)
+    mutating func push(moving element: inout Element, leaving replacement: Element) {
+        if count == capacity { grow() }
+        let target = base + count
+        withUnsafeMutablePointer(to: &element) { source in
+            target.moveInitialize(from: source, count: 1)
+            source.initialize(to: replacement)
+        }
+        count &+= 1
+    }
+
     /// The last element (the stack must not be empty).
+
     @inline(__always)
     var last: Element { base[count &- 1] }
 
@@ -44,13 +58,7 @@ struct JSONParserStack<Element>: ~Copyable {
 
     /// Moves the elements from position `start` on into a new array of exactly that size.
     mutating func moveArray(from start: Int) -> [Element] {
-        let n = count - start
-        if n == 0 { return [] }
-        let source = base + start
-        let array = [Element](unsafeUninitializedCapacity: n) { buffer, initialized in
-            if let target = buffer.baseAddress { target.moveInitialize(from: source, count: n) }
-            initialized = n
-        }
+        let array = moveIntoArray(base + start, count: count - start)
         count = start
         return array
     }
@@ -67,5 +75,13 @@ struct JSONParserStack<Element>: ~Copyable {
         base.deallocate()
         base = newBase
         capacity = newCapacity
+    }
+}
+
+extension JSONParserStack where Element == JSONObject.Member {
+    /// Exchanges the last member's value with `value` (no reference counting).
+    @inline(__always)
+    mutating func swapLastValue(with value: inout JSONValue) {
+        swap(&base[count &- 1].value, &value)
     }
 }

@@ -63,7 +63,7 @@ public enum JSONReader {
     /// - Complexity: O(n) in the input bytes; memory for the values built plus a stack
     ///   proportional to the nesting depth.
     public static func parse(_ bytes: UnsafeRawBufferPointer, options: Options = Options()) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(options: options)
+        var parser = JSONParser(options: options, expectedSize: bytes.count)
         parser.reset(bytes, isFinal: true)
         do {
             try skipByteOrderMark(&parser, options: options)
@@ -95,6 +95,34 @@ public enum JSONReader {
     public static func parse(_ text: String, options: Options = Options()) throws(JSONParseError) -> JSONValue {
         var text = text
         return try withBytes(&text) { buffer throws(JSONParseError) in try parse(buffer, options: options) }
+    }
+
+    // MARK: - Validating
+
+    /// Checks that `bytes` is one JSON text, with the same rules and errors as
+    /// ``parse(_:options:)-(UnsafeRawBufferPointer,_)``, without building any value
+    /// (faster, and memory stays constant).
+    /// - Throws: ``JSONParseError`` for the first error.
+    public static func validate(_ bytes: UnsafeRawBufferPointer, options: Options = Options()) throws(JSONParseError) {
+        var parser = JSONParser(options: options, expectedSize: bytes.count)
+        parser.reset(bytes, isFinal: true)
+        do throws(JSONParser.Failure) {
+            try skipByteOrderMark(&parser, options: options)
+            try parser.skipValue(depthAvailable: options.maximumDepth)
+            parser.skipWhitespace()
+            if parser.pos < parser.end {
+                throw JSONParser.Failure(
+                    code: .trailingData, offset: parser.pos,
+                    message: "expected end of input after the JSON value, found \(JSONParser.describe(parser.base[parser.pos]))")
+            }
+        } catch {
+            throw JSONTextPosition.error(code: error.code, message: error.message, offset: error.offset, in: bytes)
+        }
+    }
+
+    /// Checks that `data` is one JSON text without building values. See ``validate(_:options:)-(UnsafeRawBufferPointer,_)``.
+    public static func validate(_ data: Data, options: Options = Options()) throws(JSONParseError) {
+        try withBytes(data) { buffer throws(JSONParseError) in try validate(buffer, options: options) }
     }
 
     // MARK: - Internals

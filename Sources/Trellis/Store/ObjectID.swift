@@ -22,6 +22,12 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
         primaryKey < 0 ? "\(entityName)/t\(-primaryKey)" : "\(entityName)/\(primaryKey)"
     }
 
+    /// Hashes the primary key only (equal IDs still hash equally): identity maps and
+    /// change sets hash millions of IDs, and hashing the entity name would dominate.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(primaryKey)
+    }
+
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         (lhs.entityName, lhs.primaryKey) < (rhs.entityName, rhs.primaryKey)
     }

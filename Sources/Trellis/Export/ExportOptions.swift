@@ -1,0 +1,72 @@
+/// How ``ObjectExporter`` writes objects as JSON.
+///
+///     var options = ExportOptions()
+///     options.nilPolicy = .omit                 // leave out attributes without a value
+///     options.relationshipStyle = .identifiers  // "publisher": 10 instead of a nested object
+public struct ExportOptions: Sendable, Hashable {
+    /// What an attribute or to-one without a value becomes.
+    public enum NilPolicy: Sendable, Hashable {
+        /// `null` at its key path (default).
+        case null
+        /// Nothing: the key is left out.
+        case omit
+    }
+
+    /// How relationships are written.
+    public enum RelationshipStyle: Sendable, Hashable {
+        /// Destinations as nested objects (default); an object already on the current
+        /// export path (a cycle) is written as its identifier instead.
+        case nested
+        /// Destinations as identifiers: the identity attribute's JSON value, or an array
+        /// of values for a composite identity (`null` for an entity without identity attributes).
+        case identifiers
+    }
+
+    /// Default `.null`.
+    public var nilPolicy: NilPolicy = .null
+    /// Default `.nested`.
+    public var relationshipStyle: RelationshipStyle = .nested
+    /// Nested objects deeper than this (the exported object is depth 1) are written as
+    /// identifiers, so long chains (a retweet of a retweet of …) cannot exhaust the stack.
+    /// Default 64.
+    public var maximumDepth = 64
+
+    /// Defaults: `null` for nil, nested relationships, depth 64.
+    public init() {}
+}
+
+/// An object that cannot be exported, naming the object and the property.
+public struct ExportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong; extensible.
+    public struct Code: RawRepresentable, Sendable, Hashable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// A value transformer's reverse threw.
+        public static let transformFailed = Code(rawValue: "transformFailed")
+        /// A `JSONTransformerName` that is not registered.
+        public static let unknownName = Code(rawValue: "unknownName")
+        /// Two key paths collide (`a` holds a value and `a.b` needs an object there).
+        public static let keyPathConflict = Code(rawValue: "keyPathConflict")
+
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? ExportError)?.code == code
+        }
+    }
+
+    public let code: Code
+    /// The object being written.
+    public let objectID: ObjectID
+    /// The attribute or relationship concerned.
+    public let property: String
+    public let message: String
+
+    public init(_ code: Code, objectID: ObjectID, property: String, message: String) {
+        self.code = code
+        self.objectID = objectID
+        self.property = property
+        self.message = message
+    }
+
+    /// `Character/1.name: message`.
+    public var description: String { "\(objectID).\(property): \(message)" }
+}

@@ -1,0 +1,176 @@
+/// Writes managed objects as JSON: the reverse of the importer.
+///
+/// - Mapped attributes go to their `JSONKeyPath`s (nested key paths rebuild nested
+///   objects: `real_name.foo.bar.name`); unmapped properties are not written.
+/// - Values take the JSON form of their ``AttributeType`` (dates as RFC 3339 UTC
+///   strings with milliseconds, decimals with their digits, binary as base64); an
+///   attribute with a `JSONTransformerName` goes through the transformer's reverse.
+///   A reverse that gives no value writes `null` (or nothing, with ``ExportOptions/NilPolicy/omit``);
+///   a transformer without a reverse falls back to the attribute type's JSON form.
+/// - Relationships are nested objects or identifiers (``ExportOptions/relationshipStyle``);
+///   an object already on the current export path is written as its identifier, so cycles
+///   are cut even without inverse relationships. Unordered to-manys are sorted by the
+///   destinations' identity values (then object IDs), so output is deterministic.
+///
+///     let exporter = ObjectExporter(context: context)
+///     let json = try exporter.json(for: batman)
+///     // {"id": 1699, "name": "Batman", "powers": [{"id": 4, …}, …], "publisher": {"id": 10, …}}
+///
+/// The result is a ``JSONValue``: always valid JSON; writing text is `JSONWriter`'s job.
+public struct ObjectExporter {
+    /// The context whose objects are exported (destinations are faulted in through it).
+    public let context: ObjectContext
+    public var options: ExportOptions
+
+    public init(context: ObjectContext, options: ExportOptions = ExportOptions()) {
+        self.context = context
+        self.options = options
+    }
+
+    /// `object` as a JSON object.
+    /// - Throws: ``ExportError`` (a reverse transformer threw, an unknown transformer name,
+    ///   colliding key paths); store errors while faulting destinations in.
+    public func json(for object: ManagedObject) throws -> JSONValue {
+        var path = Set<ObjectID>()
+        return try write(object, depth: 1, path: &path)
+    }
+
+    /// `objects` as a JSON array, in the given order.
+    /// - Throws: as ``json(for:)``.
+    public func json(for objects: [ManagedObject]) throws -> JSONValue {
+        var path = Set<ObjectID>()
+        return .array(try objects.map { try write($0, depth: 1, path: &path) })
+    }
+
+    // MARK: - Internals
+
+    private func write(_ object: ManagedObject, depth: Int, path: inout Set<ObjectID>) throws -> JSONValue {
+        path.insert(object.objectID)
+        defer { path.remove(object.objectID) }
+        var out = JSONValue.object(JSONObject(minimumCapacity: object.entity.attributeMappings.count))
+        for (index, keyPath) in object.entity.attributeMappings {
+            let attribute = object.entity.attributes[index]
+            guard let value = try attributeJSON(object, index) else {
+                if options.nilPolicy == .null { try set(.null, at: keyPath, in: &out, object, attribute.name) }
+                continue
+            }
+            try set(value, at: keyPath, in: &out, object, attribute.name)
+        }
+        for (slot, keyPath) in object.entity.relationshipMappings {
+            let relationship = object.entity.relationships[slot]
+            let ids = context.links(of: object, slot)
+            if !relationship.isToMany {
+                guard let id = ids.first, let destination = try context.object(with: id) else {
+                    if options.nilPolicy == .null { try set(.null, at: keyPath, in: &out, object, relationship.name) }
+                    continue
+                }
+                try set(try destinationJSON(destination, depth: depth, path: &path), at: keyPath, in: &out, object, relationship.name)
+            } else {
+                var destinations = try ids.compactMap { try context.object(with: $0) }
+                if !relationship.isOrdered { destinations.sort(by: ObjectExporter.identityOrder) }
+                var items: [JSONValue] = []
+                items.reserveCapacity(destinations.count)
+                for destination in destinations { items.append(try destinationJSON(destination, depth: depth, path: &path)) }
+                try set(.array(items), at: keyPath, in: &out, object, relationship.name)
+            }
+        }
+        return out
+    }
+
+    private func destinationJSON(_ destination: ManagedObject, depth: Int, path: inout Set<ObjectID>) throws -> JSONValue {
+        if options.relationshipStyle == .identifiers || depth >= options.maximumDepth || path.contains(destination.objectID) {
+            return try identifier(of: destination)
+        }
+        return try write(destination, depth: depth + 1, path: &path)
+    }
+
+    /// The identity value (single identity), an array of values (composite), or null.
+    private func identifier(of object: ManagedObject) throws -> JSONValue {
+        let indexes = object.entity.identityAttributeIndexes
+        if indexes.count == 1 { return try attributeJSON(object, indexes[0]) ?? .null }
+        if indexes.isEmpty { return .null }
+        return .array(try indexes.map { try attributeJSON(object, $0) ?? .null })
+    }
+
+    /// The JSON of attribute `index`, or nil for no value.
+    private func attributeJSON(_ object: ManagedObject, _ index: Int) throws -> JSONValue? {
+        let attribute = object.entity.attributes[index]
+        guard let value = object.values[index] else { return nil }
+        guard let name = attribute.transformerName else { return exportJSON(value, as: attribute.type) }
+        let transformer: ValueTransformer
+        do {
+            transformer = try context.bindings.transformers.transformer(named: name)
+        } catch {
+            let names = context.bindings.transformers.names
+            throw ExportError(.unknownName, objectID: object.objectID, property: attribute.name,
+                              message: "value transformer '\(name)' is not registered; registered: "
+                                  + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+        }
+        guard transformer.isReversible else { return exportJSON(value, as: attribute.type) }
+        do {
+            let json = try transformer.reverseTransformedValue(value)
+            if json.isNull { return Optional<JSONValue>.none }  // (a bare `nil` would be JSONValue.null)
+            return json
+        } catch let error as TransformError {
+            throw ExportError(.transformFailed, objectID: object.objectID, property: attribute.name,
+                              message: "value transformer '\(name)' cannot reverse \(value): \(error.message)")
+        }
+    }
+
+    private func set(_ value: JSONValue, at keyPath: JSONKeyPath, in out: inout JSONValue, _ object: ManagedObject,
+                     _ property: String) throws {
+        do {
+            try keyPath.set(value, in: &out)
+        } catch {
+            throw ExportError(.keyPathConflict, objectID: object.objectID, property: property,
+                              message: "cannot write at '\(keyPath)': \(error)")
+        }
+    }
+
+    /// Orders objects by identity values (numbers numerically, strings by UTF-8 bytes), then object ID.
+    static func identityOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
+        for (i, j) in zip(a.entity.identityAttributeIndexes, b.entity.identityAttributeIndexes) {
+            switch (a.values[i], b.values[j]) {
+            case (nil, nil): continue
+            case (nil, _): return true
+            case (_, nil): return false
+            case (let x?, let y?):
+                if x == y { continue }
+                return valueOrder(x, y)
+            }
+        }
+        return a.objectID < b.objectID
+    }
+
+    static func valueOrder(_ x: AttributeValue, _ y: AttributeValue) -> Bool {
+        switch (x, y) {
+        case (.integer(let a), .integer(let b)): return a < b
+        case (.string(let a), .string(let b)): return a.utf8.lexicographicallyPrecedes(b.utf8)
+        case (.double(let a), .double(let b)): return a < b
+        case (.decimal(let a), .decimal(let b)): return a < b
+        case (.date(let a), .date(let b)): return a < b
+        case (.bool(let a), .bool(let b)): return !a && b
+        case (.uuid(let a), .uuid(let b)): return a.uuidString < b.uuidString
+        case (.uri(let a), .uri(let b)): return a.absoluteString < b.absoluteString
+        case (.binary(let a), .binary(let b)): return a.lexicographicallyPrecedes(b)
+        default: return x.description < y.description
+        }
+    }
+}
+
+extension ObjectContext {
+    /// `objects` as a JSON array (see ``ObjectExporter``).
+    ///
+    ///     let json = try context.exportJSON([batman], options: ExportOptions())
+    ///
+    /// - Throws: ``ExportError``; store errors.
+    public func exportJSON(_ objects: [ManagedObject], options: ExportOptions = ExportOptions()) throws -> JSONValue {
+        try ObjectExporter(context: self, options: options).json(for: objects)
+    }
+
+    /// `object` as a JSON object (see ``ObjectExporter``).
+    /// - Throws: ``ExportError``; store errors.
+    public func exportJSON(_ object: ManagedObject, options: ExportOptions = ExportOptions()) throws -> JSONValue {
+        try ObjectExporter(context: self, options: options).json(for: object)
+    }
+}

@@ -1,0 +1,224 @@
+/// Saving, rolling back and deleting.
+extension ObjectContext {
+    // MARK: - Saving
+
+    /// Writes every unsaved change in one `store.write { $0.apply(changes) }`; inserted
+    /// objects get permanent IDs. Objects whose values equal their saved ones are not written.
+    /// - Throws: ``ContextError`` `.missingRequiredValue` (a required attribute without a
+    ///   value on a non-placeholder object; nothing is written); store errors (the store
+    ///   rolls back and the context keeps its unsaved changes).
+    public func save() throws {
+        guard !dirty.isEmpty else { return }
+        try validateRequiredValues()
+        let changes = makeChangeSet()
+        if changes.isEmpty {
+            didSave([:], dropEpoch: nil)
+            return
+        }
+        let mapping = try store.write { try $0.apply(changes) }
+        didSave(mapping, dropEpoch: nil)
+    }
+
+    /// Returns every registered object to its last saved state: inserted objects are
+    /// unregistered, deleted ones come back, changed values are restored.
+    public func rollback() {
+        for object in dirty {
+            object.isInDirtyList = false
+            if object.isInsertedFlag {
+                unregister(object)
+                continue
+            }
+            guard let committed = object.committed else { continue }
+            unindexIdentity(object)
+            object.values = committed.values
+            object.links = committed.links
+            object.isPlaceholder = committed.isPlaceholder
+            object.isDeletedFlag = false
+            object.directLinks = 0
+            object.pending = nil
+            indexIdentity(object)
+        }
+        dirty = []
+        for object in registered.values where object.pending != nil { object.pending = nil }
+        pendingUnregistered = [:]
+    }
+
+    /// Checks required attributes of the dirty objects registered before `epoch` (the
+    /// importer checks its own objects, with JSON paths).
+    func validateRequiredValues(registeredBefore epoch: Int = .max) throws {
+        for object in dirty where object.epoch < epoch && !object.isDeletedFlag && !object.isPlaceholder {
+            for (i, attribute) in object.entity.attributes.enumerated() where !attribute.isOptional && object.values[i] == nil {
+                throw ContextError(.missingRequiredValue, entity: object.entity.name, property: attribute.name,
+                                   message: "\(object.objectID) has no value for required attribute \(attribute.name)")
+            }
+        }
+    }
+
+    /// The change set of the dirty objects; sets each one's `flushWrote` (inserted, an
+    /// ``ObjectChange``, or deleted).
+    func makeChangeSet() -> ChangeSet {
+        var changes = ChangeSet()
+        for object in dirty {
+            if object.isDeletedFlag {
+                if !object.isInsertedFlag { changes.deleted.append(object.objectID) }
+                object.flushWrote = !object.isInsertedFlag
+                continue
+            }
+            if object.isInsertedFlag {
+                materializeLinks(object)
+                changes.inserted.append(ObjectSnapshot(id: object.objectID, isPlaceholder: object.isPlaceholder,
+                                                       attributes: object.values, relationships: object.links))
+                object.flushWrote = true
+                continue
+            }
+            guard let committed = object.committed else { object.flushWrote = false; continue }
+            var change = ObjectChange(id: object.objectID)
+            if object.isPlaceholder != committed.isPlaceholder { change.isPlaceholder = object.isPlaceholder }
+            for i in object.values.indices where object.values[i] != committed.values[i] {
+                change.attributes.append(AttributeChange(index: i, value: object.values[i]))
+            }
+            for (i, rel) in object.info.relationships.enumerated() where !rel.isToMany || object.directBit(i) {
+                if !rel.isToMany || object.pending == nil {
+                    if object.links[i] != committed.links[i] {
+                        change.relationships.append(RelationshipChange(index: i, destinations: object.links[i]))
+                    }
+                } else {
+                    let current = links(of: object, i)
+                    if current != committed.links[i] {
+                        change.relationships.append(RelationshipChange(index: i, destinations: current))
+                    }
+                }
+            }
+            let changed = change.isPlaceholder != nil || !change.attributes.isEmpty || !change.relationships.isEmpty
+            if changed { changes.updated.append(change) }
+            object.flushWrote = changed
+        }
+        return changes
+    }
+
+    /// After a successful write: permanent IDs, saved state, and (for imports) dropping the
+    /// objects registered at or after `dropEpoch`.
+    func didSave(_ mapping: [ObjectID: ObjectID], dropEpoch: Int?) {
+        let drop = dropEpoch ?? .max
+        for object in dirty {
+            object.isInDirtyList = false
+            object.directLinks = 0
+            if object.isDeletedFlag {
+                unregister(object)
+                continue
+            }
+            if object.isInsertedFlag {
+                object.isInsertedFlag = false
+                if let permanent = mapping[object.objectID] {
+                    if object.epoch >= drop {  // dropped below; no need to re-key it
+                        object.objectID = permanent
+                        continue
+                    }
+                    if registered[object.objectID] === object { registered[object.objectID] = nil }
+                    object.objectID = permanent
+                    registered[permanent] = object
+                }
+            }
+        }
+        let saved = dirty
+        dirty = []
+        pendingUnregistered = [:]
+        if let dropEpoch {
+            var survivors = 0
+            for object in registered.values {
+                if object.epoch >= dropEpoch { object.context = nil } else { survivors += 1 }
+            }
+            for object in saved where object.epoch >= dropEpoch { object.context = nil }
+            if survivors == 0 {
+                registered.removeAll(keepingCapacity: true)
+                identityMap.removeAll(keepingCapacity: true)
+            } else {
+                registered = registered.filter { $0.value.epoch < dropEpoch }
+                identityMap = identityMap.filter { $0.value.epoch < dropEpoch }
+            }
+        }
+        // Survivors: rewrite temporary IDs, apply pending operations, record the saved state.
+        for object in registered.values {
+            if !mapping.isEmpty {
+                for i in object.links.indices where object.links[i].contains(where: \.isTemporary) {
+                    object.links[i] = object.links[i].map { mapping[$0] ?? $0 }
+                }
+                if let pending = object.pending {
+                    object.pending = pending.map { p in
+                        PendingLinks(slot: p.slot, operations: p.operations.map { ($0.add, mapping[$0.id] ?? $0.id) })
+                    }
+                }
+            }
+            if object.pending != nil { materializeLinks(object) }
+            if object.committed == nil || object.committed?.values != object.values || object.committed?.links != object.links
+                || object.committed?.isPlaceholder != object.isPlaceholder {
+                object.committed = CommittedState(values: object.values, links: object.links, isPlaceholder: object.isPlaceholder)
+            }
+        }
+    }
+
+    /// Drops the values of the objects registered at or after `epoch` (about to be dropped
+    /// after a flush), keeping their IDs and flags.
+    func releaseStorage(ofObjectsRegisteredSince epoch: Int) {
+        for object in registered.values where object.epoch >= epoch {
+            object.values = []
+            object.links = []
+            object.pending = nil
+            object.committed = nil
+        }
+    }
+
+    // MARK: - Deleting
+
+    /// Marks `object` deleted and applies the delete rules of its relationships:
+    /// `nullify` removes it from the destinations' inverse, `cascade` deletes the
+    /// destinations too (recursively), `deny` refuses while any destination is linked,
+    /// `noAction` leaves the destinations alone. Written by the next ``save()``.
+    /// - Throws: ``ContextError`` `.deleteDenied` naming the relationship (nothing is
+    ///   deleted then); store errors while faulting destinations in.
+    public func delete(_ object: ManagedObject) throws {
+        guard object.context === self, !object.isDeletedFlag else { return }
+        // Collect the cascade closure and check deny rules before changing anything.
+        var doomed: [ManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        var stack = [object]
+        while let o = stack.popLast() {
+            guard seen.insert(ObjectIdentifier(o)).inserted else { continue }
+            doomed.append(o)
+            for (i, rel) in o.info.relationships.enumerated() {
+                let destinations = links(of: o, i)
+                switch rel.description.deleteRule {
+                case .deny:
+                    if let first = destinations.first {
+                        throw ContextError(.deleteDenied, entity: o.entity.name, property: rel.description.name,
+                                           message: "cannot delete \(o.objectID): \(rel.description.name) still links \(first)"
+                                               + (destinations.count > 1 ? " and \(destinations.count - 1) more" : ""))
+                    }
+                case .cascade:
+                    for d in destinations { if let dObject = try self.object(with: d) { stack.append(dObject) } }
+                case .nullify, .noAction:
+                    break
+                }
+            }
+        }
+        let doomedIDs = Set(doomed.map(\.objectID))
+        for o in doomed {
+            for (i, rel) in o.info.relationships.enumerated() where rel.description.deleteRule == .nullify {
+                guard let inverse = rel.inverseIndex else { continue }
+                for d in o.links[i] where !doomedIDs.contains(d) {
+                    if rel.inverseIsToMany {
+                        addPending(d, inverse, add: false, o.objectID)
+                    } else if let dObject = try self.object(with: d), dObject.links[inverse].first == o.objectID {
+                        dObject.links[inverse] = []
+                        markDirty(dObject)
+                    }
+                }
+            }
+        }
+        for o in doomed {
+            unindexIdentity(o)
+            o.isDeletedFlag = true
+            markDirty(o)
+        }
+    }
+}

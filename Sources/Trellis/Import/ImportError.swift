@@ -1,0 +1,67 @@
+/// A payload that cannot be imported. Names the JSON path of the failing value
+/// (`$[3].powers[1].id`), the entity and property, and the value (shortened in
+/// ``description``). The import that throws it changed nothing.
+///
+///     catch let error as ImportError where error.code == .invalidValue {
+///         print(error)  // $[3].powers[1].id: cannot store "abc" in Power.id (integer64): not a decimal number
+///     }
+public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong; extensible.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// A value that cannot be coerced to its attribute's type (or a transformer result of the wrong type).
+        public static let invalidValue = Code(rawValue: "invalidValue")
+        /// A value where an object (or a bare identifier) was expected.
+        public static let notAnObject = Code(rawValue: "notAnObject")
+        /// Bare identifiers for an entity without exactly one identity attribute.
+        public static let noSingleIdentity = Code(rawValue: "noSingleIdentity")
+        /// An array for a to-one relationship.
+        public static let arrayForToOne = Code(rawValue: "arrayForToOne")
+        /// An object or scalar for a to-many relationship (it takes an array or null).
+        public static let notAnArray = Code(rawValue: "notAnArray")
+        /// A required attribute without a value on a new (or completed) object.
+        public static let missingRequiredValue = Code(rawValue: "missingRequiredValue")
+        /// An entity mapper chose an entity that is not the entity or one of its sub-entities,
+        /// or an existing object is of a different sub-entity than the one chosen.
+        public static let invalidEntity = Code(rawValue: "invalidEntity")
+        /// A new object of an abstract entity without an entity mapper (or whose mapper gave nil).
+        public static let abstractEntity = Code(rawValue: "abstractEntity")
+        /// A value transformer, entity mapper or dictionary transformer name that is not registered.
+        public static let unknownName = Code(rawValue: "unknownName")
+        /// A value transformer, entity mapper or dictionary transformer threw.
+        public static let transformFailed = Code(rawValue: "transformFailed")
+        /// An import option that does not fit the model (an unknown key attribute, …).
+        public static let invalidOption = Code(rawValue: "invalidOption")
+
+        public var description: String { rawValue }
+
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? ImportError)?.code == code
+        }
+    }
+
+    public let code: Code
+    /// Where the failing value is.
+    public let path: JSONPath
+    /// The entity concerned.
+    public let entity: String
+    /// The attribute or relationship concerned, if any.
+    public let property: String?
+    /// The offending value, in full (``description`` shows at most 40 characters).
+    public let value: JSONValue?
+    /// What is wrong, with the value shortened.
+    public let message: String
+
+    public init(_ code: Code, path: JSONPath, entity: String, property: String?, value: JSONValue?, message: String) {
+        self.code = code
+        self.path = path
+        self.entity = entity
+        self.property = property
+        self.value = value
+        self.message = message
+    }
+
+    /// `$[3].powers[1].id: cannot store "abc" in Power.id (integer64): not a decimal number`.
+    public var description: String { "\(path): \(message)" }
+}

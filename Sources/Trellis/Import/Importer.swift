@@ -1,0 +1,681 @@
+/// The import engine behind ``ObjectContext/importObjects(from:entity:options:)``.
+///
+/// Per batch of elements:
+/// 1. *prepare*: walk every element (nested objects and bare identifiers included),
+///    apply dictionary transformers and entity mappers, coerce identity values, and
+///    collect the identities per identity namespace;
+/// 2. *fetch*: one `fetch(entity:identities:)` per namespace for identities not yet registered;
+/// 3. *apply*: walk again in the same order, finding or creating each object and setting
+///    its values and links;
+/// 4. *flush*: write the batch's change set into the open write session, then drop the
+///    batch's objects from the context.
+///
+/// Paths are not built on the way: a stack of steps is kept and turned into a
+/// ``JSONPath`` only for an error or a diagnostic.
+final class Importer {
+    let context: ObjectContext
+    let session: any StoreSession
+    let options: ImportOptions
+    let root: EntityInfo
+    let importEpoch: Int
+    var schema: ModelSchema { context.schema }
+
+    private var plans: [EntityPlan?]
+    private var transformers: [String: ValueTransformer] = [:]
+
+    // Batch state.
+    private var elements: [ImportElement] = []
+    private var prepared: [Prepared] = []
+    private var cursor = 0
+    /// Identities met in the batch, per identity namespace (entity number).
+    private var requests: [Set<IdentityKey>]
+    private var steps: [PathStep] = []
+    private var elementIndex = 0
+    private var batchNumber = 0
+    private var touched: [ManagedObject] = []
+    private var topLevel: [ManagedObject] = []
+
+    // Whole-import state.
+    var report = ImportReport()
+    /// Per root entity number: primary key → 0 inserted, 1 updated, 2 unchanged.
+    private var status: [[Int64: UInt8]]
+    private var importedIDs = Set<ObjectID>()
+    private var scopeCandidates: [ObjectID]?
+    private var diagnosticCount = 0
+
+    init(context: ObjectContext, session: any StoreSession, root: EntityInfo, options: ImportOptions, epoch: Int) {
+        self.context = context
+        self.session = session
+        self.root = root
+        self.options = options
+        self.importEpoch = epoch
+        self.plans = Array(repeating: nil, count: context.schema.entities.count)
+        self.requests = Array(repeating: [], count: context.schema.entities.count)
+        self.status = Array(repeating: [:], count: context.schema.entities.count)
+        report.isDryRun = options.dryRun
+    }
+
+    // MARK: - Driver
+
+    func run<Source: ImportSource>(_ source: inout Source) throws -> ImportReport {
+        if let keyAttribute = options.keyAttribute {
+            guard let i = root.entity.attributeIndex(of: keyAttribute),
+                  root.entity.attributeMappings.contains(where: { $0.index == i }) else {
+                throw ImportError(.invalidOption, path: .root, entity: root.name, property: keyAttribute, value: nil,
+                                  message: "keyAttribute '\(keyAttribute)' is not a mapped attribute of \(root.name)")
+            }
+        }
+        try captureScope()
+        let batchSize = max(1, options.batchSize)
+        elements.reserveCapacity(min(batchSize, 65_536))
+        while true {
+            elements.removeAll(keepingCapacity: true)
+            while elements.count < batchSize, let element = try source.nextElement() { elements.append(element) }
+            if elements.isEmpty { break }
+            report.elementCount += elements.count
+            try runBatch()
+            if elements.count < batchSize { break }
+        }
+        try deleteMissing()
+        return report
+    }
+
+    private func runBatch() throws {
+        batchNumber += 1
+        prepared.removeAll(keepingCapacity: true)
+        for namespace in requests.indices where !requests[namespace].isEmpty { requests[namespace].removeAll(keepingCapacity: true) }
+        touched.removeAll(keepingCapacity: true)
+        topLevel.removeAll(keepingCapacity: true)
+
+        // 1. Prepare.
+        for (i, element) in elements.enumerated() {
+            elementIndex = i
+            try prepare(element.value, root, key: element.key)
+        }
+        // 2. Fetch, once per identity namespace.
+        for (namespace, keys) in requests.enumerated() where !keys.isEmpty {
+            var missing: [[AttributeValue]] = []
+            missing.reserveCapacity(keys.count)
+            for key in keys where context.identityMap[NamespacedIdentity(namespace: namespace, key: key)] == nil {
+                missing.append(key.values)
+            }
+            if missing.isEmpty { continue }
+            for snapshot in try session.fetch(entity: schema.entities[namespace].name, identities: missing) {
+                _ = try context.register(snapshot)
+            }
+        }
+        // 3. Apply.
+        cursor = 0
+        for i in elements.indices {
+            elementIndex = i
+            topLevel.append(try apply(root))
+        }
+        // 4. Flush.
+        try flush(countingTouched: true)
+    }
+
+    /// Writes the context's changes into the session, records the report and drops the
+    /// objects registered by the import.
+    private func flush(countingTouched: Bool) throws {
+        try context.validateRequiredValues(registeredBefore: importEpoch)
+        let changes = context.makeChangeSet()
+        var deleted: [ManagedObject] = []
+        for object in context.dirty where object.isDeletedFlag && object.flushWrote { deleted.append(object) }
+        var codes: [UInt8] = []
+        codes.reserveCapacity(touched.count)
+        for object in touched { codes.append(object.isInsertedFlag ? 0 : (object.flushWrote ? 1 : 2)) }
+        let temporaryIDs = options.dryRun ? topLevel.map(\.objectID) : []
+        // The batch's objects are dropped after the write: let go of their values first, so
+        // the store's arrays they shared (a popular object's to-many) are not copied on write.
+        context.releaseStorage(ofObjectsRegisteredSince: importEpoch)
+        let mapping = changes.isEmpty ? [:] : try session.apply(changes)
+        context.didSave(mapping, dropEpoch: importEpoch)
+        // Object IDs are permanent from here on.
+        for (object, code) in zip(touched, codes) {
+            let rootNumber = object.info.rootNumber
+            let key = object.objectID.primaryKey
+            if let previous = status[rootNumber][key] {
+                if code < previous {
+                    status[rootNumber][key] = code
+                    count(object.entity.name, previous, -1)
+                    count(object.entity.name, code, 1)
+                }
+            } else {
+                status[rootNumber][key] = code
+                count(object.entity.name, code, 1)
+            }
+        }
+        for object in deleted {
+            report.counts[object.entity.name, default: .init()].deleted += 1
+            report.deletedObjectIDs.append(object.objectID)
+        }
+        if options.reportsObjectIDs { report.objectIDs += options.dryRun ? temporaryIDs : topLevel.map(\.objectID) }
+        if options.deleteMissing != nil {
+            for object in topLevel { importedIDs.insert(object.objectID) }
+        }
+    }
+
+    private func count(_ entity: String, _ code: UInt8, _ delta: Int) {
+        switch code {
+        case 0: report.counts[entity, default: .init()].inserted += delta
+        case 1: report.counts[entity, default: .init()].updated += delta
+        default: report.counts[entity, default: .init()].unchanged += delta
+        }
+    }
+
+    // MARK: - Deletion scope
+
+    private func captureScope() throws {
+        guard let scope = options.deleteMissing, case .relationship(let parent, let name) = scope.kind else { return }
+        guard let snapshot = try session.fetch(ids: [parent]).first, let info = schema.info(named: parent.entityName) else {
+            throw ImportError(.invalidOption, path: .root, entity: parent.entityName, property: name, value: nil,
+                              message: "the deletion scope's parent \(parent) does not exist")
+        }
+        guard let slot = info.entity.relationshipIndex(of: name),
+              schema.entities[info.relationships[slot].destinationNumber].includes(root.number)
+                || root.includes(info.relationships[slot].destinationNumber) else {
+            throw ImportError(.invalidOption, path: .root, entity: info.name, property: name, value: nil,
+                              message: "\(info.name) has no relationship '\(name)' to \(root.name)")
+        }
+        scopeCandidates = snapshot.relationships[slot]
+    }
+
+    private func deleteMissing() throws {
+        guard let scope = options.deleteMissing else { return }
+        let candidates: [ObjectID]
+        switch scope.kind {
+        case .allObjects:
+            candidates = try session.fetch(entity: root.name, matching: nil).map(\.id)
+        case .matching(let predicate):
+            if let name = predicate.unknownName(in: root.entity) {
+                throw ImportError(.invalidOption, path: .root, entity: root.name, property: name, value: nil,
+                                  message: "the deletion scope's predicate uses '\(name)', which \(root.name) lacks")
+            }
+            candidates = try session.fetch(entity: root.name, matching: predicate).map(\.id)
+        case .relationship:
+            candidates = scopeCandidates ?? []
+        }
+        let doomed = candidates.filter { !importedIDs.contains($0) }.sorted()
+        if scope.dryRun {
+            report.deletedObjectIDs = doomed
+            return
+        }
+        touched.removeAll()
+        topLevel.removeAll()
+        for id in doomed {
+            if let object = try context.object(with: id) { try context.delete(object) }
+        }
+        try flush(countingTouched: false)
+        report.deletedObjectIDs.sort()
+    }
+
+    // MARK: - Phase 1: prepare
+
+    private func prepare(_ value: JSONValue, _ requested: EntityInfo, key: String?) throws {
+        switch value {
+        case .object(var object):
+            let plan = try self.plan(requested)
+            if let transformer = try dictionaryTransformer(plan) {
+                do {
+                    object = try transformer.transform(object)
+                } catch {
+                    throw fail(.transformFailed, nil, requested.name, nil, value,
+                               "dictionary transformer '\(transformer.name)' of \(requested.name) failed: \(error)")
+                }
+            }
+            if let key, let name = options.keyAttribute, requested === root,
+               let mapping = plan.attributes.first(where: { requested.entity.attributes[$0.index].name == name }) {
+                do {
+                    try mapping.keyPath.set(.string(key), in: &object)
+                } catch {
+                    throw fail(.invalidOption, nil, requested.name, name, .string(key), "cannot store the key: \(error)")
+                }
+            }
+            var walk = requested
+            if let mapper = try entityMapper(plan) {
+                let chosen: String?
+                do {
+                    chosen = try mapper.map(object)
+                } catch {
+                    throw fail(.transformFailed, nil, requested.name, nil, value, "entity mapper '\(mapper.name)' failed: \(error)")
+                }
+                if let chosen {
+                    guard let info = schema.info(named: chosen), requested.includes(info.number) else {
+                        throw fail(.invalidEntity, nil, requested.name, nil, value,
+                                   "entity mapper '\(mapper.name)' chose '\(chosen)', which is not \(requested.name) or one of its sub-entities")
+                    }
+                    walk = info
+                }
+            }
+            var identity: IdentityKey?
+            if requested.namespace >= 0, !plan.identity.isEmpty {
+                identity = try extractIdentity(plan, object, requested)
+                if let identity { requests[requested.namespace].insert(identity) }
+            }
+            prepared.append(Prepared(object: object, identity: identity, walk: walk))
+            let walkPlan = walk === requested ? plan : try self.plan(walk)
+            for r in walkPlan.relationships {
+                guard case .present(let v) = r.lookup(in: object) else { continue }
+                steps.append(.keyPath(r.keyPath))
+                if !r.isToMany {
+                    switch v {
+                    case .object: try prepare(v, r.destination, key: nil)
+                    case .string, .number: try prepareBare(v, r.destination)
+                    case .array:
+                        throw fail(.arrayForToOne, nil, walk.name, r.name, v,
+                                   "\(walk.name).\(r.name) is a to-one relationship; found an array \(jsonSnippet(v))")
+                    default:
+                        throw fail(.notAnObject, nil, walk.name, r.name, v,
+                                   "\(walk.name).\(r.name) takes an object or an identifier; found \(jsonSnippet(v))")
+                    }
+                } else {
+                    guard case .array(let items) = v else {
+                        throw fail(.notAnArray, nil, walk.name, r.name, v,
+                                   "\(walk.name).\(r.name) is a to-many relationship; expected an array or null, found \(jsonSnippet(v))")
+                    }
+                    for (i, item) in items.enumerated() {
+                        steps.append(.index(i))
+                        switch item {
+                        case .object: try prepare(item, r.destination, key: nil)
+                        case .string, .number: try prepareBare(item, r.destination)
+                        default:
+                            throw fail(.notAnObject, nil, walk.name, r.name, item,
+                                       "\(walk.name).\(r.name) takes objects or identifiers; found \(jsonSnippet(item))")
+                        }
+                        steps.removeLast()
+                    }
+                }
+                steps.removeLast()
+            }
+        case .string, .number:
+            try prepareBare(value, requested)
+        default:
+            throw fail(.notAnObject, nil, requested.name, nil, value,
+                       "expected a \(requested.name) object or identifier, found \(jsonSnippet(value))")
+        }
+    }
+
+    private func prepareBare(_ value: JSONValue, _ requested: EntityInfo) throws {
+        let plan = try self.plan(requested)
+        guard plan.identity.count == 1, requested.entity.identityAttributeIndexes.count == 1 else {
+            let count = requested.entity.identityAttributeIndexes.count
+            throw fail(.noSingleIdentity, nil, requested.name, nil, value,
+                       "\(jsonSnippet(value)) is a bare identifier, but \(requested.name) has "
+                           + (count == 1 ? "an unmapped identity attribute" : "\(count) identity attributes") + "; use an object")
+        }
+        let a = plan.identity[0]
+        guard let converted = try convert(value, a, requested.entity, keyPath: nil) else {
+            throw fail(.invalidValue, nil, requested.name, a.name, value, "an identifier cannot be null")
+        }
+        let identity = IdentityKey.single(converted)
+        requests[requested.namespace].insert(identity)
+        prepared.append(Prepared(object: nil, identity: identity, walk: requested))
+    }
+
+    private func extractIdentity(_ plan: EntityPlan, _ object: JSONObject, _ entity: EntityInfo) throws -> IdentityKey? {
+        if plan.identity.count == 1 {
+            let a = plan.identity[0]
+            guard case .present(let v) = a.lookup(in: object),
+                  let value = try convert(v, a, entity.entity, keyPath: a.keyPath) else { return nil }
+            return .single(value)
+        }
+        var values: [AttributeValue] = []
+        values.reserveCapacity(plan.identity.count)
+        for a in plan.identity {
+            guard case .present(let v) = a.lookup(in: object),
+                  let value = try convert(v, a, entity.entity, keyPath: a.keyPath) else { return nil }
+            values.append(value)
+        }
+        return .composite(values)
+    }
+
+    // MARK: - Phase 2: apply
+
+    private func apply(_ requested: EntityInfo) throws -> ManagedObject {
+        let p = prepared[cursor]
+        cursor += 1
+        guard let json = p.object else { return try resolveBare(p, requested) }
+        let object: ManagedObject
+        var isNew = false
+        if let identity = p.identity, let existing = context.registeredObject(requested, identity) {
+            guard p.walk.includes(existing.info.number) else {
+                throw fail(.invalidEntity, nil, requested.name, nil, .object(json),
+                           "\(existing.objectID) is a \(existing.entity.name), but the entity mapper chose \(p.walk.name)")
+            }
+            if existing.mark == batchNumber, requested === root, steps.isEmpty {
+                diagnose(.duplicateIdentity, "\(requested.name) \(identity) appears more than once; merged, last value wins")
+            }
+            object = existing
+        } else {
+            guard !p.walk.entity.isAbstract else {
+                throw fail(.abstractEntity, nil, p.walk.name, nil, .object(json),
+                           "\(p.walk.name) is abstract and has no entity mapper choosing a sub-entity for this object")
+            }
+            object = context.createObject(p.walk, isPlaceholder: false, indexingIdentity: false)
+            isNew = true
+        }
+        if object.mark != batchNumber {
+            object.mark = batchNumber
+            object.flushWrote = false
+            touched.append(object)
+        }
+        let plan = try self.plan(object.info)
+        var values = object.values
+        var changed = false
+        for a in plan.attributes {
+            let new: AttributeValue?
+            switch a.lookup(in: json) {
+            case .missing:
+                continue
+            case .null:
+                if options.nullPolicy == .ignore { continue }
+                if !a.isOptional && !object.isPlaceholder && values[a.index] != nil {
+                    throw fail(.missingRequiredValue, a.keyPath, object.entity.name, a.name, .null,
+                               "\(object.entity.name).\(a.name) is required; null cannot clear it")
+                }
+                new = nil
+            case .present(let v):
+                if a.identityPosition >= 0, let identity = p.identity, requested.namespace == object.info.namespace {
+                    switch identity {
+                    case .single(let value): new = value
+                    case .composite(let values): new = values[a.identityPosition]
+                    }
+                } else {
+                    new = try convert(v, a, object.entity, keyPath: a.keyPath)
+                }
+            }
+            if values[a.index] != new {
+                values[a.index] = new
+                changed = true
+            }
+        }
+        if changed { object.values = values }
+        let completes = object.isPlaceholder
+        if completes { object.isPlaceholder = false }
+        if changed || completes { context.markDirty(object) }
+        if isNew { context.indexIdentity(object) }
+
+        let walkPlan = p.walk === object.info ? plan : try self.plan(p.walk)
+        for r in walkPlan.relationships {
+            switch r.lookup(in: json) {
+            case .missing:
+                continue
+            case .null:
+                if options.nullPolicy == .ignore { continue }
+                try context.setLinksCore(object, r.slot, [])
+            case .present(let v):
+                steps.append(.keyPath(r.keyPath))
+                if !r.isToMany {
+                    let child = try apply(r.destination)
+                    try context.setLinksCore(object, r.slot, [child.objectID])
+                } else if case .array(let items) = v {
+                    var ids: [ObjectID] = []
+                    ids.reserveCapacity(items.count)
+                    for i in items.indices {
+                        steps.append(.index(i))
+                        ids.append(try apply(r.destination).objectID)
+                        steps.removeLast()
+                    }
+                    ids = unique(ids)
+                    if r.append {
+                        let current = context.links(of: object, r.slot)
+                        if !current.isEmpty {
+                            let present = Set(current)
+                            ids = current + ids.filter { !present.contains($0) }
+                        }
+                    }
+                    try context.setLinksCore(object, r.slot, ids)
+                }
+                steps.removeLast()
+            }
+        }
+        if isNew || completes {
+            for (i, attribute) in object.entity.attributes.enumerated() where !attribute.isOptional && object.values[i] == nil {
+                let keyPath = plan.attributes.first(where: { $0.index == i })?.keyPath
+                throw fail(.missingRequiredValue, keyPath, object.entity.name, attribute.name, nil,
+                           "\(object.entity.name).\(attribute.name) is required" + (keyPath.map { "; the object has no value at '\($0)'" } ?? ""))
+            }
+        }
+        return object
+    }
+
+    private func resolveBare(_ p: Prepared, _ requested: EntityInfo) throws -> ManagedObject {
+        guard let identity = p.identity else {
+            throw fail(.noSingleIdentity, nil, requested.name, nil, nil, "an identifier without a value")
+        }
+        if let existing = context.registeredObject(requested, identity) { return existing }
+        guard !requested.entity.isAbstract else {
+            throw fail(.abstractEntity, nil, requested.name, nil, identity.values.first.map { _ in .string(identity.description) },
+                       "cannot create a placeholder for \(identity): \(requested.name) is abstract")
+        }
+        var values = [AttributeValue?](repeating: nil, count: requested.entity.attributes.count)
+        for (position, index) in requested.entity.identityAttributeIndexes.enumerated() {
+            values[index] = identity.values[position]
+        }
+        let object = context.createObject(requested, isPlaceholder: true, values: values)
+        object.mark = batchNumber
+        touched.append(object)
+        diagnose(.placeholderCreated, "no \(requested.name) with identity \(identity): created a placeholder")
+        return object
+    }
+
+    /// `ids` without repeats, first occurrence kept.
+    private func unique(_ ids: [ObjectID]) -> [ObjectID] {
+        if ids.count < 2 { return ids }
+        if ids.count <= 16 {
+            var out: [ObjectID] = []
+            out.reserveCapacity(ids.count)
+            for id in ids where !out.contains(id) { out.append(id) }
+            return out
+        }
+        var seen = Set<ObjectID>(minimumCapacity: ids.count)
+        return ids.filter { seen.insert($0).inserted }
+    }
+
+    // MARK: - Values
+
+    private func convert(_ value: JSONValue, _ a: AttributePlan, _ entity: ResolvedEntity, keyPath: JSONKeyPath?) throws -> AttributeValue? {
+        guard let name = a.transformerName else {
+            do {
+                return try coerce(value, to: a.type)
+            } catch let failure as CoercionFailure {
+                throw fail(.invalidValue, keyPath, entity.name, a.name, value,
+                           "cannot store \(jsonSnippet(value)) in \(entity.name).\(a.name) (\(a.type)): \(failure.message)")
+            }
+        }
+        let transformer = try valueTransformer(name, entity: entity.name, attribute: a.name, keyPath: keyPath)
+        let result: AttributeValue?
+        do {
+            result = try transformer.transformedValue(value)
+        } catch let error as TransformError {
+            throw fail(.invalidValue, keyPath, entity.name, a.name, value,
+                       "cannot store \(jsonSnippet(value)) in \(entity.name).\(a.name) (\(a.type)): value transformer '\(name)': \(error.message)")
+        }
+        if let result, !ModelResolver.value(result, fits: a.type) {
+            throw fail(.invalidValue, keyPath, entity.name, a.name, value,
+                       "value transformer '\(name)' turned \(jsonSnippet(value)) into \(result), which is not a \(a.type) for \(entity.name).\(a.name)")
+        }
+        return result
+    }
+
+    private func valueTransformer(_ name: String, entity: String, attribute: String, keyPath: JSONKeyPath?) throws -> ValueTransformer {
+        if let t = transformers[name] { return t }
+        do {
+            let t = try context.bindings.transformers.transformer(named: name)
+            transformers[name] = t
+            return t
+        } catch {
+            let names = context.bindings.transformers.names
+            throw fail(.unknownName, keyPath, entity, attribute, nil,
+                       "\(entity).\(attribute) names value transformer '\(name)', which is not registered; registered: "
+                           + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+        }
+    }
+
+    private func dictionaryTransformer(_ plan: EntityPlan) throws -> DictionaryTransformer? {
+        guard let name = plan.info.entity.dictionaryTransformerName else { return nil }
+        if let t = context.bindings.dictionaryTransformers[name] { return t }
+        let names = context.bindings.dictionaryTransformers.keys.sorted()
+        throw fail(.unknownName, nil, plan.info.name, nil, nil,
+                   "\(plan.info.name) names dictionary transformer '\(name)', which is not registered; registered: "
+                       + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+    }
+
+    private func entityMapper(_ plan: EntityPlan) throws -> EntityMapper? {
+        guard let name = plan.info.entity.entityMapperName else { return nil }
+        if let m = context.bindings.entityMappers[name] { return m }
+        let names = context.bindings.entityMappers.keys.sorted()
+        throw fail(.unknownName, nil, plan.info.name, nil, nil,
+                   "\(plan.info.name) names entity mapper '\(name)', which is not registered; registered: "
+                       + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+    }
+
+    // MARK: - Plans, paths, diagnostics
+
+    private func plan(_ info: EntityInfo) throws -> EntityPlan {
+        if let plan = plans[info.number] { return plan }
+        let plan = EntityPlan(info: info, schema: schema, defaultPolicy: options.toManyPolicy)
+        plans[info.number] = plan
+        return plan
+    }
+
+    private func currentPath() -> JSONPath {
+        var path = elements.indices.contains(elementIndex) ? elements[elementIndex].path : .root
+        for step in steps {
+            switch step {
+            case .keyPath(let k): path = path.appending(k)
+            case .index(let i): path = path.appending(index: i)
+            }
+        }
+        return path
+    }
+
+    private func fail(_ code: ImportError.Code, _ keyPath: JSONKeyPath?, _ entity: String, _ property: String?,
+                      _ value: JSONValue?, _ message: String) -> ImportError {
+        var path = currentPath()
+        if let keyPath { path = path.appending(keyPath) }
+        return ImportError(code, path: path, entity: entity, property: property, value: value, message: message)
+    }
+
+    private func diagnose(_ code: ImportDiagnostic.Code, _ message: String) {
+        diagnosticCount += 1
+        if diagnosticCount <= 100 {
+            report.diagnostics.append(ImportDiagnostic(code: code, path: currentPath(), message: message))
+        } else if diagnosticCount == 101 {
+            report.diagnostics.append(ImportDiagnostic(code: .truncated, path: nil, message: "further diagnostics left out"))
+        }
+    }
+}
+
+/// One JSON object (or bare identifier) met in phase 1, consumed in the same order in phase 2.
+struct Prepared {
+    /// The object after the dictionary transformer; nil for a bare identifier.
+    var object: JSONObject?
+    var identity: IdentityKey?
+    /// The entity whose relationships are walked (the mapper's choice, else the requested one).
+    var walk: EntityInfo
+}
+
+enum PathStep {
+    case keyPath(JSONKeyPath)
+    case index(Int)
+}
+
+/// The mapped properties of one entity, resolved once per import.
+final class EntityPlan {
+    let info: EntityInfo
+    let attributes: [AttributePlan]
+    /// The identity attributes, in identity order (only when all are mapped).
+    let identity: [AttributePlan]
+    let relationships: [RelationshipPlan]
+
+    init(info: EntityInfo, schema: ModelSchema, defaultPolicy: ToManyMergePolicy) {
+        self.info = info
+        let entity = info.entity
+        let identityIndexes = entity.identityAttributeIndexes
+        attributes = entity.attributeMappings.map { m in
+            let a = entity.attributes[m.index]
+            return AttributePlan(index: m.index, keyPath: m.keyPath, type: a.type, name: a.name,
+                                 transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: m.index) ?? -1,
+                                 isOptional: a.isOptional)
+        }
+        let identity = identityIndexes.compactMap { i in
+            entity.attributeMappings.first(where: { $0.index == i }).map { m in
+                let a = entity.attributes[i]
+                return AttributePlan(index: i, keyPath: m.keyPath, type: a.type, name: a.name,
+                                     transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: i) ?? -1,
+                                     isOptional: a.isOptional)
+            }
+        }
+        self.identity = identity.count == identityIndexes.count ? identity : []
+        relationships = entity.relationshipMappings.map { m in
+            let r = info.relationships[m.index]
+            return RelationshipPlan(slot: m.index, keyPath: m.keyPath, name: r.description.name, isToMany: r.isToMany,
+                                    destination: schema.entities[r.destinationNumber],
+                                    append: r.isToMany && (r.description.mergePolicy ?? defaultPolicy) == .append)
+        }
+    }
+}
+
+final class AttributePlan {
+    let index: Int
+    let keyPath: JSONKeyPath
+    /// The key, when the key path has one component (the common case, looked up directly).
+    let singleKey: String?
+    let type: AttributeType
+    let name: String
+    let transformerName: String?
+    /// Position among the identity attributes, or -1.
+    let identityPosition: Int
+    let isOptional: Bool
+
+    init(index: Int, keyPath: JSONKeyPath, type: AttributeType, name: String, transformerName: String?, identityPosition: Int,
+         isOptional: Bool) {
+        self.index = index
+        self.isOptional = isOptional
+        self.keyPath = keyPath
+        self.singleKey = keyPath.components.count == 1 ? keyPath.components[0].key : nil
+        self.type = type
+        self.name = name
+        self.transformerName = transformerName
+        self.identityPosition = identityPosition
+    }
+
+    /// The value at the key path in `object`.
+    @inline(__always)
+    func lookup(in object: JSONObject) -> JSONLookup {
+        guard let singleKey else { return keyPath.lookup(in: object) }
+        guard let value = object[singleKey] else { return .missing }
+        if case .null = value { return .null }
+        return .present(value)
+    }
+}
+
+final class RelationshipPlan {
+    let slot: Int
+    let keyPath: JSONKeyPath
+    let singleKey: String?
+    let name: String
+    let isToMany: Bool
+    let destination: EntityInfo
+    let append: Bool
+
+    init(slot: Int, keyPath: JSONKeyPath, name: String, isToMany: Bool, destination: EntityInfo, append: Bool) {
+        self.slot = slot
+        self.keyPath = keyPath
+        self.singleKey = keyPath.components.count == 1 ? keyPath.components[0].key : nil
+        self.name = name
+        self.isToMany = isToMany
+        self.destination = destination
+        self.append = append
+    }
+
+    /// The value at the key path in `object`.
+    @inline(__always)
+    func lookup(in object: JSONObject) -> JSONLookup {
+        guard let singleKey else { return keyPath.lookup(in: object) }
+        guard let value = object[singleKey] else { return .missing }
+        if case .null = value { return .null }
+        return .present(value)
+    }
+}

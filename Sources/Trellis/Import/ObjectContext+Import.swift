@@ -1,0 +1,160 @@
+/// Importing JSON into the graph.
+extension ObjectContext {
+    /// Imports JSON as objects of `entity`, merging by identity, in one store transaction.
+    ///
+    /// Objects whose identity attributes match a stored (or registered) object update it;
+    /// the rest are inserted. Identity values are coerced to the attributes' types first,
+    /// so `"42"` and `42` find the same `integer64` object. A missing key leaves a value
+    /// unchanged (new objects get the model default); `null` clears an attribute or to-one
+    /// and empties a to-many (see ``ImportOptions/nullPolicy``). Relationship values may be
+    /// nested objects, bare identifiers (strings or numbers; booleans never are), or arrays
+    /// mixing both; unknown identifiers become placeholders that a later import completes.
+    ///
+    ///     let json: JSONValue = [["id": "1699", "name": "Batman", "publisher": ["id": "10", "name": "DC Comics"]]]
+    ///     let report = try context.importObjects(from: json, entity: "Character")
+    ///     report.counts(for: "Character").inserted   // 1
+    ///
+    /// The import saves: its changes (and any unsaved changes of the context, which are
+    /// written with its first batch) go to the store in one `store.write`; afterwards the
+    /// imported objects are not kept registered — fetch them with
+    /// ``object(with:)`` and ``ImportReport/objectIDs``. Registered objects the payload
+    /// touched are updated in place.
+    ///
+    /// - Parameters:
+    ///   - json: an array of objects and/or bare identifiers (`$[i]`); a single object
+    ///     (`$`); or, when ``ImportOptions/keyAttribute`` is set, an object keyed by
+    ///     identifier (`$["1699"]`).
+    ///   - entity: the entity name in the context's model (abstract entities need an entity mapper).
+    ///   - options: null and to-many policies, deletion scope, dry run, batch size.
+    /// - Returns: the top-level objects' IDs in input order and per-entity counts.
+    /// - Throws: ``ImportError`` naming the JSON path of the failing value
+    ///   (`$[3].powers[1].id`), the entity, the property and the value; ``ModelError``
+    ///   `.unknownEntity`; ``StoreError`` (e.g. `.constraintViolation`). On any error the
+    ///   store and the context are exactly as before the call.
+    /// - Complexity: O(n) in JSON values; per batch, one store fetch per identity namespace.
+    public func importObjects(from json: JSONValue, entity: String, options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        switch json {
+        case .array(let elements):
+            var source = JSONImportSource(array: elements)
+            return try importObjects(from: &source, entity: entity, options: options)
+        case .object(let object) where options.keyAttribute != nil:
+            var source = JSONImportSource(keyedObject: object)
+            return try importObjects(from: &source, entity: entity, options: options)
+        default:
+            var source = SingleElementSource(element: ImportElement(value: json, path: .root))
+            return try importObjects(from: &source, entity: entity, options: options)
+        }
+    }
+
+    /// Imports the elements of `source` as objects of `entity`, in batches of
+    /// ``ImportOptions/batchSize`` elements inside one store transaction, so memory stays
+    /// proportional to the batch size (plus one small entry per distinct object for the
+    /// report's counts, and one ID per element unless ``ImportOptions/reportsObjectIDs`` is off).
+    ///
+    ///     var source = JSONImportSource(array: elements)
+    ///     let report = try context.importObjects(from: &source, entity: "Character")
+    ///
+    /// - Parameters: as ``importObjects(from:entity:options:)``; each element is an object
+    ///   or a bare identifier, located by ``ImportElement/path``.
+    /// - Returns: as ``importObjects(from:entity:options:)``.
+    /// - Throws: as ``importObjects(from:entity:options:)``, plus whatever the source
+    ///   throws. Atomic: nothing is kept on error.
+    public func importObjects<Source: ImportSource>(from source: inout Source, entity: String,
+                                                    options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        let root = try entityInfo(entity)
+        let checkpoint = ContextCheckpoint(self)
+        epoch += 1
+        let importEpoch = epoch
+        do {
+            let report = try store.write { session -> ImportReport in
+                self.session = session
+                defer { self.session = nil }
+                let importer = Importer(context: self, session: session, root: root, options: options, epoch: importEpoch)
+                let report = try importer.run(&source)
+                if options.dryRun { throw DryRunCompleted(report: report) }
+                return report
+            }
+            return report
+        } catch let completed as DryRunCompleted {
+            checkpoint.restore(self)
+            return completed.report
+        } catch {
+            checkpoint.restore(self)
+            throw error
+        }
+    }
+}
+
+/// Thrown out of the store's write closure to roll a dry run back.
+private struct DryRunCompleted: Error {
+    let report: ImportReport
+}
+
+/// A source of one element.
+struct SingleElementSource: ImportSource {
+    var element: ImportElement?
+    mutating func nextElement() throws -> ImportElement? {
+        defer { element = nil }
+        return element
+    }
+}
+
+/// Everything an import may change in a context, to restore it when the import fails.
+/// O(registered objects) to take; imports register their own objects only temporarily.
+struct ContextCheckpoint {
+    let registered: [ObjectID: ManagedObject]
+    let identityMap: [NamespacedIdentity: ManagedObject]
+    let dirty: [ManagedObject]
+    let pendingUnregistered: [ObjectID: [PendingLinks]]
+    let nextTemporaryKey: Int64
+    let objects: [(ManagedObject, ObjectState)]
+
+    struct ObjectState {
+        let id: ObjectID
+        let isPlaceholder: Bool
+        let values: [AttributeValue?]
+        let links: [[ObjectID]]
+        let pending: [PendingLinks]?
+        let committed: CommittedState?
+        let isInserted: Bool
+        let isDeleted: Bool
+        let directLinks: UInt64
+        let isInDirtyList: Bool
+    }
+
+    init(_ context: ObjectContext) {
+        registered = context.registered
+        identityMap = context.identityMap
+        dirty = context.dirty
+        pendingUnregistered = context.pendingUnregistered
+        nextTemporaryKey = context.nextTemporaryKey
+        objects = context.registered.values.map { o in
+            (o, ObjectState(id: o.objectID, isPlaceholder: o.isPlaceholder, values: o.values, links: o.links, pending: o.pending,
+                            committed: o.committed, isInserted: o.isInsertedFlag, isDeleted: o.isDeletedFlag,
+                            directLinks: o.directLinks, isInDirtyList: o.isInDirtyList))
+        }
+    }
+
+    func restore(_ context: ObjectContext) {
+        for object in context.registered.values where object.context === context { object.context = nil }
+        for (o, s) in objects {
+            o.objectID = s.id
+            o.isPlaceholder = s.isPlaceholder
+            o.values = s.values
+            o.links = s.links
+            o.pending = s.pending
+            o.committed = s.committed
+            o.isInsertedFlag = s.isInserted
+            o.isDeletedFlag = s.isDeleted
+            o.directLinks = s.directLinks
+            o.isInDirtyList = s.isInDirtyList
+            o.context = context
+        }
+        context.registered = registered
+        context.identityMap = identityMap
+        context.dirty = dirty
+        context.pendingUnregistered = pendingUnregistered
+        context.nextTemporaryKey = nextTemporaryKey
+        context.session = nil
+    }
+}

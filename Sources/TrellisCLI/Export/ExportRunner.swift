@@ -1,0 +1,57 @@
+import Foundation
+import Trellis
+import TrellisModelFile
+import TrellisSQLite
+
+/// Runs one `trellis export`: the objects of the entity (optionally those whose attribute
+/// equals a value) as one JSON array, compact or pretty, ending with a newline.
+struct ExportRunner {
+    let options: ExportCommand.Options
+    let environment: CommandEnvironment
+
+    func run() throws -> String {
+        let file = try ModelLoading.load(options.modelPath, bindings: options.bindingsPath, environment: environment)
+        let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
+        var predicate: StorePredicate?
+        if let condition = options.condition {
+            let attribute = try ModelLoading.attribute(condition.attribute, of: entity, option: "--where")
+            let value = try ExportRunner.value(condition.value, for: attribute, in: entity, bindings: file.bindings)
+            predicate = .equals(attribute: attribute.name, value: value)
+        }
+        let storeURL = environment.url(for: options.storePath)
+        guard FileManager.default.fileExists(atPath: storeURL.path) else {
+            throw CommandError(.store, "\(options.storePath): no such store")
+        }
+        let store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model, readOnly: true)
+        let context = ObjectContext(store: store, bindings: file.bindings)
+        var exportOptions = ExportOptions()
+        exportOptions.relationshipStyle = options.nested ? .nested : .identifiers
+        let exporter = ObjectExporter(context: context, options: exportOptions)
+        let json: JSONValue
+        do {
+            json = try exporter.json(for: try context.fetch(entity.name, matching: predicate))
+        } catch let error as StoreError {
+            throw StoreOpening.commandError(error, path: options.storePath)
+        } catch let error as ExportError {
+            throw CommandError(.store, "\(options.storePath): cannot export \(error)")
+        }
+        return try JSONWriter.string(for: json, options: options.pretty ? .pretty : .compact) + "\n"
+    }
+
+    /// `text` as a value of `attribute`: through its value transformer when it has one
+    /// (and the transformer accepts the text), else coerced to the attribute's type.
+    /// - Throws: ``CommandError`` naming the attribute and its type.
+    static func value(_ text: String, for attribute: AttributeDescription, in entity: ResolvedEntity,
+                      bindings: MappingBindings) throws -> AttributeValue? {
+        if let name = attribute.transformerName, let transformer = try? bindings.transformers.transformer(named: name),
+           let value = try? transformer.forward(.string(text)) {
+            return value
+        }
+        do {
+            return try JSONCoercion.value(from: .string(text), as: attribute.type)
+        } catch {
+            throw CommandError(.unknownName, "--where: cannot compare \(entity.name).\(attribute.name) (\(attribute.type)) "
+                                   + "with \"\(text)\": \(error)")
+        }
+    }
+}

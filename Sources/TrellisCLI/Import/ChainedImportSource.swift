@@ -1,0 +1,65 @@
+import Foundation
+import Trellis
+
+/// The elements of every input of one `trellis import`, in order, as one ``ImportSource``
+/// (so all files are imported in one transaction), updating the progress bar as it reads.
+///
+/// With several inputs, each element's path starts with a hidden component naming its
+/// input, so an ``ImportError`` thrown while a later file is being read still names the
+/// file its value came from (``locate(_:)``).
+struct ChainedImportSource: ImportSource {
+    let readers: [InputElementReader]
+    private let progress: ProgressBar
+    private let tagsInputs: Bool
+    private var current = 0
+    private var elementCount = 0
+    private var bytesOfFinishedInputs = 0
+
+    /// The prefix of hidden input components (not a character a JSON key path can show).
+    private static let marker = "\u{0}input:"
+
+    init(readers: [InputElementReader], progress: ProgressBar) {
+        self.readers = readers
+        self.progress = progress
+        self.tagsInputs = readers.count > 1
+    }
+
+    mutating func nextElement() throws -> ImportElement? {
+        while current < readers.count {
+            let reader = readers[current]
+            if let element = try reader.next() {
+                elementCount += 1
+                if elementCount % 256 == 0 {
+                    progress.update(bytes: bytesOfFinishedInputs + reader.bytesConsumed, objects: elementCount)
+                }
+                var path = element.path
+                if tagsInputs {
+                    path = JSONPath(components: [.key(ChainedImportSource.marker + String(current))] + path.components)
+                }
+                return ImportElement(value: element.value, path: path, key: element.key)
+            }
+            bytesOfFinishedInputs += reader.totalBytes ?? reader.bytesConsumed
+            current += 1
+        }
+        progress.update(bytes: bytesOfFinishedInputs, objects: elementCount)
+        return nil
+    }
+
+    /// `FILE: PATH` (or `FILE: line N: PATH` for NDJSON) for a path of an element of this source.
+    func locate(_ path: JSONPath) -> String {
+        var components = path.components[...]
+        var index = 0
+        if tagsInputs, case .key(let key)? = components.first, key.hasPrefix(ChainedImportSource.marker),
+           let i = Int(key.dropFirst(ChainedImportSource.marker.count)), readers.indices.contains(i) {
+            index = i
+            components = components.dropFirst()
+        }
+        guard readers.indices.contains(index) else { return path.description }
+        let reader = readers[index]
+        let shown = JSONPath(components: Array(components))
+        if reader.isLines, case .index(let record)? = components.first, let line = reader.line(ofRecord: record) {
+            return "\(reader.input.name): line \(line): \(shown)"
+        }
+        return "\(reader.input.name): \(shown)"
+    }
+}

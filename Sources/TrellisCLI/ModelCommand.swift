@@ -1,0 +1,196 @@
+import Foundation
+import Trellis
+import TrellisModelFile
+
+/// `trellis model convert|show`: converts model files between the Trellis JSON model
+/// format and Core Data's `.xcdatamodeld`, and prints a readable summary of a model.
+enum ModelCommand {
+    static let spec = CommandSpec(
+        name: "model",
+        abstract: "Convert a model between Trellis JSON and Core Data, or summarise it.",
+        discussion: """
+            Subcommands: 'convert' (Trellis JSON ↔ .xcdatamodeld) and 'show' (entities, \
+            attributes with types and key paths, relationships, identity). See \
+            'trellis model <subcommand> --help'.
+            """,
+        arguments: [ArgumentSpec(valueName: "subcommand", help: "convert or show.", isRequired: true)])
+
+    static let subcommands = [convertSpec, showSpec]
+
+    static let convertSpec = CommandSpec(
+        name: "model convert",
+        abstract: "Convert a model between the Trellis JSON format and a Core Data model.",
+        discussion: """
+            Reads a Trellis JSON model file, a .xcdatamodeld bundle or a .xcdatamodel, and writes \
+            the other format (or the one --to names, or the one -o's extension implies). Core \
+            Data settings Trellis does not use travel in user info (coreData.* keys), so \
+            converting to JSON and back loses nothing. JSON goes to standard output without -o; \
+            a Core Data model goes to NAME.xcdatamodeld in the current directory.
+            """,
+        arguments: [ArgumentSpec(valueName: "input", help: "The model to convert.", isRequired: true)],
+        options: [
+            OptionSpec(name: "--to", valueName: "format", help: "The output format.",
+                       allowedValues: ModelFileFormat.allCases.map(\.rawValue)),
+            OptionSpec(name: "-o", valueName: "output",
+                       help: "Where to write: a .json file, a .xcdatamodeld bundle, a .xcdatamodel directory, or - for standard output."),
+            bindingsOption,
+            versionOption,
+        ])
+
+    static let showSpec = CommandSpec(
+        name: "model show",
+        abstract: "Summarise a model: entities, attributes, relationships, identity.",
+        arguments: [ArgumentSpec(valueName: "model", help: "A Trellis JSON model file, .xcdatamodeld or .xcdatamodel.",
+                                 isRequired: true)],
+        options: [bindingsOption, versionOption])
+
+    static let bindingsOption = ModelLoading.bindingsOption
+    static let versionOption = OptionSpec(
+        name: "--version", valueName: "name", help: "The version of a .xcdatamodeld to read (default: its current version).")
+
+    // MARK: - Dispatch
+
+    static func run(arguments: [String], environment: CommandEnvironment,
+                    stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        guard let first = arguments.first else {
+            stderr.write(UsageError(spec: spec, message: "missing subcommand; expected convert or show").text)
+            return ExitStatus.usage
+        }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "--help", "-h", "help":
+            stdout.write(spec.helpText)
+            return ExitStatus.success
+        case "convert":
+            return run(convertSpec, rest, environment, &stdout, &stderr) { parsed, out, err in
+                try convert(parsed, environment: environment, stdout: &out, stderr: &err)
+            }
+        case "show":
+            return run(showSpec, rest, environment, &stdout, &stderr) { parsed, out, _ in
+                try show(parsed, environment: environment, stdout: &out)
+            }
+        default:
+            stderr.write(UsageError(spec: spec, message: "unknown subcommand '\(first)'; expected convert or show").text)
+            return ExitStatus.usage
+        }
+    }
+
+    /// Parses `arguments` against `spec`, then runs `body`: usage errors exit 64, failures 1.
+    private static func run<Out: TextOutputStream, Err: TextOutputStream>(
+        _ spec: CommandSpec, _ arguments: [String], _ environment: CommandEnvironment,
+        _ stdout: inout Out, _ stderr: inout Err,
+        _ body: (ParsedArguments, inout Out, inout Err) throws -> Void
+    ) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            switch try ArgumentParser(spec: spec).parse(arguments) {
+            case .help:
+                stdout.write(spec.helpText)
+                return ExitStatus.success
+            case .parsed(let value):
+                parsed = value
+            }
+        } catch {
+            stderr.write(error.text)
+            return ExitStatus.usage
+        }
+        do {
+            try body(parsed, &stdout, &stderr)
+            return ExitStatus.success
+        } catch let error as UsageError {
+            stderr.write(error.text)
+            return ExitStatus.usage
+        } catch {
+            stderr.write("error: \(message(for: error))\n")
+            return ExitStatus.failure
+        }
+    }
+
+    // MARK: - convert
+
+    private static func convert(_ parsed: ParsedArguments, environment: CommandEnvironment,
+                                stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) throws {
+        let inputPath = parsed.positionals.first ?? ""
+        let loaded = try load(inputPath, parsed, environment: environment, requiringBoundNames: true)
+        for warning in loaded.warnings { stderr.write("warning: \(inputPath): \(warning)\n") }
+
+        let outputPath = parsed.value("-o")
+        let target: ModelFileFormat
+        if let text = parsed.value("--to"), let format = ModelFileFormat(rawValue: text) {
+            target = format
+        } else if let outputPath, outputPath != "-" {
+            target = ModelLoader.format(of: URL(fileURLWithPath: outputPath))
+        } else {
+            target = loaded.format == .json ? .xcdatamodel : .json
+        }
+
+        switch target {
+        case .json:
+            let text = String(decoding: loaded.modelFile.data(), as: UTF8.self)
+            guard let outputPath, outputPath != "-" else {
+                stdout.write(text)
+                return
+            }
+            let url = environment.url(for: outputPath)
+            do {
+                try Data(text.utf8).write(to: url, options: .atomic)
+            } catch {
+                throw CommandError(.invalidInput, "\(outputPath): cannot write: \(error.localizedDescription)")
+            }
+            stdout.write("wrote \(outputPath): \(counts(loaded.model))\n")
+        case .xcdatamodel:
+            if !loaded.bindingDeclarations.isEmpty {
+                stderr.write("warning: a Core Data model has no bindings section; keep the bindings in a file "
+                             + "and pass it with --bindings when using the converted model\n")
+            }
+            for problem in CoreDataModelWriter.xcodeNamingProblems(in: loaded.model) {
+                stderr.write("warning: \(problem)\n")
+            }
+            let writer = CoreDataModelWriter()
+            if outputPath == "-" {
+                stdout.write(try writer.contents(for: loaded.model))
+                return
+            }
+            let path = outputPath ?? defaultBundleName(for: inputPath)
+            let url = environment.url(for: path)
+            if ModelLoader.format(of: url) != .xcdatamodel {
+                throw UsageError(spec: convertSpec, message: "a Core Data model is written to a .xcdatamodeld or .xcdatamodel path, not '\(path)'")
+            }
+            try writer.write(loaded.model, to: url)
+            stdout.write("wrote \(path): \(counts(loaded.model))\n")
+        }
+    }
+
+    /// `Characters.xcdatamodeld` for `Characters.json`, `model.json`, …
+    private static func defaultBundleName(for inputPath: String) -> String {
+        var name = URL(fileURLWithPath: inputPath).deletingPathExtension().lastPathComponent
+        if name.isEmpty || name == "contents" { name = "Model" }
+        return name + ".xcdatamodeld"
+    }
+
+    /// `3 entities, 8 attributes, 5 relationships`.
+    static func counts(_ model: ObjectModel) -> String {
+        let attributes = model.entities.reduce(0) { $0 + $1.attributes.count }
+        let relationships = model.entities.reduce(0) { $0 + $1.relationships.count }
+        return "\(plural(model.entities.count, "entity", "entities")), \(plural(attributes, "attribute", "attributes")), "
+            + plural(relationships, "relationship", "relationships")
+    }
+
+    static func plural(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+
+    // MARK: - Shared
+
+    /// The model at `path` with `--bindings` and `--version`, errors naming the paths as given.
+    static func load(_ path: String, _ parsed: ParsedArguments, environment: CommandEnvironment,
+                     requiringBoundNames: Bool) throws -> LoadedModel {
+        try ModelLoading.read(path, bindingsPath: parsed.value("--bindings"), version: parsed.value("--version"),
+                              environment: environment, requiringBoundNames: requiringBoundNames)
+    }
+
+    static func message(for error: any Error) -> String {
+        switch error {
+        case let error as CoreDataModelError: return error.description
+        default: return CommandFailure.message(for: error)
+        }
+    }
+}

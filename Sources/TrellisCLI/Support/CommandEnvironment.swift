@@ -1,0 +1,34 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a command runs against besides its arguments: the directory relative paths are
+/// resolved against, and whether standard error is a terminal (for the progress bar).
+public struct CommandEnvironment: Sendable {
+    /// Relative paths (inputs, `--model`, `--store`) are resolved against this directory.
+    public var currentDirectory: URL
+    /// Shows a progress bar on standard error for large inputs.
+    public var showsProgress: Bool
+
+    /// The process's current directory, no progress bar.
+    public init(currentDirectory: URL? = nil, showsProgress: Bool = false) {
+        self.currentDirectory = currentDirectory
+            ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        self.showsProgress = showsProgress
+    }
+
+    /// The process's current directory; a progress bar when standard error is a terminal (isatty(2)).
+    public static var process: CommandEnvironment {
+        CommandEnvironment(showsProgress: isatty(2) == 1)
+    }
+
+    /// `path` resolved against ``currentDirectory`` (absolute paths are kept).
+    func url(for path: String) -> URL {
+        if path.hasPrefix("/") { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: path, relativeTo: currentDirectory)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Checks an input exists and is a readable regular file before anything is imported.
+enum InputCheck {
+    static func check(_ input: InputFile) throws {
+        guard let url = input.url else { return }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw CommandError(.invalidInput, "\(input.name): no such file")
+        }
+        if isDirectory.boolValue { throw CommandError(.invalidInput, "\(input.name): is a directory, not a JSON file") }
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw CommandError(.invalidInput, "\(input.name): permission denied")
+        }
+    }
+}
+
+/// Checks a store path can be opened or created, with a message naming what is wrong.
+enum StoreLocation {
+    static func check(_ url: URL, path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw CommandError(.store, "\(path): is a directory, not a store") }
+            return
+        }
+        let parent = url.deletingLastPathComponent()
+        guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandError(.store, "\(path): cannot create the store: directory '\(parent.relativePath)' does not exist")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Trellis
+import TrellisModelFile
+
+/// Reading `--model` and checking names against it, with the messages every command shares.
+enum ModelLoading {
+    /// The help of `--model`.
+    static let modelHelp = "The model: a Trellis JSON model file, a .xcdatamodeld or a .xcdatamodel."
+
+    /// `--bindings <file>`, for every command that takes a model.
+    static let bindingsOption = OptionSpec(
+        name: "--bindings", valueName: "file",
+        help: "A JSON bindings section for the names the model uses (needed by Core Data models that name any).")
+
+    /// The model at `path` (relative to the current directory): a Trellis JSON model file,
+    /// a `.xcdatamodeld` bundle or a `.xcdatamodel` (see ``ModelLoader``), with the bindings
+    /// file at `bindingsPath`.
+    /// - Throws: ``CommandError`` `.invalidModel` with the file, JSON path or line:column.
+    static func load(_ path: String, bindings bindingsPath: String? = nil, environment: CommandEnvironment) throws -> LoadedModel {
+        do {
+            return try read(path, bindingsPath: bindingsPath, version: nil, environment: environment, requiringBoundNames: true)
+        } catch let error as ModelFileError {
+            throw CommandError(.invalidModel, error.description)
+        } catch let error as CoreDataModelError {
+            throw CommandError(.invalidModel, error.description)
+        }
+    }
+
+    /// As ``load(_:bindings:environment:)``, throwing the loader's own errors (files named as given).
+    static func read(_ path: String, bindingsPath: String?, version: String?, environment: CommandEnvironment,
+                     requiringBoundNames: Bool) throws -> LoadedModel {
+        let url = environment.url(for: path)
+        var bindings = BindingDeclarations()
+        if let bindingsPath {
+            do {
+                bindings = try ModelLoader.readBindings(from: environment.url(for: bindingsPath))
+            } catch var error as ModelFileError {
+                error.file = bindingsPath
+                throw error
+            }
+        }
+        do {
+            return try ModelLoader.load(url: url, bindings: bindings, version: version, requiringBoundNames: requiringBoundNames)
+        } catch var error as ModelFileError {
+            if error.file != nil { error.file = path }
+            throw error
+        } catch var error as CoreDataModelError {
+            error.file = error.file.map { relative($0, to: url, as: path) }
+            throw error
+        }
+    }
+
+    /// `file` (an absolute path inside `url`) rewritten to start with `path` as the user gave it.
+    static func relative(_ file: String, to url: URL, as path: String) -> String {
+        let base = url.path
+        guard file.hasPrefix(base) else { return file }
+        return path + file.dropFirst(base.count)
+    }
+
+    /// The entity named `name`.
+    /// - Throws: ``CommandError`` `.unknownName` listing the model's entities.
+    static func entity(_ name: String, in model: ObjectModel, modelPath: String) throws -> ResolvedEntity {
+        if let entity = model.entity(named: name) { return entity }
+        throw CommandError(.unknownName, "unknown entity '\(name)' in \(modelPath); the model has: "
+                               + model.entities.map(\.name).joined(separator: ", "))
+    }
+
+    /// The attribute named `name` of `entity`, for the option `option`.
+    /// - Throws: ``CommandError`` `.unknownName` listing the entity's attributes.
+    static func attribute(_ name: String, of entity: ResolvedEntity, option: String) throws -> AttributeDescription {
+        if let attribute = entity.attribute(named: name) { return attribute }
+        throw CommandError(.unknownName, "\(option): '\(name)' is not an attribute of \(entity.name); its attributes: "
+                               + entity.attributes.map(\.name).joined(separator: ", "))
+    }
+}
+
+/// The text after `error: ` for any error a command throws.
+enum CommandFailure {
+    static func message(for error: any Error) -> String {
+        switch error {
+        case let error as CommandError: return error.message
+        case let error as ModelFileError: return error.description
+        default: return String(describing: error)
+        }
+    }
+}

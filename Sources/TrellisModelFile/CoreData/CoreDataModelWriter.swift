@@ -1,0 +1,210 @@
+import Foundation
+import Trellis
+
+/// Writes an ``ObjectModel`` as a Core Data model Xcode opens: the `contents` XML Xcode
+/// writes (`<model type="com.apple.IDECoreDataModeler.DataModel" …>`, entities with
+/// `representedClassName`, `syncable="YES"` and `codeGenerationType="class"`, attributes
+/// with `attributeType`, `optional`, `usesScalarValueType`, relationships with
+/// `deletionRule` and inverses, `<userInfo><entry key= value=/></userInfo>`), inside
+/// `NAME.xcdatamodel`, inside `NAME.xcdatamodeld` with its `.xccurrentversion`.
+///
+/// Settings kept by ``CoreDataModelReader`` under ``CoreDataSettings``' reserved keys are
+/// applied, so a model read from Xcode's XML is written back as it was (attribute order
+/// aside). JSON attributes become `Transformable`.
+///
+///     try CoreDataModelWriter().write(model, to: URL(fileURLWithPath: "Characters.xcdatamodeld"))
+public struct CoreDataModelWriter: Sendable {
+    /// `lastSavedToolsVersion` on `<model>` (Xcode's build number; 22522 is Xcode 15).
+    public var lastSavedToolsVersion: String
+    /// `systemVersion` on `<model>` (the macOS build Xcode ran on).
+    public var systemVersion: String
+
+    /// A writer stamping `<model>` with these Xcode and macOS build numbers (Xcode rewrites
+    /// them when it saves; they do not change how the model opens).
+    public init(lastSavedToolsVersion: String = "22522", systemVersion: String = "23A344") {
+        self.lastSavedToolsVersion = lastSavedToolsVersion
+        self.systemVersion = systemVersion
+    }
+
+    // MARK: - Public API
+
+    /// The `contents` XML for `model`.
+    ///
+    /// - Parameter versionName: the `.xcdatamodel` name the XML goes into; the model's
+    ///   ``ObjectModel/versionLabel`` becomes `userDefinedModelVersionIdentifier` unless it
+    ///   equals this name.
+    /// - Throws: ``CoreDataModelError`` `.unrepresentable` (a binary or JSON default value,
+    ///   a reserved key that is not an XML name) or `.invalidValue` (kept XML that does not parse).
+    public func contents(for model: ObjectModel, versionName: String? = nil) throws -> String {
+        var root = XMLTreeElement(name: "model")
+        root.set("type", "com.apple.IDECoreDataModeler.DataModel")
+        root.set("documentVersion", "1.0")
+        root.set("lastSavedToolsVersion", lastSavedToolsVersion)
+        root.set("systemVersion", systemVersion)
+        root.set("minimumToolsVersion", "Automatic")
+        root.set("sourceLanguage", "Swift")
+        let label = model.versionLabel == versionName ? nil : model.versionLabel
+        root.set("userDefinedModelVersionIdentifier", label ?? "")
+        var modelFragments: [XMLTreeElement] = []
+        for entity in model.entities {
+            root.children.append(try element(for: entity))
+            if let text = entity.userInfo[CoreDataSettings.modelElementsKey] {
+                modelFragments += try fragments(text, entity: entity.name, property: nil)
+            }
+        }
+        root.children += modelFragments
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n" + root.xmlText()
+    }
+
+    /// Writes `model` to `url`:
+    /// - `NAME.xcdatamodeld`: the bundle (created if needed) with the version
+    ///   `versionName` (default `NAME`) as `versionName.xcdatamodel/contents`, made current
+    ///   in `.xccurrentversion`; other versions already in the bundle stay.
+    /// - `NAME.xcdatamodel`: that directory with its `contents`.
+    /// - any other path: the `contents` XML itself.
+    ///
+    /// - Throws: ``CoreDataModelError`` (`.writeFailed` with the path, or from ``contents(for:versionName:)``).
+    public func write(_ model: ObjectModel, to url: URL, versionName: String? = nil) throws {
+        let fileManager = FileManager.default
+        switch url.pathExtension {
+        case "xcdatamodeld":
+            let version = versionName ?? url.deletingPathExtension().lastPathComponent
+            let versionURL = url.appendingPathComponent(version + ".xcdatamodel")
+            let xml = try contents(for: model, versionName: version)
+            try perform(url.path) { try fileManager.createDirectory(at: versionURL, withIntermediateDirectories: true) }
+            try save(xml, to: versionURL.appendingPathComponent("contents"))
+            try save(CoreDataModelBundle.currentVersionPlist(version: version),
+                     to: url.appendingPathComponent(".xccurrentversion"))
+        case "xcdatamodel":
+            let xml = try contents(for: model, versionName: url.deletingPathExtension().lastPathComponent)
+            try perform(url.path) { try fileManager.createDirectory(at: url, withIntermediateDirectories: true) }
+            try save(xml, to: url.appendingPathComponent("contents"))
+        default:
+            try save(try contents(for: model, versionName: versionName), to: url)
+        }
+    }
+
+    /// Names Xcode's model editor rejects (it opens the model but reports errors): entity
+    /// names must start with an uppercase letter, property names with a lowercase one, and
+    /// a property may not be named like an `NSManagedObject` member (`description`, …).
+    public static func xcodeNamingProblems(in model: ObjectModel) -> [CoreDataModelWarning] {
+        var problems: [CoreDataModelWarning] = []
+        for entity in model.entities {
+            if let first = entity.name.unicodeScalars.first, !first.properties.isUppercase {
+                problems.append(CoreDataModelWarning(entity: entity.name, property: nil, line: 0,
+                                                     message: "Xcode requires entity names to start with an uppercase letter"))
+            }
+            for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
+                if let first = name.unicodeScalars.first, !first.properties.isLowercase {
+                    problems.append(CoreDataModelWarning(entity: entity.name, property: name, line: 0,
+                                                         message: "Xcode requires property names to start with a lowercase letter"))
+                } else if reservedPropertyNames.contains(name) {
+                    problems.append(CoreDataModelWarning(entity: entity.name, property: name, line: 0,
+                                                         message: "Xcode rejects '\(name)' as a property name (an NSManagedObject member)"))
+                }
+            }
+        }
+        return problems
+    }
+
+    /// `NSManagedObject` / `NSObject` members Xcode refuses as property names.
+    static let reservedPropertyNames: Set<String> = [
+        "description", "entity", "objectID", "managedObjectContext", "isInserted", "isUpdated", "isDeleted",
+        "hasChanges", "isFault", "hash", "superclass", "className",
+    ]
+
+    // MARK: - Elements
+
+    private func element(for entity: EntityDescription) throws -> XMLTreeElement {
+        var element = XMLTreeElement(name: "entity")
+        element.attributes = try applying(entity.userInfo, to: CoreDataXML.baseAttributes(of: entity),
+                                          order: CoreDataSettings.entityAttributeOrder, entity: entity.name, property: nil)
+        for attribute in entity.attributes {
+            element.children.append(try self.element(for: attribute, entity: entity.name))
+        }
+        for relationship in entity.relationships {
+            var child = XMLTreeElement(name: "relationship")
+            child.attributes = try applying(relationship.userInfo, to: CoreDataXML.baseAttributes(of: relationship),
+                                            order: CoreDataSettings.relationshipAttributeOrder,
+                                            entity: entity.name, property: relationship.name)
+            child.children = try children(userInfo: relationship.userInfo, entity: entity.name, property: relationship.name)
+            element.children.append(child)
+        }
+        element.children += try children(userInfo: entity.userInfo, entity: entity.name, property: nil)
+        return element
+    }
+
+    private func element(for attribute: AttributeDescription, entity: String) throws -> XMLTreeElement {
+        if let value = attribute.defaultValue, CoreDataAttributeType.formatDefault(value, type: attribute.type) == nil {
+            throw CoreDataModelError(.unrepresentable, entity: entity, property: attribute.name,
+                                     message: "Core Data has no text form for the default value \(value) of a \(attribute.type) attribute")
+        }
+        var element = XMLTreeElement(name: "attribute")
+        element.attributes = try applying(attribute.userInfo, to: CoreDataXML.baseAttributes(of: attribute),
+                                          order: CoreDataSettings.attributeAttributeOrder, entity: entity, property: attribute.name)
+        element.children = try children(userInfo: attribute.userInfo, entity: entity, property: attribute.name)
+        return element
+    }
+
+    /// Kept child elements, then `<userInfo>` with the annotations (sorted by key).
+    private func children(userInfo: [String: String], entity: String, property: String?) throws -> [XMLTreeElement] {
+        var children: [XMLTreeElement] = []
+        if let text = userInfo[CoreDataSettings.elementsKey] {
+            children += try fragments(text, entity: entity, property: property)
+        }
+        let annotations = CoreDataSettings.annotations(in: userInfo)
+        if !annotations.isEmpty {
+            var info = XMLTreeElement(name: "userInfo")
+            for key in annotations.keys.sorted() {
+                info.children.append(XMLTreeElement(name: "entry", attributes: [
+                    .init(name: "key", value: key), .init(name: "value", value: annotations[key] ?? ""),
+                ]))
+            }
+            children.append(info)
+        }
+        return children
+    }
+
+    private func applying(_ userInfo: [String: String], to base: [XMLTreeElement.Attribute], order: [String],
+                          entity: String, property: String?) throws -> [XMLTreeElement.Attribute] {
+        for (name, _) in CoreDataSettings.overrides(in: userInfo) where !CoreDataModelWriter.isXMLName(name) {
+            throw CoreDataModelError(.unrepresentable, entity: entity, property: property,
+                                     message: "user-info key '\(CoreDataSettings.prefix)\(name)' does not name an XML attribute")
+        }
+        return CoreDataXML.applyingSettings(in: userInfo, to: base, order: order)
+    }
+
+    /// The elements of kept XML text (``CoreDataSettings/elementsKey``).
+    private func fragments(_ text: String, entity: String, property: String?) throws -> [XMLTreeElement] {
+        guard !text.isEmpty else { return [] }
+        do {
+            return try XMLTreeParser.parse(Data("<fragments>\(text)</fragments>".utf8)).children.map(CoreDataSettings.ordered)
+        } catch {
+            throw CoreDataModelError(.invalidValue, entity: entity, property: property,
+                                     message: "kept Core Data XML is not well-formed: \(text.prefix(80))")
+        }
+    }
+
+    // MARK: - Files
+
+    private func save(_ text: String, to url: URL) throws {
+        try perform(url.path) { try Data(text.utf8).write(to: url, options: .atomic) }
+    }
+
+    private func perform(_ path: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            throw CoreDataModelError(.writeFailed, file: path, message: "cannot write: \(error.localizedDescription)")
+        }
+    }
+
+    /// `[A-Za-z_][A-Za-z0-9_.-]*` (the XML names Core Data uses).
+    static func isXMLName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first,
+              first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { s in
+            s == "_" || s == "." || s == "-" || ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s)
+        }
+    }
+}

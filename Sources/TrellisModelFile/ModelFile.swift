@@ -1,0 +1,82 @@
+import Foundation
+import Trellis
+
+/// A Trellis JSON model file: an ``ObjectModel`` with its Groot-style annotations and
+/// the `bindings` that give the names it uses (value transformers, entity mappers,
+/// dictionary transformers) meaning without Swift code. The format is documented in
+/// `docs/ModelFormat.md`.
+///
+///     let file = try ModelFile.read(from: URL(fileURLWithPath: "Examples/twitter/model.json"))
+///     let context = ObjectContext(store: store, bindings: file.bindings)
+///     try file.write(to: URL(fileURLWithPath: "copy.json"))   // the same format back
+public struct ModelFile: Sendable {
+    /// The entities, key convention and version label.
+    public var model: ObjectModel
+    /// The `bindings` section as declared (what ``write(to:)`` writes back).
+    public var bindingDeclarations: BindingDeclarations
+    /// The runtime bindings: the standard value transformers plus the declared names.
+    public var bindings: MappingBindings
+
+    /// A model file for `model` with `bindingDeclarations`.
+    /// - Throws: ``ModelFileError`` when a declaration is invalid or a name the model uses is not bound.
+    public init(model: ObjectModel, bindingDeclarations: BindingDeclarations = BindingDeclarations()) throws {
+        try ModelFileDecoder.checkNames(entities: model.entities, bindings: bindingDeclarations)
+        self.model = model
+        self.bindingDeclarations = bindingDeclarations
+        self.bindings = try bindingDeclarations.makeBindings()
+    }
+
+    init(model: ObjectModel, bindingDeclarations: BindingDeclarations, bindings: MappingBindings) {
+        self.model = model
+        self.bindingDeclarations = bindingDeclarations
+        self.bindings = bindings
+    }
+
+    // MARK: - Reading
+
+    /// Reads the model file at `url`.
+    ///
+    /// - Throws: ``ModelFileError`` naming the file (as `url.relativePath`): `.readFailed`;
+    ///   `.malformedJSON` with line and column; `.unknownKey`, `.wrongType`, … with the
+    ///   JSON path in the file; `.invalidModel` with every validation problem.
+    public static func read(from url: URL) throws -> ModelFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
+            throw ModelFileError(.readFailed, file: url.relativePath, message: reason)
+        }
+        do {
+            return try read(data: data)
+        } catch var error as ModelFileError {
+            error.file = url.relativePath
+            throw error
+        }
+    }
+
+    /// Reads a model file from its bytes (UTF-8 JSON).
+    public static func read(data: Data) throws -> ModelFile {
+        try ModelFileDecoder.decode(try ModelFileJSON.parse(data))
+    }
+
+    /// Reads a model file from parsed JSON.
+    public static func read(json: JSONValue) throws -> ModelFile {
+        try ModelFileDecoder.decode(json)
+    }
+
+    // MARK: - Writing
+
+    /// The model file as JSON: keys in the documented order, convenience keys for the
+    /// Groot annotations (`identityAttributes`, `jsonKeyPath`, …) and the remaining
+    /// user info under `userInfo`; defaults (`optional: true`, `deleteRule: nullify`, …) omitted.
+    public var jsonValue: JSONValue { ModelFileEncoder.encode(self) }
+
+    /// The model file as pretty-printed UTF-8 JSON text ending with a newline.
+    public func data() -> Data { Data(ModelFileJSON.prettyText(jsonValue).utf8) }
+
+    /// Writes ``data()`` to `url` atomically.
+    public func write(to url: URL) throws {
+        try data().write(to: url, options: .atomic)
+    }
+}

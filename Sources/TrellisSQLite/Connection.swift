@@ -1,0 +1,149 @@
+import CSQLite
+import Trellis
+
+/// One open SQLite database connection (https://sqlite.org/c3ref/sqlite3.html) and its
+/// cache of prepared statements.
+///
+/// A connection is not thread-safe and is deliberately not `Sendable`: ``SQLiteStore``
+/// owns exactly one and reaches it only while holding its lock, for the duration of one
+/// session.
+///
+/// Statements are cached by SQL text and prepared with `SQLITE_PREPARE_PERSISTENT`
+/// (https://sqlite.org/c3ref/c_prepare_normalize.html), so a statement that runs once
+/// per object is compiled once per connection.
+final class Connection {
+    /// The `sqlite3*` handle; valid until `deinit`.
+    let handle: OpaquePointer
+    /// The database file path, for messages.
+    let path: String
+    /// `true` when SQLite opened the file read-only (`sqlite3_db_readonly`), either on
+    /// request or because the file or its directory is not writable.
+    let isReadOnly: Bool
+
+    private var statements: [String: Statement] = [:]
+
+    /// Opens (or creates, unless `readOnly`) the database file at `path`.
+    ///
+    /// - Throws: `StoreError` `.notAStore` when the file cannot be opened as a database,
+    ///   `.readOnly` when a read-only file must be created, `.engine` otherwise.
+    init(path: String, readOnly: Bool) throws(StoreError) {
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard let db else {
+            throw StoreError(.engine, message: "cannot open \(path): out of memory",
+                             details: SQLiteResult.details(code: rc, sql: nil))
+        }
+        guard rc == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(db))
+            sqlite3_close_v2(db)
+            throw SQLiteResult.error(code: rc, message: "cannot open \(path): \(message)", sql: nil)
+        }
+        self.handle = db
+        self.path = path
+        self.isReadOnly = sqlite3_db_readonly(db, "main") == 1
+    }
+
+    deinit {
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Running SQL
+
+    /// Runs one or more `;`-separated statements without results (DDL, PRAGMAs, BEGIN/COMMIT).
+    /// Never pass text containing values: `execute` binds nothing.
+    func execute(_ sql: String) throws(StoreError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw SQLiteResult.error(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+        }
+    }
+
+    /// The cached prepared statement for `sql`, reset and with its bindings cleared
+    /// (prepared on first use with `SQLITE_PREPARE_PERSISTENT`).
+    func cachedStatement(_ sql: String) throws(StoreError) -> Statement {
+        if let statement = statements[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try prepare(sql, persistent: true)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// A new, uncached statement for `sql`; finalized when released.
+    func makeStatement(_ sql: String) throws(StoreError) -> Statement {
+        try prepare(sql, persistent: false)
+    }
+
+    /// The SQL text of the cached statements (for tests and diagnostics).
+    var cachedSQL: [String] { Array(statements.keys) }
+
+    /// Finalizes every cached statement (needed before schema changes are seen by
+    /// old statements; SQLite re-prepares them itself, this just frees memory).
+    func clearStatementCache() {
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+    }
+
+    /// The rowid of the last row inserted on this connection (https://sqlite.org/c3ref/last_insert_rowid.html).
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last INSERT/UPDATE/DELETE (https://sqlite.org/c3ref/changes.html).
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// Rows changed since the connection opened (https://sqlite.org/c3ref/total_changes.html).
+    var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+
+    /// `true` while a transaction is open (https://sqlite.org/c3ref/get_autocommit.html).
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    // MARK: - Internals
+
+    private func prepare(_ sql: String, persistent: Bool) throws(StoreError) -> Statement {
+        var statement: OpaquePointer?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let rc = sql.withCString { sqlite3_prepare_v3(handle, $0, -1, flags, &statement, nil) }
+        guard rc == SQLITE_OK, let statement else {
+            throw SQLiteResult.error(code: rc == SQLITE_OK ? SQLITE_MISUSE : sqlite3_extended_errcode(handle),
+                                     message: rc == SQLITE_OK ? "empty SQL statement" : String(cString: sqlite3_errmsg(handle)),
+                                     sql: sql)
+        }
+        return Statement(handle: statement, database: handle, sql: sql)
+    }
+}
+
+@available(*, unavailable, message: "a Connection is confined to its store's lock")
+extension Connection: Sendable {}
+
+/// Maps SQLite result codes (https://sqlite.org/rescode.html) to ``StoreError``.
+enum SQLiteResult {
+    /// The `StoreError` for result code `code` (primary or extended): `SQLITE_BUSY` and
+    /// `SQLITE_LOCKED` → `.busy`, `SQLITE_CONSTRAINT` → `.constraintViolation`,
+    /// `SQLITE_READONLY` → `.readOnly`, `SQLITE_NOTADB` → `.notAStore`, anything else →
+    /// `.engine`. `details` holds the result code, its name and the SQL text, never values.
+    static func error(code: Int32, message: String, sql: String?) -> StoreError {
+        let storeCode: StoreError.Code
+        switch code & 0xff {
+        case SQLITE_BUSY, SQLITE_LOCKED: storeCode = .busy
+        case SQLITE_CONSTRAINT: storeCode = .constraintViolation
+        case SQLITE_READONLY: storeCode = .readOnly
+        case SQLITE_NOTADB: storeCode = .notAStore
+        default: storeCode = .engine
+        }
+        return StoreError(storeCode, message: message, details: details(code: code, sql: sql))
+    }
+
+    /// `SQLite result code 2067 (constraint failed); SQL: INSERT INTO …`.
+    static func details(code: Int32, sql: String?) -> String {
+        var text = "SQLite result code \(code) (\(String(cString: sqlite3_errstr(code))))"
+        if let sql { text += "; SQL: \(sql)" }
+        return text
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import Trellis
+
+/// Creating the schema in a new file, checking it in an existing one, and additive
+/// migrations.
+///
+/// The file records what it was made for in `trellis_metadata` (key → value):
+///
+/// | key | value |
+/// |---|---|
+/// | `format` | `1`, the version of this layout |
+/// | `modelVersion` | the model's ``ObjectModel/versionLabel`` (row absent when nil) |
+/// | `schema` | the ``SchemaDescription`` as JSON (entities, tables, columns, types) |
+/// | `schemaHash` | FNV-1a 64-bit hash of `schema`, 16 hex digits |
+///
+/// On open the recorded description is compared with the model's. Allowed (applied
+/// automatically in one transaction): new entities (a new table, or new columns when
+/// the entity joins an existing hierarchy), new attributes, new relationships, changed
+/// optionality, default values, JSON mappings, version label. Refused with
+/// `StoreError.incompatibleSchema`, file untouched: a removed entity or property, a
+/// changed attribute type, changed identity attributes, a changed parent entity, a
+/// relationship whose destination, cardinality, ordering or storage changed.
+extension SQLiteStore {
+    static let currentFormat = "1"
+
+    static func prepareSchema(connection: Connection, model: ObjectModel, path: String) throws(StoreError) -> StoreLayout {
+        let writable = !connection.isReadOnly
+        try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        do {
+            let layout = try prepareSchemaInTransaction(connection: connection, model: model, path: path)
+            try connection.execute("COMMIT")
+            connection.clearStatementCache()
+            return layout
+        } catch {
+            try? connection.execute("ROLLBACK")
+            connection.clearStatementCache()
+            if error.code == .notAStore {
+                throw StoreError(.notAStore, message: error.message.contains(path) ? error.message : "\(path) is not an SQLite database",
+                                 details: error.details)
+            }
+            throw error
+        }
+    }
+
+    private static func prepareSchemaInTransaction(connection: Connection, model: ObjectModel,
+                                                   path: String) throws(StoreError) -> StoreLayout {
+        let writable = !connection.isReadOnly
+        let hasMetadata = try tableExists(SchemaDescription.metadataTable, connection: connection)
+        guard hasMetadata else {
+            let objectCount = try connection.cachedStatement("SELECT count(*) FROM sqlite_master").runReturningInt64() ?? 0
+            guard objectCount == 0 else {
+                throw StoreError(.notAStore, message: "\(path) is an SQLite database but not a Trellis store (it has no trellis_metadata table)")
+            }
+            guard writable else {
+                throw StoreError(.readOnly, message: "cannot create a store in the read-only file \(path)")
+            }
+            let description = try SchemaDescription(model: model, previous: nil)
+            try connection.execute("CREATE TABLE \"trellis_metadata\" (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" TEXT NOT NULL)")
+            for statement in Schema(description).createStatements { try connection.execute(statement) }
+            try writeMetadata(description, model: model, connection: connection)
+            return try StoreLayout(model: model, description: description)
+        }
+
+        let metadata = try readMetadata(connection: connection)
+        guard metadata["format"] == currentFormat, let schemaText = metadata["schema"],
+              let stored = try? JSONDecoder().decode(SchemaDescription.self, from: Data(schemaText.utf8)) else {
+            throw StoreError(.notAStore, message: "\(path) has a trellis_metadata table this version of Trellis cannot read "
+                             + "(format \(metadata["format"] ?? "missing"))")
+        }
+        let description = try SchemaDescription(model: model, previous: stored)
+        if description == stored {
+            if writable, metadata["modelVersion"] != model.versionLabel {
+                try writeMetadata(description, model: model, connection: connection)
+            }
+            return try StoreLayout(model: model, description: description)
+        }
+        try checkCompatibility(stored: stored, new: description)
+        guard writable else {
+            throw StoreError(.readOnly, message: "the store \(path) needs a migration for the model (new entities or properties) "
+                             + "but is read-only")
+        }
+        for statement in migrationStatements(from: stored, to: description) { try connection.execute(statement) }
+        try writeMetadata(description, model: model, connection: connection)
+        return try StoreLayout(model: model, description: description)
+    }
+
+    // MARK: - Compatibility
+
+    /// Throws `.incompatibleSchema` for the first difference that is not additive.
+    static func checkCompatibility(stored: SchemaDescription, new: SchemaDescription) throws(StoreError) {
+        func refuse(_ entity: String, _ property: String?, _ what: String) -> StoreError {
+            let place = property.map { "entity \(entity), property \($0)" } ?? "entity \(entity)"
+            return StoreError(.incompatibleSchema, message: "the store's schema cannot be migrated to the model: \(place): \(what)",
+                              details: "only new entities, attributes and relationships are migrated automatically")
+        }
+        for old in stored.entities where new.entity(named: old.name) == nil {
+            throw refuse(old.name, nil, "the entity was removed")
+        }
+        for old in stored.entities {
+            guard let entity = new.entity(named: old.name) else { continue }
+            if entity.parent != old.parent {
+                throw refuse(old.name, nil, "the parent entity changed from \(old.parent ?? "none") to \(entity.parent ?? "none")")
+            }
+            if entity.table != old.table {
+                throw refuse(old.name, nil, "the entity moved to another inheritance hierarchy")
+            }
+            if entity.identity != old.identity {
+                throw refuse(old.name, nil, "the identity attributes changed from [\(old.identity.joined(separator: ", "))] "
+                             + "to [\(entity.identity.joined(separator: ", "))]")
+            }
+            for attribute in old.attributes {
+                guard let now = entity.attributes.first(where: { $0.name == attribute.name }) else {
+                    throw refuse(old.name, attribute.name, "the attribute was removed")
+                }
+                if now.type != attribute.type {
+                    throw refuse(old.name, attribute.name, "the attribute type changed from \(attribute.type) to \(now.type)")
+                }
+            }
+            for relationship in old.relationships {
+                guard let now = entity.relationships.first(where: { $0.name == relationship.name }) else {
+                    throw refuse(old.name, relationship.name, "the relationship was removed")
+                }
+                if now.destination != relationship.destination {
+                    throw refuse(old.name, relationship.name,
+                                 "the destination changed from \(relationship.destination) to \(now.destination)")
+                }
+                if now.isToMany != relationship.isToMany || now.isOrdered != relationship.isOrdered {
+                    throw refuse(old.name, relationship.name, "the relationship changed between to-one, to-many and ordered")
+                }
+                if now.storage != relationship.storage {
+                    throw refuse(old.name, relationship.name,
+                                 "its storage changed from \(relationship.storage.rawValue) to \(now.storage.rawValue) (a changed inverse)")
+                }
+            }
+        }
+    }
+
+    /// DDL turning `stored`'s schema into `new`'s: new tables, new columns, new or changed indexes.
+    static func migrationStatements(from stored: SchemaDescription, to new: SchemaDescription) -> [String] {
+        let before = Schema(stored)
+        let after = Schema(new)
+        var statements: [String] = []
+        let oldTables = Dictionary(before.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for table in after.tables {
+            guard let old = oldTables[table.name] else {
+                statements.append(table.createSQL)
+                continue
+            }
+            let oldColumns = Set(old.columns.map(\.name))
+            for column in table.columns where !oldColumns.contains(column.name) {
+                statements.append("ALTER TABLE \(SQL.identifier(table.name)) ADD COLUMN \(column.definition)")
+            }
+        }
+        let oldIndexes = Dictionary(before.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let newIndexNames = Set(after.indexes.map(\.name))
+        for index in before.indexes where !newIndexNames.contains(index.name) {
+            statements.append("DROP INDEX \(SQL.identifier(index.name))")
+        }
+        for index in after.indexes {
+            if let old = oldIndexes[index.name] {
+                if old.createSQL == index.createSQL { continue }
+                statements.append("DROP INDEX \(SQL.identifier(index.name))")
+            }
+            statements.append(index.createSQL)
+        }
+        return statements
+    }
+
+    // MARK: - Metadata
+
+    static func tableExists(_ name: String, connection: Connection) throws(StoreError) -> Bool {
+        let statement = try connection.cachedStatement("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1")
+        statement.bind(name, at: 1)
+        return (try statement.runReturningInt64() ?? 0) > 0
+    }
+
+    static func readMetadata(connection: Connection) throws(StoreError) -> [String: String] {
+        let statement = try connection.cachedStatement("SELECT \"key\", \"value\" FROM \"trellis_metadata\"")
+        defer { statement.reset() }
+        var values: [String: String] = [:]
+        while try statement.step() { values[statement.string(0)] = statement.string(1) }
+        return values
+    }
+
+    static func writeMetadata(_ description: SchemaDescription, model: ObjectModel, connection: Connection) throws(StoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text: String
+        do {
+            text = String(decoding: try encoder.encode(description), as: UTF8.self)
+        } catch {
+            throw StoreError(.engine, message: "cannot encode the schema description: \(error)")
+        }
+        let upsert = try connection.cachedStatement(
+            "INSERT INTO \"trellis_metadata\"(\"key\", \"value\") VALUES (?1, ?2) ON CONFLICT(\"key\") DO UPDATE SET \"value\" = excluded.\"value\"")
+        for (key, value) in [("format", currentFormat), ("schema", text), ("schemaHash", fnv1a64Hex(text))] {
+            upsert.bind(key, at: 1)
+            upsert.bind(value, at: 2)
+            try upsert.run()
+        }
+        if let label = model.versionLabel {
+            upsert.bind("modelVersion", at: 1)
+            upsert.bind(label, at: 2)
+            try upsert.run()
+        } else {
+            let delete = try connection.cachedStatement("DELETE FROM \"trellis_metadata\" WHERE \"key\" = 'modelVersion'")
+            try delete.run()
+        }
+    }
+
+    /// FNV-1a, 64 bits, as 16 lowercase hex digits (a fingerprint of the schema text, not a security hash).
+    static func fnv1a64Hex(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

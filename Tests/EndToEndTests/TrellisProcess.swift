@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TrellisTestSupport
+
+/// Runs the built `trellis` executable as a child process.
+///
+/// The binary is found, in order: `$TRELLIS_BINARY`; next to the test bundle's executable
+/// (SwiftPM puts every product of a build in one directory, e.g. `.build/debug/`, and the
+/// test target depends on `trellis`, so `swift test` builds it first); then
+/// `<repository>/.build/debug/trellis`.
+enum TrellisProcess {
+    struct Result: Equatable, CustomStringConvertible {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var description: String { "status \(status)\nstdout:\n\(stdout)\nstderr:\n\(stderr)" }
+    }
+
+    static let binary: URL? = locate()
+
+    private static func locate() -> URL? {
+        let fileManager = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["TRELLIS_BINARY"], fileManager.isExecutableFile(atPath: path) {
+            return URL(fileURLWithPath: path)
+        }
+        if var directory = Bundle.main.executableURL?.deletingLastPathComponent() {
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("trellis")
+                if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        let fallback = Fixtures.repositoryRoot().appendingPathComponent(".build/debug/trellis")
+        return fileManager.isExecutableFile(atPath: fallback.path) ? fallback : nil
+    }
+
+    /// Runs `trellis arguments…` in `directory`, feeding `input` on standard input.
+    static func run(_ arguments: [String], in directory: URL, input: Data? = nil) throws -> Result {
+        let binary = try #require(binary, "the trellis binary was not found; run `swift build` first")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe()
+        let err = Pipe()
+        let inPipe = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inPipe
+        try process.run()
+        // Read both pipes concurrently so a full pipe never blocks the child.
+        let group = DispatchGroup()
+        let stderrBox = DataBox()
+        group.enter()
+        DispatchQueue.global().async {
+            stderrBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        if let input { inPipe.fileHandleForWriting.write(input) }
+        try inPipe.fileHandleForWriting.close()
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+                      stderr: String(decoding: stderrBox.data, as: UTF8.self))
+    }
+
+    // SAFETY: written once by the reader thread before `group.leave()`, read after `group.wait()`.
+    private final class DataBox: @unchecked Sendable {
+        var data = Data()
+    }
+}
+
+/// A fresh temporary directory, removed by ``remove()``.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-e2e-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+
+    /// Copies `Examples/<relative>` (a file) into the directory under the same relative path.
+    @discardableResult
+    func copyExample(_ relative: String) throws -> URL {
+        let source = Fixtures.repositoryRoot().appendingPathComponent("Examples").appendingPathComponent(relative)
+        let destination = url.appendingPathComponent("Examples").appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: source, to: destination)
+        return destination
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import Trellis
+@testable import TrellisCLI
+
+@Suite struct ExportCommandTests {
+    /// A workspace whose store holds posts 1 and 2 by author 10, and post 3 without author.
+    static func imported() throws -> CommandWorkspace {
+        let w = try CommandWorkspace()
+        try w.write("posts.json", #"""
+            [{"id": 1, "title": "One", "stats": {"score": 5}, "author": {"id": 10, "name": "Ada"}},
+             {"id": 2, "title": "Two", "author": 10},
+             {"id": 3, "title": "Three"}]
+            """#)
+        let result = w.run("import", "posts.json", "--model", "model.json", "--entity", "Post")
+        try #require(result.status == 0, "\(result.stderr)")
+        return w
+    }
+
+    @Test func exportsACompactArrayWithRelationshipsAsIdentifiers() throws {
+        let w = try Self.imported()
+        defer { w.remove() }
+        let result = w.run("export", "--model", "model.json", "--entity", "Post")
+        #expect(result == CommandResult(status: 0, stdout: #"""
+            [{"id":1,"title":"One","stats":{"score":5},"author":10},{"id":2,"title":"Two","stats":{"score":null},"author":10},\#
+            {"id":3,"title":"Three","stats":{"score":null},"author":null}]
+
+            """#, stderr: ""))
+    }
+
+    @Test func whereCoercesTheValueAndNestedIncludesDestinations() throws {
+        let w = try Self.imported()
+        defer { w.remove() }
+        let result = w.run("export", "--model", "model.json", "--entity", "Post", "--where", "id=1", "--relationships", "nested",
+                           "--pretty")
+        #expect(result.status == 0)
+        #expect(result.stdout == """
+            [
+              {
+                "id": 1,
+                "title": "One",
+                "stats": {
+                  "score": 5
+                },
+                "author": {
+                  "id": 10,
+                  "name": "Ada"
+                }
+              }
+            ]
+
+            """)
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "title=Two").stdout
+                    == #"[{"id":2,"title":"Two","stats":{"score":null},"author":10}]"# + "\n")
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "id=99").stdout == "[]\n")
+    }
+
+    @Test func badConditionsAndMissingStore() throws {
+        let w = try Self.imported()
+        defer { w.remove() }
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "id=one") == CommandResult(
+            status: 1, stdout: "",
+            stderr: "error: --where: cannot compare Post.id (integer64) with \"one\": string \"one\" is not a valid integer64: "
+                + "not a decimal number\n"))
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "rank=1") == CommandResult(
+            status: 1, stdout: "", stderr: "error: --where: 'rank' is not an attribute of Post; its attributes: id, title, score\n"))
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--store", "other.sqlite") == CommandResult(
+            status: 1, stdout: "", stderr: "error: other.sqlite: no such store\n"))
+        #expect(!w.exists("other.sqlite"))
+    }
+}

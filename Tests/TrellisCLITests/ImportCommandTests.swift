@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import Trellis
+import TrellisTestSupport
+@testable import TrellisCLI
+
+/// A temporary directory with a small model (`model.json`) for in-process command tests.
+struct CommandWorkspace {
+    static let model = #"""
+    {"format": "trellis-model", "formatVersion": 1, "entities": [
+      {"name": "Post", "identityAttributes": ["id"],
+       "attributes": [{"name": "id", "type": "integer64", "jsonKeyPath": "id"},
+                      {"name": "title", "type": "string", "jsonKeyPath": "title"},
+                      {"name": "score", "type": "integer32", "jsonKeyPath": "stats.score"}],
+       "relationships": [{"name": "author", "destination": "Author", "inverse": "posts", "jsonKeyPath": "author"}]},
+      {"name": "Author", "identityAttributes": ["id"],
+       "attributes": [{"name": "id", "type": "integer64", "jsonKeyPath": "id"},
+                      {"name": "name", "type": "string", "jsonKeyPath": "name"}],
+       "relationships": [{"name": "posts", "destination": "Post", "inverse": "author", "toMany": true}]}
+    ]}
+    """#
+
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-cli-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try write("model.json", Self.model)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+
+    func write(_ name: String, _ text: String) throws {
+        try Data(text.utf8).write(to: url.appendingPathComponent(name))
+    }
+
+    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path) }
+
+    func run(_ arguments: String...) -> CommandResult { trellis(arguments: arguments, in: url) }
+
+    /// The output without the elapsed time of the summary's last line (`in 0.01 s`).
+    static func withoutTime(_ text: String) -> String {
+        text.replacingOccurrences(of: #" in [0-9]+\.[0-9]{2} s"#, with: " in T s", options: .regularExpression)
+    }
+}
+
+@Suite struct ImportCommandTests {
+    static let posts = #"""
+    {"data": {"posts": [
+      {"id": 1, "title": "One", "stats": {"score": 5}, "author": {"id": 10, "name": "Ada"}},
+      {"id": 2, "title": "Two", "author": 10},
+      {"id": 1, "title": "One again"}
+    ]}}
+    """#
+
+    @Test func importPrintsATableOfCounts() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", Self.posts)
+        let result = w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts")
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(CommandWorkspace.withoutTime(result.stdout) == """
+            entity  inserted   updated  unchanged   deleted
+            Post           2         0          0         0
+            Author         1         0          0         0
+            imported 3 elements from 1 file into trellis.sqlite in T s
+
+            """)
+        #expect(w.exists("trellis.sqlite"))
+    }
+
+    @Test func jsonReportIsOneLine() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", Self.posts)
+        _ = w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts")
+        try w.write("more.json", #"[{"id": 2, "title": "Two!"}, {"id": 3}]"#)
+        let result = w.run("import", "more.json", "--model", "model.json", "--entity", "Post", "--report", "json")
+        #expect(result.status == 0)
+        let report = try JSONReader.parse(result.stdout)
+        #expect(report["entities"] == ["Post": ["inserted": 1, "updated": 1, "unchanged": 0, "deleted": 0]])
+        #expect(result.stdout.filter { $0 == "\n" }.count == 1)
+    }
+
+    @Test func dryRunWritesNothing() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", Self.posts)
+        let result = w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts", "--dry-run")
+        #expect(result.status == 0)
+        #expect(CommandWorkspace.withoutTime(result.stdout).hasSuffix(
+            "Author         1         0          0         0\n"
+                + "dry run: 3 elements from 1 file checked against trellis.sqlite in T s; nothing was written\n"))
+        #expect(!w.exists("trellis.sqlite"))
+    }
+
+    @Test func objectOfObjectsWithKeyAttributeAndValueKey() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("authors.json", #"{"names": {"10": "Ada", "11": "Grace"}}"#)
+        let result = w.run("import", "authors.json", "--model", "model.json", "--entity", "Author", "--at", "names",
+                           "--key-attribute", "id", "--value-key", "name", "--report", "json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try JSONReader.parse(result.stdout)["entities"] == ["Author": ["inserted": 2, "updated": 0, "unchanged": 0, "deleted": 0]])
+        let export = w.run("export", "--model", "model.json", "--entity", "Author")
+        #expect(export.stdout == #"[{"id":10,"name":"Ada"},{"id":11,"name":"Grace"}]"# + "\n")
+    }
+
+    @Test func badValueNamesFilePathEntityAndAttribute() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("good.json", #"[{"id": 1}]"#)
+        try w.write("bad.json", #"[{"id": 2}, {"id": 3, "stats": {"score": "high"}}]"#)
+        let result = w.run("import", "good.json", "bad.json", "--model", "model.json", "--entity", "Post")
+        #expect(result == CommandResult(
+            status: 1, stdout: "",
+            stderr: "error: bad.json: $[1].stats.score: cannot store \"high\" in Post.score (integer32): not a decimal number\n"))
+        #expect(!w.exists("trellis.sqlite"))
+    }
+
+    @Test func ndjsonErrorsNameTheLine() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.ndjson", "{\"id\": 1}\n\n{\"id\": 2, \"title\": 7}\n{\"id\": \"x\"}\n")
+        let result = w.run("import", "posts.ndjson", "--format", "ndjson", "--model", "model.json", "--entity", "Post")
+        #expect(result == CommandResult(
+            status: 1, stdout: "",
+            stderr: "error: posts.ndjson: line 4: $[2].id: cannot store \"x\" in Post.id (integer64): not a decimal number\n"))
+    }
+
+    @Test func unknownNamesListWhatExists() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", "[]")
+        #expect(w.run("import", "posts.json", "--model", "model.json", "--entity", "Comment") == CommandResult(
+            status: 1, stdout: "", stderr: "error: unknown entity 'Comment' in model.json; the model has: Post, Author\n"))
+        #expect(w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--key-attribute", "ident")
+                    == CommandResult(status: 1, stdout: "",
+                                     stderr: "error: --key-attribute: 'ident' is not an attribute of Post; its attributes: id, title, score\n"))
+    }
+
+    @Test func missingKeyPathAndMissingFile() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", Self.posts)
+        let result = w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.post")
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: posts.json: no value at 'data.post' (--at): "))
+        #expect(w.run("import", "nope.json", "--model", "model.json", "--entity", "Post")
+                    == CommandResult(status: 1, stdout: "", stderr: "error: nope.json: no such file\n"))
+        #expect(!w.exists("trellis.sqlite"))
+    }
+
+    @Test func invalidModelFileIsNamedWithItsPath() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("bad-model.json", #"{"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "A", "atributes": []}]}"#)
+        try w.write("posts.json", "[]")
+        let result = w.run("import", "posts.json", "--model", "bad-model.json", "--entity", "A")
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: bad-model.json: $.entities[0].atributes: unknown key 'atributes' in an entity "
+                    + "(did you mean 'attributes'?); allowed keys: name, parent, abstract, identityAttributes, entityMapper, "
+                    + "dictionaryTransformer, userInfo, attributes, relationships\n")
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import Trellis
+@testable import TrellisCLI
+
+@Suite struct ImportInputTests {
+    /// Writes `text` to a temporary file and reads all its elements.
+    static func elements(_ text: String, at: String? = nil, lines: Bool = false, alwaysMembers: Bool = false,
+                         valueKey: String? = nil, mappedKeys: Set<String> = ["id", "name"]) throws -> [String] {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-input-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let input = InputFile(argument: url.path, environment: CommandEnvironment())
+        let reader = try InputElementReader(input: input, at: try at.map { try JSONKeyPath(parsing: $0) }, lines: lines,
+                                            alwaysMembers: alwaysMembers, valueKey: valueKey, mappedKeys: mappedKeys)
+        var out: [String] = []
+        while let element = try reader.next() {
+            let json = try JSONWriter.string(for: element.value, options: JSONWriter.Options(sortedKeys: true))
+            out.append("\(element.path) \(element.key ?? "-") \(json)")
+        }
+        return out
+    }
+
+    @Test func arrayAtKeyPath() throws {
+        #expect(try Self.elements(#"{"meta": 1, "response": {"docs": [{"id": 1}, {"id": 2}]}}"#, at: "response.docs")
+                    == [#"$.response.docs[0] - {"id":1}"#, #"$.response.docs[1] - {"id":2}"#])
+    }
+
+    @Test func topLevelArray() throws {
+        #expect(try Self.elements(#"[{"id": 1}, 7]"#) == [#"$[0] - {"id":1}"#, "$[1] - 7"])
+    }
+
+    @Test func objectOfObjectsIsRecognisedByItsMembers() throws {
+        #expect(try Self.elements(#"{"events": {"138586341": {"id": 138586341}, "2": {"name": "b"}}}"#, at: "events")
+                    == [#"$.events["138586341"] 138586341 {"id":138586341}"#, #"$.events["2"] 2 {"name":"b"}"#])
+    }
+
+    @Test func singleObjectWhoseFirstMemberIsAnotherObject() throws {
+        // A status starts with "metadata": {…}, which holds no key the entity maps.
+        #expect(try Self.elements(#"{"s": {"metadata": {"lang": "ja"}, "id": 5}}"#, at: "s")
+                    == [#"$.s - {"id":5,"metadata":{"lang":"ja"}}"#])
+        #expect(try Self.elements(#"{"id": 5, "name": "x"}"#) == [#"$ - {"id":5,"name":"x"}"#])
+    }
+
+    @Test func keyAttributeOrValueKeyMeanObjectOfObjects() throws {
+        #expect(try Self.elements(#"{"names": {"205705993": "Arrière-scène", "7": "Balcon"}}"#, at: "names", valueKey: "name")
+                    == [#"$.names["205705993"] 205705993 {"name":"Arrière-scène"}"#, #"$.names["7"] 7 {"name":"Balcon"}"#])
+        #expect(try Self.elements(#"{"t": {"1": {"x": 1}}}"#, at: "t", alwaysMembers: true) == [#"$.t["1"] 1 {"x":1}"#])
+    }
+
+    @Test func ndjsonRecordsWithKeyPath() throws {
+        let text = "{\"docs\": [{\"id\": 1}]}\n\n{\"docs\": [{\"id\": 2}, {\"id\": 3}]}\n"
+        #expect(try Self.elements(text, at: "docs", lines: true)
+                    == [#"$[0].docs[0] - {"id":1}"#, #"$[1].docs[0] - {"id":2}"#, #"$[1].docs[1] - {"id":3}"#])
+        #expect(try Self.elements("{\"id\": 1}\n{\"id\": 2}\n", lines: true) == [#"$[0] - {"id":1}"#, #"$[1] - {"id":2}"#])
+    }
+
+    @Test func malformedJSONNamesFileLineAndColumn() throws {
+        #expect { try Self.elements("[{\"id\": 1},\n {\"id\": 2,}]") } throws: { error in
+            let message = (error as? CommandError)?.message ?? ""
+            return message.hasSuffix(".json:2:11: expected a string key after ',' (trailing commas are not allowed)")
+        }
+    }
+
+    @Test func missingKeyPathIsNamed() throws {
+        #expect { try Self.elements(#"{"statuses": []}"#, at: "status") } throws: { error in
+            let message = (error as? CommandError)?.message ?? ""
+            return message.contains(".json: no value at 'status' (--at): ")
+        }
+    }
+}
