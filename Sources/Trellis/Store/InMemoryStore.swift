@@ -92,7 +92,7 @@ struct InMemoryRow {
 
 final class InMemorySession: StoreSession {
     let store: InMemoryStore
-    var state: InMemoryState
+    @exclusivity(unchecked) var state: InMemoryState
     let writable: Bool
     var isValid = true
     var failure: (any Error)?
