@@ -68,16 +68,27 @@ import TrellisTestSupport
         #expect(deck["price"] == .decimal(Decimal(string: "9.99")!))
     }
 
-    /// Xcode gives new Integer attributes a default ("0"); the Cards model has defaults on
-    /// both identity attributes. New objects are indexed under their default identity
-    /// before the payload's values are set, and distinct cards of one payload collapse.
-    @Test func newObjectsWithDefaultedCompositeIdentityStayDistinct() throws {
-        let (context, _) = try Self.context("Cards.xcdatamodeld")
-        let report = try context.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
-        let stored = try context.fetch("Card").count
-        withKnownIssue("Importer: new objects whose identity attributes have default values merge (graph branch; reported)") {
-            #expect(report.counts(for: "Card") == .init(inserted: 2))
-            #expect(stored == 2)
+    /// Xcode gives every new Integer attribute `defaultValueString="0"`, so Core Data models
+    /// have defaults on their identity attributes. Known importer issue (reported to the
+    /// lead): `ObjectContext.createObject` indexes a new object under its *default* identity;
+    /// the importer then writes the payload's values straight into `values` and indexes the
+    /// real identity, but the default entry stays. A later object of the same payload whose
+    /// identity equals the defaults merges into the first one. When the importer is fixed,
+    /// these expectations pass and `withKnownIssue` reports it: drop the wrapper then.
+    @Test func newObjectsWithDefaultedIdentityStayDistinct() throws {
+        let (cards, _) = try Self.context("Cards.xcdatamodeld")  // suit default "spades", rank default 1
+        let cardReport = try cards.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
+        let storedCards = try cards.fetch("Card").count
+
+        let (powers, _) = try Self.context("Characters.xcdatamodeld", bindings: "characters-bindings.json")  // identifier default 0
+        let powerReport = try powers.importObjects(from: [["id": "5", "name": "Flight"], ["id": "0", "name": "Zero"]], entity: "Power")
+        let storedPowers = try powers.fetch("Power").count
+
+        withKnownIssue("Importer: a new object stays indexed under its default identity (graph branch; reported)") {
+            #expect(cardReport.counts(for: "Card") == .init(inserted: 2))
+            #expect(storedCards == 2)
+            #expect(powerReport.counts(for: "Power") == .init(inserted: 2))
+            #expect(storedPowers == 2)
         }
     }
 }

@@ -195,3 +195,63 @@ private struct Hero: JSONMappable, Equatable {
         #expect(error.code == .unknownTransformer)
     }
 }
+
+/// A record whose `owner` relationship cannot be read (as a store failing to fault it in).
+private struct FailingRecord: JSONMapRecord {
+    struct StoreDown: Error, Equatable {}
+    func jsonMapNode(forKey key: String) throws -> JSONMapNode? {
+        switch key {
+        case "name": return .attribute(.string("Ada"))
+        case "owner": throw StoreDown()
+        default: return nil
+        }
+    }
+    var jsonMapKeys: [String] { ["name", "owner"] }
+}
+
+private struct Owned: JSONMappable {
+    struct Owner: JSONMappable {
+        let name: String
+        init(map: JSONMap) throws { name = try map.from("name") }
+    }
+    let name: String
+    let ownerName: String?
+    init(map: JSONMap) throws {
+        name = try map.from("name")
+        ownerName = try map.from("owner.name")
+    }
+}
+
+private struct Wrapper: JSONMappable {
+    let owned: Owned?
+    init(map: JSONMap) throws { owned = try map.from("owned") }
+}
+
+/// A model that rejects a value with its own error type.
+private struct Positive: JSONMappable {
+    struct NotPositive: Error, Equatable { let value: Int }
+    let value: Int
+    init(map: JSONMap) throws {
+        value = try map.from("value")
+        guard value > 0 else { throw NotPositive(value: value) }
+    }
+}
+
+private struct Holder: JSONMappable {
+    let positive: Positive?
+    init(map: JSONMap) throws { positive = try map.from("positive") }
+}
+
+@Suite struct MappingErrorPassThroughTests {
+    @Test func sourceErrorsPropagateUnchangedEvenThroughOptionals() throws {
+        #expect(throws: FailingRecord.StoreDown()) { try Owned(record: FailingRecord()) }
+        let record = AttributeRecord(relationships: ["owned": .toOne(nil)])
+        #expect(try Wrapper(record: record).owned == nil)
+    }
+
+    @Test func yourOwnErrorsPropagateUnchanged() throws {
+        #expect(throws: Positive.NotPositive(value: -1)) { try Holder(json: ["positive": ["value": -1]]) }
+        #expect(try Holder(json: ["positive": ["value": "x"]]).positive == nil)  // a data error: lenient
+        #expect(try Holder(json: ["positive": ["value": 3]]).positive?.value == 3)
+    }
+}

@@ -281,6 +281,10 @@ private struct Everything: JSONMappable, JSONRepresentable, Equatable {
 private struct Day: JSONMapValue, Equatable {
     let date: Date
     static func mapValue(from map: JSONMap) throws -> Day {
-        Day(date: try MappingTransformer<Date>.compactDay.forward(map.root))
+        do {
+            return Day(date: try MappingTransformer<Date>.compactDay.forward(try map.root))
+        } catch {
+            throw map.error(.invalidValue, expected: "Day", message: "not a yyyyMMdd day")
+        }
     }
 }
