@@ -69,12 +69,9 @@ import TrellisTestSupport
     }
 
     /// Xcode gives every new Integer attribute `defaultValueString="0"`, so Core Data models
-    /// have defaults on their identity attributes. Known importer issue (reported to the
-    /// lead): `ObjectContext.createObject` indexes a new object under its *default* identity;
-    /// the importer then writes the payload's values straight into `values` and indexes the
-    /// real identity, but the default entry stays. A later object of the same payload whose
-    /// identity equals the defaults merges into the first one. When the importer is fixed,
-    /// these expectations pass and `withKnownIssue` reports it: drop the wrapper then.
+    /// have defaults on their identity attributes. A new object must be indexed only under
+    /// the identity the payload gives it, so a later object whose identity equals the
+    /// defaults stays a separate object (once a known importer issue, fixed in the graph).
     @Test func newObjectsWithDefaultedIdentityStayDistinct() throws {
         let (cards, _) = try Self.context("Cards.xcdatamodeld")  // suit default "spades", rank default 1
         let cardReport = try cards.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
@@ -84,11 +81,9 @@ import TrellisTestSupport
         let powerReport = try powers.importObjects(from: [["id": "5", "name": "Flight"], ["id": "0", "name": "Zero"]], entity: "Power")
         let storedPowers = try powers.fetch("Power").count
 
-        withKnownIssue("Importer: a new object stays indexed under its default identity (graph branch; reported)") {
-            #expect(cardReport.counts(for: "Card") == .init(inserted: 2))
-            #expect(storedCards == 2)
-            #expect(powerReport.counts(for: "Power") == .init(inserted: 2))
-            #expect(storedPowers == 2)
-        }
+        #expect(cardReport.counts(for: "Card") == .init(inserted: 2))
+        #expect(storedCards == 2)
+        #expect(powerReport.counts(for: "Power") == .init(inserted: 2))
+        #expect(storedPowers == 2)
     }
 }
