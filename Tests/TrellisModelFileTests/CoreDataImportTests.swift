@@ -69,9 +69,10 @@ import TrellisTestSupport
     }
 
     /// Xcode gives every new Integer attribute `defaultValueString="0"`, so Core Data models
-    /// have defaults on their identity attributes. A new object must be indexed only under
-    /// the identity the payload gives it, so a later object whose identity equals the
-    /// defaults stays a separate object (once a known importer issue, fixed in the graph).
+    /// have defaults on their identity attributes. A new object must be indexed under the
+    /// payload's identity only, never under its default one: otherwise a later object of the
+    /// same payload whose identity equals the defaults merges into the first (a regression
+    /// test for a bug the Core Data fixtures found in the importer).
     @Test func newObjectsWithDefaultedIdentityStayDistinct() throws {
         let (cards, _) = try Self.context("Cards.xcdatamodeld")  // suit default "spades", rank default 1
         let cardReport = try cards.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
