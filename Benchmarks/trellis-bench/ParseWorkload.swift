@@ -89,6 +89,7 @@ enum ParseWorkload {
             do {
                 let figures = try measure(file: path, data: data, runs: runs)
                 report(figures)
+                fflush(nil)
                 last = figures
             } catch {
                 FileHandle.standardError.write(Data("error: \(path): \(error)\n".utf8))

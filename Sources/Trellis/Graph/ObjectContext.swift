@@ -183,14 +183,17 @@ public final class ObjectContext {
     }
 
     /// A new object with defaults (or the given values) and a temporary ID, registered and dirty.
-    func createObject(_ info: EntityInfo, isPlaceholder: Bool, values: [AttributeValue?]? = nil) -> ManagedObject {
+    /// `indexingIdentity: false` leaves it out of the identity map (the importer indexes it
+    /// once the payload's identity values are set; default values must not stay indexed).
+    func createObject(_ info: EntityInfo, isPlaceholder: Bool, values: [AttributeValue?]? = nil,
+                      indexingIdentity: Bool = true) -> ManagedObject {
         let id = ObjectID(entityName: info.name, primaryKey: nextTemporaryKey)
         nextTemporaryKey -= 1
         let object = ManagedObject(
             info: info, id: id, isPlaceholder: isPlaceholder,
             values: values ?? info.defaultValues, links: info.emptyLinks, committed: nil, context: self, epoch: epoch)
         registered[id] = object
-        indexIdentity(object)
+        if indexingIdentity { indexIdentity(object) }
         markDirty(object)
         return object
     }

@@ -5,13 +5,19 @@ extension JSONParser {
     /// closing quote. Runs of plain bytes are scanned 8 at a time; strings without
     /// escapes are made straight from the input bytes.
     /// `isKey`: the string is an object key (cached separately; sets ``lastFingerprint``).
+    @inline(__always)
     mutating func parseString(isKey: Bool = false) throws(Failure) -> String {
         let start = pos
         var high: UInt64 = 0
         // 8 bytes at a time: the lowest flagged byte is the first quote, backslash or
         // control character (the has-zero-byte trick is exact up to the first match).
-        while pos &+ 8 <= end {
-            let word = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
+        // Scan with locals (the compiler cannot keep `self.pos` in a register across
+        // stores through the parser's pointers).
+        let base = self.base
+        let end = self.end
+        var i = start
+        while i &+ 8 <= end {
+            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
             let quote = word ^ 0x2222_2222_2222_2222
             let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
             let special = (((quote &- 0x0101_0101_0101_0101) & ~quote)
@@ -20,18 +26,34 @@ extension JSONParser {
             if special != 0 {
                 let plainBits = UInt64(truncatingIfNeeded: special.trailingZeroBitCount) & ~7
                 high |= word & ((1 &<< plainBits) &- 1)
-                pos &+= Int(truncatingIfNeeded: plainBits &>> 3)
+                i &+= Int(truncatingIfNeeded: plainBits &>> 3)
                 break
             }
             high |= word
-            pos &+= 8
+            i &+= 8
         }
+        pos = i
         while pos < end {
             let b = base[pos]
             if b == UInt8(ascii: "\"") {
                 lastStringHadEscapes = false
                 let count = pos &- start
                 pos &+= 1
+                if count <= 8 {
+                    let w0 = JSONStringCache.word(base + start, count: count, available: end &- start)
+                    let hash = JSONStringCache.hash(w0, count: count)
+                    if isKey {
+                        lastFingerprint = hash
+                        if let cached = keyCache.lookup(w0, count: count, hash: hash) { return cached }
+                        let string = try makeString(start: start, count: count, isASCII: high & 0x8080_8080_8080_8080 == 0)
+                        keyCache.store(string, (w0, 0, 0, 0), count: count, hash: hash)
+                        return string
+                    }
+                    if let cached = valueCache.lookup(w0, count: count, hash: hash) { return cached }
+                    let string = try makeString(start: start, count: count, isASCII: high & 0x8080_8080_8080_8080 == 0)
+                    valueCache.store(string, (w0, 0, 0, 0), count: count, hash: hash)
+                    return string
+                }
                 if count <= JSONStringCache.maximumLength {
                     let words = JSONStringCache.words(base + start, count: count, available: end &- start)
                     let hash = JSONStringCache.hash(words, count: count)
