@@ -69,26 +69,19 @@ import TrellisTestSupport
     }
 
     /// Xcode gives every new Integer attribute `defaultValueString="0"`, so Core Data models
-    /// have defaults on their identity attributes. Known importer issue (reported to the
-    /// lead): `ObjectContext.createObject` indexes a new object under its *default* identity;
-    /// the importer then writes the payload's values straight into `values` and indexes the
-    /// real identity, but the default entry stays. A later object of the same payload whose
-    /// identity equals the defaults merges into the first one. When the importer is fixed,
-    /// these expectations pass and `withKnownIssue` reports it: drop the wrapper then.
+    /// have defaults on their identity attributes: new objects must not stay indexed under
+    /// those defaults (a later object of the payload with that identity would merge into them).
     @Test func newObjectsWithDefaultedIdentityStayDistinct() throws {
         let (cards, _) = try Self.context("Cards.xcdatamodeld")  // suit default "spades", rank default 1
         let cardReport = try cards.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
-        let storedCards = try cards.fetch("Card").count
+        #expect(cardReport.counts(for: "Card") == .init(inserted: 2))
+        #expect(try cards.fetch("Card").map { $0["suit"] }.sorted { $0?.description ?? "" < $1?.description ?? "" }
+                == [.string("hearts"), .string("spades")])
 
         let (powers, _) = try Self.context("Characters.xcdatamodeld", bindings: "characters-bindings.json")  // identifier default 0
         let powerReport = try powers.importObjects(from: [["id": "5", "name": "Flight"], ["id": "0", "name": "Zero"]], entity: "Power")
-        let storedPowers = try powers.fetch("Power").count
-
-        withKnownIssue("Importer: a new object stays indexed under its default identity (graph branch; reported)") {
-            #expect(cardReport.counts(for: "Card") == .init(inserted: 2))
-            #expect(storedCards == 2)
-            #expect(powerReport.counts(for: "Power") == .init(inserted: 2))
-            #expect(storedPowers == 2)
-        }
+        #expect(powerReport.counts(for: "Power") == .init(inserted: 2))
+        #expect(try powers.fetch("Power", id: .integer(0))?["name"] == .string("Zero"))
+        #expect(try powers.fetch("Power", id: .integer(5))?["name"] == .string("Flight"))
     }
 }
