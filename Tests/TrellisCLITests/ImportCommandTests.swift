@@ -115,7 +115,7 @@ struct CommandWorkspace {
         let result = w.run("import", "good.json", "bad.json", "--model", "model.json", "--entity", "Post")
         #expect(result == CommandResult(
             status: 1, stdout: "",
-            stderr: "error: bad.json: $[1].stats.score: cannot store \"high\" in Post.score (integer32): not an integer\n"))
+            stderr: "error: bad.json: $[1].stats.score: cannot store \"high\" in Post.score (integer32): not a decimal number\n"))
         #expect(!w.exists("trellis.sqlite"))
     }
 
@@ -126,7 +126,7 @@ struct CommandWorkspace {
         let result = w.run("import", "posts.ndjson", "--format", "ndjson", "--model", "model.json", "--entity", "Post")
         #expect(result == CommandResult(
             status: 1, stdout: "",
-            stderr: "error: posts.ndjson: line 4: $[2].id: cannot store \"x\" in Post.id (integer64): not an integer\n"))
+            stderr: "error: posts.ndjson: line 4: $[2].id: cannot store \"x\" in Post.id (integer64): not a decimal number\n"))
     }
 
     @Test func unknownNamesListWhatExists() throws {
