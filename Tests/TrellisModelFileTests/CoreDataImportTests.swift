@@ -69,8 +69,10 @@ import TrellisTestSupport
     }
 
     /// Xcode gives every new Integer attribute `defaultValueString="0"`, so Core Data models
-    /// have defaults on their identity attributes: new objects must not stay indexed under
-    /// those defaults (a later object of the payload with that identity would merge into them).
+    /// have defaults on their identity attributes. A new object must be indexed under the
+    /// payload's identity only, never under its default one: otherwise a later object of the
+    /// same payload whose identity equals the defaults merges into the first (a regression
+    /// test for a bug the Core Data fixtures found in the importer).
     @Test func newObjectsWithDefaultedIdentityStayDistinct() throws {
         let (cards, _) = try Self.context("Cards.xcdatamodeld")  // suit default "spades", rank default 1
         let cardReport = try cards.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
