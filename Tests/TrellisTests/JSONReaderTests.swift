@@ -70,6 +70,34 @@ import TrellisTestSupport
         #expect(large.objectValue?.keys.first == "k0")
     }
 
+    @Test func keysPredictedFromEarlierObjectsAreExact() throws {
+        // Same-shaped objects with keys that differ by prefixes, lengths, escapes and
+        // UTF-8, as the key predictor sees them.
+        let keySets: [[String]] = [
+            ["ab", "abc", "x"], ["abc", "ab", "x"], ["a\u{e9}", "ab", "y"], ["exactly16bytes..", "ab", "z"],
+            ["seventeen_bytes__", "ab", "x"], ["ab", "abc", "x"], ["a\"q", "a\\b", "x"], ["ab", "abc", "x"],
+        ]
+        var text = "["
+        var expected: [JSONValue] = []
+        for round in 0..<3 {
+            for (i, keys) in keySets.enumerated() {
+                if text.count > 1 { text += "," }
+                let members = keys.enumerated().map { j, key -> String in
+                    let written = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    return "\"\(written)\": \(round * 100 + i * 10 + j)"
+                }
+                text += "{" + members.joined(separator: ", ") + "}"
+                var object = JSONObject()
+                for (j, key) in keys.enumerated() { object.append(key: key, value: .number(JSONNumber(Int64(round * 100 + i * 10 + j)))) }
+                expected.append(.object(object))
+            }
+        }
+        text += "]"
+        let value = try JSONReader.parse(text)
+        #expect(value == .array(expected))
+        #expect(value.arrayValue?.map { $0.objectValue?.keys ?? [] } == expected.map { $0.objectValue?.keys ?? [] })
+    }
+
     @Test func acceptsAllOverloads() throws {
         let text = #"{"x": [1]}"#
         let expected: JSONValue = ["x": [1]]

@@ -39,6 +39,8 @@ struct JSONParser: ~Copyable {
     var scratch: [UInt8] = []
     /// Recently made keys and short values, by their bytes.
     var keyCache: JSONStringCache
+    /// Keys expected from the shape of earlier objects.
+    var keyPredictor = JSONKeyPredictor()
     var valueCache: JSONStringCache
     /// Set by ``parseString(isKey:)``: a hash of the key's bytes (see ``fingerprint``).
     var lastFingerprint: UInt64 = 0
@@ -207,9 +209,26 @@ struct JSONParser: ~Copyable {
             throw Failure(code: .unexpectedCharacter, offset: pos, message: message)
         }
         pos &+= 1
-        let key = try parseString(isKey: true)
-        fingerprints.push(lastFingerprint)
-        members.push((key: key, value: .null))
+        let keyStart = pos
+        let slot = keyPredictor.slot(depth: frames.count, index: members.count &- frames.last.keyStart)
+        if let slot, keyStart &+ JSONKeyPredictor.maximumLength < end, JSONKeyPredictor.matches(slot, at: base + keyStart) {
+            pos = keyStart &+ slot.pointee.length &+ 1
+            fingerprints.push(slot.pointee.fingerprint)
+            members.push((key: slot.pointee.key, value: .null))
+        } else {
+            let key = try parseString(isKey: true)
+            fingerprints.push(lastFingerprint)
+            if let slot {
+                if lastStringHadEscapes {
+                    slot.pointee.length = -1
+                } else {
+                    JSONKeyPredictor.remember(
+                        key, fingerprint: lastFingerprint, bytes: base + keyStart, length: pos &- 1 &- keyStart,
+                        available: end &- keyStart, in: slot)
+                }
+            }
+            members.push((key: key, value: .null))
+        }
         skipWhitespace()
         guard pos < end else { throw endFailure("expected ':' after object key") }
         guard base[pos] == UInt8(ascii: ":") else {
