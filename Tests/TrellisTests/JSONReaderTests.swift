@@ -98,6 +98,23 @@ import TrellisTestSupport
         #expect(value.arrayValue?.map { $0.objectValue?.keys ?? [] } == expected.map { $0.objectValue?.keys ?? [] })
     }
 
+    @Test func repeatedSmallObjectsAreIndependentValues() throws {
+        let text = #"[{"id":"16","name":"Valiant 1"}, {"id":"16","name":"Valiant 1"}, {"id":"16", "name":"Valiant 1"}, {"id":"17","name":"Valiant 1"}, {"n":[1]}, {"n":[1]}, {"a":1,"a":2}, {"a":1,"a":2}]"#
+        var elements = try #require(JSONReader.parse(text).arrayValue)
+        #expect(elements[0] == ["id": "16", "name": "Valiant 1"])
+        #expect(elements[1] == elements[0] && elements[2] == elements[0])
+        #expect(elements[3] == ["id": "17", "name": "Valiant 1"])
+        #expect(elements[5] == ["n": [1]])
+        #expect(elements[7] == ["a": 2] && elements[7].objectValue?.count == 1)
+        // Shared storage is copy on write: changing one leaves the others alone.
+        if case .object(var object) = elements[1] {
+            object["name"] = "changed"
+            elements[1] = .object(object)
+        }
+        #expect(elements[0]["name"] == "Valiant 1")
+        #expect(elements[1]["name"] == "changed")
+    }
+
     @Test func acceptsAllOverloads() throws {
         let text = #"{"x": [1]}"#
         let expected: JSONValue = ["x": [1]]
