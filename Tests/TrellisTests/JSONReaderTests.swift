@@ -70,6 +70,51 @@ import TrellisTestSupport
         #expect(large.objectValue?.keys.first == "k0")
     }
 
+    @Test func keysPredictedFromEarlierObjectsAreExact() throws {
+        // Same-shaped objects with keys that differ by prefixes, lengths, escapes and
+        // UTF-8, as the key predictor sees them.
+        let keySets: [[String]] = [
+            ["ab", "abc", "x"], ["abc", "ab", "x"], ["a\u{e9}", "ab", "y"], ["exactly16bytes..", "ab", "z"],
+            ["seventeen_bytes__", "ab", "x"], ["ab", "abc", "x"], ["a\"q", "a\\b", "x"], ["ab", "abc", "x"],
+        ]
+        var text = "["
+        var expected: [JSONValue] = []
+        for round in 0..<3 {
+            for (i, keys) in keySets.enumerated() {
+                if text.count > 1 { text += "," }
+                let members = keys.enumerated().map { j, key -> String in
+                    let written = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    return "\"\(written)\": \(round * 100 + i * 10 + j)"
+                }
+                text += "{" + members.joined(separator: ", ") + "}"
+                var object = JSONObject()
+                for (j, key) in keys.enumerated() { object.append(key: key, value: .number(JSONNumber(Int64(round * 100 + i * 10 + j)))) }
+                expected.append(.object(object))
+            }
+        }
+        text += "]"
+        let value = try JSONReader.parse(text)
+        #expect(value == .array(expected))
+        #expect(value.arrayValue?.map { $0.objectValue?.keys ?? [] } == expected.map { $0.objectValue?.keys ?? [] })
+    }
+
+    @Test func repeatedSmallObjectsAreIndependentValues() throws {
+        let text = #"[{"id":"16","name":"Valiant 1"}, {"id":"16","name":"Valiant 1"}, {"id":"16", "name":"Valiant 1"}, {"id":"17","name":"Valiant 1"}, {"n":[1]}, {"n":[1]}, {"a":1,"a":2}, {"a":1,"a":2}]"#
+        var elements = try #require(JSONReader.parse(text).arrayValue)
+        #expect(elements[0] == ["id": "16", "name": "Valiant 1"])
+        #expect(elements[1] == elements[0] && elements[2] == elements[0])
+        #expect(elements[3] == ["id": "17", "name": "Valiant 1"])
+        #expect(elements[5] == ["n": [1]])
+        #expect(elements[7] == ["a": 2] && elements[7].objectValue?.count == 1)
+        // Shared storage is copy on write: changing one leaves the others alone.
+        if case .object(var object) = elements[1] {
+            object["name"] = "changed"
+            elements[1] = .object(object)
+        }
+        #expect(elements[0]["name"] == "Valiant 1")
+        #expect(elements[1]["name"] == "changed")
+    }
+
     @Test func acceptsAllOverloads() throws {
         let text = #"{"x": [1]}"#
         let expected: JSONValue = ["x": [1]]

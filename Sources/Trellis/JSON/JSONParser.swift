@@ -17,8 +17,12 @@ struct JSONParser: ~Copyable {
 
     struct Frame {
         var isObject: Bool
+        /// No array or object was opened inside this one (so far).
+        var isFlat = true
         var valueStart: Int
         var keyStart: Int
+        /// Offset of the opening bracket in the window.
+        var textStart = 0
     }
 
     // MARK: - State
@@ -39,6 +43,10 @@ struct JSONParser: ~Copyable {
     var scratch: [UInt8] = []
     /// Recently made keys and short values, by their bytes.
     var keyCache: JSONStringCache
+    /// Keys expected from the shape of earlier objects.
+    var keyPredictor = JSONKeyPredictor()
+    /// Small flat objects read recently, by their text.
+    var objectCache = JSONObjectCache(capacity: 256)
     var valueCache: JSONStringCache
     /// Set by ``parseString(isKey:)``: a hash of the key's bytes (see ``fingerprint``).
     var lastFingerprint: UInt64 = 0
@@ -170,7 +178,22 @@ struct JSONParser: ~Copyable {
                         throw Failure(code: .unexpectedCharacter, offset: pos, message: "expected ',' or '}' after object member")
                     }
                     pos &+= 1
-                    value = .object(makeObject(frame))
+                    let length = pos &- frame.textStart
+                    if frame.isFlat, length <= JSONObjectCache.maximumLength {
+                        // A small flat object: reuse the value of the same text read before.
+                        let words = JSONObjectCache.words(base + frame.textStart, count: length)
+                        let hash = JSONObjectCache.hash(words, count: length)
+                        if let cached = objectCache.lookup(words, count: length, hash: hash) {
+                            members.removeAll(from: frame.keyStart)
+                            fingerprints.removeAll(from: frame.keyStart)
+                            value = cached
+                        } else {
+                            value = .object(makeObject(frame))
+                            objectCache.store(value, words, count: length, hash: hash)
+                        }
+                    } else {
+                        value = .object(makeObject(frame))
+                    }
                 } else {
                     guard next == UInt8(ascii: "]") else {
                         throw Failure(code: .unexpectedCharacter, offset: pos, message: "expected ',' or ']' after array element")
@@ -191,7 +214,8 @@ struct JSONParser: ~Copyable {
                 code: .depthLimitExceeded, offset: pos,
                 message: "arrays and objects nested deeper than \(maximumDepth) levels")
         }
-        frames.push(Frame(isObject: isObject, valueStart: values.count, keyStart: members.count))
+        if frames.count > 0 { frames.base[frames.count &- 1].isFlat = false }
+        frames.push(Frame(isObject: isObject, valueStart: values.count, keyStart: members.count, textStart: pos))
         pos &+= 1
     }
 
@@ -207,9 +231,26 @@ struct JSONParser: ~Copyable {
             throw Failure(code: .unexpectedCharacter, offset: pos, message: message)
         }
         pos &+= 1
-        let key = try parseString(isKey: true)
-        fingerprints.push(lastFingerprint)
-        members.push((key: key, value: .null))
+        let keyStart = pos
+        let slot = keyPredictor.slot(depth: frames.count, index: members.count &- frames.last.keyStart)
+        if let slot, keyStart &+ JSONKeyPredictor.maximumLength < end, JSONKeyPredictor.matches(slot, at: base + keyStart) {
+            pos = keyStart &+ slot.pointee.length &+ 1
+            fingerprints.push(slot.pointee.fingerprint)
+            members.push((key: slot.pointee.key, value: .null))
+        } else {
+            let key = try parseString(isKey: true)
+            fingerprints.push(lastFingerprint)
+            if let slot {
+                if lastStringHadEscapes {
+                    slot.pointee.length = -1
+                } else {
+                    JSONKeyPredictor.remember(
+                        key, fingerprint: lastFingerprint, bytes: base + keyStart, length: pos &- 1 &- keyStart,
+                        available: end &- keyStart, in: slot)
+                }
+            }
+            members.push((key: key, value: .null))
+        }
         skipWhitespace()
         guard pos < end else { throw endFailure("expected ':' after object key") }
         guard base[pos] == UInt8(ascii: ":") else {
