@@ -25,6 +25,11 @@ enum StoreBench {
     }
 
     static func run(arguments: [String]) throws {
+        if arguments.first == "--import" {
+            try runImport(file: arguments.count > 1 ? arguments[1] : "/tmp/characters.json",
+                          path: arguments.count > 2 ? arguments[2] : NSTemporaryDirectory() + "trellis-import-bench.sqlite")
+            return
+        }
         let count = arguments.first.flatMap { Int($0) } ?? 100_000
         let path = arguments.count > 1 ? arguments[1] : NSTemporaryDirectory() + "trellis-store-bench.sqlite"
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -41,6 +46,34 @@ enum StoreBench {
         for i in stride(from: 0, to: renamed.count, by: 10) { renamed[i].name += " II" }
         seconds = try time { try importPass(store: store, characters: renamed, powers: powers, publishers: publishers) }
         print(String(format: "RESULT pass=update seconds=%.3f", seconds))
+        var usage = rusage()
+        getrusage(RUSAGE_SELF_PORTABLE, &usage)
+        print("RESULT peak_rss_mb=\(usage.ru_maxrss / 1024)")
+    }
+
+    /// `store --import FILE [path]`: the issue's benchmark end to end — parse FILE (from
+    /// `gen_characters.py`) with `JSONReader` and import it through `ObjectContext` into a
+    /// fresh SQLite store, then parse and import it again (unchanged). CPU and wall seconds per pass.
+    static func runImport(file: String, path: String) throws {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        let store = MeasuringStore(try SQLiteStore(path: path, model: try EngineWorkload.model()))
+        let context = ObjectContext(store: store)
+        var options = ImportOptions()
+        options.reportsObjectIDs = false
+        for pass in ["import", "reimport"] {
+            let wall = DispatchTime.now().uptimeNanoseconds
+            let cpu = cpuSeconds()
+            let json = try JSONReader.parse(bytes)
+            let parsed = cpuSeconds()
+            let report = try context.importObjects(from: json, entity: "Character", options: options)
+            print(String(format: "RESULT pass=%@ cpu_seconds=%.3f (parse %.3f) wall_seconds=%.3f", pass, cpuSeconds() - cpu, parsed - cpu,
+                         Double(DispatchTime.now().uptimeNanoseconds - wall) / 1e9))
+            print("  Character \(report.counts(for: "Character")); Power \(report.counts(for: "Power"))")
+            print(String(format: "  in the store: fetch %.3f s CPU, apply %.3f s CPU, commit %.3f s CPU", store.fetchSeconds, store.applySeconds,
+                         store.commitSeconds))
+            store.reset()
+        }
         var usage = rusage()
         getrusage(RUSAGE_SELF_PORTABLE, &usage)
         print("RESULT peak_rss_mb=\(usage.ru_maxrss / 1024)")
@@ -198,3 +231,63 @@ private let RUSAGE_SELF_PORTABLE = RUSAGE_SELF.rawValue
 #else
 private let RUSAGE_SELF_PORTABLE = RUSAGE_SELF
 #endif
+
+/// Wraps a store and adds up the CPU seconds its sessions spend in fetches, applies and commits.
+final class MeasuringStore: PersistentStore, @unchecked Sendable {
+    // SAFETY: the counters are only touched from the thread running the benchmark.
+    let inner: SQLiteStore
+    var fetchSeconds = 0.0, applySeconds = 0.0, commitSeconds = 0.0
+    var model: ObjectModel { inner.model }
+
+    init(_ inner: SQLiteStore) { self.inner = inner }
+
+    func reset() { fetchSeconds = 0; applySeconds = 0; commitSeconds = 0 }
+
+    func read<T>(_ body: (any StoreSession) throws -> T) throws -> T {
+        try inner.read { try body(MeasuringSession(inner: $0, store: self)) }
+    }
+
+    func write<T>(_ body: (any StoreSession) throws -> T) throws -> T {
+        var end = 0.0
+        let result = try inner.write { session -> T in
+            let result = try body(MeasuringSession(inner: session, store: self))
+            end = StoreBench.cpuSeconds()
+            return result
+        }
+        commitSeconds += StoreBench.cpuSeconds() - end
+        return result
+    }
+}
+
+final class MeasuringSession: StoreSession {
+    let inner: any StoreSession
+    let store: MeasuringStore
+    var model: ObjectModel { inner.model }
+
+    init(inner: any StoreSession, store: MeasuringStore) {
+        self.inner = inner
+        self.store = store
+    }
+
+    private func fetching<T>(_ body: () throws -> T) rethrows -> T {
+        let start = StoreBench.cpuSeconds()
+        defer { store.fetchSeconds += StoreBench.cpuSeconds() - start }
+        return try body()
+    }
+
+    func fetch(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot] {
+        try fetching { try inner.fetch(entity: entity, identities: identities) }
+    }
+    func fetch(entity: String, matching predicate: StorePredicate?) throws -> [ObjectSnapshot] {
+        try fetching { try inner.fetch(entity: entity, matching: predicate) }
+    }
+    func fetch(ids: [ObjectID]) throws -> [ObjectSnapshot] { try fetching { try inner.fetch(ids: ids) } }
+    func count(entity: String, matching predicate: StorePredicate?) throws -> Int {
+        try fetching { try inner.count(entity: entity, matching: predicate) }
+    }
+    func apply(_ changes: ChangeSet) throws -> [ObjectID: ObjectID] {
+        let start = StoreBench.cpuSeconds()
+        defer { store.applySeconds += StoreBench.cpuSeconds() - start }
+        return try inner.apply(changes)
+    }
+}

@@ -27,9 +27,9 @@ enum SQLKey: Hashable {
         case .uri(let url): self = .text(ExactText(url.absoluteString))
         case .json(let json):
             do {
-                self = .text(ExactText(try JSONText.write(json)))
+                self = .text(ExactText(try JSONWriter.string(for: json)))
             } catch {
-                throw StoreError(.engine, message: "cannot compare a JSON value: \(error.message)")
+                throw StoreError(.engine, message: "cannot compare a JSON value: \(error)")
             }
         }
     }

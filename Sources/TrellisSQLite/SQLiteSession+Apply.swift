@@ -87,6 +87,7 @@ struct ChangeWriter {
 
     mutating func delete(_ ids: [ObjectID]) throws(StoreError) {
         guard !ids.isEmpty else { return }
+        session.derivedLinks.removeAll()
         var deletedByTable: [ObjectIdentifier: (table: TableLayout, keys: [Int64])] = [:]
         for id in ids {
             let table = try layout.entity(id.entityName).table
@@ -96,14 +97,14 @@ struct ChangeWriter {
             try statement.run()
             deletedByTable[ObjectIdentifier(table), default: (table, [])].keys.append(key)
         }
-        // Links to the deleted objects (join tables have no index on "destination").
+        // Links to the deleted objects ("destination" has no foreign key; "source" cascades).
         var cleaned: Set<String> = []
         for entity in layout.entities.values {
             for relationship in entity.relationships {
-                guard case .joinTable(let name, let destination, _, let sql) = relationship,
-                      let deleted = deletedByTable[ObjectIdentifier(destination)],
-                      cleaned.insert(name).inserted else { continue }
-                let statement = try connection.cachedStatement(sql.deleteDestinations)
+                guard case .joinTable(let join) = relationship, !join.isInverseSide,
+                      let deleted = deletedByTable[ObjectIdentifier(join.destination)],
+                      cleaned.insert(join.table).inserted else { continue }
+                let statement = try connection.cachedStatement(join.deleteDestinations)
                 statement.bind("[" + deleted.keys.map(String.init).joined(separator: ",") + "]", at: 1)
                 try statement.run()
             }
@@ -144,15 +145,27 @@ struct ChangeWriter {
                 // placeholder, kept); point everything at it.
                 key = try storedKey(conflictingWith: snapshot, entity: entity)
                 conflicts.append((entity.table, id.primaryKey, key))
+                session.derivedLinks.removeAll()
                 if snapshot.id.isTemporary { permanentIDs[snapshot.id] = ObjectID(entityName: id.entityName, primaryKey: key) }
             }
+            if !session.derivedLinks.isEmpty, key == id.primaryKey {
+                // Keep cached inverse to-manys (e.g. a publisher's characters) in step.
+                for (n, slot) in entity.toOneIndexes.enumerated() {
+                    guard let destination = snapshot.relationships[slot].first else { continue }
+                    let destinationKey = try permanent(destination).primaryKey
+                    session.derivedLinks[entity.toOneLinksKeys[n]]?[destinationKey]?.insertSorted(id)
+                }
+            }
             for (slot, relationship) in entity.relationships.enumerated() {
-                guard case .joinTable(_, _, let isOrdered, let sql) = relationship else { continue }
+                guard case .joinTable(let join) = relationship else { continue }
                 let destinations = snapshot.relationships[slot]
                 if key != id.primaryKey, !snapshot.isPlaceholder {
-                    try replaceJoinRows(sql, isOrdered: isOrdered, source: key, destinations: destinations)
+                    try replaceJoinRows(join, object: key, destinations: destinations)
                 } else if !destinations.isEmpty {
-                    try insertJoinRows(sql, isOrdered: isOrdered, source: key, destinations: destinations)
+                    // A link between two objects this change set inserts is written once, from
+                    // the owning side (the inverse side skips destinations with temporary IDs).
+                    try insertJoinRows(join, object: key, destinations: destinations, isNew: true,
+                                       objectID: ObjectID(entityName: id.entityName, primaryKey: key))
                 }
             }
         }
@@ -180,6 +193,7 @@ struct ChangeWriter {
                 if case .foreignKey(let column, _) = entity.relationships[relationship.index] {
                     slots.append(entity.attributeColumns.count + relationship.index)
                     columns.append(column)
+                    if !session.derivedLinks.isEmpty { session.derivedLinks["inverse \(entity.table.name) \(column)"] = nil }
                 }
             }
             if !slots.isEmpty {
@@ -217,8 +231,8 @@ struct ChangeWriter {
                 }
             }
             for relationship in change.relationships {
-                guard case .joinTable(_, _, let isOrdered, let sql) = entity.relationships[relationship.index] else { continue }
-                try replaceJoinRows(sql, isOrdered: isOrdered, source: id.primaryKey, destinations: relationship.destinations)
+                guard case .joinTable(let join) = entity.relationships[relationship.index] else { continue }
+                try replaceJoinRows(join, object: id.primaryKey, destinations: relationship.destinations)
             }
         }
     }
@@ -236,11 +250,18 @@ struct ChangeWriter {
                         statement.bind(conflict.actual, at: 1)
                         statement.bind(conflict.reserved, at: 2)
                         try statement.run()
-                    case .joinTable(_, let destination, _, let sql) where destination === conflict.table:
-                        let statement = try connection.cachedStatement(sql.repoint)
-                        statement.bind(conflict.actual, at: 1)
-                        statement.bind(conflict.reserved, at: 2)
-                        try statement.run()
+                    case .joinTable(let join):
+                        for column in ["source", "destination"] where join.referencedTable(column) === conflict.table {
+                            // Links already present for the stored object win; the rest move over.
+                            let c = SQL.identifier(column), t = SQL.identifier(join.table)
+                            let move = try connection.cachedStatement("UPDATE OR IGNORE \(t) SET \(c) = ?1 WHERE \(c) = ?2")
+                            move.bind(conflict.actual, at: 1)
+                            move.bind(conflict.reserved, at: 2)
+                            try move.run()
+                            let drop = try connection.cachedStatement("DELETE FROM \(t) WHERE \(c) = ?1")
+                            drop.bind(conflict.reserved, at: 1)
+                            try drop.run()
+                        }
                     default:
                         continue
                     }
@@ -251,23 +272,32 @@ struct ChangeWriter {
 
     // MARK: - Join rows
 
-    private mutating func replaceJoinRows(_ sql: JoinTableSQL, isOrdered: Bool, source: Int64,
-                                          destinations: [ObjectID]) throws(StoreError) {
-        let delete = try connection.cachedStatement(sql.deleteSource)
-        delete.bind(source, at: 1)
+    /// Replaces the links of `object` on this side of the join table.
+    private mutating func replaceJoinRows(_ join: JoinLayout, object: Int64, destinations: [ObjectID]) throws(StoreError) {
+        if join.isShared { session.derivedLinks[join.inverseLinksKey] = nil }
+        let delete = try cachedByText(join.deleteThisSide)
+        delete.bind(object, at: 1)
         try delete.run()
         if !destinations.isEmpty {
-            try insertJoinRows(sql, isOrdered: isOrdered, source: source, destinations: destinations)
+            try insertJoinRows(join, object: object, destinations: destinations, isNew: false, objectID: nil)
         }
     }
 
-    /// Inserts the links `source → destinations` (a destination listed twice is linked once,
+    /// Inserts the links `object → destinations` (a destination listed twice is linked once,
     /// at its first position).
-    private mutating func insertJoinRows(_ sql: JoinTableSQL, isOrdered: Bool, source: Int64,
-                                         destinations: [ObjectID]) throws(StoreError) {
-        let statement = try cachedByText(sql.insert)
+    /// For a new object (`isNew`), the owning side cannot meet an existing link (plain
+    /// INSERT), and the inverse side skips destinations with temporary IDs (new objects whose
+    /// owning side writes the link). `objectID`, when given, is added to the cached inverse
+    /// lists of the destinations.
+    private mutating func insertJoinRows(_ join: JoinLayout, object: Int64, destinations: [ObjectID],
+                                         isNew: Bool, objectID: ObjectID?) throws(StoreError) {
+        let statement = try cachedByText(isNew && !join.isInverseSide ? join.insertNew : join.insert)
+        let skipTemporary = isNew && join.isInverseSide
+        let bindsPosition = join.isOrdered
+        let cacheKey = join.isShared && !join.isInverseSide && !session.derivedLinks.isEmpty ? join.inverseLinksKey : nil
         var seen: Set<Int64> = []
         for (position, destination) in destinations.enumerated() {
+            if skipTemporary, destination.isTemporary { continue }
             let key = try permanent(destination).primaryKey
             if position > 0 {
                 if destinations.count <= 16 {
@@ -278,10 +308,11 @@ struct ChangeWriter {
             } else if destinations.count > 16 {
                 seen.insert(key)
             }
-            statement.bind(source, at: 1)
+            statement.bind(object, at: 1)
             statement.bind(key, at: 2)
-            if isOrdered { statement.bind(Int64(position), at: 3) }
+            if bindsPosition { statement.bind(Int64(position), at: 3) }
             try statement.run()
+            if let cacheKey, let objectID { session.derivedLinks[cacheKey]?[key]?.insertSorted(objectID) }
         }
     }
 
@@ -332,6 +363,24 @@ struct ChangeWriter {
     private func shapeError(_ id: ObjectID, _ entity: EntityLayout) -> StoreError {
         StoreError(.unknownObject, message: "the change for \(id) does not match entity \(entity.entity.name)'s "
                    + "\(entity.attributeColumns.count) attributes and \(entity.relationships.count) relationships")
+    }
+}
+
+extension Array where Element == ObjectID {
+    /// Inserts `id` keeping the array sorted (``ObjectID`` order); nothing if present.
+    /// O(1) for an ID after the last one (new keys are the largest), O(n) otherwise.
+    mutating func insertSorted(_ id: ObjectID) {
+        if let last, last < id {
+            append(id)
+            return
+        }
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        if low < count, self[low] == id { return }
+        insert(id, at: low)
     }
 }
 

@@ -56,8 +56,15 @@ struct SchemaDescription: Codable, Equatable, Sendable {
         /// An unordered to-many whose inverse is a to-one: nothing of its own; the
         /// destinations are the rows whose inverse foreign key points at the object.
         case inverseForeignKey
-        /// Any other to-many: a join table `(source, destination[, position])`.
+        /// A to-many without inverse, or ordered with a to-one inverse: a join table
+        /// `(source, destination[, position])` of its own, read by source only.
         case joinTable
+        /// The owning side of a many-to-many pair: a join table shared with the inverse
+        /// (`source` is this side), indexed both ways.
+        case sharedJoinTable
+        /// The other side of a many-to-many pair: the inverse's shared join table, read and
+        /// written through its `destination` column.
+        case inverseJoinTable
     }
 
     /// Names SQLite or the store reserve; no table takes them.
@@ -91,6 +98,7 @@ extension SchemaDescription {
 
         var entities: [Entity] = []
         var tableOfRoot: [String: String] = [:]
+        var sharedTables: [String: String] = [:]  // owner "entity\0relationship" → join table
         for resolved in model.resolvedEntities {
             let declaration = resolved.declaration
             for name in [declaration.name] + declaration.attributes.map(\.name) + declaration.relationships.map(\.name)
@@ -119,7 +127,7 @@ extension SchemaDescription {
             var relationships: [Relationship] = []
             for relationship in declaration.relationships {
                 let oldRelationship = old?.relationships.first { $0.name == relationship.name }
-                let storage = SchemaDescription.storage(of: relationship, in: model)
+                let storage = SchemaDescription.storage(of: relationship, declaredBy: declaration.name, in: model)
                 var entry = Relationship(name: relationship.name, destination: relationship.destinationEntity,
                                          inverse: relationship.inverseName, isToMany: relationship.isToMany,
                                          isOrdered: relationship.isOrdered, storage: storage, column: nil, table: nil)
@@ -130,6 +138,20 @@ extension SchemaDescription {
                 case .joinTable:
                     entry.table = oldRelationship?.table
                         ?? tableNames.allocate(preferred: "\(declaration.name).\(relationship.name)")
+                case .sharedJoinTable, .inverseJoinTable:
+                    let owner = storage == .sharedJoinTable
+                        ? (declaration.name, relationship.name)
+                        : SchemaDescription.declaringEntity(of: relationship.inverseName ?? "", in: relationship.destinationEntity,
+                                                            model: model)
+                    let key = "\(owner.0)\u{0}\(owner.1)"
+                    if let known = sharedTables[key] {
+                        entry.table = known
+                    } else {
+                        let table = previous?.entity(named: owner.0)?.relationships.first { $0.name == owner.1 }?.table
+                            ?? tableNames.allocate(preferred: "\(owner.0).\(owner.1)")
+                        sharedTables[key] = table
+                        entry.table = table
+                    }
                 case .inverseForeignKey:
                     break
                 }
@@ -145,15 +167,40 @@ extension SchemaDescription {
 
     /// The storage rule of ``ChangeSet``: a to-one is a foreign key; an unordered to-many
     /// whose inverse is a to-one is stored by that foreign key only; every other to-many
-    /// (no inverse, many-to-many, ordered) is a join table.
-    static func storage(of relationship: RelationshipDescription, in model: ObjectModel) -> Storage {
+    /// (no inverse, many-to-many, ordered) is a join table. The two sides of a many-to-many
+    /// share one join table, owned by the ordered side when exactly one side is ordered,
+    /// else by the side declared first in the model (entity order, then declaration order).
+    static func storage(of relationship: RelationshipDescription, declaredBy entity: String, in model: ObjectModel) -> Storage {
         guard relationship.isToMany else { return .foreignKey }
-        if !relationship.isOrdered, let inverseName = relationship.inverseName,
-           let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName),
-           !inverse.isToMany {
-            return .inverseForeignKey
+        guard let inverseName = relationship.inverseName,
+              let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName) else {
+            return .joinTable
         }
-        return .joinTable
+        if !inverse.isToMany { return relationship.isOrdered ? .joinTable : .inverseForeignKey }
+        // Many-to-many. A symmetric relationship (its own inverse) keeps a table of its own.
+        let here = (entity, relationship.name)
+        let there = declaringEntity(of: inverseName, in: relationship.destinationEntity, model: model)
+        if here == there { return .joinTable }
+        if relationship.isOrdered != inverse.isOrdered { return relationship.isOrdered ? .sharedJoinTable : .inverseJoinTable }
+        return precedes(here, there, in: model) ? .sharedJoinTable : .inverseJoinTable
+    }
+
+    /// (declaring entity, relationship name) of the relationship `name` as `entity` (or a parent) declares it.
+    static func declaringEntity(of name: String, in entity: String, model: ObjectModel) -> (String, String) {
+        var current = model.entity(named: entity)?.declaration
+        while let e = current {
+            if e.relationships.contains(where: { $0.name == name }) { return (e.name, name) }
+            current = e.parentName.flatMap { model.entity(named: $0)?.declaration }
+        }
+        return (entity, name)
+    }
+
+    private static func precedes(_ a: (String, String), _ b: (String, String), in model: ObjectModel) -> Bool {
+        let entityA = model.entities.firstIndex { $0.name == a.0 } ?? 0
+        let entityB = model.entities.firstIndex { $0.name == b.0 } ?? 0
+        if entityA != entityB { return entityA < entityB }
+        let relationships = model.entities[entityA].relationships
+        return (relationships.firstIndex { $0.name == a.1 } ?? 0) < (relationships.firstIndex { $0.name == b.1 } ?? 0)
     }
 }
 

@@ -15,7 +15,7 @@ import Trellis
 /// | binary | BLOB | the bytes (an empty `Data` is a zero-length BLOB, not NULL) |
 /// | UUID | TEXT | lowercase 8-4-4-4-12 |
 /// | URI | TEXT | `absoluteString` |
-/// | JSON | TEXT | compact JSON text (https://sqlite.org/json1.html functions apply) |
+/// | JSON | TEXT | compact JSON text from `JSONWriter`, read back with `JSONReader` (https://sqlite.org/json1.html functions apply) |
 ///
 /// Dates: a `Date` holds seconds since 2001 as a Double; reading the stored Unix seconds
 /// back gives the identical `Date` whenever `Date(timeIntervalSince1970: d.timeIntervalSince1970) == d`,
@@ -42,9 +42,9 @@ extension Statement {
         case .uri(let url): bind(url.absoluteString, at: index)
         case .json(let json):
             do {
-                bind(try JSONText.write(json), at: index)
+                bind(try JSONWriter.string(for: json), at: index)
             } catch {
-                throw StoreError(.engine, message: "cannot store a JSON value: \(error.message)")
+                throw StoreError(.engine, message: "cannot store a JSON value: \(error)")
             }
         }
     }
@@ -101,10 +101,10 @@ extension Statement {
             return .uri(url)
         case .json:
             do {
-                return .json(try JSONText.parse(string(column)))
+                return .json(try JSONReader.parse(string(column)))
             } catch {
-                throw StoreError(.engine, message: "column \(column) of a stored row is not valid JSON: \(error.message)",
-                                 details: "SQL: \(sql)")
+                let name = String(cString: sqlite3_column_name(handle, column))
+                throw StoreError(.engine, message: "column \(name) holds text that is not valid JSON (\(error))", details: "SQL: \(sql)")
             }
         }
     }

@@ -67,6 +67,10 @@ final class TableLayout: @unchecked Sendable {
 
     /// `SELECT t."_pk", t."_entity", t."_placeholder", <columns…> FROM "T" AS t LEFT JOIN …`
     private(set) var selectSQL = ""
+    /// ``selectSQL`` up to `FROM` (the column list).
+    private(set) var selectColumnsSQL = ""
+    /// ``selectSQL`` after `FROM`: `"T" AS t LEFT JOIN …`.
+    private(set) var fromSQL = ""
     /// Position of each attribute or FK column in ``selectSQL`` (after the 3 system columns).
     private(set) var columnPositions: [String: Int32] = [:]
     /// Position of the `_entity` column of a to-one's destination (LEFT JOIN), by FK column.
@@ -122,8 +126,9 @@ final class TableLayout: @unchecked Sendable {
                 attributeTypes: entity.attributeTypes, relationshipCount: entity.relationships.count, toOnes: toOnes)
         }
         singlePlan = entityNames.count == 1 ? readPlans[entityNames[0]] : nil
-        selectSQL = "SELECT \(columns.joined(separator: ", ")) FROM \(quotedName) AS t"
-            + (joins.isEmpty ? "" : " " + joins.joined(separator: " "))
+        selectColumnsSQL = "SELECT \(columns.joined(separator: ", "))"
+        fromSQL = "\(quotedName) AS t" + (joins.isEmpty ? "" : " " + joins.joined(separator: " "))
+        selectSQL = selectColumnsSQL + " FROM " + fromSQL
     }
 }
 
@@ -165,30 +170,102 @@ enum RelationshipLayout: Sendable {
     case foreignKey(column: String, destination: TableLayout)
     /// An unordered to-many stored by the inverse to-one's `column` in the destination table.
     case inverseForeignKey(column: String, destination: TableLayout)
-    /// A join table (unquoted name).
-    case joinTable(table: String, destination: TableLayout, isOrdered: Bool, sql: JoinTableSQL)
+    /// A join table, seen from this relationship's side.
+    case joinTable(JoinLayout)
 }
 
-/// The statements of one join table.
-struct JoinTableSQL: Sendable {
-    /// `INSERT INTO "J"("source", "destination"[, "position"]) VALUES (?1, ?2[, ?3])`
-    let insert: String
-    /// `DELETE FROM "J" WHERE "source" = ?1`
-    let deleteSource: String
-    /// `DELETE FROM "J" WHERE "destination" IN (SELECT value FROM json_each(?1))`: the links
-    /// to deleted objects, one statement (one table scan) for a JSON array of keys.
-    let deleteDestinations: String
-    /// `UPDATE "J" SET "destination" = ?1 WHERE "destination" = ?2` (re-pointing after an upsert conflict)
-    let repoint: String
+extension RelationshipLayout {
+    /// Identifies the storage a to-many is read from (relationships of sibling entities
+    /// sharing it are loaded together); nil for a to-one.
+    var loadKey: String? {
+        switch self {
+        case .foreignKey: return nil
+        case .inverseForeignKey(let column, let destination): return "inverse \(destination.name) \(column)"
+        case .joinTable(let join): return "join \(join.table) \(join.thisColumn)"
+        }
+    }
 
-    init(table: String, isOrdered: Bool) {
+    /// ``loadKey`` for a derived to-many (kept by the other side's writes), which a session
+    /// caches; nil for a to-one or a to-many written from its own side.
+    var derivedLinksKey: String? {
+        switch self {
+        case .foreignKey: return nil
+        case .inverseForeignKey: return loadKey
+        case .joinTable(let join): return join.isInverseSide ? loadKey : nil
+        }
+    }
+}
+
+/// A join table as one relationship uses it. The owning side reads and writes through
+/// `source`; the inverse side of a shared (many-to-many) table through `destination`.
+struct JoinLayout: Sendable {
+    /// The table name (unquoted).
+    let table: String
+    /// The table of the objects that have this relationship.
+    let ownTable: TableLayout
+    /// The table of this relationship's destinations.
+    let destination: TableLayout
+    /// `true` for the non-owning side of a many-to-many.
+    let isInverseSide: Bool
+    /// `true` when both sides of a many-to-many use the table.
+    let isShared: Bool
+    /// The table has a `position` column (the owning side is ordered).
+    let hasPositions: Bool
+
+    /// This side's column (`source`, or `destination` for the inverse side).
+    let thisColumn: String
+    /// The other side's column.
+    let otherColumn: String
+    /// This side's order is the position order (owning ordered side).
+    var isOrdered: Bool { hasPositions && !isInverseSide }
+
+    /// Inserts one link: ?1 this object, ?2 the destination, ?3 the position (owning
+    /// ordered side); the inverse side of an ordered table appends after the owner's last
+    /// position. Shared tables ignore a link that exists (or, owning ordered side, move it).
+    let insert: String
+    /// The owning side's insert without a conflict clause, for the links of a new object.
+    let insertNew: String
+    /// `DELETE FROM "J" WHERE <this> = ?1`: before replacing an object's links.
+    let deleteThisSide: String
+    /// `DELETE FROM "J" WHERE "destination" IN (SELECT value FROM json_each(?1))`: the links
+    /// to deleted objects ("destination" has no foreign key); one scan, or index lookups
+    /// for a shared table.
+    let deleteDestinations: String
+
+    init(table: String, ownTable: TableLayout, destination: TableLayout, isInverseSide: Bool, isShared: Bool, hasPositions: Bool) {
+        self.table = table
+        self.ownTable = ownTable
+        self.destination = destination
+        self.isInverseSide = isInverseSide
+        self.isShared = isShared
+        self.hasPositions = hasPositions
+        thisColumn = isInverseSide ? "destination" : "source"
+        otherColumn = isInverseSide ? "source" : "destination"
         let t = SQL.identifier(table)
-        insert = isOrdered
+        let plain = hasPositions
             ? "INSERT INTO \(t)(\"source\", \"destination\", \"position\") VALUES (?1, ?2, ?3)"
             : "INSERT INTO \(t)(\"source\", \"destination\") VALUES (?1, ?2)"
-        deleteSource = "DELETE FROM \(t) WHERE \"source\" = ?1"
+        insertNew = plain
+        if isInverseSide {
+            insert = hasPositions
+                ? "INSERT INTO \(t)(\"destination\", \"source\", \"position\") VALUES (?1, ?2, "
+                    + "(SELECT coalesce(max(\"position\") + 1, 0) FROM \(t) WHERE \"source\" = ?2)) ON CONFLICT DO NOTHING"
+                : "INSERT INTO \(t)(\"destination\", \"source\") VALUES (?1, ?2) ON CONFLICT DO NOTHING"
+        } else {
+            let conflict = !isShared ? "" : hasPositions
+                ? " ON CONFLICT DO UPDATE SET \"position\" = excluded.\"position\"" : " ON CONFLICT DO NOTHING"
+            insert = plain + conflict
+        }
+        deleteThisSide = "DELETE FROM \(t) WHERE \(SQL.identifier(thisColumn)) = ?1"
         deleteDestinations = "DELETE FROM \(t) WHERE \"destination\" IN (SELECT value FROM json_each(?1))"
-        repoint = "UPDATE \(t) SET \"destination\" = ?1 WHERE \"destination\" = ?2"
+    }
+
+    /// The session cache key of the inverse side's links (`destination` → sources), for a shared table.
+    var inverseLinksKey: String { "join \(table) destination" }
+
+    /// The table referenced by `column` (`source` or `destination`).
+    func referencedTable(_ column: String) -> TableLayout {
+        column == thisColumn ? ownTable : destination
     }
 }
 
@@ -224,6 +301,8 @@ final class EntityLayout: Sendable {
     let conflictAttributeIndexes: [Int]
     /// Positions (in ``relationships``) of the to-one relationships, in insert-column order.
     let toOneIndexes: [Int]
+    /// The session cache key of the inverse to-many each to-one feeds (same order as ``toOneIndexes``).
+    let toOneLinksKeys: [String]
 
     init(entity: ResolvedEntity, table: TableLayout, description: SchemaDescription,
          byName: [String: SchemaDescription.Entity], tables: [String: TableLayout], model: ObjectModel) throws(StoreError) {
@@ -261,10 +340,14 @@ final class EntityLayout: Sendable {
             case .foreignKey:
                 relationships.append(.foreignKey(column: stored.column ?? relationship.name, destination: destination))
                 toOnes.append(i)
-            case .joinTable:
-                let name = stored.table ?? relationship.name
-                relationships.append(.joinTable(table: name, destination: destination, isOrdered: relationship.isOrdered,
-                                                sql: JoinTableSQL(table: name, isOrdered: relationship.isOrdered)))
+            case .joinTable, .sharedJoinTable, .inverseJoinTable:
+                let inverseSide = stored.storage == .inverseJoinTable
+                let ownerOrdered = inverseSide
+                    ? (model.entity(named: relationship.destinationEntity)?.relationship(named: relationship.inverseName ?? "")?.isOrdered ?? false)
+                    : relationship.isOrdered
+                relationships.append(.joinTable(JoinLayout(
+                    table: stored.table ?? relationship.name, ownTable: table, destination: destination,
+                    isInverseSide: inverseSide, isShared: stored.storage != .joinTable, hasPositions: ownerOrdered)))
             case .inverseForeignKey:
                 // The inverse to-one lives on the destination entity (or one of its parents).
                 var column: String?
@@ -282,6 +365,10 @@ final class EntityLayout: Sendable {
         }
         self.relationships = relationships
         self.toOneIndexes = toOnes
+        self.toOneLinksKeys = toOnes.map { index in
+            if case .foreignKey(let column, _) = relationships[index] { return "inverse \(table.name) \(column)" }
+            return ""
+        }
         kindNames = entity.kindNames
         coversTable = Set(entity.kindNames) == Set(table.entityNames)
         identityColumns = entity.identityAttributeIndexes.map { columns[$0] }

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+import Trellis
+@testable import TrellisSQLite
+
+@Suite struct ManyToManyTests {
+    /// Song (declared first) ↔ Playlist, where Playlist.songs is ordered (so it owns the table);
+    /// Character.powers ↔ Power.characters, both unordered (Character is declared first).
+    static func model() throws -> ObjectModel {
+        try ObjectModel(entities: [
+            EntityDescription(name: "Song", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
+                RelationshipDescription(name: "playlists", destinationEntity: "Playlist", inverseName: "songs", isToMany: true),
+            ], userInfo: ["identityAttributes": "title"]),
+            EntityDescription(name: "Playlist", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
+                RelationshipDescription(name: "songs", destinationEntity: "Song", inverseName: "playlists", isToMany: true, isOrdered: true),
+            ], userInfo: ["identityAttributes": "name"]),
+            EntityDescription(name: "Character", attributes: [AttributeDescription(name: "id", type: .integer64)], relationships: [
+                RelationshipDescription(name: "powers", destinationEntity: "Power", inverseName: "characters", isToMany: true),
+            ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(name: "Power", attributes: [AttributeDescription(name: "id", type: .integer64)], relationships: [
+                RelationshipDescription(name: "characters", destinationEntity: "Character", inverseName: "powers", isToMany: true),
+            ], userInfo: ["identityAttributes": "id"]),
+        ])
+    }
+
+    func id(_ entity: String, _ pk: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: pk) }
+
+    @Test func bothSidesShareOneJoinTable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { $0[0] ?? "" }
+                == ["Character", "Character.powers", "Playlist", "Playlist.songs", "Power", "Song", "trellis_metadata"])
+        #expect(try store.rows("SELECT sql FROM sqlite_master WHERE name = 'Playlist.songs'") == [[#"""
+            CREATE TABLE "Playlist.songs" (
+              "source" INTEGER NOT NULL REFERENCES "Playlist"("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+              "destination" INTEGER NOT NULL,
+              "position" INTEGER NOT NULL,
+              PRIMARY KEY ("source", "destination")
+            ) WITHOUT ROWID
+            """#]])
+        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%(destination)' ORDER BY name")
+                == [["Character.powers(destination)"], ["Playlist.songs(destination)"]])
+
+        // New objects on both sides, each listing the other: every link is stored once.
+        let ids = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: tid("Character", 1), isPlaceholder: false, attributes: [.integer(1)],
+                           relationships: [[tid("Power", 3), tid("Power", 4)]]),
+            ObjectSnapshot(id: tid("Character", 2), isPlaceholder: false, attributes: [.integer(2)], relationships: [[tid("Power", 3)]]),
+            ObjectSnapshot(id: tid("Power", 3), isPlaceholder: false, attributes: [.integer(30)],
+                           relationships: [[tid("Character", 1), tid("Character", 2)]]),
+            ObjectSnapshot(id: tid("Power", 4), isPlaceholder: false, attributes: [.integer(40)], relationships: [[tid("Character", 1)]]),
+        ])) }
+        #expect(ids.count == 4)
+        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#)
+                == [["1", "1"], ["1", "2"], ["2", "1"]])
+        let powers = try store.read { try $0.fetch(entity: "Power", matching: nil) }
+        #expect(powers.map(\.relationships) == [[[id("Character", 1), id("Character", 2)]], [[id("Character", 1)]]])
+
+        // Changing the inverse side directly (Power 2 now has characters 2 only) rewrites its links;
+        // the owning side sees it.
+        _ = try store.write { try $0.apply(ChangeSet(updated: [
+            ObjectChange(id: id("Power", 2), relationships: [RelationshipChange(index: 0, destinations: [id("Character", 2)])]),
+        ])) }
+        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#)
+                == [["1", "1"], ["2", "1"], ["2", "2"]])
+        let characters = try store.read { try $0.fetch(entity: "Character", identities: [[.integer(1)], [.integer(2)]]) }
+        #expect(characters.sorted { $0.id < $1.id }.map(\.relationships)
+                == [[[id("Power", 1)]], [[id("Power", 1), id("Power", 2)]]])
+
+        // Deleting either side removes its links (the foreign key on "source" cascades; the store
+        // deletes the links of deleted destinations).
+        _ = try store.write { try $0.apply(ChangeSet(deleted: [id("Power", 1)])) }
+        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#) == [["2", "2"]])
+        _ = try store.write { try $0.apply(ChangeSet(deleted: [id("Character", 2)])) }
+        #expect(try store.rows(#"SELECT count(*) FROM "Character.powers""#) == [["0"]])
+    }
+
+    @Test func theOrderedSideOwnsPositionsAndTheInverseSideAppends() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: tid("Song", 1), isPlaceholder: false, attributes: [.string("a")], relationships: [[tid("Playlist", 4)]]),
+            ObjectSnapshot(id: tid("Song", 2), isPlaceholder: false, attributes: [.string("b")], relationships: [[tid("Playlist", 4)]]),
+            ObjectSnapshot(id: tid("Song", 3), isPlaceholder: false, attributes: [.string("c")], relationships: [[]]),
+            ObjectSnapshot(id: tid("Playlist", 4), isPlaceholder: false, attributes: [.string("mix")],
+                           relationships: [[tid("Song", 2), tid("Song", 1)]]),
+        ])) }
+        #expect(try store.rows(#"SELECT "destination", "position" FROM "Playlist.songs" ORDER BY "position""#) == [["2", "0"], ["1", "1"]])
+        // Song c joins the playlist from its own (unordered) side: appended at the end.
+        _ = try store.write { try $0.apply(ChangeSet(updated: [
+            ObjectChange(id: id("Song", 3), relationships: [RelationshipChange(index: 0, destinations: [id("Playlist", 1)])]),
+        ])) }
+        let playlist = try store.read { try $0.fetch(entity: "Playlist", identities: [[.string("mix")]]) }
+        #expect(playlist.first?.relationships == [[id("Song", 2), id("Song", 1), id("Song", 3)]])
+        let songs = try store.read { try $0.fetch(entity: "Song", matching: nil) }
+        #expect(songs.map(\.relationships) == [[[id("Playlist", 1)]], [[id("Playlist", 1)]], [[id("Playlist", 1)]]])
+    }
+}
+
+@Suite struct DerivedLinksCacheTests {
+    func id(_ entity: String, _ pk: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: pk) }
+
+    /// Within one write session, a fetch after `apply` sees the writes, whether the inverse
+    /// to-many was read before (and cached) or not.
+    @Test func inverseToManysStayInStepWithWritesInOneSession() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try charactersModel())
+        let manyToMany = try SQLiteStore(path: directory.path("m.sqlite"), model: try ManyToManyTests.model())
+        try store.write { session in
+            _ = try session.apply(ChangeSet(inserted: [
+                ObjectSnapshot(id: tid("Publisher", 1), isPlaceholder: false, attributes: [.string("p"), nil], relationships: [[]]),
+                ObjectSnapshot(id: tid("Publisher", 2), isPlaceholder: false, attributes: [.string("q"), nil], relationships: [[]]),
+                ObjectSnapshot(id: tid("Character", 3), isPlaceholder: false, attributes: [.string("a"), nil, nil, nil, nil, nil],
+                               relationships: [[], [tid("Publisher", 1)]]),
+            ]))
+            let publishers = { try session.fetch(entity: "Publisher", matching: nil).map { $0.relationships[0] } }
+            #expect(try publishers() == [[id("Character", 1)], []])
+            _ = try session.apply(ChangeSet(inserted: [
+                ObjectSnapshot(id: tid("Character", 4), isPlaceholder: false, attributes: [.string("b"), nil, nil, nil, nil, nil],
+                               relationships: [[], [id("Publisher", 1)]]),
+            ]))
+            #expect(try publishers() == [[id("Character", 1), id("Character", 2)], []])
+            _ = try session.apply(ChangeSet(updated: [
+                ObjectChange(id: id("Character", 1), relationships: [RelationshipChange(index: 1, destinations: [id("Publisher", 2)])]),
+            ]))
+            #expect(try publishers() == [[id("Character", 2)], [id("Character", 1)]])
+            _ = try session.apply(ChangeSet(deleted: [id("Character", 2)]))
+            #expect(try publishers() == [[], [id("Character", 1)]])
+        }
+        try manyToMany.write { session in
+            _ = try session.apply(ChangeSet(inserted: [
+                ObjectSnapshot(id: tid("Power", 1), isPlaceholder: false, attributes: [.integer(10)], relationships: [[]]),
+                ObjectSnapshot(id: tid("Character", 2), isPlaceholder: false, attributes: [.integer(1)], relationships: [[tid("Power", 1)]]),
+            ]))
+            let powers = { try session.fetch(entity: "Power", identities: [[.integer(10)]]).map { $0.relationships[0] } }
+            #expect(try powers() == [[id("Character", 1)]])
+            _ = try session.apply(ChangeSet(inserted: [
+                ObjectSnapshot(id: tid("Character", 3), isPlaceholder: false, attributes: [.integer(2)], relationships: [[id("Power", 1)]]),
+            ]))
+            #expect(try powers() == [[id("Character", 1), id("Character", 2)]])
+            _ = try session.apply(ChangeSet(updated: [
+                ObjectChange(id: id("Character", 1), relationships: [RelationshipChange(index: 0, destinations: [])]),
+            ]))
+            #expect(try powers() == [[id("Character", 2)]])
+        }
+        #expect(try manyToMany.read { try $0.fetch(entity: "Power", matching: nil) }.map(\.relationships) == [[[id("Character", 2)]]])
+    }
+}
