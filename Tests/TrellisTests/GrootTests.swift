@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Trellis
+import TrellisTestSupport
 
 /// Groot's documented scenarios, and the defects its users reported.
 @Suite struct GrootTests {
@@ -341,5 +342,27 @@ extension GrootTests {
         #expect(report.counts(for: "Card") == .init(inserted: 3))
         #expect(try GraphFixture.rows(store, "Card").map { GraphFixture.describe($0, model) }
             == [#"suit="hearts" rank=1"#, #"suit="spades" rank=1"#, #"suit="spades" rank=2"#])
+    }
+}
+
+extension GrootTests {
+    /// The Batman fixture read from `Tests/Fixtures/groot/`, then an update mixing identifiers and objects.
+    @Test func importsTheFixtureFilesAndExportsTheResult() throws {
+        let first = try JSONReader.parse(try Fixtures.data("groot/characters.json"))
+        #expect(first == GraphFixture.batman)
+        _ = try context.importObjects(from: first, entity: "Character")
+        let update = try JSONReader.parse(try Fixtures.data("groot/characters-update.json"))
+        let report = try context.importObjects(from: update, entity: "Character")
+        #expect(report.counts(for: "Character") == .init(inserted: 1, updated: 1))
+        #expect(report.counts(for: "Power") == .init(inserted: 1))
+        let characters = try context.fetch("Character")
+        var options = ExportOptions()
+        options.nilPolicy = .omit
+        #expect(try context.exportJSON(characters, options: options) == [
+            ["id": 1699, "name": "Batman", "real_name": "Bruce Thomas Wayne",
+             "powers": [["id": 4, "name": "Agility"], ["id": 9, "name": "Insanely Rich"], ["id": 12, "name": "Gadgets"]],
+             "publisher": ["id": 10, "name": "DC Comics"]],
+            ["id": 1700, "name": "Robin", "powers": [], "publisher": ["id": 10, "name": "DC Comics"]],
+        ])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Trellis
+import Synchronization
 
 @Suite struct InMemoryStoreTests {
     let model: ObjectModel
@@ -151,5 +152,36 @@ import Testing
         #expect(result.map(\.id) == [Self.id("Character", 1)])
         #expect(try store.read { try $0.count(entity: "Character", matching: .equals(attribute: "realName", value: nil)) } == 3)
         #expect(throws: StoreError.self) { try store.read { try $0.fetch(entity: "Character", matching: .equals(attribute: "x", value: nil)) } }
+    }
+}
+
+extension InMemoryStoreTests {
+    /// Writers from several threads are serialised; readers always see whole writes.
+    @Test func concurrentWritersAndReadersSeeWholeTransactions() throws {
+        let store = self.store
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for i in 0..<25 {
+                let base = Int64(thread * 1000 + i * 2)
+                do {
+                    _ = try store.write { session in
+                        try session.apply(ChangeSet(inserted: [
+                            ObjectSnapshot(id: ObjectID(entityName: "Power", primaryKey: -1), isPlaceholder: false,
+                                           attributes: [.integer(base), nil], relationships: [[]]),
+                            ObjectSnapshot(id: ObjectID(entityName: "Power", primaryKey: -2), isPlaceholder: false,
+                                           attributes: [.integer(base + 1), nil], relationships: [[]]),
+                        ]))
+                    }
+                    let count = try store.read { try $0.count(entity: "Power", matching: nil) }
+                    if count % 2 != 0 { failures.withLock { $0 += 1 } }
+                } catch {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(store.objectCount == 400)
+        let keys = try store.read { try $0.fetch(entity: "Power", matching: nil) }.map(\.id.primaryKey)
+        #expect(keys == Array(1...400))
     }
 }

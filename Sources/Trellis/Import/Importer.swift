@@ -38,7 +38,7 @@ final class Importer {
     // Whole-import state.
     @exclusivity(unchecked) var report = ImportReport()
     /// Per root entity number: primary key → 0 inserted, 1 updated, 2 unchanged.
-    @exclusivity(unchecked) private var status: [[Int64: UInt8]]
+    @exclusivity(unchecked) private var status: [StatusTable]
     @exclusivity(unchecked) private var importedIDs = Set<ObjectID>()
     private var scopeCandidates: [ObjectID]?
     private var diagnosticCount = 0
@@ -51,7 +51,7 @@ final class Importer {
         self.importEpoch = epoch
         self.plans = Array(repeating: nil, count: context.schema.entities.count)
         self.requests = Array(repeating: [], count: context.schema.entities.count)
-        self.status = Array(repeating: [:], count: context.schema.entities.count)
+        self.status = Array(repeating: StatusTable(), count: context.schema.entities.count)
         report.isDryRun = options.dryRun
     }
 
@@ -134,14 +134,14 @@ final class Importer {
         for (object, code) in zip(touched, codes) {
             let rootNumber = object.info.rootNumber
             let key = object.objectID.primaryKey
-            if let previous = status[rootNumber][key] {
+            if let previous = status[rootNumber].code(of: key) {
                 if code < previous {
-                    status[rootNumber][key] = code
+                    status[rootNumber].set(code, for: key)
                     count(object.entity.name, previous, -1)
                     count(object.entity.name, code, 1)
                 }
             } else {
-                status[rootNumber][key] = code
+                status[rootNumber].set(code, for: key)
                 count(object.entity.name, code, 1)
             }
         }
@@ -677,5 +677,33 @@ final class RelationshipPlan {
         guard let value = object[singleKey] else { return .missing }
         if case .null = value { return .null }
         return .present(value)
+    }
+}
+
+/// The report status of each object an import touched (0 inserted, 1 updated, 2 unchanged),
+/// by primary key: a byte array for the dense keys stores hand out (1, 2, 3, …), a
+/// dictionary for the rest. One byte per object instead of a hash table entry.
+struct StatusTable {
+    private var dense: [UInt8] = []
+    private var sparse: [Int64: UInt8] = [:]
+    private static let denseLimit: Int64 = 1 << 28
+
+    func code(of key: Int64) -> UInt8? {
+        if key > 0 && key < StatusTable.denseLimit {
+            guard Int(key) < dense.count else { return nil }
+            let stored = dense[Int(key)]
+            return stored == 0 ? nil : stored - 1
+        }
+        return sparse[key]
+    }
+
+    mutating func set(_ code: UInt8, for key: Int64) {
+        if key > 0 && key < StatusTable.denseLimit {
+            let i = Int(key)
+            if i >= dense.count { dense.append(contentsOf: repeatElement(0, count: max(i + 1 - dense.count, dense.count))) }
+            dense[i] = code + 1
+        } else {
+            sparse[key] = code
+        }
     }
 }
