@@ -19,7 +19,7 @@ enum ModelCommand {
 
     static let convertSpec = CommandSpec(
         name: "model convert",
-        abstract: "Convert a model between the Trellis JSON model format and a Core Data model.",
+        abstract: "Convert a model between the Trellis JSON format and a Core Data model.",
         discussion: """
             Reads a Trellis JSON model file, a .xcdatamodeld bundle or a .xcdatamodel, and writes \
             the other format (or the one --to names, or the one -o's extension implies). Core \
@@ -39,7 +39,7 @@ enum ModelCommand {
 
     static let showSpec = CommandSpec(
         name: "model show",
-        abstract: "Print a summary of a model: entities, attributes, relationships, identity, key paths.",
+        abstract: "Summarise a model: entities, attributes, relationships, identity.",
         arguments: [ArgumentSpec(valueName: "model", help: "A Trellis JSON model file, .xcdatamodeld or .xcdatamodel.",
                                  isRequired: true)],
         options: [bindingsOption, versionOption])

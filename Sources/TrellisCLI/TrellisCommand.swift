@@ -99,18 +99,24 @@ public enum ExitStatus {
 /// A `TextOutputStream` over a file descriptor (1 = standard output, 2 = standard error),
 /// written with write(2) so nothing is buffered when the process exits.
 public struct FileOutput: TextOutputStream, Sendable {
+    /// The descriptor written to.
     public let fileDescriptor: Int32
+    /// Standard output (descriptor 1).
     public static var standardOutput: FileOutput { FileOutput(fileDescriptor: 1) }
+    /// Standard error (descriptor 2).
     public static var standardError: FileOutput { FileOutput(fileDescriptor: 2) }
 
+    /// An output writing to `fileDescriptor` (not closed).
     public init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
 
+    /// Writes all of `string` (UTF-8); stops silently when the descriptor refuses bytes.
     public mutating func write(_ string: String) {
         var string = string
         string.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let n = Foundation.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let n = Foundation.write(fileDescriptor, base + offset, buffer.count - offset)
                 if n <= 0 { return }
                 offset += n
             }

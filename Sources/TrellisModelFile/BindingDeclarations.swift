@@ -17,6 +17,7 @@ public struct BindingDeclarations: Sendable, Hashable {
     /// Dictionary transformer name → declaration.
     public var dictionaryTransformers: [String: DictionaryTransformerDeclaration]
 
+    /// Declarations for the three kinds of names (each empty by default).
     public init(transformers: [String: TransformerDeclaration] = [:],
                 entityMappers: [String: EntityMapperDeclaration] = [:],
                 dictionaryTransformers: [String: DictionaryTransformerDeclaration] = [:]) {
@@ -102,6 +103,7 @@ public struct EntityMapperDeclaration: Sendable, Hashable {
     /// The entity for values not in the table; nil keeps the entity the import asked for.
     public var defaultEntity: String?
 
+    /// A mapper reading `keyPath` and looking its value up in `entities`.
     public init(keyPath: String, entities: [String: String], defaultEntity: String? = nil) {
         self.keyPath = keyPath
         self.entities = entities
@@ -125,6 +127,7 @@ public struct DictionaryTransformerDeclaration: Sendable, Hashable {
     /// key paths removed (absent ones are ignored).
     public var remove: [String]
 
+    /// A transformer with the given steps (each empty by default).
     public init(copy: [String: String] = [:], rename: [String: String] = [:], set: [String: JSONValue] = [:],
                 remove: [String] = []) {
         self.copy = copy

@@ -15,8 +15,11 @@ import Trellis
 public struct ModelFileError: Error, Sendable, CustomStringConvertible {
     /// What is wrong; extensible like `CocoaError.Code`.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name (`unknownKey`).
         public let rawValue: String
+        /// A code; define new ones as static constants.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The raw value.
         public var description: String { rawValue }
 
         /// The file cannot be opened or read.
@@ -63,6 +66,7 @@ public struct ModelFileError: Error, Sendable, CustomStringConvertible {
     /// For `.invalidModel`: the path of the entity or property each problem concerns (same order as ``problems``).
     public let problemPaths: [JSONPath]
 
+    /// An error; ``ModelFile`` fills the file name when it read one.
     public init(_ code: Code, file: String? = nil, path: JSONPath? = nil, line: Int? = nil, column: Int? = nil,
                 message: String, problems: [ModelError] = [], problemPaths: [JSONPath] = []) {
         self.code = code

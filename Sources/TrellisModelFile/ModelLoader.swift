@@ -81,6 +81,10 @@ public enum ModelLoader {
                             requiringBoundNames: Bool = true) throws -> LoadedModel {
         switch format(of: url) {
         case .json:
+            if let version {
+                throw ModelFileError(.invalidValue, file: url.relativePath,
+                                     message: "version '\(version)' asked for, but only a .xcdatamodeld bundle has versions")
+            }
             let file = extra.isEmpty ? try ModelFile.read(from: url) : try readJSONModel(url, adding: extra)
             return LoadedModel(model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations,
                                format: .json, versionName: nil, warnings: [])

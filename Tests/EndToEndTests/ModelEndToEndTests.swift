@@ -39,4 +39,29 @@ import TrellisTestSupport
         #expect(result.stderr.hasPrefix("error: "))
         #expect(result.stderr.contains("a name the model uses is not bound: entity mapper 'VehicleMapper' (entity Vehicle)."))
     }
+
+    @Test func importsAndExportsThroughTheGrootCoreDataModel() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.copyItem(at: Fixtures.url("coredata/Characters.xcdatamodeld"),
+                                         to: directory.url.appendingPathComponent("Characters.xcdatamodeld"))
+        try FileManager.default.copyItem(at: Fixtures.url("coredata/characters-bindings.json"),
+                                         to: directory.url.appendingPathComponent("bindings.json"))
+        try Data(#"[{"id": "1699", "name": "Batman", "real_name": "Bruce Wayne", "powers": [{"id": "4", "name": "Agility"}], "publisher": {"id": "10", "name": "DC Comics"}}]"#
+            .utf8).write(to: directory.url.appendingPathComponent("batman.json"))
+        let model = ["--model", "Characters.xcdatamodeld", "--bindings", "bindings.json"]
+
+        let imported = try TrellisProcess.run(["import", "batman.json", "--entity", "Character", "--report", "json"] + model,
+                                              in: directory.url)
+        #expect(imported.status == 0)
+        #expect(imported.stderr == "")
+        #expect(imported.stdout.hasPrefix(#"{"entities":{"Character":{"inserted":1,"updated":0,"unchanged":0,"deleted":0},"#
+            + #""Power":{"inserted":1,"updated":0,"unchanged":0,"deleted":0},"Publisher":{"inserted":1,"updated":0,"unchanged":0,"deleted":0}}"#))
+
+        let exported = try TrellisProcess.run(["export", "--entity", "Character", "--relationships", "nested"] + model, in: directory.url)
+        #expect(exported == TrellisProcess.Result(
+            status: 0,
+            stdout: #"[{"id":"1699","name":"Batman","real_name":"Bruce Wayne","powers":[{"id":"4","name":"Agility"}],"publisher":{"id":"10","name":"DC Comics"}}]"# + "\n",
+            stderr: ""))
+    }
 }

@@ -76,6 +76,17 @@ import TrellisTestSupport
         ])
     }
 
+    @Test func showSummarisesAJSONModelAlike() {
+        let result = trellis("model", "show", "Examples/twitter/model.json")
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(Array(lines.prefix(5)) == ["model: Examples/twitter/model.json (Trellis JSON model)", "version label: 1",
+                                           "3 entities, 22 attributes, 8 relationships", "", "entity Status"])
+        #expect(lines.contains("  attribute createdAt: date, key path created_at, transformer TwitterDate"))
+        #expect(lines.suffix(3) == ["names:", "  value transformer TwitterDate: bound (entity Status, attribute createdAt; "
+                                        + "entity User, attribute createdAt)", ""])
+    }
+
     @Test func showReadsAnExplicitVersion() {
         let result = trellis("model", "show", Self.fixtures + "Library.xcdatamodeld", "--version", "Library")
         #expect(result.status == 0)
@@ -228,7 +239,7 @@ import TrellisTestSupport
     @Test func helpDescribesTheSubcommands() {
         let result = trellis("model", "convert", "--help")
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("OVERVIEW: Convert a model between the Trellis JSON model format and a Core Data model.\n"))
+        #expect(result.stdout.hasPrefix("OVERVIEW: Convert a model between the Trellis JSON format and a Core Data model.\n"))
         #expect(result.stdout.contains("USAGE: trellis model convert <input> [--to <format>] [-o <output>] [--bindings <file>] [--version <name>]\n"))
         #expect(trellis("help", "model").stdout.hasPrefix("OVERVIEW: Convert a model between Trellis JSON and Core Data, or summarise it.\n"))
     }

@@ -68,16 +68,22 @@ import TrellisTestSupport
         #expect(deck["price"] == .decimal(Decimal(string: "9.99")!))
     }
 
-    /// Xcode gives new Integer attributes a default ("0"); the Cards model has defaults on
-    /// both identity attributes. New objects are indexed under their default identity
-    /// before the payload's values are set, and distinct cards of one payload collapse.
-    @Test func newObjectsWithDefaultedCompositeIdentityStayDistinct() throws {
-        let (context, _) = try Self.context("Cards.xcdatamodeld")
-        let report = try context.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
-        let stored = try context.fetch("Card").count
-        withKnownIssue("Importer: new objects whose identity attributes have default values merge (graph branch; reported)") {
-            #expect(report.counts(for: "Card") == .init(inserted: 2))
-            #expect(stored == 2)
-        }
+    /// Xcode gives every new Integer attribute `defaultValueString="0"`, so Core Data models
+    /// have defaults on their identity attributes. A new object must be indexed under the
+    /// payload's identity only, never under its default one: otherwise a later object of the
+    /// same payload whose identity equals the defaults merges into the first (a regression
+    /// test for a bug the Core Data fixtures found in the importer).
+    @Test func newObjectsWithDefaultedIdentityStayDistinct() throws {
+        let (cards, _) = try Self.context("Cards.xcdatamodeld")  // suit default "spades", rank default 1
+        let cardReport = try cards.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
+        #expect(cardReport.counts(for: "Card") == .init(inserted: 2))
+        #expect(try cards.fetch("Card").map { $0["suit"] }.sorted { $0?.description ?? "" < $1?.description ?? "" }
+                == [.string("hearts"), .string("spades")])
+
+        let (powers, _) = try Self.context("Characters.xcdatamodeld", bindings: "characters-bindings.json")  // identifier default 0
+        let powerReport = try powers.importObjects(from: [["id": "5", "name": "Flight"], ["id": "0", "name": "Zero"]], entity: "Power")
+        #expect(powerReport.counts(for: "Power") == .init(inserted: 2))
+        #expect(try powers.fetch("Power", id: .integer(0))?["name"] == .string("Zero"))
+        #expect(try powers.fetch("Power", id: .integer(5))?["name"] == .string("Flight"))
     }
 }

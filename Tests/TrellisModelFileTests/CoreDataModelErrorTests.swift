@@ -82,6 +82,18 @@ import TrellisTestSupport
              """,
              code: .invalidValue,
              description: "line 4: entity A, property a: unknown deletionRule 'Explode'; expected Nullify, Cascade, Deny or No Action"),
+        Case(name: "unknown merge policy",
+             entities: """
+                 <entity name="A">
+                     <relationship name="a" toMany="YES" deletionRule="Nullify" destinationEntity="A">
+                         <userInfo>
+                             <entry key="JSONMergePolicy" value="Append"/>
+                         </userInfo>
+                     </relationship>
+                 </entity>
+             """,
+             code: .invalidValue,
+             description: "line 4: entity A, property a: JSONMergePolicy 'Append' is not replace or append"),
         Case(name: "flag that is not YES or NO",
              entities: """
                  <entity name="A">

@@ -100,6 +100,24 @@ import TrellisTestSupport
         #expect(missing.message == "no such file")
     }
 
+    @Test func aVersionOfAJSONModelIsAnError() throws {
+        let url = Fixtures.repositoryRoot().appendingPathComponent("Examples/twitter/model.json")
+        let error = try #require(throws: ModelFileError.self) { try ModelLoader.load(url: url, version: "2") }
+        #expect(error.code == .invalidValue)
+        #expect(error.message == "version '2' asked for, but only a .xcdatamodeld bundle has versions")
+    }
+
+    @Test func currentVersionMissingFromTheBundleIsAnError() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bundle = directory.appendingPathComponent("Library.xcdatamodeld")
+        try FileManager.default.copyItem(at: Self.fixture("Library.xcdatamodeld"), to: bundle)
+        try FileManager.default.removeItem(at: bundle.appendingPathComponent("Library 2.xcdatamodel"))
+        let error = try #require(throws: CoreDataModelError.self) { try ModelLoader.load(url: bundle) }
+        #expect(error.code == .unknownVersion)
+        #expect(error.message == ".xccurrentversion names 'Library 2', which is not in the bundle; versions: Library")
+    }
+
     @Test func coreDataErrorsPassThrough() throws {
         let error = try #require(throws: CoreDataModelError.self) {
             try ModelLoader.load(url: Self.fixture("Library.xcdatamodeld"), version: "Library 9")

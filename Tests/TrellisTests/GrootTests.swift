@@ -324,3 +324,22 @@ import Testing
         #expect(context.registeredObjectCount == 0)
     }
 }
+
+extension GrootTests {
+    /// Xcode gives attributes defaults; a new object must not stay indexed under its default
+    /// identity once the payload's values are set (two cards collapsed into one).
+    @Test func newObjectsWithDefaultedIdentityAttributesStayDistinct() throws {
+        let model = try ObjectModel(entities: [EntityDescription(
+            name: "Card",
+            attributes: [GraphFixture.attribute("suit", .string, key: "suit", default: .string("spades")),
+                         GraphFixture.attribute("rank", .integer16, key: "rank", default: .integer(1))],
+            userInfo: ["identityAttributes": "suit,rank"])])
+        let store = InMemoryStore(model: model)
+        let context = ObjectContext(store: store)
+        let report = try context.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1], ["rank": 2]],
+                                               entity: "Card")
+        #expect(report.counts(for: "Card") == .init(inserted: 3))
+        #expect(try GraphFixture.rows(store, "Card").map { GraphFixture.describe($0, model) }
+            == [#"suit="hearts" rank=1"#, #"suit="spades" rank=1"#, #"suit="spades" rank=2"#])
+    }
+}

@@ -202,3 +202,100 @@ private final class Car: Vehicle {
         #expect(error.description == "$.wheels: missing value (expected Int)")
     }
 }
+
+/// A recursive model: a comment and its replies.
+private struct Comment: JSONMappable, JSONRepresentable {
+    let text: String
+    let replies: [Comment]
+    init(map: JSONMap) throws {
+        text = try map.from("text")
+        replies = try map.from("replies") ?? []
+    }
+    func write(to map: inout JSONWriteMap) throws {
+        try map.write(text, to: "text")
+        try map.write(replies, to: "replies")
+    }
+}
+
+/// A class that can point at itself.
+private final class Node: JSONRepresentable {
+    var next: Node?
+    func write(to map: inout JSONWriteMap) throws { try map.write(next, to: "next") }
+}
+
+@Suite struct MappingDepthTests {
+    /// `{"text": "0", "replies": [{"text": "1", "replies": [ … ]}]}`, `depth` levels.
+    static func thread(depth: Int) -> JSONValue {
+        var value: JSONValue = ["text": .string(String(depth - 1)), "replies": []]
+        for level in stride(from: depth - 2, through: 0, by: -1) {
+            value = ["text": .string(String(level)), "replies": [value]]
+        }
+        return value
+    }
+
+    @Test func recursiveModelsReadWithinTheDepthLimit() throws {
+        let comment = try Comment(json: Self.thread(depth: 200))
+        var depth = 1
+        var current = comment
+        while let reply = current.replies.first {
+            depth += 1
+            current = reply
+        }
+        #expect(depth == 200)
+        #expect(current.text == "199")
+    }
+
+    @Test func veryDeepDocumentsStopAtTheLimitInsteadOfOverflowingTheStack() throws {
+        let error = try #require(throws: MappingError.self) {
+            try Comment(json: Self.thread(depth: 5_000), options: .init(maximumDepth: 100))
+        }
+        #expect(error.code == .depthLimitExceeded)
+        #expect(error.expected == "Comment")
+        // Objects and arrays both count (as in the reader): the first comment beyond 100
+        // levels is 102 steps down, `.replies[0]` 51 times.
+        #expect(error.path.components.count == 102)
+        #expect(error.path.description.hasPrefix("$.replies[0].replies[0]"))
+        // Never lenient: the optional `replies` does not swallow it.
+        #expect(error.message == "models nest deeper than 100 levels")
+    }
+
+    @Test func writingACycleStopsAtTheLimit() throws {
+        let node = Node()
+        node.next = node
+        let error = try #require(throws: MappingError.self) { try node.jsonValue(options: .init(maximumDepth: 10)) }
+        #expect(error.code == .depthLimitExceeded)
+        #expect(error.path.description == "$" + String(repeating: ".next", count: 11))
+        node.next = nil
+    }
+}
+
+/// The README's typed-model example, verbatim.
+private struct ReadmeUser: JSONMappable, JSONRepresentable {
+    let id: Int64
+    let name: String
+    let city: String?
+    init(map: JSONMap) throws {
+        id = try map.from("id")
+        name = try map.from("name")
+        city = try map.from("location.city")
+    }
+    func write(to map: inout JSONWriteMap) throws {
+        try map.write(id, to: "id")
+        try map.write(name, to: "name")
+        try map.write(city, to: "location.city")
+    }
+}
+
+@Suite struct MappingReadmeTests {
+    @Test func readmeExampleReadsAndWrites() throws {
+        let user = try ReadmeUser(jsonString: #"{"id": "42", "name": "Ada", "location": {"city": "London"}}"#)
+        #expect(user.id == 42)
+        #expect(user.name == "Ada")
+        #expect(user.city == "London")
+        #expect(try user.jsonString() == #"{"id":42,"name":"Ada","location":{"city":"London"}}"#)
+        let error = try #require(throws: MappingError.self) {
+            try [ReadmeUser](jsonString: #"[{"id": 1, "name": "A"}, {"id": 2, "name": "B"}, {"id": 3.5, "name": "C"}]"#)
+        }
+        #expect(error.description == "$[2].id: expected Int64, found number 3.5: not a whole number")
+    }
+}

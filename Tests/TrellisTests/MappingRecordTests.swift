@@ -162,6 +162,39 @@ private struct Hero: JSONMappable, Equatable {
         #expect(error.expected == "Date")
     }
 
+    @Test func standardRegistryByName() throws {
+        struct Post: JSONMappable, JSONRepresentable {
+            let created: Date
+            let updated: Date?
+            let day: Date
+            init(created: Date, updated: Date?, day: Date) {
+                self.created = created
+                self.updated = updated
+                self.day = day
+            }
+            init(map: JSONMap) throws {
+                created = try map.from("created", using: "epoch-seconds")
+                updated = try map.from("updated", using: "epoch-milliseconds")
+                day = try map.from("day", using: "iso8601-date")
+            }
+            func write(to map: inout JSONWriteMap) throws {
+                try map.write(created, to: "created", using: "epoch-seconds")
+                try map.write(updated, to: "updated", using: "epoch-milliseconds")
+                try map.write(day, to: "day", using: "iso8601-date")
+            }
+        }
+        let post = try Post(jsonString: #"{"created": "1313949772", "updated": 1313949772250, "day": "2011-08-21"}"#)
+        #expect(post.created == Date(timeIntervalSince1970: 1_313_949_772))
+        #expect(post.updated == Date(timeIntervalSince1970: 1_313_949_772.25))
+        #expect(post.day == Date(timeIntervalSince1970: 1_313_884_800))
+        #expect(try post.jsonString() == #"{"created":1313949772,"updated":1313949772250,"day":"2011-08-21"}"#)
+        let lenient = try Post(json: ["created": 0, "updated": "soon", "day": "2011-08-21"])
+        #expect(lenient.updated == nil)
+        let error = try #require(throws: MappingError.self) { try Post(json: ["created": true, "day": "2011-08-21"]) }
+        #expect(error.code == .typeMismatch)
+        #expect(error.description.hasPrefix(#"$.created: expected Date, found boolean true: value transformer "epoch-seconds": "#))
+    }
+
     @Test func unknownTransformerNameThrowsEvenForOptionals() throws {
         let error = try #require(throws: MappingError.self) { try Stamped(json: ["at": 0]) }
         #expect(error.code == .unknownTransformer)
@@ -193,5 +226,65 @@ private struct Hero: JSONMappable, Equatable {
         #expect(try Price(cents: 125).jsonValue(options: .init(transformers: Self.registry)) == ["price": "$1.25"])
         let error = try #require(throws: MappingError.self) { try Price(cents: 1).jsonValue() }
         #expect(error.code == .unknownTransformer)
+    }
+}
+
+/// A record whose `owner` relationship cannot be read (as a store failing to fault it in).
+private struct FailingRecord: JSONMapRecord {
+    struct StoreDown: Error, Equatable {}
+    func jsonMapNode(forKey key: String) throws -> JSONMapNode? {
+        switch key {
+        case "name": return .attribute(.string("Ada"))
+        case "owner": throw StoreDown()
+        default: return nil
+        }
+    }
+    var jsonMapKeys: [String] { ["name", "owner"] }
+}
+
+private struct Owned: JSONMappable {
+    struct Owner: JSONMappable {
+        let name: String
+        init(map: JSONMap) throws { name = try map.from("name") }
+    }
+    let name: String
+    let ownerName: String?
+    init(map: JSONMap) throws {
+        name = try map.from("name")
+        ownerName = try map.from("owner.name")
+    }
+}
+
+private struct Wrapper: JSONMappable {
+    let owned: Owned?
+    init(map: JSONMap) throws { owned = try map.from("owned") }
+}
+
+/// A model that rejects a value with its own error type.
+private struct Positive: JSONMappable {
+    struct NotPositive: Error, Equatable { let value: Int }
+    let value: Int
+    init(map: JSONMap) throws {
+        value = try map.from("value")
+        guard value > 0 else { throw NotPositive(value: value) }
+    }
+}
+
+private struct Holder: JSONMappable {
+    let positive: Positive?
+    init(map: JSONMap) throws { positive = try map.from("positive") }
+}
+
+@Suite struct MappingErrorPassThroughTests {
+    @Test func sourceErrorsPropagateUnchangedEvenThroughOptionals() throws {
+        #expect(throws: FailingRecord.StoreDown()) { try Owned(record: FailingRecord()) }
+        let record = AttributeRecord(relationships: ["owned": .toOne(nil)])
+        #expect(try Wrapper(record: record).owned == nil)
+    }
+
+    @Test func yourOwnErrorsPropagateUnchanged() throws {
+        #expect(throws: Positive.NotPositive(value: -1)) { try Holder(json: ["positive": ["value": -1]]) }
+        #expect(try Holder(json: ["positive": ["value": "x"]]).positive == nil)  // a data error: lenient
+        #expect(try Holder(json: ["positive": ["value": 3]]).positive?.value == 3)
     }
 }

@@ -110,6 +110,7 @@ final class EntityInfo: Sendable {
     /// The identity of an object with these attribute values; nil when a value is missing.
     func identity(of values: [AttributeValue?]) -> IdentityKey? {
         let indexes = entity.identityAttributeIndexes
+        guard values.count >= entity.attributes.count else { return nil }  // released storage
         if indexes.count == 1 {
             guard let v = values[indexes[0]] else { return nil }
             return .single(v)

@@ -43,8 +43,10 @@ extension ObjectContext {
         pendingUnregistered = [:]
     }
 
-    func validateRequiredValues() throws {
-        for object in dirty where !object.isDeletedFlag && !object.isPlaceholder {
+    /// Checks required attributes of the dirty objects registered before `epoch` (the
+    /// importer checks its own objects, with JSON paths).
+    func validateRequiredValues(registeredBefore epoch: Int = .max) throws {
+        for object in dirty where object.epoch < epoch && !object.isDeletedFlag && !object.isPlaceholder {
             for (i, attribute) in object.entity.attributes.enumerated() where !attribute.isOptional && object.values[i] == nil {
                 throw ContextError(.missingRequiredValue, entity: object.entity.name, property: attribute.name,
                                    message: "\(object.objectID) has no value for required attribute \(attribute.name)")
@@ -97,6 +99,7 @@ extension ObjectContext {
     /// After a successful write: permanent IDs, saved state, and (for imports) dropping the
     /// objects registered at or after `dropEpoch`.
     func didSave(_ mapping: [ObjectID: ObjectID], dropEpoch: Int?) {
+        let drop = dropEpoch ?? .max
         for object in dirty {
             object.isInDirtyList = false
             object.directLinks = 0
@@ -107,6 +110,10 @@ extension ObjectContext {
             if object.isInsertedFlag {
                 object.isInsertedFlag = false
                 if let permanent = mapping[object.objectID] {
+                    if object.epoch >= drop {  // dropped below; no need to re-key it
+                        object.objectID = permanent
+                        continue
+                    }
                     if registered[object.objectID] === object { registered[object.objectID] = nil }
                     object.objectID = permanent
                     registered[permanent] = object
@@ -147,6 +154,17 @@ extension ObjectContext {
                 || object.committed?.isPlaceholder != object.isPlaceholder {
                 object.committed = CommittedState(values: object.values, links: object.links, isPlaceholder: object.isPlaceholder)
             }
+        }
+    }
+
+    /// Drops the values of the objects registered at or after `epoch` (about to be dropped
+    /// after a flush), keeping their IDs and flags.
+    func releaseStorage(ofObjectsRegisteredSince epoch: Int) {
+        for object in registered.values where object.epoch >= epoch {
+            object.values = []
+            object.links = []
+            object.pending = nil
+            object.committed = nil
         }
     }
 

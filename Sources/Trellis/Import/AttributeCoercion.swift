@@ -9,6 +9,19 @@ struct CoercionFailure: Error {
 /// - Throws: ``CoercionFailure`` with the coercion's reason (`not a decimal number`,
 ///   `not a whole number`, `out of range …`), worded as everywhere else in Trellis.
 func coerce(_ json: JSONValue, to type: AttributeType) throws -> AttributeValue? {
+    // Fast paths for the common cases; everything else (and every error) goes through JSONCoercion.
+    switch (type, json) {
+    case (.string, .string(let s)):
+        return .string(s)
+    case (.integer64, .string(let s)):
+        if let i = Int64(s) { return .integer(i) }
+    case (.integer64, .number(let n)):
+        if case .int(let i) = n.storage { return .integer(i) }
+    case (.boolean, .bool(let b)):
+        return .bool(b)
+    default:
+        break
+    }
     do {
         return try JSONCoercion.value(from: json, as: type)
     } catch let error as CoercionError {

@@ -24,21 +24,22 @@ final class Importer {
     private var transformers: [String: ValueTransformer] = [:]
 
     // Batch state.
-    private var elements: [ImportElement] = []
-    private var prepared: [Prepared] = []
-    private var cursor = 0
-    private var requests: [Int: Set<IdentityKey>] = [:]
-    private var steps: [PathStep] = []
-    private var elementIndex = 0
+    @exclusivity(unchecked) private var elements: [ImportElement] = []
+    @exclusivity(unchecked) private var prepared: [Prepared] = []
+    @exclusivity(unchecked) private var cursor = 0
+    /// Identities met in the batch, per identity namespace (entity number).
+    @exclusivity(unchecked) private var requests: [Set<IdentityKey>]
+    @exclusivity(unchecked) private var steps: [PathStep] = []
+    @exclusivity(unchecked) private var elementIndex = 0
     private var batchNumber = 0
-    private var touched: [ManagedObject] = []
-    private var topLevel: [ManagedObject] = []
+    @exclusivity(unchecked) private var touched: [ManagedObject] = []
+    @exclusivity(unchecked) private var topLevel: [ManagedObject] = []
 
     // Whole-import state.
-    var report = ImportReport()
+    @exclusivity(unchecked) var report = ImportReport()
     /// Per root entity number: primary key → 0 inserted, 1 updated, 2 unchanged.
-    private var status: [[Int64: UInt8]]
-    private var importedIDs = Set<ObjectID>()
+    @exclusivity(unchecked) private var status: [[Int64: UInt8]]
+    @exclusivity(unchecked) private var importedIDs = Set<ObjectID>()
     private var scopeCandidates: [ObjectID]?
     private var diagnosticCount = 0
 
@@ -49,6 +50,7 @@ final class Importer {
         self.options = options
         self.importEpoch = epoch
         self.plans = Array(repeating: nil, count: context.schema.entities.count)
+        self.requests = Array(repeating: [], count: context.schema.entities.count)
         self.status = Array(repeating: [:], count: context.schema.entities.count)
         report.isDryRun = options.dryRun
     }
@@ -81,7 +83,7 @@ final class Importer {
     private func runBatch() throws {
         batchNumber += 1
         prepared.removeAll(keepingCapacity: true)
-        requests.removeAll(keepingCapacity: true)
+        for namespace in requests.indices where !requests[namespace].isEmpty { requests[namespace].removeAll(keepingCapacity: true) }
         touched.removeAll(keepingCapacity: true)
         topLevel.removeAll(keepingCapacity: true)
 
@@ -91,7 +93,7 @@ final class Importer {
             try prepare(element.value, root, key: element.key)
         }
         // 2. Fetch, once per identity namespace.
-        for (namespace, keys) in requests {
+        for (namespace, keys) in requests.enumerated() where !keys.isEmpty {
             var missing: [[AttributeValue]] = []
             missing.reserveCapacity(keys.count)
             for key in keys where context.identityMap[NamespacedIdentity(namespace: namespace, key: key)] == nil {
@@ -115,19 +117,31 @@ final class Importer {
     /// Writes the context's changes into the session, records the report and drops the
     /// objects registered by the import.
     private func flush(countingTouched: Bool) throws {
-        try context.validateRequiredValues()
+        try context.validateRequiredValues(registeredBefore: importEpoch)
         let changes = context.makeChangeSet()
         var deleted: [ManagedObject] = []
         for object in context.dirty where object.isDeletedFlag && object.flushWrote { deleted.append(object) }
+        var codes: [UInt8] = []
+        codes.reserveCapacity(touched.count)
+        for object in touched { codes.append(object.isInsertedFlag ? 0 : (object.flushWrote ? 1 : 2)) }
+        let temporaryIDs = options.dryRun ? topLevel.map(\.objectID) : []
+        // The batch's objects are dropped after the write: let go of their values first, so
+        // the store's arrays they shared (a popular object's to-many) are not copied on write.
+        context.releaseStorage(ofObjectsRegisteredSince: importEpoch)
         let mapping = changes.isEmpty ? [:] : try session.apply(changes)
-        for object in touched {
-            let code: UInt8 = object.isInsertedFlag ? 0 : (object.flushWrote ? 1 : 2)
-            let id = mapping[object.objectID] ?? object.objectID
+        context.didSave(mapping, dropEpoch: importEpoch)
+        // Object IDs are permanent from here on.
+        for (object, code) in zip(touched, codes) {
             let rootNumber = object.info.rootNumber
-            if let previous = status[rootNumber][id.primaryKey] {
-                if code < previous { status[rootNumber][id.primaryKey] = code; count(object.entity.name, previous, -1); count(object.entity.name, code, 1) }
+            let key = object.objectID.primaryKey
+            if let previous = status[rootNumber][key] {
+                if code < previous {
+                    status[rootNumber][key] = code
+                    count(object.entity.name, previous, -1)
+                    count(object.entity.name, code, 1)
+                }
             } else {
-                status[rootNumber][id.primaryKey] = code
+                status[rootNumber][key] = code
                 count(object.entity.name, code, 1)
             }
         }
@@ -135,14 +149,10 @@ final class Importer {
             report.counts[object.entity.name, default: .init()].deleted += 1
             report.deletedObjectIDs.append(object.objectID)
         }
-        if options.reportsObjectIDs || options.deleteMissing != nil {
-            for object in topLevel {
-                let id = options.dryRun ? object.objectID : (mapping[object.objectID] ?? object.objectID)
-                if options.reportsObjectIDs { report.objectIDs.append(id) }
-                if options.deleteMissing != nil { importedIDs.insert(mapping[object.objectID] ?? object.objectID) }
-            }
+        if options.reportsObjectIDs { report.objectIDs += options.dryRun ? temporaryIDs : topLevel.map(\.objectID) }
+        if options.deleteMissing != nil {
+            for object in topLevel { importedIDs.insert(object.objectID) }
         }
-        context.didSave(mapping, dropEpoch: importEpoch)
     }
 
     private func count(_ entity: String, _ code: UInt8, _ delta: Int) {
@@ -240,7 +250,7 @@ final class Importer {
             var identity: IdentityKey?
             if requested.namespace >= 0, !plan.identity.isEmpty {
                 identity = try extractIdentity(plan, object, requested)
-                if let identity { requests[requested.namespace, default: []].insert(identity) }
+                if let identity { requests[requested.namespace].insert(identity) }
             }
             prepared.append(Prepared(object: object, identity: identity, walk: walk))
             let walkPlan = walk === requested ? plan : try self.plan(walk)
@@ -298,7 +308,7 @@ final class Importer {
             throw fail(.invalidValue, nil, requested.name, a.name, value, "an identifier cannot be null")
         }
         let identity = IdentityKey.single(converted)
-        requests[requested.namespace, default: []].insert(identity)
+        requests[requested.namespace].insert(identity)
         prepared.append(Prepared(object: nil, identity: identity, walk: requested))
     }
 
@@ -341,7 +351,7 @@ final class Importer {
                 throw fail(.abstractEntity, nil, p.walk.name, nil, .object(json),
                            "\(p.walk.name) is abstract and has no entity mapper choosing a sub-entity for this object")
             }
-            object = context.createObject(p.walk, isPlaceholder: false)
+            object = context.createObject(p.walk, isPlaceholder: false, indexingIdentity: false)
             isNew = true
         }
         if object.mark != batchNumber {
@@ -350,6 +360,7 @@ final class Importer {
             touched.append(object)
         }
         let plan = try self.plan(object.info)
+        var values = object.values
         var changed = false
         for a in plan.attributes {
             let new: AttributeValue?
@@ -358,6 +369,10 @@ final class Importer {
                 continue
             case .null:
                 if options.nullPolicy == .ignore { continue }
+                if !a.isOptional && !object.isPlaceholder && values[a.index] != nil {
+                    throw fail(.missingRequiredValue, a.keyPath, object.entity.name, a.name, .null,
+                               "\(object.entity.name).\(a.name) is required; null cannot clear it")
+                }
                 new = nil
             case .present(let v):
                 if a.identityPosition >= 0, let identity = p.identity, requested.namespace == object.info.namespace {
@@ -369,11 +384,12 @@ final class Importer {
                     new = try convert(v, a, object.entity, keyPath: a.keyPath)
                 }
             }
-            if object.values[a.index] != new {
-                object.values[a.index] = new
+            if values[a.index] != new {
+                values[a.index] = new
                 changed = true
             }
         }
+        if changed { object.values = values }
         let completes = object.isPlaceholder
         if completes { object.isPlaceholder = false }
         if changed || completes { context.markDirty(object) }
@@ -580,13 +596,15 @@ final class EntityPlan {
         attributes = entity.attributeMappings.map { m in
             let a = entity.attributes[m.index]
             return AttributePlan(index: m.index, keyPath: m.keyPath, type: a.type, name: a.name,
-                                 transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: m.index) ?? -1)
+                                 transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: m.index) ?? -1,
+                                 isOptional: a.isOptional)
         }
         let identity = identityIndexes.compactMap { i in
             entity.attributeMappings.first(where: { $0.index == i }).map { m in
                 let a = entity.attributes[i]
                 return AttributePlan(index: i, keyPath: m.keyPath, type: a.type, name: a.name,
-                                     transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: i) ?? -1)
+                                     transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: i) ?? -1,
+                                     isOptional: a.isOptional)
             }
         }
         self.identity = identity.count == identityIndexes.count ? identity : []
@@ -609,9 +627,12 @@ final class AttributePlan {
     let transformerName: String?
     /// Position among the identity attributes, or -1.
     let identityPosition: Int
+    let isOptional: Bool
 
-    init(index: Int, keyPath: JSONKeyPath, type: AttributeType, name: String, transformerName: String?, identityPosition: Int) {
+    init(index: Int, keyPath: JSONKeyPath, type: AttributeType, name: String, transformerName: String?, identityPosition: Int,
+         isOptional: Bool) {
         self.index = index
+        self.isOptional = isOptional
         self.keyPath = keyPath
         self.singleKey = keyPath.components.count == 1 ? keyPath.components[0].key : nil
         self.type = type

@@ -18,8 +18,11 @@ public struct JSONParseError: Error, CustomStringConvertible, Sendable {
     /// What kind of error. An extensible set of constants: compare with `==` or match
     /// `catch JSONParseError.Code.invalidNumber`.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, e.g. `"invalidNumber"`.
         public let rawValue: String
+        /// A code; define new ones as static constants in an extension.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// A byte that cannot start or continue the JSON text at that place

@@ -20,12 +20,16 @@ extension JSONParser {
                 throw Failure(code: .invalidNumber, offset: digitsStart, message: "invalid number: leading zeros are not allowed")
             }
         } else if JSONParser.isDigit(b) {
+            let base = self.base
+            let end = self.end
+            var i = pos
             repeat {
                 magnitude = magnitude &* 10 &+ UInt64(b &- 0x30)
-                pos &+= 1
-                guard pos < end else { break }
-                b = base[pos]
+                i &+= 1
+                guard i < end else { break }
+                b = base[i]
             } while JSONParser.isDigit(b)
+            pos = i
         } else {
             throw Failure(code: .invalidNumber, offset: pos, message: "invalid number: expected a digit after '-', found \(JSONParser.describe(b))")
         }

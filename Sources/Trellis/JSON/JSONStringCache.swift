@@ -54,6 +54,35 @@ struct JSONStringCache: ~Copyable {
         return w
     }
 
+    /// The bytes `p[0..<count]` (count ≤ 8) as one zero-padded little-endian word.
+    @inline(__always)
+    static func word(_ p: UnsafePointer<UInt8>, count: Int, available: Int) -> UInt64 {
+        if available >= 8 {
+            let word = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+            return count >= 8 ? word : word & ((1 &<< UInt64(truncatingIfNeeded: count &* 8)) &- 1)
+        }
+        var w: UInt64 = 0
+        withUnsafeMutableBytes(of: &w) { $0.baseAddress?.copyMemory(from: p, byteCount: count) }
+        return w
+    }
+
+    /// The hash of a string of at most 8 bytes (equal to ``hash(_:count:)`` of its words).
+    @inline(__always)
+    static func hash(_ w0: UInt64, count: Int) -> UInt64 {
+        hash((w0, 0, 0, 0), count: count)
+    }
+
+    /// The cached string of at most 8 bytes, or nil.
+    @inline(__always)
+    func lookup(_ w0: UInt64, count: Int, hash: UInt64) -> String? {
+        let entry = entries + Int(truncatingIfNeeded: hash >> 20) & mask
+        // Equal lengths of at most 8 bytes: the other words are zero on both sides.
+        if entry.pointee.length == count, entry.pointee.w0 == w0 {
+            return entry.pointee.string
+        }
+        return nil
+    }
+
     /// A hash of the words and length; never 0.
     @inline(__always)
     static func hash(_ w: (UInt64, UInt64, UInt64, UInt64), count: Int) -> UInt64 {

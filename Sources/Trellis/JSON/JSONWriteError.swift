@@ -11,8 +11,11 @@
 public struct JSONWriteError: Error, CustomStringConvertible, Sendable {
     /// What kind of error; an extensible set of constants (`catch JSONWriteError.Code.nonFiniteNumber`).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, e.g. `"invalidNumber"`.
         public let rawValue: String
+        /// A code; define new ones as static constants in an extension.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// A `Double` that is NaN or infinite: RFC 8259 §6 has no text for it.
@@ -36,6 +39,7 @@ public struct JSONWriteError: Error, CustomStringConvertible, Sendable {
     /// The sink's error, for `.writeFailed`.
     public var underlying: (any Error)?
 
+    /// A write error; the writers fill every field.
     public init(code: Code, path: JSONPath, message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.path = path

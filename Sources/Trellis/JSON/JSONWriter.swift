@@ -38,6 +38,7 @@ public enum JSONWriter {
         /// `/` written as `\/` (for embedding in HTML `<script>`). Default `false`.
         public var escapesForwardSlashes: Bool
 
+        /// Options with the defaults: compact, object order, `/` not escaped.
         public init(format: Format = .compact, sortedKeys: Bool = false, escapesForwardSlashes: Bool = false) {
             self.format = format
             self.sortedKeys = sortedKeys

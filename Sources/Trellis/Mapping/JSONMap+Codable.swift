@@ -27,18 +27,11 @@ extension JSONMap {
     ///   (`$.shape.origin.x`), with the `DecodingError` as ``MappingError/underlyingError``.
     @_disfavoredOverload
     public func from<T: Decodable>(_ keyPath: String) throws -> T {
-        if let optional = T.self as? any MappingOptional.Type {
-            let found = try find(keyPath)
-            if let none = optional.mappingNone as? T {
-                switch found {
-                case .missing, .null: return none
-                case .present: break
-                }
-                let value = try self.optional(found, keyPath: keyPath, verbatim: false) { try $0.decoded(T.self) }
-                return value ?? none
-            }
+        if let optional = T.self as? any MappingOptional.Type, let none = optional.mappingNone as? T {
+            let value = try self.optional(keyPath, verbatim: false) { try $0.decoded(T.self) }
+            return value ?? none
         }
-        return try required(try find(keyPath), keyPath: keyPath, verbatim: false) { try $0.decoded(T.self) }
+        return try required(keyPath, verbatim: false) { try $0.decoded(T.self) }
     }
 
     /// This map's value decoded with a fresh decoder from ``Options/makeDecoder``.
@@ -51,8 +44,8 @@ extension JSONMap {
         }
         do {
             return try options.makeDecoder().decode(T.self, from: data)
-        } catch let error as DecodingError {
-            throw located(error, expected: JSONMapTypeName.of(T.self))
+        } catch {
+            throw conversionError(error, expected: T.self)
         }
     }
 }

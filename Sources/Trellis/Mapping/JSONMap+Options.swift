@@ -34,6 +34,10 @@ extension JSONMap {
         /// How `init(jsonData:)` and `init(jsonString:)` parse (depth limit, lone
         /// surrogates, byte order mark); default ``JSONReader/Options/init(maximumDepth:loneSurrogatePolicy:allowsByteOrderMark:)``.
         public var readerOptions: JSONReader.Options
+        /// The deepest nesting of objects and arrays a model may be read from (default
+        /// 512, the reader's own limit): a recursive model (a tree of comments) recurses
+        /// once per level, so this bounds the stack whatever the document.
+        public var maximumDepth: Int
         /// Makes the `JSONDecoder` for `Decodable` leaf values (a fresh one per value;
         /// configure its date and key strategies here). Default: `JSONDecoder()`.
         public var makeDecoder: @Sendable () -> JSONDecoder
@@ -43,11 +47,13 @@ extension JSONMap {
         public init(dateStrategy: DateStrategy = .flexible, strict: Bool = false,
                     transformers: ValueTransformerRegistry = .standard,
                     readerOptions: JSONReader.Options = JSONReader.Options(),
+                    maximumDepth: Int = 512,
                     makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) {
             self.dateStrategy = dateStrategy
             self.strict = strict
             self.transformers = transformers
             self.readerOptions = readerOptions
+            self.maximumDepth = maximumDepth
             self.makeDecoder = makeDecoder
         }
     }

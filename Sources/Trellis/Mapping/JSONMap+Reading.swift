@@ -14,8 +14,14 @@ extension JSONMap {
     /// - Throws: ``MappingError`` at the value's full path: `.missing` when the key path
     ///   leads nowhere, `.null` for `null`, `.typeMismatch`, `.invalidValue`, `.overflow`
     ///   or `.inexact` when the value does not convert.
+    @inlinable
     public func from<T: JSONMapValue>(_ keyPath: String) throws -> T {
-        try required(try find(keyPath), keyPath: keyPath, verbatim: false) { try T.mapValue(from: $0) }
+        let child = try requiredChild(keyPath, verbatim: false, expected: T.self)
+        do {
+            return try T.mapValue(from: child)
+        } catch {
+            throw child.located(error, expected: T.self)
+        }
     }
 
     /// The value at `keyPath` converted to `T`, or nil when it is missing or `null`; also
@@ -26,19 +32,39 @@ extension JSONMap {
     ///
     /// - Throws: ``MappingError`` for unconvertible values with ``Options/strict``; always
     ///   for `.unknownTransformer`.
+    @inlinable
     public func from<T: JSONMapValue>(_ keyPath: String) throws -> T? {
-        try optional(try find(keyPath), keyPath: keyPath, verbatim: false) { try T.mapValue(from: $0) }
+        guard let child = try optionalChild(keyPath, verbatim: false, expected: T.self) else { return nil }
+        do {
+            return try T.mapValue(from: child)
+        } catch {
+            try child.recover(error, expected: T.self)
+            return nil
+        }
     }
 
     /// The value at the verbatim key `key` (no key path syntax: `"a.b"` is one key).
     /// Same rules as ``from(_:)-(String)``.
+    @inlinable
     public func from<T: JSONMapValue>(key: String) throws -> T {
-        try required(try find(simpleKey: key), keyPath: key, verbatim: true) { try T.mapValue(from: $0) }
+        let child = try requiredChild(key, verbatim: true, expected: T.self)
+        do {
+            return try T.mapValue(from: child)
+        } catch {
+            throw child.located(error, expected: T.self)
+        }
     }
 
     /// The value at the verbatim key `key`, or nil (same rules as the key path form).
+    @inlinable
     public func from<T: JSONMapValue>(key: String) throws -> T? {
-        try optional(try find(simpleKey: key), keyPath: key, verbatim: true) { try T.mapValue(from: $0) }
+        guard let child = try optionalChild(key, verbatim: true, expected: T.self) else { return nil }
+        do {
+            return try T.mapValue(from: child)
+        } catch {
+            try child.recover(error, expected: T.self)
+            return nil
+        }
     }
 
     // MARK: - Transformers
@@ -53,25 +79,25 @@ extension JSONMap {
     /// - Throws: ``MappingError`` as ``from(_:)-(String)``; the transformer's errors at
     ///   the value's path.
     public func from<T>(_ keyPath: String, using transformer: MappingTransformer<T>) throws -> T {
-        try required(try find(keyPath), keyPath: keyPath, verbatim: false) { try $0.transformed(by: transformer) }
+        try required(keyPath, verbatim: false) { try $0.transformed(by: transformer) }
     }
 
     /// The value at `keyPath` read by `transformer`, or nil (rules of ``from(_:)-(String)``
     /// for optionals).
     public func from<T>(_ keyPath: String, using transformer: MappingTransformer<T>) throws -> T? {
-        try optional(try find(keyPath), keyPath: keyPath, verbatim: false) { try $0.transformed(by: transformer) }
+        try optional(keyPath, verbatim: false) { try $0.transformed(by: transformer) }
     }
 
     /// The value at `keyPath` read by your closure (given the JSON value, never `null`).
     ///
     ///     tags = try map.from("tags") { json in json.stringValue?.split(separator: ",").map(String.init) ?? [] }
     public func from<T>(_ keyPath: String, using transform: (JSONValue) throws -> T) throws -> T {
-        try required(try find(keyPath), keyPath: keyPath, verbatim: false) { try transform(try $0.root) }
+        try required(keyPath, verbatim: false) { try $0.converted(by: transform) }
     }
 
     /// The value at `keyPath` read by your closure, or nil (rules for optionals).
     public func from<T>(_ keyPath: String, using transform: (JSONValue) throws -> T) throws -> T? {
-        try optional(try find(keyPath), keyPath: keyPath, verbatim: false) { try transform(try $0.root) }
+        try optional(keyPath, verbatim: false) { try $0.converted(by: transform) }
     }
 
     /// The value at `keyPath` passed through the value transformer registered as
@@ -87,8 +113,8 @@ extension JSONMap {
     ///   transformer has that name; otherwise as ``from(_:)-(String)``.
     public func from<T: JSONMapValue>(_ keyPath: String, using transformerName: String) throws -> T {
         let transformer = try registeredTransformer(transformerName, keyPath: keyPath, expected: T.self)
-        return try required(try find(keyPath), keyPath: keyPath, verbatim: false) { child in
-            guard let value = try child.transformed(by: transformer) else {
+        return try required(keyPath, verbatim: false) { child in
+            guard let value = try child.transformed(by: transformer, expected: T.self) else {
                 throw child.nullError(expected: T.self, message: "value transformer \"\(transformerName)\" gave no value")
             }
             return try T.mapValue(from: value)
@@ -99,61 +125,56 @@ extension JSONMap {
     /// optionals; a transformer result of nil is nil).
     public func from<T: JSONMapValue>(_ keyPath: String, using transformerName: String) throws -> T? {
         let transformer = try registeredTransformer(transformerName, keyPath: keyPath, expected: T.self)
-        let result: T?? = try optional(try find(keyPath), keyPath: keyPath, verbatim: false) { child in
-            guard let value = try child.transformed(by: transformer) else { return nil }
+        guard let child = try optionalChild(keyPath, verbatim: false, expected: T.self) else { return nil }
+        do {
+            guard let value = try child.transformed(by: transformer, expected: T.self) else { return nil }
             return try T.mapValue(from: value)
+        } catch {
+            try child.recover(error, expected: T.self)
+            return nil
         }
-        return result ?? nil
     }
 
     // MARK: - Internals
 
     /// A non-optional read: missing and `null` throw; conversion errors gain the path.
-    func required<T>(_ found: Found, keyPath: String, verbatim: Bool, _ convert: (JSONMap) throws -> T) throws -> T {
-        switch found {
-        case .present(let node, let step):
-            let child = child(node, at: step)
-            do {
-                return try convert(child)
-            } catch {
-                throw child.located(error, expected: T.self)
-            }
-        case .null(let step):
-            if let null = JSONValue.null as? T { return null }  // `JSONValue` holds null itself
-            throw MappingError(code: .null, path: location.appending(step).path, expected: JSONMapTypeName.of(T.self),
-                               found: .null, message: "null value")
-        case .missing:
-            throw missingError(keyPath: keyPath, verbatim: verbatim, expected: T.self)
+    func required<T>(_ keyPath: String, verbatim: Bool, _ convert: (JSONMap) throws -> T) throws -> T {
+        let child = try requiredChild(keyPath, verbatim: verbatim, expected: T.self)
+        do {
+            return try convert(child)
+        } catch {
+            throw child.located(error, expected: T.self)
         }
     }
 
     /// An optional read: missing and `null` are nil; conversion errors are nil unless strict.
-    func optional<T>(_ found: Found, keyPath: String, verbatim: Bool, _ convert: (JSONMap) throws -> T) throws -> T? {
-        switch found {
-        case .present(let node, let step):
-            let child = child(node, at: step)
-            do {
-                return try convert(child)
-            } catch {
-                let located = child.located(error, expected: T.self)
-                if !options.strict, located.code.isLenient { return nil }
-                throw located
-            }
-        case .null:
+    func optional<T>(_ keyPath: String, verbatim: Bool, _ convert: (JSONMap) throws -> T) throws -> T? {
+        guard let child = try optionalChild(keyPath, verbatim: verbatim, expected: T.self) else { return nil }
+        do {
+            return try convert(child)
+        } catch {
+            try child.recover(error, expected: T.self)
             return nil
-        case .missing:
-            if isContainer || !options.strict { return nil }
-            throw missingError(keyPath: keyPath, verbatim: verbatim, expected: T.self)
         }
+    }
+
+    /// For an optional property: returns (the property becomes nil) when `error` is a
+    /// conversion failure and the mapping is not strict; throws it, located, otherwise.
+    /// Errors that are not about the data (a store failing to fault in a relationship,
+    /// your own error types) are never swallowed.
+    @usableFromInline
+    func recover(_ error: any Error, expected: Any.Type) throws {
+        let located = located(error, expected: expected)
+        if !options.strict, let mapping = located as? MappingError, mapping.code.isLenient { return }
+        throw located
     }
 
     /// `.missing` at the requested path, or `.typeMismatch` at this map when it is a
     /// scalar (keys cannot be read from `"abc"`).
     func missingError(keyPath: String, verbatim: Bool, expected: Any.Type) -> MappingError {
-        if !isContainer, case .json = node {
-            return MappingError(code: .typeMismatch, path: path, expected: "object",
-                                found: node.foundValue,
-                                message: "cannot read \"\(keyPath)\" (\(JSONMapTypeName.of(expected))) from a \(node.kindDescription)")
+        if source == nil, !isContainer, !json.isNull {
+            return MappingError(code: .typeMismatch, path: path, expected: "object", found: json,
+                                message: "cannot read \"\(keyPath)\" (\(JSONMapTypeName.of(expected))) from a \(json.kind)")
         }
         return MappingError(code: .missing, path: requestedPath(keyPath, verbatim: verbatim),
                             expected: JSONMapTypeName.of(expected), message: "missing value")
@@ -164,13 +185,35 @@ extension JSONMap {
         MappingError(code: .null, path: path, expected: JSONMapTypeName.of(expected), found: .null, message: message)
     }
 
-    /// `error` as a ``MappingError`` located at this map (errors that already are
-    /// mapping errors keep their own, deeper location). A `CoercionError` or
-    /// `TransformError` keeps its code and message; a `DecodingError` adds its coding
-    /// path; any other error becomes `.invalidValue`.
-    func located(_ error: any Error, expected: Any.Type, found: JSONValue? = nil) -> MappingError {
+    /// `.null` at `step` below this map.
+    func nullError(at step: MappingLocation.Step, expected: Any.Type) -> MappingError {
+        MappingError(code: .null, path: location.appending(step).path, expected: JSONMapTypeName.of(expected),
+                     found: .null, message: "null value")
+    }
+
+    /// `error`, thrown while reading a value of `expected` from this map, as the error to
+    /// report: a ``MappingError`` as is (it has its own, deeper location); a
+    /// `CoercionError`, `TransformError` or `DecodingError` as a ``MappingError`` located
+    /// here (see ``conversionError(_:expected:found:)``); any other error unchanged
+    /// (your own error types thrown from `init(map:)`, a store's errors).
+    @usableFromInline
+    func located(_ error: any Error, expected: Any.Type) -> any Error {
+        switch error {
+        case is MappingError, is CoercionError, is TransformError, is DecodingError:
+            return conversionError(error, expected: expected)
+        default:
+            return error
+        }
+    }
+
+    /// `error`, thrown by conversion code (a coercion, a transformer, your closure or
+    /// custom date strategy), as a ``MappingError`` located at this map: a mapping error
+    /// as is; a `CoercionError` or `TransformError` keeps its code and message; a
+    /// `DecodingError` adds its coding path; any other error becomes `.invalidValue`
+    /// with the error as ``MappingError/underlyingError``.
+    func conversionError(_ error: any Error, expected: Any.Type, found: JSONValue? = nil) -> MappingError {
         if let error = error as? MappingError { return error }
-        let found = found ?? node.foundValue
+        let found = found ?? foundValue
         let expectedName = JSONMapTypeName.of(expected)
         switch error {
         case let error as CoercionError:
@@ -190,20 +233,42 @@ extension JSONMap {
 
     /// A conversion failure at this map.
     func failure(_ code: MappingError.Code, expected: Any.Type, message: String = "") -> MappingError {
-        MappingError(code: code, path: path, expected: JSONMapTypeName.of(expected), found: node.foundValue, message: message)
+        MappingError(code: code, path: path, expected: JSONMapTypeName.of(expected), found: foundValue, message: message)
     }
 
-    /// Runs a per-property transformer on this map's value.
+    /// Runs a per-property transformer on this map's value; its errors are conversion errors.
     func transformed<T>(by transformer: MappingTransformer<T>) throws -> T {
-        if case .attribute(let value) = node, let typed = value.anyValue as? T { return typed }
-        return try transformer.forward(try root)
+        if case .attribute(let value)? = source?.node, let typed = value.anyValue as? T { return typed }
+        let json = try root
+        do {
+            return try transformer.forward(json)
+        } catch {
+            throw conversionError(error, expected: T.self)
+        }
+    }
+
+    /// Runs your conversion closure on this map's value; its errors are conversion errors.
+    func converted<T>(by transform: (JSONValue) throws -> T) throws -> T {
+        let json = try root
+        do {
+            return try transform(json)
+        } catch {
+            throw conversionError(error, expected: T.self)
+        }
     }
 
     /// Runs a registered transformer: the map of its result, or nil for "no value".
     /// Stored values are not transformed again.
-    func transformed(by transformer: ValueTransformer) throws -> JSONMap? {
-        if case .attribute = node { return self }
-        guard let value = try transformer.transformedValue(try root) else { return nil }
+    func transformed(by transformer: ValueTransformer, expected: Any.Type) throws -> JSONMap? {
+        if case .attribute? = source?.node { return self }
+        let json = try root
+        let value: AttributeValue?
+        do {
+            value = try transformer.transformedValue(json)
+        } catch {
+            throw conversionError(error, expected: expected)
+        }
+        guard let value else { return nil }
         return JSONMap(node: .attribute(value), location: location, context: context)
     }
 
@@ -230,7 +295,7 @@ extension JSONMap {
         @unknown default: (code, context) = (.invalidValue, nil)
         }
         var path = self.path
-        var value: JSONValue? = node.foundValue
+        var value: JSONValue? = foundValue
         for key in context?.codingPath ?? [] {
             if let index = key.intValue, case .array(let elements)? = value {
                 path = path.appending(index: index)
@@ -249,7 +314,7 @@ extension MappingError.Code {
     /// Codes an optional property turns into nil (unless strict): conversion failures,
     /// not configuration mistakes.
     var isLenient: Bool {
-        self != .unknownTransformer && self != .notReversible && self != .cannotWrite
+        self != .unknownTransformer && self != .notReversible && self != .cannotWrite && self != .depthLimitExceeded
     }
 }
 

@@ -5,21 +5,27 @@ import Foundation
 // are taken as they are, others are converted from their JSON form.
 
 extension JSONMap {
+    /// The stored attribute value this map reads, if it reads one.
+    var attribute: AttributeValue? {
+        if case .attribute(let value)? = source?.node { return value }
+        return nil
+    }
+
     /// Converts this map's value (a JSON value, or a stored attribute in its JSON form)
     /// with a `JSONCoercion` function, locating failures here with `T`'s name.
     func scalar<T>(_ expected: T.Type, _ convert: (JSONValue) throws -> T?) throws -> T {
         let value: JSONValue
-        switch node {
-        case .json(let json): value = json
-        case .attribute(let attribute): value = attribute.mappingJSONValue
-        case .null, .record, .records:
-            throw failure(.typeMismatch, expected: T.self)
+        if let source {
+            guard case .attribute(let attribute) = source.node else { throw failure(.typeMismatch, expected: T.self) }
+            value = attribute.mappingJSONValue
+        } else {
+            value = json
         }
         let result: T?
         do {
             result = try convert(value)
         } catch {
-            throw located(error, expected: T.self, found: value)
+            throw conversionError(error, expected: T.self, found: value)
         }
         guard let result else { throw nullError(expected: T.self, message: "null value") }
         return result
@@ -29,14 +35,10 @@ extension JSONMap {
     /// numbers in range (`12`, `"12"`, `1.2e1`); never through `Double`.
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
         // Fast paths: the reader's Int64 storage, a stored integer attribute.
-        switch node {
-        case .json(.number(let number)):
-            if case .int(let i) = number.storage, let value = I(exactly: i) { return value }
-        case .attribute(.integer(let i)):
-            if let value = I(exactly: i) { return value }
-        default:
-            break
+        if source == nil, case .number(let number) = json, case .int(let i) = number.storage, let value = I(exactly: i) {
+            return value
         }
+        if case .integer(let i)? = attribute, let value = I(exactly: i) { return value }
         return try scalar(I.self) { try JSONCoercion.integer(from: $0, as: I.self) }
     }
 }
@@ -97,8 +99,8 @@ extension Double: JSONMapValue {
     /// The nearest `Double` of a number or numeric string; `.overflow` beyond
     /// `Double`'s finite range (`1e400`).
     public static func mapValue(from map: JSONMap) throws -> Double {
-        if case .json(.number(let number)) = map.node, let value = number.doubleValue { return value }
-        if case .attribute(.double(let value)) = map.node { return value }
+        if map.source == nil, case .number(let number) = map.json, let value = number.doubleValue { return value }
+        if case .double(let value)? = map.attribute { return value }
         return try map.scalar(Double.self) { try JSONCoercion.double(from: $0) }
     }
 }
@@ -115,7 +117,7 @@ extension Decimal: JSONMapValue {
     /// The number's decimal digits exactly (`0.1` is 0.1), from a number or numeric
     /// string; more than 38 significant digits is `.inexact`.
     public static func mapValue(from map: JSONMap) throws -> Decimal {
-        if case .attribute(.decimal(let value)) = map.node { return value }
+        if case .decimal(let value)? = map.attribute { return value }
         return try map.scalar(Decimal.self) { try JSONCoercion.decimal(from: $0) }
     }
 }
@@ -124,7 +126,7 @@ extension Bool: JSONMapValue {
     /// `true`/`false`, the numbers `1`/`0`, and the strings `"true"`/`"yes"`/`"1"` and
     /// `"false"`/`"no"`/`"0"` in any case; anything else is `.invalidValue`.
     public static func mapValue(from map: JSONMap) throws -> Bool {
-        if case .json(.bool(let value)) = map.node { return value }
+        if map.source == nil, case .bool(let value) = map.json { return value }
         return try map.scalar(Bool.self) { try JSONCoercion.bool(from: $0) }
     }
 }
@@ -133,7 +135,7 @@ extension String: JSONMapValue {
     /// A string as is; a number as its JSON text (`12`, `0.5`, exact for big integers);
     /// `true`/`false` as `"true"`/`"false"`. Arrays and objects are `.typeMismatch`.
     public static func mapValue(from map: JSONMap) throws -> String {
-        if case .json(.string(let value)) = map.node { return value }
+        if map.source == nil, case .string(let value) = map.json { return value }
         return try map.scalar(String.self) { try JSONCoercion.string(from: $0) }
     }
 }
@@ -143,7 +145,7 @@ extension Date: JSONMapValue {
     /// an RFC 3339 string with any number of fraction digits, or a number of seconds
     /// since 1970-01-01T00:00:00Z. A stored date attribute is taken as is.
     public static func mapValue(from map: JSONMap) throws -> Date {
-        if case .attribute(.date(let value)) = map.node { return value }
+        if case .date(let value)? = map.attribute { return value }
         switch map.options.dateStrategy {
         case .flexible:
             return try map.scalar(Date.self) { try JSONCoercion.date(from: $0) }
@@ -163,7 +165,7 @@ extension URL: JSONMapValue {
     /// A URL from a non-empty string that is a URI reference (RFC 3986), absolute or
     /// relative, taken verbatim (nothing is percent-encoded for you).
     public static func mapValue(from map: JSONMap) throws -> URL {
-        if case .attribute(.uri(let value)) = map.node { return value }
+        if case .uri(let value)? = map.attribute { return value }
         return try map.scalar(URL.self) { try JSONCoercion.url(from: $0) }
     }
 }
@@ -171,7 +173,7 @@ extension URL: JSONMapValue {
 extension UUID: JSONMapValue {
     /// A UUID from its 8-4-4-4-12 hexadecimal string, any case (RFC 9562).
     public static func mapValue(from map: JSONMap) throws -> UUID {
-        if case .attribute(.uuid(let value)) = map.node { return value }
+        if case .uuid(let value)? = map.attribute { return value }
         return try map.scalar(UUID.self) { try JSONCoercion.uuid(from: $0) }
     }
 }
@@ -179,7 +181,7 @@ extension UUID: JSONMapValue {
 extension Data: JSONMapValue {
     /// Bytes from a padded base64 string (RFC 4648 §4).
     public static func mapValue(from map: JSONMap) throws -> Data {
-        if case .attribute(.binary(let value)) = map.node { return value }
+        if case .binary(let value)? = map.attribute { return value }
         return try map.scalar(Data.self) { try JSONCoercion.data(from: $0) }
     }
 }

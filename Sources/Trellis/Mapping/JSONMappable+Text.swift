@@ -13,6 +13,7 @@ extension JSONMapValue {
     ///   - options: mapping options; ``JSONMap/Options/readerOptions`` for the parser.
     /// - Throws: ``JSONParseError`` (with line and column) for malformed text;
     ///   ``MappingError`` with the path of the value that does not map.
+    @inlinable
     public init(jsonData: Data, options: JSONMap.Options = JSONMap.Options()) throws {
         try self.init(json: JSONReader.parse(jsonData, options: options.readerOptions), options: options)
     }
@@ -22,6 +23,7 @@ extension JSONMapValue {
     ///     let user = try User(jsonString: #"{"id": "7", "summary": null}"#)
     ///
     /// - Throws: ``JSONParseError`` for malformed text; ``MappingError`` otherwise.
+    @inlinable
     public init(jsonString: String, options: JSONMap.Options = JSONMap.Options()) throws {
         try self.init(json: JSONReader.parse(jsonString, options: options.readerOptions), options: options)
     }

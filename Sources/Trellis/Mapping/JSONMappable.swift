@@ -20,7 +20,9 @@ public protocol JSONMapValue {
     /// The map's ``JSONMap/node`` is never `null` here: missing and `null` values are
     /// handled by the caller (an error for non-optional properties, nil for optional ones).
     ///
-    /// - Throws: ``MappingError`` located at `map` (use ``JSONMap/error(_:at:expected:message:)``).
+    /// - Throws: ``MappingError`` located at `map` (use ``JSONMap/error(_:at:expected:message:)``);
+    ///   errors of other types pass through the typed layer unchanged (and are not
+    ///   turned into nil for optional properties).
     static func mapValue(from map: JSONMap) throws -> Self
 }
 
@@ -46,14 +48,21 @@ public protocol JSONMappable: JSONMapValue {
     /// Reads the model from `map`.
     ///
     /// - Throws: ``MappingError`` naming the full path of the first value that is
-    ///   missing, `null` or unconvertible for a non-optional property.
+    ///   missing, `null` or unconvertible for a non-optional property. Errors of your own
+    ///   types (validation) pass through unchanged, also out of optional properties.
     init(map: JSONMap) throws
 }
 
 extension JSONMappable {
     /// Calls ``init(map:)``.
+    ///
+    /// - Throws: ``MappingError`` `.depthLimitExceeded` when `map` is nested deeper than
+    ///   ``JSONMap/Options/maximumDepth`` (a recursive model read from a very deep
+    ///   document), before recursing further.
+    @inlinable
     public static func mapValue(from map: JSONMap) throws -> Self {
-        try Self(map: map)
+        try map.checkDepth(expected: Self.self)
+        return try Self(map: map)
     }
 }
 
@@ -67,12 +76,9 @@ extension JSONMapValue {
     ///
     /// - Throws: ``MappingError`` with the path of the failing value; `.null` when `json`
     ///   is `null`.
+    @inlinable
     public init(json: JSONValue, options: JSONMap.Options = JSONMap.Options()) throws {
-        let map = JSONMap(json: json, options: options)
-        if json.isNull {
-            throw MappingError(code: .null, path: .root, expected: JSONMapTypeName.of(Self.self), found: .null,
-                               message: "null value")
-        }
+        let map = try JSONMap(root: json, options: options, expected: Self.self)
         self = try Self.mapValue(from: map)
     }
 
@@ -80,5 +86,27 @@ extension JSONMapValue {
     /// the keys, relationships are nested maps.
     public init(record: any JSONMapRecord, options: JSONMap.Options = JSONMap.Options()) throws {
         self = try Self.mapValue(from: JSONMap(record: record, options: options))
+    }
+}
+
+extension JSONMap {
+    /// Throws `.depthLimitExceeded` when this map is nested deeper than the options allow.
+    @usableFromInline
+    func checkDepth(expected: Any.Type) throws {
+        guard location.depth > options.maximumDepth else { return }
+        throw MappingError(code: .depthLimitExceeded, path: path, expected: JSONMapTypeName.of(expected),
+                           message: "models nest deeper than \(options.maximumDepth) levels")
+    }
+
+    /// The root map of a document read as `expected`.
+    ///
+    /// - Throws: ``MappingError`` `.null` when `json` is `null` (unless `expected` is `JSONValue`).
+    @usableFromInline
+    init(root json: JSONValue, options: Options, expected: Any.Type) throws {
+        if json.isNull, !JSONMap.acceptsNull(expected) {
+            throw MappingError(code: .null, path: .root, expected: JSONMapTypeName.of(expected), found: .null,
+                               message: "null value")
+        }
+        self.init(json: json, options: options)
     }
 }

@@ -42,8 +42,11 @@ public protocol JSONRepresentable: JSONWritableValue {
 
 extension JSONRepresentable {
     /// A JSON object filled by ``write(to:)``.
+    ///
+    /// - Throws: ``MappingError`` `.depthLimitExceeded` beyond
+    ///   ``JSONWriteMap/Options/maximumDepth`` (a cycle of class instances).
     public func jsonValue(in map: JSONWriteMap) throws -> JSONValue {
-        var nested = map.nested()
+        var nested = try map.nested(expected: Self.self)
         try write(to: &nested)
         return nested.root
     }

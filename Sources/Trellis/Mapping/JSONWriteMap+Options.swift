@@ -33,6 +33,9 @@ extension JSONWriteMap {
         /// ``ValueTransformerRegistry/standard``.
         public var transformers: ValueTransformerRegistry
 
+        /// The deepest nesting of models written (default 512); deeper is
+        /// `.depthLimitExceeded`, which is how a cycle of class instances ends.
+        public var maximumDepth: Int
         /// Makes the `JSONEncoder` for `Encodable` leaf values (a fresh one per value).
         /// Default: a `JSONEncoder` with `.sortedKeys`, so output is reproducible
         /// (`JSONEncoder` otherwise orders keys by hash).
@@ -42,10 +45,12 @@ extension JSONWriteMap {
         /// transformers, a default `JSONEncoder`.
         public init(nilPolicy: NilPolicy = .null, dateStrategy: DateStrategy = .rfc3339,
                     transformers: ValueTransformerRegistry = .standard,
+                    maximumDepth: Int = 512,
                     makeEncoder: @escaping @Sendable () -> JSONEncoder = JSONWriteMap.Options.sortedKeysEncoder) {
             self.nilPolicy = nilPolicy
             self.dateStrategy = dateStrategy
             self.transformers = transformers
+            self.maximumDepth = maximumDepth
             self.makeEncoder = makeEncoder
         }
 

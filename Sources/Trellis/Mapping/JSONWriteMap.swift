@@ -135,8 +135,13 @@ public struct JSONWriteMap {
     // MARK: - Internals
 
     /// A map for a nested model at this map's location, starting as an empty object.
-    func nested() -> JSONWriteMap {
-        JSONWriteMap(root: .object(JSONObject()), location: location.materialized, context: context)
+    func nested(expected: Any.Type) throws -> JSONWriteMap {
+        let location = location.materialized
+        guard location.depth <= options.maximumDepth else {
+            throw MappingError(code: .depthLimitExceeded, path: location.path, expected: JSONMapTypeName.of(expected),
+                               message: "models nest deeper than \(options.maximumDepth) levels (a cycle?)")
+        }
+        return JSONWriteMap(root: .object(JSONObject()), location: location, context: context)
     }
 
     /// A map positioned at `step` below this one (for element and member values).

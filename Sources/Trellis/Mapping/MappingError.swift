@@ -18,7 +18,9 @@ public struct MappingError: Error, CustomStringConvertible, Sendable {
     /// What went wrong. Extensible: compare with the static constants, or `catch` with
     /// `~=` (`catch MappingError.Code.missing`).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name (`"missing"`); new codes may be added in later versions.
         public let rawValue: String
+        /// A code from its name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// A non-optional property's key path leads nowhere: a key is absent, an index is
@@ -41,10 +43,15 @@ public struct MappingError: Error, CustomStringConvertible, Sendable {
         public static let unknownTransformer = Code(rawValue: "unknownTransformer")
         /// A transformer asked to write has no reverse (never lenient).
         public static let notReversible = Code(rawValue: "notReversible")
+        /// Models nest deeper than ``JSONMap/Options/maximumDepth`` (reading a recursive
+        /// model from a very deep document) or ``JSONWriteMap/Options/maximumDepth``
+        /// (writing a cycle of class instances).
+        public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
         /// Writing: a key path cannot be written because a scalar or an array stands in
         /// the way (`a.b` when `a` is already the string `"x"`).
         public static let cannotWrite = Code(rawValue: "cannotWrite")
 
+        /// The code's name.
         public var description: String { rawValue }
 
         /// Matches an error that is a ``MappingError`` with this code, for `catch` patterns.

@@ -31,12 +31,18 @@ struct MappingLocation {
     final class Node: Sendable {
         let parent: Node?
         let step: Step
+        /// The number of nodes from the root to this one (1 for a child of the root).
+        let depth: Int
 
         init(parent: Node?, step: Step) {
             self.parent = parent
             self.step = step
+            self.depth = (parent?.depth ?? 0) + 1
         }
     }
+
+    /// How many materialised steps lie between the root and this location's parent.
+    var depth: Int { parent?.depth ?? 0 }
 
     /// This location as a chain node, for use as the parent of children (nil for the root).
     /// Allocates one node unless this is the root.

@@ -92,7 +92,7 @@ struct InMemoryRow {
 
 final class InMemorySession: StoreSession {
     let store: InMemoryStore
-    var state: InMemoryState
+    @exclusivity(unchecked) var state: InMemoryState
     let writable: Bool
     var isValid = true
     var failure: (any Error)?
@@ -289,14 +289,15 @@ final class InMemorySession: StoreSession {
         var done: [(Int, IdentityKey)] = []
         for namespace in info.lineageNamespaces {
             guard let identity = schema.entities[namespace].identity(of: values) else { continue }
-            if let existing = state.tables[info.rootNumber].identities[namespace]?[identity], existing != key {
+            let existing = state.tables[info.rootNumber].identities[namespace, default: [:]].updateValue(key, forKey: identity)
+            if let existing, existing != key {
+                state.tables[info.rootNumber].identities[namespace]?[identity] = existing
                 for (n, k) in done { state.tables[info.rootNumber].identities[n]?[k] = nil }
                 throw StoreError(.constraintViolation,
                                  message: "another \(schema.entities[namespace].name) already has identity \(identity)",
                                  details: "existing \(schema.entities[namespace].name)/\(existing)")
             }
-            state.tables[info.rootNumber].identities[namespace, default: [:]][identity] = key
-            done.append((namespace, identity))
+            if info.lineageNamespaces.count > 1 { done.append((namespace, identity)) }
         }
     }
 
@@ -318,13 +319,6 @@ final class InMemorySession: StoreSession {
         return true
     }
 
-    private func rowExists(_ id: ObjectID, kindOf destination: Int) -> Bool {
-        guard let info = schema.info(named: id.entityName), let row = state.tables[info.rootNumber].rows[id.primaryKey] else {
-            return false
-        }
-        return row.entity == info.number && schema.entities[destination].includes(row.entity)
-    }
-
     /// Sets relationship `index` of `id` and keeps the inverse side in step.
     private func setRelationship(_ id: ObjectID, _ info: EntityInfo, _ index: Int, _ given: [ObjectID]) throws {
         let rel = info.relationships[index]
@@ -334,38 +328,46 @@ final class InMemorySession: StoreSession {
             guard new.count <= 1 else {
                 throw StoreError(.engine, message: "\(id).\(rel.description.name) is a to-one; got \(new.count) destinations")
             }
-        } else if rel.isOrdered {
-            var seen = Set<ObjectID>()
-            new = new.filter { seen.insert($0).inserted }
-        } else {
-            new.sort()
-            var unique: [ObjectID] = []
-            unique.reserveCapacity(new.count)
-            for d in new where unique.last != d { unique.append(d) }
-            new = unique
+        } else if new.count > 1 {
+            if rel.isOrdered {
+                if new.count <= 16 {
+                    var unique: [ObjectID] = []
+                    unique.reserveCapacity(new.count)
+                    for d in new where !unique.contains(d) { unique.append(d) }
+                    new = unique
+                } else {
+                    var seen = Set<ObjectID>()
+                    new = new.filter { seen.insert($0).inserted }
+                }
+            } else if !zip(new, new.dropFirst()).allSatisfy({ $0 < $1 }) {
+                new.sort()
+                var unique: [ObjectID] = []
+                unique.reserveCapacity(new.count)
+                for d in new where unique.last != d { unique.append(d) }
+                new = unique
+            }
         }
-        for d in new where !rowExists(d, kindOf: rel.destinationNumber) {
-            throw StoreError(.constraintViolation, message: "\(id).\(rel.description.name) points at \(d), which does not exist "
-                + "or is not a \(schema.entities[rel.destinationNumber].name)")
+        let table = info.rootNumber
+        guard let own = state.tables[table].rows.index(forKey: id.primaryKey) else {
+            throw StoreError(.unknownObject, message: "\(id) does not exist")
         }
-        var old: [ObjectID] = []
-        modifyRow(id) { row in
-            old = row.relationships[index]
-            row.relationships[index] = new
-        }
-        guard let inverse = rel.inverseIndex else { return }
+        let old = state.tables[table].rows.values[own].relationships[index]
+        state.tables[table].rows.values[own].relationships[index] = new
         let (removed, added) = difference(old, new)
-        for d in removed { unlink(d, inverse, from: id) }
+        let inverse = rel.inverseIndex
+        // Dictionary indexes stay valid: rows are only changed in place below.
         for d in added {
+            guard let (root, k) = locate(d), schema.entities[rel.destinationNumber].includes(state.tables[root].rows.values[k].entity) else {
+                throw StoreError(.constraintViolation, message: "\(id).\(rel.description.name) points at \(d), which does not exist "
+                    + "or is not a \(schema.entities[rel.destinationNumber].name)")
+            }
+            guard let inverse else { continue }
             if rel.inverseIsToMany {
-                insert(id, into: d, inverse, ordered: rel.inverseIsOrdered)
+                InMemorySession.insert(id, into: &state.tables[root].rows.values[k].relationships[inverse], ordered: rel.inverseIsOrdered)
             } else {
                 // One-to-one: the destination's previous source loses its link.
-                var previous: ObjectID?
-                modifyRow(d) { row in
-                    previous = row.relationships[inverse].first
-                    row.relationships[inverse] = [id]
-                }
+                let previous = state.tables[root].rows.values[k].relationships[inverse].first
+                state.tables[root].rows.values[k].relationships[inverse] = [id]
                 if let previous, previous != id {
                     modifyRow(previous) { row in
                         if row.relationships[index].first == d { row.relationships[index] = [] }
@@ -373,6 +375,17 @@ final class InMemorySession: StoreSession {
                 }
             }
         }
+        if let inverse {
+            for d in removed { unlink(d, inverse, from: id) }
+        }
+    }
+
+    /// The table and dictionary index of the row of `id`, when it exists with that concrete entity.
+    private func locate(_ id: ObjectID) -> (Int, Dictionary<Int64, InMemoryRow>.Index)? {
+        guard let info = schema.info(named: id.entityName),
+              let k = state.tables[info.rootNumber].rows.index(forKey: id.primaryKey),
+              state.tables[info.rootNumber].rows.values[k].entity == info.number else { return nil }
+        return (info.rootNumber, k)
     }
 
     private func difference(_ old: [ObjectID], _ new: [ObjectID]) -> (removed: [ObjectID], added: [ObjectID]) {
@@ -390,25 +403,24 @@ final class InMemorySession: StoreSession {
         }
     }
 
-    private func insert(_ source: ObjectID, into destination: ObjectID, _ slot: Int, ordered: Bool) {
-        modifyRow(destination) { row in
-            if ordered {
-                if !row.relationships[slot].contains(source) { row.relationships[slot].append(source) }
-                return
-            }
-            // Sorted insert; new keys are usually the largest, so check the end first.
-            if let last = row.relationships[slot].last, last < source {
-                row.relationships[slot].append(source)
-                return
-            }
-            var low = 0, high = row.relationships[slot].count
-            while low < high {
-                let mid = (low + high) / 2
-                if row.relationships[slot][mid] < source { low = mid + 1 } else { high = mid }
-            }
-            if low < row.relationships[slot].count, row.relationships[slot][low] == source { return }
-            row.relationships[slot].insert(source, at: low)
+    /// Adds `source` to a to-many slot: appended when ordered, else at its sorted position.
+    static func insert(_ source: ObjectID, into slot: inout [ObjectID], ordered: Bool) {
+        if ordered {
+            if !slot.contains(source) { slot.append(source) }
+            return
         }
+        // New keys are usually the largest, so check the end first.
+        if let last = slot.last, last < source {
+            slot.append(source)
+            return
+        }
+        var low = 0, high = slot.count
+        while low < high {
+            let mid = (low + high) / 2
+            if slot[mid] < source { low = mid + 1 } else { high = mid }
+        }
+        if low < slot.count, slot[low] == source { return }
+        slot.insert(source, at: low)
     }
 
     /// Removes rows and every link to them.

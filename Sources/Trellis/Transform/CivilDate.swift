@@ -10,6 +10,7 @@ enum CivilDate {
     }
 
     /// Days in `month` (1–12) of `year`: 28–31.
+    @inline(__always)
     static func daysInMonth(year: Int64, month: Int64) -> Int64 {
         switch month {
         case 2: return isLeapYear(year) ? 29 : 28
@@ -20,6 +21,7 @@ enum CivilDate {
 
     /// Days from 1970-01-01 to `year-month-day` (negative before 1970). The fields
     /// must already be valid (`month` 1–12, `day` 1–`daysInMonth`).
+    @inline(__always)
     static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

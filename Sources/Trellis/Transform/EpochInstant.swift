@@ -61,6 +61,21 @@ struct EpochInstant: Hashable {
         self.fractionDigits = digits
     }
 
+    /// An instant from fields the caller has already validated (the RFC 3339 parser:
+    /// |seconds| < 2^39, fraction below 10^fractionDigits ≤ 10^9). Trailing zeros of the
+    /// fraction are dropped.
+    @inline(__always)
+    init(validSeconds seconds: Int64, fraction: Int64, fractionDigits: Int) {
+        var fraction = fraction, digits = fractionDigits
+        while digits > 0, fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        self.seconds = seconds
+        self.fraction = fraction
+        self.fractionDigits = digits
+    }
+
     /// The instant `parts × 10^-scale` seconds (scale 3 reads milliseconds); nil when it
     /// needs more than 9 fraction digits or exceeds ``maxSeconds`` (callers then go
     /// through the decimal text).
@@ -105,8 +120,10 @@ struct EpochInstant: Hashable {
     /// (`timeIntervalSinceReferenceDate` correctly rounded).
     var date: Date {
         let since1970 = EpochInstant.nearestDouble(seconds: seconds, fraction: fraction, digits: fractionDigits)
-        let date = Date(timeIntervalSince1970: since1970)
-        if date.timeIntervalSince1970 == since1970 { return date }
+        // What `Date(timeIntervalSince1970:)` and `timeIntervalSince1970` compute (tests pin it).
+        let offset = Double(EpochInstant.referenceDateOffset)
+        let candidate = since1970 - offset
+        if candidate + offset == since1970 { return Date(timeIntervalSinceReferenceDate: candidate) }
         let sinceReference = EpochInstant.nearestDouble(
             seconds: seconds - EpochInstant.referenceDateOffset, fraction: fraction, digits: fractionDigits)
         return Date(timeIntervalSinceReferenceDate: sinceReference)

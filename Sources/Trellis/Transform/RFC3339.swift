@@ -42,6 +42,9 @@ public enum RFC3339 {
     /// The instant written as an RFC 3339 date-time or full-date (see the table above);
     /// nil when `text` is not one.
     public static func date(from text: String) -> Date? {
+        if let instant = text.utf8.withContiguousStorageIfAvailable({ parse($0, allowingTime: true) }) {
+            return instant?.date
+        }
         var text = text
         return text.withUTF8 { parse($0, allowingTime: true) }?.date
     }
@@ -49,6 +52,9 @@ public enum RFC3339 {
     /// The instant written as an RFC 3339 date-time or full-date (see the table above);
     /// nil when `text` is not one.
     public static func date(from text: Substring) -> Date? {
+        if let instant = text.utf8.withContiguousStorageIfAvailable({ parse($0, allowingTime: true) }) {
+            return instant?.date
+        }
         var text = text
         return text.withUTF8 { parse($0, allowingTime: true) }?.date
     }
@@ -125,44 +131,43 @@ public enum RFC3339 {
         return Array(bytes).withUnsafeBufferPointer { parse($0, allowingTime: allowingTime) }
     }
 
-    /// The value of the ASCII digit pair at `i` and `i + 1`, or -1.
-    @inline(__always)
-    private static func twoDigits(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int64 {
-        let d0 = b[i] &- 0x30, d1 = b[i + 1] &- 0x30
-        guard d0 < 10, d1 < 10 else { return -1 }
-        return Int64(d0) * 10 + Int64(d1)
-    }
-
     /// The grammar in the type's table, on bytes. Indices are checked against `count`
-    /// before every read.
+    /// before every read; field arithmetic wraps (every value is bounded by the checks
+    /// before it: |seconds| < 2^39).
     static func parse(_ b: UnsafeBufferPointer<UInt8>, allowingTime: Bool) -> EpochInstant? {
         let count = b.count
         guard count >= 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return nil }
-        let century = twoDigits(b, 0), yearOfCentury = twoDigits(b, 2)
-        let month = twoDigits(b, 5), day = twoDigits(b, 8)
-        guard century >= 0, yearOfCentury >= 0, month >= 1, month <= 12, day >= 1 else { return nil }
-        let year = century * 100 + yearOfCentury
-        guard day <= CivilDate.daysInMonth(year: year, month: month) else { return nil }
+        // Digit values; a non-digit byte wraps to 10 or more.
+        @inline(__always) func digit(_ i: Int) -> UInt8 { b[i] &- 0x30 }
+        let y0 = digit(0), y1 = digit(1), y2 = digit(2), y3 = digit(3)
+        let m0 = digit(5), m1 = digit(6), d0 = digit(8), d1 = digit(9)
+        guard max(max(max(y0, y1), max(y2, y3)), max(max(m0, m1), max(d0, d1))) < 10 else { return nil }
+        let year = Int64(y0) &* 1000 &+ Int64(y1) &* 100 &+ Int64(y2) &* 10 &+ Int64(y3)
+        let month = Int64(m0 &* 10 &+ m1), day = Int64(d0 &* 10 &+ d1)
+        guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else { return nil }
         let days = CivilDate.days(year: year, month: month, day: day)
-        if count == 10 { return EpochInstant(seconds: days * 86_400) }
+        if count == 10 { return EpochInstant(validSeconds: days &* 86_400, fraction: 0, fractionDigits: 0) }
+
         guard allowingTime, count >= 19 else { return nil }
         let separator = b[10]
         guard separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == UInt8(ascii: " "),
               b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":")
         else { return nil }
-        let hour = twoDigits(b, 11), minute = twoDigits(b, 14), second = twoDigits(b, 17)
-        guard hour >= 0, hour <= 23, minute >= 0, minute <= 59, second >= 0, second <= 60 else { return nil }
+        let h0 = digit(11), h1 = digit(12), n0 = digit(14), n1 = digit(15), s0 = digit(17), s1 = digit(18)
+        guard max(max(h0, h1), max(max(n0, n1), max(s0, s1))) < 10 else { return nil }
+        let hour = Int64(h0 &* 10 &+ h1), minute = Int64(n0 &* 10 &+ n1), second = Int64(s0 &* 10 &+ s1)
+        guard hour <= 23, minute <= 59, second <= 60 else { return nil }
 
         var i = 19
         var fraction: Int64 = 0
         var fractionDigits = 0
         if i < count, b[i] == UInt8(ascii: ".") {
             i += 1
-            while i < count, case let d = b[i] &- 0x30, d < 10 {
+            while i < count, case let d = digit(i), d < 10 {
                 guard fractionDigits < 9 else { return nil }
-                fraction = fraction * 10 + Int64(d)
-                fractionDigits += 1
-                i += 1
+                fraction = fraction &* 10 &+ Int64(d)
+                fractionDigits &+= 1
+                i &+= 1
             }
             guard fractionDigits > 0 else { return nil }
         }
@@ -173,20 +178,23 @@ public enum RFC3339 {
             if sign == UInt8(ascii: "Z") || sign == UInt8(ascii: "z") {
                 i += 1
             } else if sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-                guard count - i == 6 && b[i + 3] == UInt8(ascii: ":") || count - i == 5 else { return nil }
-                let offsetHour = twoDigits(b, i + 1)
-                let offsetMinute = twoDigits(b, count - 2)
-                guard offsetHour >= 0, offsetHour <= 23, offsetMinute >= 0, offsetMinute <= 59 else { return nil }
-                offset = offsetHour * 3600 + offsetMinute * 60
-                if sign == UInt8(ascii: "-") { offset = -offset }
+                // ±hh:mm or ±hhmm, and nothing after.
+                let length = count - i
+                guard length == 6 && b[i + 3] == UInt8(ascii: ":") || length == 5 else { return nil }
+                let oh0 = digit(i + 1), oh1 = digit(i + 2), om0 = digit(count - 2), om1 = digit(count - 1)
+                guard max(max(oh0, oh1), max(om0, om1)) < 10 else { return nil }
+                let offsetHour = Int64(oh0 &* 10 &+ oh1), offsetMinute = Int64(om0 &* 10 &+ om1)
+                guard offsetHour <= 23, offsetMinute <= 59 else { return nil }
+                offset = offsetHour &* 3600 &+ offsetMinute &* 60
+                if sign == UInt8(ascii: "-") { offset = 0 &- offset }
                 i = count
             } else {
                 return nil
             }
         }
         guard i == count else { return nil }
-        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return EpochInstant(seconds: seconds, fraction: fraction, fractionDigits: fractionDigits)
+        let seconds = days &* 86_400 &+ hour &* 3600 &+ minute &* 60 &+ second &- offset
+        return EpochInstant(validSeconds: seconds, fraction: fraction, fractionDigits: fractionDigits)
     }
 
     // MARK: - Formatting internals

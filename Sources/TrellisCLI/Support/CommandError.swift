@@ -3,7 +3,9 @@
 public struct CommandError: Error, Sendable, CustomStringConvertible {
     /// What failed; extensible.
     public struct Code: RawRepresentable, Sendable, Hashable {
+        /// The code's name (`importFailed`).
         public let rawValue: String
+        /// A code; define new ones as static constants.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The model file cannot be read or is invalid.
         public static let invalidModel = Code(rawValue: "invalidModel")
@@ -16,19 +18,23 @@ public struct CommandError: Error, Sendable, CustomStringConvertible {
         /// The store cannot be opened or written.
         public static let store = Code(rawValue: "store")
 
+        /// Matches a thrown `CommandError` with this code: `catch CommandError.Code.store`.
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? CommandError)?.code == code
         }
     }
 
+    /// What failed.
     public let code: Code
     /// The text after `error: `.
     public let message: String
 
+    /// A failure with the text to print after `error: `.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
