@@ -8,6 +8,15 @@ let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("parse", "JSON reader and writer vs JSONSerialization on the corpus and the characters file", ParseWorkload.run),
     ("engine", "import generated characters into the in-memory store at 10k/100k/1M records", EngineWorkload.run),
     ("import", "characters file → fresh SQLite store, then again unchanged, vs the C floor (issue 4)", ImportWorkload.run),
+    ("mapping", "typed layer (JSONMappable) vs JSONDecoder into Codable structs [FILE] [--runs N]", { arguments in
+        do {
+            try runMappingBenchmark(arguments: arguments)
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            return 1
+        }
+    }),
     ("store", "store-level SQLite apply/fetch passes (insert, unchanged, update) [N] [path]", { arguments in
         do {
             try StoreBench.run(arguments: arguments)
