@@ -252,6 +252,7 @@ final class SQLiteSession: StoreSession {
         let sourceColumn: String
         let destination: TableLayout
         var isOrdered = false
+        var orderSuffix: String?
         switch relationship {
         case .foreignKey:
             return
@@ -259,6 +260,17 @@ final class SQLiteSession: StoreSession {
             destination = table
             sourceColumn = "d.\(SQL.identifier(column))"
             select = "SELECT \(sourceColumn), d.\"_pk\"\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(table.quotedName) AS d"
+        case .joinTable(let join) where join.membershipColumn != nil:
+            // Members from the inverse's foreign key, in the join table's order (links the
+            // table does not know yet come last, by key).
+            let table = join.destination
+            destination = table
+            let fk = "d.\(SQL.identifier(join.membershipColumn ?? ""))"
+            sourceColumn = fk
+            select = "SELECT \(fk), d.\"_pk\"\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(table.quotedName) AS d"
+                + " LEFT JOIN \(SQL.identifier(join.table)) AS j ON j.\"source\" = \(fk) AND j.\"destination\" = d.\"_pk\""
+            orderSuffix = ", j.\"position\" IS NULL, j.\"position\", d.\"_pk\""
+            isOrdered = true
         case .joinTable(let join):
             let table = join.destination
             destination = table
@@ -269,7 +281,7 @@ final class SQLiteSession: StoreSession {
             select = "SELECT \(sourceColumn), \(other)\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(SQL.identifier(join.table)) AS j"
                 + entityJoin
         }
-        let order = " ORDER BY \(sourceColumn)" + (isOrdered ? ", j.\"position\"" : "")
+        let order = " ORDER BY \(sourceColumn)" + (orderSuffix ?? (isOrdered ? ", j.\"position\"" : ""))
         members.sort { $0.key < $1.key }
         let singleEntity = destination.entityNames.first ?? ""
         // Rows arrive sorted by source; walk the sorted members alongside.

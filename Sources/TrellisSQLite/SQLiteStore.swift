@@ -30,7 +30,8 @@ import Trellis
 /// writes.
 ///
 /// Concurrency: the store owns one connection, confined behind a lock that a session
-/// holds from start to end; sessions of one store therefore run one at a time. Open a
+/// holds from start to end; sessions of one store therefore run one at a time and do not
+/// nest (a session opened inside another throws instead of deadlocking). Open a
 /// second store on the same file for a reader that runs during a write.
 public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // SAFETY: `connection` is neither Sendable nor thread-safe. It is only used inside
@@ -68,7 +69,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     public let configuration: Configuration
 
     let layout: StoreLayout
-    private let lock = NSLock()
+    /// Recursive, so that a session opened inside another session of the same store (on the
+    /// same thread) fails with an error instead of deadlocking.
+    private let lock = NSRecursiveLock()
     private let connection: Connection
 
     /// Opens the store file at `path` (created when missing, unless read-only) for `model`.
@@ -95,6 +98,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// state, whatever other connections commit meanwhile.
     public func read<T>(_ body: (any StoreSession) throws -> T) throws -> T {
         try withConnection { connection in
+            try SQLiteStore.refuseNesting(connection)
             try connection.execute("BEGIN DEFERRED")
             let session = SQLiteSession(connection: connection, layout: layout, model: model,
                                         isWritable: false, chunkSize: configuration.lookupChunkSize)
@@ -115,6 +119,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             throw StoreError(.readOnly, message: "the store \(path) is read-only")
         }
         return try withConnection { connection in
+            try SQLiteStore.refuseNesting(connection)
             try connection.execute("BEGIN IMMEDIATE")
             let session = SQLiteSession(connection: connection, layout: layout, model: model,
                                         isWritable: true, chunkSize: configuration.lookupChunkSize)
@@ -144,6 +149,14 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 guard error.code == .notAStore else { throw error }
                 throw StoreError(.notAStore, message: "\(path) is not an SQLite database", details: error.details)
             }
+        }
+    }
+
+    /// Sessions of one store do not nest (one connection, one transaction at a time).
+    private static func refuseNesting(_ connection: Connection) throws(StoreError) {
+        if connection.isInTransaction {
+            throw StoreError(.engine, message: "a session of this store is already open on this thread; "
+                             + "sessions do not nest (open a second SQLiteStore for a concurrent reader)")
         }
     }
 

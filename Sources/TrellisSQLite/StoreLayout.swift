@@ -211,6 +211,9 @@ struct JoinLayout: Sendable {
     let isShared: Bool
     /// The table has a `position` column (the owning side is ordered).
     let hasPositions: Bool
+    /// For an ordered to-many whose inverse is a to-one: the inverse's foreign-key column in
+    /// the destination table, which decides membership (the table only gives the order).
+    let membershipColumn: String?
 
     /// This side's column (`source`, or `destination` for the inverse side).
     let thisColumn: String
@@ -232,8 +235,10 @@ struct JoinLayout: Sendable {
     /// for a shared table.
     let deleteDestinations: String
 
-    init(table: String, ownTable: TableLayout, destination: TableLayout, isInverseSide: Bool, isShared: Bool, hasPositions: Bool) {
+    init(table: String, ownTable: TableLayout, destination: TableLayout, isInverseSide: Bool, isShared: Bool, hasPositions: Bool,
+         membershipColumn: String? = nil) {
         self.table = table
+        self.membershipColumn = membershipColumn
         self.ownTable = ownTable
         self.destination = destination
         self.isInverseSide = isInverseSide
@@ -345,9 +350,22 @@ final class EntityLayout: Sendable {
                 let ownerOrdered = inverseSide
                     ? (model.entity(named: relationship.destinationEntity)?.relationship(named: relationship.inverseName ?? "")?.isOrdered ?? false)
                     : relationship.isOrdered
+                // An ordered to-many whose inverse is a to-one: the inverse's column says which
+                // objects are linked (the context may change only that side), the join table
+                // says in which order.
+                var membershipColumn: String?
+                if stored.storage == .joinTable, let inverseName = relationship.inverseName,
+                   let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName), !inverse.isToMany {
+                    var walk: SchemaDescription.Entity? = destinationEntity
+                    while let e = walk, membershipColumn == nil {
+                        membershipColumn = e.relationships.first { $0.name == inverseName }?.column
+                        walk = e.parent.flatMap { byName[$0] }
+                    }
+                }
                 relationships.append(.joinTable(JoinLayout(
                     table: stored.table ?? relationship.name, ownTable: table, destination: destination,
-                    isInverseSide: inverseSide, isShared: stored.storage != .joinTable, hasPositions: ownerOrdered)))
+                    isInverseSide: inverseSide, isShared: stored.storage != .joinTable, hasPositions: ownerOrdered,
+                    membershipColumn: membershipColumn)))
             case .inverseForeignKey:
                 // The inverse to-one lives on the destination entity (or one of its parents).
                 var column: String?

@@ -196,6 +196,10 @@ import Trellis
         #expect { try store.read { try $0.apply(ChangeSet(deleted: [character(1)])) } } throws: {
             ($0 as? StoreError)?.code == .readOnly
         }
+        #expect {
+            try store.write { _ in try store.read { _ in () } }
+        } throws: { ($0 as? StoreError)?.message.contains("sessions do not nest") == true }
+        #expect(try store.read { try $0.count(entity: "Character", matching: nil) } == 2)
         var escaped: (any StoreSession)?
         try store.read { escaped = $0 }
         #expect(throws: StoreError.self) { try escaped?.count(entity: "Character", matching: nil) }

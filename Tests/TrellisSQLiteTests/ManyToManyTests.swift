@@ -149,3 +149,48 @@ import Trellis
         #expect(try manyToMany.read { try $0.fetch(entity: "Power", matching: nil) }.map(\.relationships) == [[[id("Character", 2)]]])
     }
 }
+
+@Suite struct OrderedOneToManyTests {
+    func id(_ entity: String, _ pk: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: pk) }
+
+    /// Album.tracks (ordered) ↔ Track.album (to-one): membership follows the foreign key, which
+    /// the context may change alone; the join table keeps the order.
+    @Test func membershipFollowsTheForeignKeyAndOrderTheJoinTable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Album", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
+                RelationshipDescription(name: "tracks", destinationEntity: "Track", inverseName: "album", isToMany: true, isOrdered: true),
+            ]),
+            EntityDescription(name: "Track", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
+                RelationshipDescription(name: "album", destinationEntity: "Album", inverseName: "tracks"),
+            ]),
+        ])
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: model)
+        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: tid("Album", 1), isPlaceholder: false, attributes: [.string("A")], relationships: [[tid("Track", 3), tid("Track", 2)]]),
+            ObjectSnapshot(id: tid("Album", 4), isPlaceholder: false, attributes: [.string("B")], relationships: [[]]),
+            ObjectSnapshot(id: tid("Track", 2), isPlaceholder: false, attributes: [.string("one")], relationships: [[tid("Album", 1)]]),
+            ObjectSnapshot(id: tid("Track", 3), isPlaceholder: false, attributes: [.string("two")], relationships: [[tid("Album", 1)]]),
+        ])) }
+        let tracks = { try store.read { try $0.fetch(entity: "Album", matching: nil) }.map { $0.relationships[0] } }
+        #expect(try tracks() == [[id("Track", 2), id("Track", 1)], []])
+        // A new track joins album A through its to-one only: it comes last.
+        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: tid("Track", 5), isPlaceholder: false, attributes: [.string("three")], relationships: [[id("Album", 1)]]),
+        ])) }
+        #expect(try tracks() == [[id("Track", 2), id("Track", 1), id("Track", 3)], []])
+        // Track 1 moves to album B through its to-one only.
+        _ = try store.write { try $0.apply(ChangeSet(updated: [
+            ObjectChange(id: id("Track", 1), relationships: [RelationshipChange(index: 0, destinations: [id("Album", 2)])]),
+        ])) }
+        #expect(try tracks() == [[id("Track", 2), id("Track", 3)], [id("Track", 1)]])
+        // Reordering the ordered side rewrites the positions.
+        _ = try store.write { try $0.apply(ChangeSet(updated: [
+            ObjectChange(id: id("Album", 1), relationships: [RelationshipChange(index: 0, destinations: [id("Track", 3), id("Track", 2)])]),
+        ])) }
+        #expect(try tracks() == [[id("Track", 3), id("Track", 2)], [id("Track", 1)]])
+        #expect(try store.rows(#"SELECT "source", "destination", "position" FROM "Album.tracks" ORDER BY 1, 3"#)
+                == [["1", "3", "0"], ["1", "2", "1"]])
+    }
+}
