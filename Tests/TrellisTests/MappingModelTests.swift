@@ -268,3 +268,34 @@ private final class Node: JSONRepresentable {
         node.next = nil
     }
 }
+
+/// The README's typed-model example, verbatim.
+private struct ReadmeUser: JSONMappable, JSONRepresentable {
+    let id: Int64
+    let name: String
+    let city: String?
+    init(map: JSONMap) throws {
+        id = try map.from("id")
+        name = try map.from("name")
+        city = try map.from("location.city")
+    }
+    func write(to map: inout JSONWriteMap) throws {
+        try map.write(id, to: "id")
+        try map.write(name, to: "name")
+        try map.write(city, to: "location.city")
+    }
+}
+
+@Suite struct MappingReadmeTests {
+    @Test func readmeExampleReadsAndWrites() throws {
+        let user = try ReadmeUser(jsonString: #"{"id": "42", "name": "Ada", "location": {"city": "London"}}"#)
+        #expect(user.id == 42)
+        #expect(user.name == "Ada")
+        #expect(user.city == "London")
+        #expect(try user.jsonString() == #"{"id":42,"name":"Ada","location":{"city":"London"}}"#)
+        let error = try #require(throws: MappingError.self) {
+            try [ReadmeUser](jsonString: #"[{"id": 1, "name": "A"}, {"id": 2, "name": "B"}, {"id": 3.5, "name": "C"}]"#)
+        }
+        #expect(error.description == "$[2].id: expected Int64, found number 3.5: not a whole number")
+    }
+}

@@ -162,6 +162,39 @@ private struct Hero: JSONMappable, Equatable {
         #expect(error.expected == "Date")
     }
 
+    @Test func standardRegistryByName() throws {
+        struct Post: JSONMappable, JSONRepresentable {
+            let created: Date
+            let updated: Date?
+            let day: Date
+            init(created: Date, updated: Date?, day: Date) {
+                self.created = created
+                self.updated = updated
+                self.day = day
+            }
+            init(map: JSONMap) throws {
+                created = try map.from("created", using: "epoch-seconds")
+                updated = try map.from("updated", using: "epoch-milliseconds")
+                day = try map.from("day", using: "iso8601-date")
+            }
+            func write(to map: inout JSONWriteMap) throws {
+                try map.write(created, to: "created", using: "epoch-seconds")
+                try map.write(updated, to: "updated", using: "epoch-milliseconds")
+                try map.write(day, to: "day", using: "iso8601-date")
+            }
+        }
+        let post = try Post(jsonString: #"{"created": "1313949772", "updated": 1313949772250, "day": "2011-08-21"}"#)
+        #expect(post.created == Date(timeIntervalSince1970: 1_313_949_772))
+        #expect(post.updated == Date(timeIntervalSince1970: 1_313_949_772.25))
+        #expect(post.day == Date(timeIntervalSince1970: 1_313_884_800))
+        #expect(try post.jsonString() == #"{"created":1313949772,"updated":1313949772250,"day":"2011-08-21"}"#)
+        let lenient = try Post(json: ["created": 0, "updated": "soon", "day": "2011-08-21"])
+        #expect(lenient.updated == nil)
+        let error = try #require(throws: MappingError.self) { try Post(json: ["created": true, "day": "2011-08-21"]) }
+        #expect(error.code == .typeMismatch)
+        #expect(error.description.hasPrefix(#"$.created: expected Date, found boolean true: value transformer "epoch-seconds": "#))
+    }
+
     @Test func unknownTransformerNameThrowsEvenForOptionals() throws {
         let error = try #require(throws: MappingError.self) { try Stamped(json: ["at": 0]) }
         #expect(error.code == .unknownTransformer)

@@ -288,3 +288,92 @@ private struct Day: JSONMapValue, Equatable {
         }
     }
 }
+
+/// Nested models in every container, read and written.
+private struct Atlas: JSONMappable, JSONRepresentable, Equatable {
+    struct Place: JSONMappable, JSONRepresentable, Equatable, Hashable {
+        let name: String
+        let population: Int64?
+        init(name: String, population: Int64?) {
+            self.name = name
+            self.population = population
+        }
+        init(map: JSONMap) throws {
+            name = try map.from("name")
+            population = try map.from("stats.population")
+        }
+        func write(to map: inout JSONWriteMap) throws {
+            try map.write(name, to: "name")
+            try map.write(population, to: "stats.population")
+        }
+    }
+
+    let capital: Place
+    let cities: [Place]
+    let byCode: [String: Place]
+    let tags: Set<String>
+    let grid: [[Place]]
+    let optionalPlace: Place?
+
+    init(capital: Place, cities: [Place], byCode: [String: Place], tags: Set<String>, grid: [[Place]], optionalPlace: Place?) {
+        self.capital = capital
+        self.cities = cities
+        self.byCode = byCode
+        self.tags = tags
+        self.grid = grid
+        self.optionalPlace = optionalPlace
+    }
+
+    init(map: JSONMap) throws {
+        capital = try map.from("capital")
+        cities = try map.from("cities")
+        byCode = try map.from("by_code")
+        tags = try map.from("tags")
+        grid = try map.from("grid")
+        optionalPlace = try map.from("optional")
+    }
+
+    func write(to map: inout JSONWriteMap) throws {
+        try map.write(capital, to: "capital")
+        try map.write(cities, to: "cities")
+        try map.write(byCode, to: "by_code")
+        try map.write(tags.sorted(), to: "tags")
+        try map.write(grid, to: "grid")
+        try map.write(optionalPlace, to: "optional")
+    }
+}
+
+@Suite struct MappingNestedRoundTripTests {
+    fileprivate static let atlas = Atlas(
+        capital: .init(name: "London", population: 8_900_000),
+        cities: [.init(name: "Leeds", population: nil), .init(name: "York", population: 210_000)],
+        byCode: ["LDN": .init(name: "London", population: 1), "YRK": .init(name: "York", population: nil)],
+        tags: ["b", "a"],
+        grid: [[.init(name: "A1", population: 0)], []],
+        optionalPlace: nil)
+
+    @Test func nestedModelsWriteNestedObjects() throws {
+        let json = try Self.atlas.jsonValue()
+        #expect(json == [
+            "capital": ["name": "London", "stats": ["population": 8_900_000]],
+            "cities": [["name": "Leeds", "stats": ["population": nil]], ["name": "York", "stats": ["population": 210_000]]],
+            "by_code": ["LDN": ["name": "London", "stats": ["population": 1]], "YRK": ["name": "York", "stats": ["population": nil]]],
+            "tags": ["a", "b"],
+            "grid": [[["name": "A1", "stats": ["population": 0]]], []],
+            "optional": nil,
+        ])
+        #expect(try Atlas(json: json) == Self.atlas)
+        #expect(try Atlas(jsonString: Self.atlas.jsonString(pretty: true)) == Self.atlas)
+        let omitted = try Self.atlas.jsonValue(options: .init(nilPolicy: .omit))
+        #expect(omitted["cities"]?[0] == ["name": "Leeds"])  // nothing written, so no "stats" object either
+        #expect(try Atlas(json: omitted) == Self.atlas)
+    }
+
+    @Test func writeErrorsInsideNestedModelsNameTheirPath() throws {
+        struct Bad: JSONRepresentable {
+            func write(to map: inout JSONWriteMap) throws { try map.write([["x": [1.0, .infinity]]], to: "a.b") }
+        }
+        let error = try #require(throws: MappingError.self) { try [Bad(), Bad()].jsonValue() }
+        #expect(error.description == "$[0].a.b[0].x[1]: expected Double: inf is not a JSON number (RFC 8259 has no NaN or infinity)")
+    }
+}
