@@ -129,6 +129,20 @@ struct CommandWorkspace {
             stderr: "error: posts.ndjson: line 4: $[2].id: cannot store \"x\" in Post.id (integer64): not a decimal number\n"))
     }
 
+    @Test func severalNDJSONFilesNameTheFileAndLine() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("a.ndjson", "{\"id\": 1}\n{\"id\": 2}\n")
+        try w.write("b.ndjson", "{\"id\": 3}\n{\"id\": 4, \"stats\": {\"score\": []}}\n")
+        let result = w.run("import", "a.ndjson", "b.ndjson", "--format", "ndjson", "--model", "model.json", "--entity", "Post")
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: b.ndjson: line 2: $[1].stats.score: cannot store [] in Post.score (integer32)"),
+                "\(result.stderr)")
+        #expect(!w.exists("trellis.sqlite"))
+        let good = w.run("import", "a.ndjson", "--format", "ndjson", "--model", "model.json", "--entity", "Post", "--report", "json")
+        #expect(try JSONReader.parse(good.stdout)["entities"] == ["Post": ["inserted": 2, "updated": 0, "unchanged": 0, "deleted": 0]])
+    }
+
     @Test func unknownNamesListWhatExists() throws {
         let w = try CommandWorkspace()
         defer { w.remove() }
