@@ -46,12 +46,12 @@ enum EngineWorkload {
                 let records = try load(file)
                 results.append(try measure(label: file, records: records, batchSize: batchSize))
             }
-            if results.count > 1 {
-                let (label0, n0, t0) = results[0]
-                for (label, n, t) in results.dropFirst() {
-                    let ratio = (t / t0) / (Double(n) / Double(n0))
-                    print(String(format: "linearity %@ vs %@: time ratio / size ratio = %.2f", label, label0, ratio))
-                }
+            // Linearity: each input against the previous one (10× records should take ≤ 12× time).
+            for (previous, current) in zip(results, results.dropFirst()) {
+                let sizeRatio = Double(current.1) / Double(previous.1)
+                let timeRatio = current.2 / previous.2
+                print(String(format: "linearity %@ vs %@: %.1f× records, %.1f× CPU time (%.2f per record)",
+                             current.0, previous.0, sizeRatio, timeRatio, timeRatio / sizeRatio))
             }
             return 0
         } catch {

@@ -60,12 +60,16 @@ final class SQLiteSession: StoreSession {
             return try finish(&reader)
         }
         let columns = entityLayout.identityColumns.map { "t.\(SQL.identifier($0))" }
-        var sql = table.selectSQL + " WHERE "
+        var sql: String
         if arity == 1 {
-            sql += "\(columns[0]) IN (\(SQL.placeholders(chunkSize)))"
+            sql = table.selectSQL + " WHERE \(columns[0]) IN (\(SQL.placeholders(chunkSize)))"
         } else {
+            // `(a, b) IN (VALUES …)` scans the whole index in SQLite 3.40 (measured: 50× slower);
+            // a join that starts from the VALUES rows seeks the identity index once per row.
             let row = "(\(SQL.placeholders(arity)))"
-            sql += "(\(columns.joined(separator: ", "))) IN (VALUES \(Array(repeating: row, count: chunkSize).joined(separator: ", ")))"
+            sql = table.selectColumnsSQL + " FROM (VALUES \(Array(repeating: row, count: chunkSize).joined(separator: ", "))) AS v"
+                + " CROSS JOIN " + table.fromSQL + " WHERE "
+                + columns.enumerated().map { "\($1) = v.column\($0 + 1)" }.joined(separator: " AND ")
         }
         if !kindFilter.isEmpty { sql += " AND t.\"_entity\" IN (\(SQL.placeholders(kindFilter.count)))" }
         let statement = try connection.cachedStatement(sql)
@@ -85,7 +89,8 @@ final class SQLiteSession: StoreSession {
                 statement.bind(kind, at: parameter)
                 parameter += 1
             }
-            try reader.readAll(statement, deduplicate: identities.count > chunkSize)
+            // A composite identity listed twice joins its row twice.
+            try reader.readAll(statement, deduplicate: arity > 1 || identities.count > chunkSize)
             start = end
         }
         statement.reset()

@@ -23,6 +23,21 @@ import Trellis
 extension SQLiteStore {
     static let currentFormat = "1"
 
+    /// The statements that create a new store for `model`, in the order the store runs them
+    /// (the `trellis_metadata` table, entity and join tables, then indexes), without the
+    /// trailing `;` — exactly the `sql` of `sqlite_master` in a new store file. See
+    /// `docs/SQLiteSchema.md` for the layout.
+    ///
+    ///     for statement in try SQLiteStore.schemaStatements(for: model) { print(statement + ";") }
+    ///
+    /// - Throws: `StoreError` `.incompatibleSchema` for a name SQLite cannot hold (a NUL character).
+    public static func schemaStatements(for model: ObjectModel) throws -> [String] {
+        let description = try SchemaDescription(model: model, previous: nil)
+        return [metadataTableSQL] + Schema(description).createStatements
+    }
+
+    static let metadataTableSQL = "CREATE TABLE \"trellis_metadata\" (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" TEXT NOT NULL)"
+
     static func prepareSchema(connection: Connection, model: ObjectModel, path: String) throws(StoreError) -> StoreLayout {
         let writable = !connection.isReadOnly
         try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
@@ -55,7 +70,7 @@ extension SQLiteStore {
                 throw StoreError(.readOnly, message: "cannot create a store in the read-only file \(path)")
             }
             let description = try SchemaDescription(model: model, previous: nil)
-            try connection.execute("CREATE TABLE \"trellis_metadata\" (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" TEXT NOT NULL)")
+            try connection.execute(metadataTableSQL)
             for statement in Schema(description).createStatements { try connection.execute(statement) }
             try writeMetadata(description, model: model, connection: connection)
             return try StoreLayout(model: model, description: description)

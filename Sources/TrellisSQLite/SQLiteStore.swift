@@ -50,6 +50,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         /// limit, https://sqlite.org/limits.html#max_variable_number). Default 500.
         public var lookupChunkSize: Int
 
+        /// A configuration; `lookupChunkSize` is clamped to 1...8000.
         public init(isReadOnly: Bool = false, busyTimeoutMilliseconds: Int = 5000, lookupChunkSize: Int = 500) {
             self.isReadOnly = isReadOnly
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
@@ -63,6 +64,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     public let path: String
     /// `true` when writes are refused (requested, or the file is not writable).
     public let isReadOnly: Bool
+    /// The configuration the store was opened with.
     public let configuration: Configuration
 
     let layout: StoreLayout

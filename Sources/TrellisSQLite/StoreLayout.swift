@@ -67,6 +67,10 @@ final class TableLayout: @unchecked Sendable {
 
     /// `SELECT t."_pk", t."_entity", t."_placeholder", <columns…> FROM "T" AS t LEFT JOIN …`
     private(set) var selectSQL = ""
+    /// ``selectSQL`` up to `FROM` (the column list).
+    private(set) var selectColumnsSQL = ""
+    /// ``selectSQL`` after `FROM`: `"T" AS t LEFT JOIN …`.
+    private(set) var fromSQL = ""
     /// Position of each attribute or FK column in ``selectSQL`` (after the 3 system columns).
     private(set) var columnPositions: [String: Int32] = [:]
     /// Position of the `_entity` column of a to-one's destination (LEFT JOIN), by FK column.
@@ -122,8 +126,9 @@ final class TableLayout: @unchecked Sendable {
                 attributeTypes: entity.attributeTypes, relationshipCount: entity.relationships.count, toOnes: toOnes)
         }
         singlePlan = entityNames.count == 1 ? readPlans[entityNames[0]] : nil
-        selectSQL = "SELECT \(columns.joined(separator: ", ")) FROM \(quotedName) AS t"
-            + (joins.isEmpty ? "" : " " + joins.joined(separator: " "))
+        selectColumnsSQL = "SELECT \(columns.joined(separator: ", "))"
+        fromSQL = "\(quotedName) AS t" + (joins.isEmpty ? "" : " " + joins.joined(separator: " "))
+        selectSQL = selectColumnsSQL + " FROM " + fromSQL
     }
 }
 

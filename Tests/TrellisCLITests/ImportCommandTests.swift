@@ -140,6 +140,33 @@ struct CommandWorkspace {
                                      stderr: "error: --key-attribute: 'ident' is not an attribute of Post; its attributes: id, title, score\n"))
     }
 
+    @Test func keyAttributeMustBeMapped() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("tags.json", #"{"t": {"1": "a"}}"#)
+        try w.write("tags-model.json", #"""
+            {"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Tag", "identityAttributes": ["id"],
+             "attributes": [{"name": "id", "type": "integer64"}, {"name": "name", "type": "string", "jsonKeyPath": "name"}]}]}
+            """#)
+        #expect(w.run("import", "tags.json", "--model", "tags-model.json", "--entity", "Tag", "--at", "t", "--key-attribute", "id",
+                      "--value-key", "name") == CommandResult(
+            status: 1, stdout: "",
+            stderr: "error: --key-attribute: 'id' is not a mapped attribute of Tag (it has no JSON key path); mapped attributes: name\n"))
+    }
+
+    @Test func singleObjectAtAKeyPath() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", Self.posts)
+        let result = w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts.0",
+                           "--report", "json")
+        #expect(result.status == 0)
+        #expect(try JSONReader.parse(result.stdout)["entities"] == [
+            "Post": ["inserted": 1, "updated": 0, "unchanged": 0, "deleted": 0],
+            "Author": ["inserted": 1, "updated": 0, "unchanged": 0, "deleted": 0],
+        ])
+    }
+
     @Test func missingKeyPathAndMissingFile() throws {
         let w = try CommandWorkspace()
         defer { w.remove() }

@@ -76,15 +76,14 @@ import TrellisTestSupport
     @Test func newObjectsWithDefaultedIdentityStayDistinct() throws {
         let (cards, _) = try Self.context("Cards.xcdatamodeld")  // suit default "spades", rank default 1
         let cardReport = try cards.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
-        let storedCards = try cards.fetch("Card").count
+        #expect(cardReport.counts(for: "Card") == .init(inserted: 2))
+        #expect(try cards.fetch("Card").map { $0["suit"] }.sorted { $0?.description ?? "" < $1?.description ?? "" }
+                == [.string("hearts"), .string("spades")])
 
         let (powers, _) = try Self.context("Characters.xcdatamodeld", bindings: "characters-bindings.json")  // identifier default 0
         let powerReport = try powers.importObjects(from: [["id": "5", "name": "Flight"], ["id": "0", "name": "Zero"]], entity: "Power")
-        let storedPowers = try powers.fetch("Power").count
-
-        #expect(cardReport.counts(for: "Card") == .init(inserted: 2))
-        #expect(storedCards == 2)
         #expect(powerReport.counts(for: "Power") == .init(inserted: 2))
-        #expect(storedPowers == 2)
+        #expect(try powers.fetch("Power", id: .integer(0))?["name"] == .string("Zero"))
+        #expect(try powers.fetch("Power", id: .integer(5))?["name"] == .string("Flight"))
     }
 }

@@ -95,6 +95,30 @@ import Trellis
         #expect(try store.read { try $0.fetch(entity: "Character", identities: decomposed) }.isEmpty)
     }
 
+    @Test func compositeIdentityBatchesSeekTheIdentityIndex() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try animalsModel())
+        let seats = (0..<20_000).map { (i: Int) -> ObjectSnapshot in
+            let attributes: [AttributeValue?] = [.string("R\(i / 100)"), .integer(Int64(i % 100))]
+            return ObjectSnapshot(id: tid("Seat", Int64(i + 1)), isPlaceholder: false, attributes: attributes, relationships: [[]])
+        }
+        _ = try store.write { try $0.apply(ChangeSet(inserted: seats)) }
+        // 1,200 wanted (three chunks), one of them twice, plus two that do not exist.
+        var wanted = (0..<1_200).map { (i: Int) -> [AttributeValue] in [.string("R\(i * 16 / 100)"), .integer(Int64(i * 16 % 100))] }
+        wanted += [wanted[7], [.string("R1"), .integer(100)], [.string("X"), .integer(1)]]
+        let found = try store.read { try $0.fetch(entity: "Seat", identities: wanted) }
+        #expect(found.count == 1_200)
+        let expectedKeys: Set<Int64> = Set((0..<1_200).map { (i: Int) -> Int64 in Int64(i * 16 + 1) })
+        let foundKeys: Set<Int64> = Set(found.map(\.id.primaryKey))
+        #expect(foundKeys == expectedKeys)
+        #expect(found.allSatisfy { $0.attributes == seats[Int($0.id.primaryKey) - 1].attributes })
+        let sql = try #require(try store.withConnection { $0.cachedSQL.first { $0.contains("FROM (VALUES") } })
+        let plan: [String] = try store.rows("EXPLAIN QUERY PLAN " + sql).map { ($0.last ?? nil) ?? "" }
+        #expect(plan.contains("SEARCH t USING INDEX Seat identity (row=? AND number=?)"))
+        #expect(!plan.contains { $0.hasPrefix("SCAN t") })
+    }
+
     @Test func toManyRelationshipsOfManyObjectsAreLoadedInBatches() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }

@@ -56,6 +56,7 @@ import Trellis
             ["index", "Power identity", "Power", #"CREATE UNIQUE INDEX "Power identity" ON "Power"("id")"#],
             ["index", "Publisher identity", "Publisher", #"CREATE UNIQUE INDEX "Publisher identity" ON "Publisher"("id")"#],
         ])
+        #expect(try SQLiteStore.schemaStatements(for: try charactersModel()) == objects.map { $0[3] ?? "" })
         let metadata = try store.rows("SELECT key, value FROM trellis_metadata WHERE key <> 'schema' ORDER BY key")
         let schema = try #require(try store.rows("SELECT value FROM trellis_metadata WHERE key = 'schema'").first?.first ?? nil)
         #expect(metadata == [["format", "1"], ["modelVersion", "3"], ["schemaHash", SQLiteStore.fnv1a64Hex(schema)]])

@@ -113,7 +113,7 @@ import Testing
     @Test func documentedAsymmetries() throws {
         #expect(try JSONCoercion.value(from: JSONCoercion.json(from: .json(.null), as: .json), as: .json) == nil)
         let largest = JSONCoercion.json(from: .decimal(.greatestFiniteMagnitude), as: .decimal)
-        #expect(largest == number("340282366920938463463374607431768211455" + String(repeating: "0", count: 127)))
+        #expect(largest == numberLiteral("340282366920938463463374607431768211455" + String(repeating: "0", count: 127)))
         let error = try #require(throws: CoercionError.self) { try JSONCoercion.value(from: largest, as: .decimal) }
         #expect(error.code == .inexact)
     }

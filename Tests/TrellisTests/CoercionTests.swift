@@ -3,7 +3,7 @@ import Testing
 @testable import Trellis
 
 /// A JSON number from literal text (test constants only).
-func number(_ text: String) -> JSONValue {
+func numberLiteral(_ text: String) -> JSONValue {
     guard let n = JSONNumber(text: text) else {
         Issue.record("not a JSON number: \(text)")
         return .null
@@ -51,14 +51,14 @@ func number(_ text: String) -> JSONValue {
     static let integers: [Success] = [
         Success(42, .integer64, .integer(42)),
         Success(-42, .integer64, .integer(-42)),
-        Success(number("1.0"), .integer64, .integer(1)),
-        Success(number("1e2"), .integer64, .integer(100)),
-        Success(number("1.5e1"), .integer64, .integer(15)),
-        Success(number("-0"), .integer64, .integer(0)),
-        Success(number("9223372036854775807"), .integer64, .integer(.max)),
-        Success(number("-9223372036854775808"), .integer64, .integer(.min)),
-        Success(number("9.223372036854775807e18"), .integer64, .integer(.max)),
-        Success(number("505874924095815681"), .integer64, .integer(505_874_924_095_815_681)),
+        Success(numberLiteral("1.0"), .integer64, .integer(1)),
+        Success(numberLiteral("1e2"), .integer64, .integer(100)),
+        Success(numberLiteral("1.5e1"), .integer64, .integer(15)),
+        Success(numberLiteral("-0"), .integer64, .integer(0)),
+        Success(numberLiteral("9223372036854775807"), .integer64, .integer(.max)),
+        Success(numberLiteral("-9223372036854775808"), .integer64, .integer(.min)),
+        Success(numberLiteral("9.223372036854775807e18"), .integer64, .integer(.max)),
+        Success(numberLiteral("505874924095815681"), .integer64, .integer(505_874_924_095_815_681)),
         Success(.number(JSONNumber(2.0)), .integer64, .integer(2)),
         Success("42", .integer64, .integer(42)),
         Success("+42", .integer64, .integer(42)),
@@ -80,13 +80,13 @@ func number(_ text: String) -> JSONValue {
         Failure(32768, .integer16, .overflow, "out of range -32768...32767"),
         Failure("-32769", .integer16, .overflow, "out of range -32768...32767"),
         Failure(2_147_483_648, .integer32, .overflow, "out of range -2147483648...2147483647"),
-        Failure(number("9223372036854775808"), .integer64, .overflow, "out of range -9223372036854775808...9223372036854775807"),
+        Failure(numberLiteral("9223372036854775808"), .integer64, .overflow, "out of range -9223372036854775808...9223372036854775807"),
         Failure("9223372036854775808", .integer64, .overflow, "out of range -9223372036854775808...9223372036854775807"),
         Failure("-9223372036854775809", .integer64, .overflow, "out of range -9223372036854775808...9223372036854775807"),
-        Failure(number("1e19"), .integer64, .overflow, "out of range -9223372036854775808...9223372036854775807"),
-        Failure(number("1e400"), .integer64, .overflow, "out of range -9223372036854775808...9223372036854775807"),
-        Failure(number("1.5"), .integer64, .inexact, "not a whole number"),
-        Failure(number("0.5"), .integer16, .inexact, "not a whole number"),
+        Failure(numberLiteral("1e19"), .integer64, .overflow, "out of range -9223372036854775808...9223372036854775807"),
+        Failure(numberLiteral("1e400"), .integer64, .overflow, "out of range -9223372036854775808...9223372036854775807"),
+        Failure(numberLiteral("1.5"), .integer64, .inexact, "not a whole number"),
+        Failure(numberLiteral("0.5"), .integer16, .inexact, "not a whole number"),
         Failure("1.5", .integer64, .inexact, "not a whole number"),
         Failure("1e-3", .integer64, .inexact, "not a whole number"),
         Failure(" 42", .integer64, .invalidValue, "not a decimal number"),
@@ -108,40 +108,40 @@ func number(_ text: String) -> JSONValue {
     // MARK: - Floating point and decimal
 
     static let fractions: [Success] = [
-        Success(number("0.1"), .double, .double(0.1)),
-        Success(number("1e-7"), .double, .double(1e-7)),
-        Success(number("5e-324"), .double, .double(.leastNonzeroMagnitude)),
-        Success(number("1.7976931348623157e308"), .double, .double(1.7976931348623157e308)),
-        Success(number("2.2250738585072011e-308"), .double, .double(Double.leastNormalMagnitude.nextDown)),
-        Success(number("1e-400"), .double, .double(0)),
+        Success(numberLiteral("0.1"), .double, .double(0.1)),
+        Success(numberLiteral("1e-7"), .double, .double(1e-7)),
+        Success(numberLiteral("5e-324"), .double, .double(.leastNonzeroMagnitude)),
+        Success(numberLiteral("1.7976931348623157e308"), .double, .double(1.7976931348623157e308)),
+        Success(numberLiteral("2.2250738585072011e-308"), .double, .double(Double.leastNormalMagnitude.nextDown)),
+        Success(numberLiteral("1e-400"), .double, .double(0)),
         Success(42, .double, .double(42)),
-        Success(number("9007199254740993"), .double, .double(9_007_199_254_740_992)),
+        Success(numberLiteral("9007199254740993"), .double, .double(9_007_199_254_740_992)),
         Success(.number(JSONNumber(0.1)), .double, .double(0.1)),
         Success("42", .double, .double(42)),
         Success("+1.5", .double, .double(1.5)),
         Success("-2.5e-3", .double, .double(-0.0025)),
-        Success(number("0.1"), .float, .double(Double(Float(0.1)))),
+        Success(numberLiteral("0.1"), .float, .double(Double(Float(0.1)))),
         Success("0.1", .float, .double(Double(Float(0.1)))),
-        Success(number("3.4028235e38"), .float, .double(Double(Float.greatestFiniteMagnitude))),
+        Success(numberLiteral("3.4028235e38"), .float, .double(Double(Float.greatestFiniteMagnitude))),
         Success(16_777_217, .float, .double(16_777_216)),
-        Success(number("1e-50"), .float, .double(0)),
+        Success(numberLiteral("1e-50"), .float, .double(0)),
         // Just above the midpoint between 1 and 1 + 2^-23: through Double it would tie to 1.
-        Success(number("1.000000059604644775390626"), .float, .double(Double(Float(1).nextUp))),
-        Success(number("0.1"), .decimal, decimal("0.1")),
-        Success(number("1.50"), .decimal, decimal("1.5")),
+        Success(numberLiteral("1.000000059604644775390626"), .float, .double(Double(Float(1).nextUp))),
+        Success(numberLiteral("0.1"), .decimal, decimal("0.1")),
+        Success(numberLiteral("1.50"), .decimal, decimal("1.5")),
         Success("12.50", .decimal, decimal("12.5")),
         Success("+7", .decimal, decimal("7")),
-        Success(number("-0"), .decimal, decimal("0")),
-        Success(number("9223372036854775807"), .decimal, decimal("9223372036854775807")),
-        Success(number("12345678901234567890123456789012345678"), .decimal, decimal("12345678901234567890123456789012345678")),
-        Success(number("1.2345678901234567890123456789012345678"), .decimal, decimal("1.2345678901234567890123456789012345678")),
-        Success(number("1e127"), .decimal, .decimal(Decimal(sign: .plus, exponent: 127, significand: 1))),
-        Success(number("1e-128"), .decimal, .decimal(Decimal(sign: .plus, exponent: -128, significand: 1))),
+        Success(numberLiteral("-0"), .decimal, decimal("0")),
+        Success(numberLiteral("9223372036854775807"), .decimal, decimal("9223372036854775807")),
+        Success(numberLiteral("12345678901234567890123456789012345678"), .decimal, decimal("12345678901234567890123456789012345678")),
+        Success(numberLiteral("1.2345678901234567890123456789012345678"), .decimal, decimal("1.2345678901234567890123456789012345678")),
+        Success(numberLiteral("1e127"), .decimal, .decimal(Decimal(sign: .plus, exponent: 127, significand: 1))),
+        Success(numberLiteral("1e-128"), .decimal, .decimal(Decimal(sign: .plus, exponent: -128, significand: 1))),
         Success(.number(JSONNumber(0.1)), .decimal, decimal("0.1")),
     ]
 
     static let fractionFailures: [Failure] = [
-        Failure(number("1e400"), .double, .overflow, "out of range for Double (magnitude above 1.7976931348623157e308)"),
+        Failure(numberLiteral("1e400"), .double, .overflow, "out of range for Double (magnitude above 1.7976931348623157e308)"),
         Failure("-1e309", .double, .overflow, "out of range for Double (magnitude above 1.7976931348623157e308)"),
         Failure(.number(JSONNumber(Double.infinity)), .double, .overflow, "out of range for Double (magnitude above 1.7976931348623157e308)"),
         Failure("NaN", .double, .invalidValue, "not a decimal number"),
@@ -149,14 +149,14 @@ func number(_ text: String) -> JSONValue {
         Failure("0x1p3", .double, .invalidValue, "not a decimal number"),
         Failure(" 1", .double, .invalidValue, "not a decimal number"),
         Failure(true, .double, .typeMismatch, "expected a number or a numeric string"),
-        Failure(number("3.5e38"), .float, .overflow, "out of range for Float (magnitude above 3.4028235e38)"),
+        Failure(numberLiteral("3.5e38"), .float, .overflow, "out of range for Float (magnitude above 3.4028235e38)"),
         Failure("-1e39", .float, .overflow, "out of range for Float (magnitude above 3.4028235e38)"),
         Failure("nan", .float, .invalidValue, "not a decimal number"),
         Failure([1.5], .float, .typeMismatch, "expected a number or a numeric string"),
-        Failure(number("123456789012345678901234567890123456789"), .decimal, .inexact, "more than 38 significant digits (39)"),
+        Failure(numberLiteral("123456789012345678901234567890123456789"), .decimal, .inexact, "more than 38 significant digits (39)"),
         Failure("0.123456789012345678901234567890123456789", .decimal, .inexact, "more than 38 significant digits (39)"),
-        Failure(number("1e128"), .decimal, .overflow, "out of Decimal's range (exponent -128...127)"),
-        Failure(number("1e-129"), .decimal, .overflow, "out of Decimal's range (exponent -128...127)"),
+        Failure(numberLiteral("1e128"), .decimal, .overflow, "out of Decimal's range (exponent -128...127)"),
+        Failure(numberLiteral("1e-129"), .decimal, .overflow, "out of Decimal's range (exponent -128...127)"),
         Failure("12,5", .decimal, .invalidValue, "not a decimal number"),
         Failure(false, .decimal, .typeMismatch, "expected a number or a numeric string"),
     ]
@@ -166,10 +166,10 @@ func number(_ text: String) -> JSONValue {
     static let texts: [Success] = [
         Success("Ada", .string, .string("Ada")),
         Success("", .string, .string("")),
-        Success(number("505874924095815681"), .string, .string("505874924095815681")),
-        Success(number("1.50"), .string, .string("1.50")),
-        Success(number("1e400"), .string, .string("1e400")),
-        Success(number("-0"), .string, .string("0")),  // JSONNumber holds -0 as the integer 0
+        Success(numberLiteral("505874924095815681"), .string, .string("505874924095815681")),
+        Success(numberLiteral("1.50"), .string, .string("1.50")),
+        Success(numberLiteral("1e400"), .string, .string("1e400")),
+        Success(numberLiteral("-0"), .string, .string("0")),  // JSONNumber holds -0 as the integer 0
         Success(.number(JSONNumber(0.1)), .string, .string("0.1")),
         Success(true, .string, .string("true")),
         Success(false, .string, .string("false")),
@@ -177,10 +177,10 @@ func number(_ text: String) -> JSONValue {
         Success(false, .boolean, .bool(false)),
         Success(1, .boolean, .bool(true)),
         Success(0, .boolean, .bool(false)),
-        Success(number("1.0"), .boolean, .bool(true)),
-        Success(number("0e3"), .boolean, .bool(false)),
-        Success(number("10e-1"), .boolean, .bool(true)),
-        Success(number("-0"), .boolean, .bool(false)),
+        Success(numberLiteral("1.0"), .boolean, .bool(true)),
+        Success(numberLiteral("0e3"), .boolean, .bool(false)),
+        Success(numberLiteral("10e-1"), .boolean, .bool(true)),
+        Success(numberLiteral("-0"), .boolean, .bool(false)),
         Success(.number(JSONNumber(1.0)), .boolean, .bool(true)),
         Success("true", .boolean, .bool(true)),
         Success("TRUE", .boolean, .bool(true)),
@@ -199,9 +199,9 @@ func number(_ text: String) -> JSONValue {
         Failure(["a": "b"], .string, .typeMismatch, "expected a string, a number or a boolean"),
         Failure(2, .boolean, .invalidValue, "only the numbers 0 and 1 are booleans"),
         Failure(-1, .boolean, .invalidValue, "only the numbers 0 and 1 are booleans"),
-        Failure(number("0.5"), .boolean, .invalidValue, "only the numbers 0 and 1 are booleans"),
-        Failure(number("-1.0"), .boolean, .invalidValue, "only the numbers 0 and 1 are booleans"),
-        Failure(number("1e1"), .boolean, .invalidValue, "only the numbers 0 and 1 are booleans"),
+        Failure(numberLiteral("0.5"), .boolean, .invalidValue, "only the numbers 0 and 1 are booleans"),
+        Failure(numberLiteral("-1.0"), .boolean, .invalidValue, "only the numbers 0 and 1 are booleans"),
+        Failure(numberLiteral("1e1"), .boolean, .invalidValue, "only the numbers 0 and 1 are booleans"),
         Failure("y", .boolean, .invalidValue, "expected true/false, yes/no or 1/0 (any case)"),
         Failure("n", .boolean, .invalidValue, "expected true/false, yes/no or 1/0 (any case)"),
         Failure("on", .boolean, .invalidValue, "expected true/false, yes/no or 1/0 (any case)"),
@@ -218,13 +218,13 @@ func number(_ text: String) -> JSONValue {
         Success("2011-08-23T20:24:12.249Z", .date, date(1_314_131_052.249)),
         Success("2011-08-23T22:24:12.249+02:00", .date, date(1_314_131_052.249)),
         Success("2015-02-16", .date, date(1_424_044_800)),
-        Success(number("1314131052.249"), .date, date(1_314_131_052.249)),
+        Success(numberLiteral("1314131052.249"), .date, date(1_314_131_052.249)),
         Success(1_314_131_052, .date, date(1_314_131_052)),
         Success(0, .date, date(0)),
-        Success(number("-1.5"), .date, date(-1.5)),
-        Success(number("1.314131052249e9"), .date, date(1_314_131_052.249)),
+        Success(numberLiteral("-1.5"), .date, date(-1.5)),
+        Success(numberLiteral("1.314131052249e9"), .date, date(1_314_131_052.249)),
         Success(.number(JSONNumber(1e9)), .date, date(1e9)),
-        Success(number("1314131052.2490000000001"), .date, date(1_314_131_052.2490000000001)),
+        Success(numberLiteral("1314131052.2490000000001"), .date, date(1_314_131_052.2490000000001)),
         Success("aGVsbG8=", .binary, .binary(Data("hello".utf8))),
         Success("", .binary, .binary(Data())),
         Success("AAEC/w==", .binary, .binary(Data([0, 1, 2, 255]))),
@@ -246,7 +246,7 @@ func number(_ text: String) -> JSONValue {
         Failure("1314131052", .date, .invalidValue, "not an RFC 3339 date-time or full-date"),
         Failure("yesterday", .date, .invalidValue, "not an RFC 3339 date-time or full-date"),
         Failure("2015-02-29", .date, .invalidValue, "not an RFC 3339 date-time or full-date"),
-        Failure(number("1e400"), .date, .overflow, "out of range for seconds since 1970"),
+        Failure(numberLiteral("1e400"), .date, .overflow, "out of range for seconds since 1970"),
         Failure(true, .date, .typeMismatch, "expected an RFC 3339 string or a number of seconds since 1970"),
         Failure("aGVsbG8", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
         Failure("aGVs bG8=", .binary, .invalidValue, "not base64 (RFC 4648 §4, padded)"),
@@ -308,11 +308,11 @@ func number(_ text: String) -> JSONValue {
     @Test func datesFromNumbersAreCorrectlyRounded() throws {
         // 1970–1985 is the one range where Date cannot hold the nearest Double (see RFC3339);
         // check that the epoch path agrees with the RFC 3339 path there too.
-        let fromNumber = try JSONCoercion.date(from: number("100000000.001"))
+        let fromNumber = try JSONCoercion.date(from: numberLiteral("100000000.001"))
         let fromText = RFC3339.date(from: "1973-03-03T09:46:40.001Z")
         #expect(fromNumber == fromText)
-        #expect(try JSONCoercion.date(from: number("1314131052.249"))?.timeIntervalSince1970 == 1_314_131_052.249)
-        #expect(try JSONCoercion.date(from: number("-0.5"))?.timeIntervalSince1970 == -0.5)
+        #expect(try JSONCoercion.date(from: numberLiteral("1314131052.249"))?.timeIntervalSince1970 == 1_314_131_052.249)
+        #expect(try JSONCoercion.date(from: numberLiteral("-0.5"))?.timeIntervalSince1970 == -0.5)
     }
 
     // MARK: - Messages
@@ -347,9 +347,9 @@ func number(_ text: String) -> JSONValue {
     @Test func genericIntegersUseTheSwiftTypeRange() throws {
         #expect(try JSONCoercion.integer(from: 255, as: UInt8.self) == 255)
         #expect(try JSONCoercion.integer(from: "-128", as: Int8.self) == -128)
-        #expect(try JSONCoercion.integer(from: number("1e2"), as: UInt8.self) == 100)
+        #expect(try JSONCoercion.integer(from: numberLiteral("1e2"), as: UInt8.self) == 100)
         #expect(try JSONCoercion.integer(from: "18446744073709551615", as: UInt64.self) == .max)
-        #expect(try JSONCoercion.integer(from: number("-9223372036854775808"), as: Int64.self) == .min)
+        #expect(try JSONCoercion.integer(from: numberLiteral("-9223372036854775808"), as: Int64.self) == .min)
         #expect(try JSONCoercion.integer(from: "-9223372036854775808", as: Int64.self) == .min)
         #expect(try JSONCoercion.integer(from: "-0", as: UInt.self) == 0)
         #expect(try JSONCoercion.integer(from: nil, as: Int.self) == nil)

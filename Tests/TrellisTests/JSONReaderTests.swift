@@ -177,6 +177,20 @@ import TrellisTestSupport
         #expect(escapedError.byteOffset == 4)
     }
 
+    @Test func longEscapedStringsDecodeAndReportTheFirstError() throws {
+        let plain = String(repeating: "ab日本", count: 20)
+        let text = "\"\(plain)\\n\(plain)\\u00e9\\ud83d\\ude00\(plain)\""
+        #expect(try JSONReader.parse(text) == .string(plain + "\n" + plain + "é😀" + plain))
+
+        // Invalid UTF-8 in a long run after an escape: located at the byte.
+        let bad: [UInt8] = Array("[\"\\t".utf8) + Array(repeating: 0x61, count: 30) + [0xE6, 0x97] + Array("x\\q\"]".utf8)
+        let error = try #require(throws: JSONParseError.self) { try JSONReader.parse(bad) }
+        #expect(error.code == .invalidUTF8)
+        #expect(error.byteOffset == 34)
+        // The bad escape after it is not reported: the earlier error wins.
+        #expect(error.message == "invalid UTF-8 byte 0xE6 in string")
+    }
+
     @Test func excerptShowsTheLineWithACaret() throws {
         let error = try #require(throws: JSONParseError.self) {
             try JSONReader.parse("{\n  \"name\": \"x\",\n  \"id\": 1 2\n}")

@@ -113,15 +113,15 @@ import Testing
         Forward("iso8601", "2011-08-23T22:24:12.249+0200", date(1_314_131_052.249)),
         Forward("iso8601", "2011-08-23T20:24:12.249", date(1_314_131_052.249)),
         Forward("iso8601-date", "2015-02-16", date(1_424_044_800)),
-        Forward("epoch-seconds", number("1314131052.249"), date(1_314_131_052.249)),
+        Forward("epoch-seconds", numberLiteral("1314131052.249"), date(1_314_131_052.249)),
         Forward("epoch-seconds", "1314131052.249", date(1_314_131_052.249)),
         Forward("epoch-seconds", "+1314131052", date(1_314_131_052)),
         Forward("epoch-seconds", 0, date(0)),
-        Forward("epoch-seconds", number("-1.5"), date(-1.5)),
+        Forward("epoch-seconds", numberLiteral("-1.5"), date(-1.5)),
         Forward("epoch-milliseconds", 1_314_131_052_249, date(1_314_131_052.249)),
         Forward("epoch-milliseconds", "1314131052249", date(1_314_131_052.249)),
-        Forward("epoch-milliseconds", number("1314131052249.5"), date(1_314_131_052.2495)),
-        Forward("epoch-milliseconds", number("1.314131052249e12"), date(1_314_131_052.249)),
+        Forward("epoch-milliseconds", numberLiteral("1314131052249.5"), date(1_314_131_052.2495)),
+        Forward("epoch-milliseconds", numberLiteral("1.314131052249e12"), date(1_314_131_052.249)),
         Forward("epoch-milliseconds", -1, date(-0.001)),
         Forward("integer-from-string", "9223372036854775807", .integer(.max)),
         Forward("integer-from-string", "-9223372036854775808", .integer(.min)),
@@ -131,8 +131,8 @@ import Testing
         Forward("decimal-from-string", "12.50", decimal("12.5")),
         Forward("decimal-from-string", "0.1", decimal("0.1")),
         Forward("decimal-from-string", 3, decimal("3")),
-        Forward("string-from-number", number("505874924095815681"), .string("505874924095815681")),
-        Forward("string-from-number", number("1.50"), .string("1.50")),
+        Forward("string-from-number", numberLiteral("505874924095815681"), .string("505874924095815681")),
+        Forward("string-from-number", numberLiteral("1.50"), .string("1.50")),
         Forward("string-from-number", "abc", .string("abc")),
         Forward("url", "https://example.org/a?b", .uri(url)),
         Forward("uuid", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", .uuid(uuid)),
@@ -210,7 +210,7 @@ import Testing
         Failure("epoch-seconds", "abc", .invalidValue, #"value transformer "epoch-seconds": string "abc" is not valid: not a decimal number"#),
         Failure("epoch-seconds", true, .typeMismatch,
                 #"value transformer "epoch-seconds": boolean true is not valid: expected a number or a numeric string"#),
-        Failure("epoch-seconds", number("1e400"), .overflow, #"value transformer "epoch-seconds": number 1e400 is not valid: out of range for a date"#),
+        Failure("epoch-seconds", numberLiteral("1e400"), .overflow, #"value transformer "epoch-seconds": number 1e400 is not valid: out of range for a date"#),
         Failure("epoch-milliseconds", [], .typeMismatch,
                 #"value transformer "epoch-milliseconds": array [] is not valid: expected a number or a numeric string"#),
         Failure("integer-from-string", "9223372036854775808", .overflow,
@@ -271,6 +271,26 @@ import Testing
         let error = try #require(throws: TransformError.self) { try transformer.reverseTransformedValue(value) }
         #expect(error.code == code)
         #expect(error.description == description)
+    }
+
+    /// The example in `ValueTransformer`'s documentation.
+    @Test func customTransformerFromTheDocumentation() throws {
+        let cents = ValueTransformer(name: "cents", forward: { json in
+            guard let value = try JSONCoercion.decimal(from: json) else { return nil }
+            return .decimal(value / 100)
+        }, reverse: { value in
+            guard case .decimal(let d) = value else {
+                throw TransformError(code: .typeMismatch, transformerName: "cents", message: "expected a decimal")
+            }
+            return JSONCoercion.json(from: .decimal(d * 100), as: .decimal)
+        })
+        var registry = ValueTransformerRegistry.standard
+        registry.register(cents)
+        let transformer = try registry.transformer(named: "cents")
+        #expect(try transformer.transformedValue(1250) == Self.decimal("12.5"))
+        #expect(try transformer.reverseTransformedValue(Self.decimal("12.5")) == 1250)
+        let error = try #require(throws: TransformError.self) { try transformer.transformedValue("12,50") }
+        #expect(error.description == #"value transformer "cents": string "12,50" is not valid: not a decimal number"#)
     }
 
     @Test func missingReverseIsNotReversible() throws {

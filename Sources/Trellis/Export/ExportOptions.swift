@@ -39,7 +39,9 @@ public struct ExportOptions: Sendable, Hashable {
 public struct ExportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong; extensible.
     public struct Code: RawRepresentable, Sendable, Hashable {
+        /// The code's name (stable across versions).
         public let rawValue: String
+        /// A code with this name (for codes defined outside Trellis).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// A value transformer's reverse threw.
         public static let transformFailed = Code(rawValue: "transformFailed")
@@ -48,18 +50,22 @@ public struct ExportError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Two key paths collide (`a` holds a value and `a.b` needs an object there).
         public static let keyPathConflict = Code(rawValue: "keyPathConflict")
 
+        /// Matches an error of this type with this code, for `catch` patterns.
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? ExportError)?.code == code
         }
     }
 
+    /// What went wrong.
     public let code: Code
     /// The object being written.
     public let objectID: ObjectID
     /// The attribute or relationship concerned.
     public let property: String
+    /// A sentence saying what is wrong (values shortened).
     public let message: String
 
+    /// An error of `code` about `objectID`'s `property`.
     public init(_ code: Code, objectID: ObjectID, property: String, message: String) {
         self.code = code
         self.objectID = objectID

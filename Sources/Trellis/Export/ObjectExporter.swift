@@ -20,8 +20,10 @@
 public struct ObjectExporter {
     /// The context whose objects are exported (destinations are faulted in through it).
     public let context: ObjectContext
+    /// Nil policy, relationship style and depth limit.
     public var options: ExportOptions
 
+    /// An exporter of `context`'s objects with `options`.
     public init(context: ObjectContext, options: ExportOptions = ExportOptions()) {
         self.context = context
         self.options = options

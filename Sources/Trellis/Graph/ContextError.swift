@@ -6,7 +6,9 @@
 public struct ContextError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong; extensible.
     public struct Code: RawRepresentable, Sendable, Hashable {
+        /// The code's name (stable across versions).
         public let rawValue: String
+        /// A code with this name (for codes defined outside Trellis).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// No attribute or relationship of that name (or of that kind: to-one vs to-many).
         public static let unknownProperty = Code(rawValue: "unknownProperty")
@@ -25,18 +27,22 @@ public struct ContextError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A destination of the wrong entity.
         public static let wrongDestination = Code(rawValue: "wrongDestination")
 
+        /// Matches an error of this type with this code, for `catch` patterns.
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? ContextError)?.code == code
         }
     }
 
+    /// What went wrong.
     public let code: Code
     /// The entity concerned.
     public let entity: String
     /// The attribute or relationship concerned, if any.
     public let property: String?
+    /// A sentence saying what is wrong (values shortened).
     public let message: String
 
+    /// An error of `code` about `entity`'s `property` (nil: the entity as a whole).
     public init(_ code: Code, entity: String, property: String?, message: String) {
         self.code = code
         self.entity = entity

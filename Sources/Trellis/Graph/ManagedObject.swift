@@ -14,29 +14,29 @@ public final class ManagedObject: CustomStringConvertible {
     public let entity: ResolvedEntity
     let info: EntityInfo
     /// Temporary (negative key) until the object is saved; permanent after.
-    public internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// `true` for an object that holds only its identity (created from a bare identifier);
     /// an import of the full object completes it.
-    public internal(set) var isPlaceholder: Bool
+    @exclusivity(unchecked) public internal(set) var isPlaceholder: Bool
     weak var context: ObjectContext?
 
-    var values: [AttributeValue?]
-    var links: [[ObjectID]]
+    @exclusivity(unchecked) var values: [AttributeValue?]
+    @exclusivity(unchecked) var links: [[ObjectID]]
     /// Inverse-maintenance operations not yet applied to to-many slots (applied on read).
-    var pending: [PendingLinks]?
+    @exclusivity(unchecked) var pending: [PendingLinks]?
     /// The last saved state; nil for an inserted object.
-    var committed: CommittedState?
-    var isInsertedFlag: Bool
-    var isDeletedFlag = false
+    @exclusivity(unchecked) var committed: CommittedState?
+    @exclusivity(unchecked) var isInsertedFlag: Bool
+    @exclusivity(unchecked) var isDeletedFlag = false
     /// Relationship slots set directly since the last save (bit i; slots ≥ 63 share bit 63).
-    var directLinks: UInt64 = 0
-    var isInDirtyList = false
+    @exclusivity(unchecked) var directLinks: UInt64 = 0
+    @exclusivity(unchecked) var isInDirtyList = false
     /// The registration epoch (imports drop the objects they registered).
-    var epoch: Int
+    @exclusivity(unchecked) var epoch: Int
     /// Scratch mark for the importer (last batch that touched the object).
-    var mark: Int = -1
+    @exclusivity(unchecked) var mark: Int = -1
     /// Scratch flag for the importer: the last flush wrote this object.
-    var flushWrote = false
+    @exclusivity(unchecked) var flushWrote = false
 
     init(info: EntityInfo, id: ObjectID, isPlaceholder: Bool, values: [AttributeValue?], links: [[ObjectID]],
          committed: CommittedState?, context: ObjectContext, epoch: Int) {

@@ -27,16 +27,16 @@ public final class ObjectContext {
     public var model: ObjectModel { store.model }
 
     let schema: ModelSchema
-    var registered: [ObjectID: ManagedObject] = [:]
-    var identityMap: [NamespacedIdentity: ManagedObject] = [:]
-    var dirty: [ManagedObject] = []
+    @exclusivity(unchecked) var registered: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var identityMap: [NamespacedIdentity: ManagedObject] = [:]
+    @exclusivity(unchecked) var dirty: [ManagedObject] = []
     /// Inverse-maintenance operations for objects that are not registered (applied if they are faulted in).
-    var pendingUnregistered: [ObjectID: [PendingLinks]] = [:]
-    var nextTemporaryKey: Int64 = -1
+    @exclusivity(unchecked) var pendingUnregistered: [ObjectID: [PendingLinks]] = [:]
+    @exclusivity(unchecked) var nextTemporaryKey: Int64 = -1
     /// The open write session of an import; nil otherwise.
     var session: (any StoreSession)?
     /// Registration epoch: objects registered during an import get a new one and are dropped after each batch.
-    var epoch = 0
+    @exclusivity(unchecked) var epoch = 0
 
     /// A context over `store`, with `bindings` for imports and exports.
     public init(store: any PersistentStore, bindings: MappingBindings = MappingBindings()) {

@@ -8,7 +8,9 @@
 public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong; extensible.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name (stable across versions).
         public let rawValue: String
+        /// A code with this name (for codes defined outside Trellis).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// A value that cannot be coerced to its attribute's type (or a transformer result of the wrong type).
         public static let invalidValue = Code(rawValue: "invalidValue")
@@ -34,13 +36,16 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An import option that does not fit the model (an unknown key attribute, …).
         public static let invalidOption = Code(rawValue: "invalidOption")
 
+        /// The code's name.
         public var description: String { rawValue }
 
+        /// Matches an error of this type with this code, for `catch` patterns.
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? ImportError)?.code == code
         }
     }
 
+    /// What went wrong.
     public let code: Code
     /// Where the failing value is.
     public let path: JSONPath
@@ -53,6 +58,7 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, with the value shortened.
     public let message: String
 
+    /// An error at `path` about `entity`'s `property` and the offending `value`.
     public init(_ code: Code, path: JSONPath, entity: String, property: String?, value: JSONValue?, message: String) {
         self.code = code
         self.path = path

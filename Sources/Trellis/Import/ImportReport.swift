@@ -5,11 +5,16 @@ public struct ImportReport: Sendable, Hashable {
     /// unchanged (present in the payload, nothing to write), deleted (by the deletion scope
     /// and its cascades).
     public struct Counts: Sendable, Hashable, CustomStringConvertible {
+        /// New objects.
         public var inserted = 0
+        /// Existing objects with at least one changed value or link.
         public var updated = 0
+        /// Existing objects in the payload with nothing to write.
         public var unchanged = 0
+        /// Objects deleted by the deletion scope (and its cascades).
         public var deleted = 0
 
+        /// Counts with these values (all zero by default).
         public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0) {
             self.inserted = inserted
             self.updated = updated
@@ -39,6 +44,7 @@ public struct ImportReport: Sendable, Hashable {
     /// Top-level elements read.
     public var elementCount = 0
 
+    /// An empty report.
     public init() {}
 
     /// The counts of `entity` (zeros when the import did not touch it).
@@ -49,7 +55,9 @@ public struct ImportReport: Sendable, Hashable {
 public struct ImportDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// The kind of remark; extensible.
     public struct Code: RawRepresentable, Sendable, Hashable {
+        /// The code's name (stable across versions).
         public let rawValue: String
+        /// A code with this name (for codes defined outside Trellis).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The same identity appeared more than once; the objects were merged, last value winning.
         public static let duplicateIdentity = Code(rawValue: "duplicateIdentity")
@@ -58,14 +66,18 @@ public struct ImportDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// More diagnostics were left out.
         public static let truncated = Code(rawValue: "truncated")
 
+        /// Matches a diagnostic with this code, for `switch` patterns.
         public static func ~= (code: Code, diagnostic: ImportDiagnostic) -> Bool { diagnostic.code == code }
     }
 
+    /// What went wrong.
     public let code: Code
     /// Where in the payload (nil for a summary).
     public let path: JSONPath?
+    /// What happened.
     public let message: String
 
+    /// A diagnostic of `code` at `path` (nil for a summary).
     public init(code: Code, path: JSONPath?, message: String) {
         self.code = code
         self.path = path

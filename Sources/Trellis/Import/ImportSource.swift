@@ -64,6 +64,7 @@ public struct JSONImportSource: ImportSource {
         self.container = container
     }
 
+    /// The next element (`$[i]` or `$["key"]` under the container), or nil at the end.
     public mutating func nextElement() throws -> ImportElement? {
         guard position < elements.count else { return nil }
         defer { position += 1 }

@@ -24,22 +24,22 @@ final class Importer {
     private var transformers: [String: ValueTransformer] = [:]
 
     // Batch state.
-    private var elements: [ImportElement] = []
-    private var prepared: [Prepared] = []
-    private var cursor = 0
+    @exclusivity(unchecked) private var elements: [ImportElement] = []
+    @exclusivity(unchecked) private var prepared: [Prepared] = []
+    @exclusivity(unchecked) private var cursor = 0
     /// Identities met in the batch, per identity namespace (entity number).
-    private var requests: [Set<IdentityKey>]
-    private var steps: [PathStep] = []
-    private var elementIndex = 0
+    @exclusivity(unchecked) private var requests: [Set<IdentityKey>]
+    @exclusivity(unchecked) private var steps: [PathStep] = []
+    @exclusivity(unchecked) private var elementIndex = 0
     private var batchNumber = 0
-    private var touched: [ManagedObject] = []
-    private var topLevel: [ManagedObject] = []
+    @exclusivity(unchecked) private var touched: [ManagedObject] = []
+    @exclusivity(unchecked) private var topLevel: [ManagedObject] = []
 
     // Whole-import state.
-    var report = ImportReport()
+    @exclusivity(unchecked) var report = ImportReport()
     /// Per root entity number: primary key → 0 inserted, 1 updated, 2 unchanged.
-    private var status: [[Int64: UInt8]]
-    private var importedIDs = Set<ObjectID>()
+    @exclusivity(unchecked) private var status: [[Int64: UInt8]]
+    @exclusivity(unchecked) private var importedIDs = Set<ObjectID>()
     private var scopeCandidates: [ObjectID]?
     private var diagnosticCount = 0
 

@@ -20,6 +20,11 @@ extension ObjectContext {
     /// ``object(with:)`` and ``ImportReport/objectIDs``. Registered objects the payload
     /// touched are updated in place.
     ///
+    /// Relationships are walked by the entity the import was asked for (or the entity
+    /// mapper's choice); relationships declared only on a sub-entity of a stored object
+    /// found through its parent entity are not read (attributes of the stored object's own
+    /// entity are). A one-to-one link that moves faults the previous partner in by ID.
+    ///
     /// - Parameters:
     ///   - json: an array of objects and/or bare identifiers (`$[i]`); a single object
     ///     (`$`); or, when ``ImportOptions/keyAttribute`` is set, an object keyed by

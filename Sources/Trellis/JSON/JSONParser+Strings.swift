@@ -101,18 +101,75 @@ extension JSONParser {
         throw Failure(code: .invalidUTF8, offset: start &+ bad, message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
     }
 
-    /// The slow path: decodes escapes into `scratch`, validating raw UTF-8 sequence by
-    /// sequence (so an error points at the offending byte).
+    /// The escape path: copies runs of plain bytes into `scratch` in bulk (found 8 bytes
+    /// at a time), decodes escapes, and validates the UTF-8 once at the end. On any
+    /// error it re-reads the string byte by byte (``parseEscapedStringCarefully(start:)``)
+    /// so that the first error in the text is the one reported, at its exact byte.
     mutating func parseEscapedString(start: Int) throws(Failure) -> String {
         lastStringHadEscapes = true
         lastFingerprint = 0
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(start: base + start, count: pos &- start))
-        // The prefix was checked for quotes, backslashes and controls, not for UTF-8.
-        if String(validating: scratch, as: UTF8.self) == nil {
-            let bad = scratch.withUnsafeBufferPointer { JSONParser.firstInvalidUTF8($0) }
-            throw Failure(code: .invalidUTF8, offset: start &+ bad, message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
+        var high: UInt64 = 0
+        var runStart = start
+        do throws(Failure) {
+            while true {
+                guard pos < end else { throw endFailure("unterminated string") }
+                let b = base[pos]
+                if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                    if runStart < pos {
+                        scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: pos &- runStart))
+                    }
+                    if b == UInt8(ascii: "\"") {
+                        pos &+= 1
+                        break
+                    }
+                    try parseEscape()
+                    runStart = pos
+                    continue
+                }
+                if b < 0x20 { throw controlCharacterFailure(b) }
+                // A run of plain bytes.
+                while pos &+ 8 <= end {
+                    let word = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
+                    let quote = word ^ 0x2222_2222_2222_2222
+                    let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                    let special = (((quote &- 0x0101_0101_0101_0101) & ~quote)
+                        | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
+                        | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
+                    if special != 0 {
+                        let plainBits = UInt64(truncatingIfNeeded: special.trailingZeroBitCount) & ~7
+                        high |= word & ((1 &<< plainBits) &- 1)
+                        pos &+= Int(truncatingIfNeeded: plainBits &>> 3)
+                        break
+                    }
+                    high |= word
+                    pos &+= 8
+                }
+                while pos < end {
+                    let c = base[pos]
+                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
+                    high |= UInt64(c)
+                    pos &+= 1
+                }
+            }
+            if high & 0x8080_8080_8080_8080 != 0 {
+                // Raw runs and decoded escapes are each complete sequences, so the whole
+                // is valid exactly when every raw run is.
+                if let string = String(validating: scratch, as: UTF8.self) { return string }
+                throw Failure(code: .invalidUTF8, offset: start, message: "")
+            }
+            return String(decoding: scratch, as: UTF8.self)
+        } catch {
+            if error.code == .needMoreInput { throw error }
+            pos = start
+            return try parseEscapedStringCarefully(start: start)
         }
+    }
+
+    /// Decodes escapes into `scratch` byte by byte, validating raw UTF-8 sequence by
+    /// sequence, so an error points at the first offending byte.
+    private mutating func parseEscapedStringCarefully(start: Int) throws(Failure) -> String {
+        scratch.removeAll(keepingCapacity: true)
         while pos < end {
             let b = base[pos]
             if b == UInt8(ascii: "\"") {

@@ -92,7 +92,7 @@ struct InMemoryRow {
 
 final class InMemorySession: StoreSession {
     let store: InMemoryStore
-    var state: InMemoryState
+    @exclusivity(unchecked) var state: InMemoryState
     let writable: Bool
     var isValid = true
     var failure: (any Error)?
@@ -289,14 +289,15 @@ final class InMemorySession: StoreSession {
         var done: [(Int, IdentityKey)] = []
         for namespace in info.lineageNamespaces {
             guard let identity = schema.entities[namespace].identity(of: values) else { continue }
-            if let existing = state.tables[info.rootNumber].identities[namespace]?[identity], existing != key {
+            let existing = state.tables[info.rootNumber].identities[namespace, default: [:]].updateValue(key, forKey: identity)
+            if let existing, existing != key {
+                state.tables[info.rootNumber].identities[namespace]?[identity] = existing
                 for (n, k) in done { state.tables[info.rootNumber].identities[n]?[k] = nil }
                 throw StoreError(.constraintViolation,
                                  message: "another \(schema.entities[namespace].name) already has identity \(identity)",
                                  details: "existing \(schema.entities[namespace].name)/\(existing)")
             }
-            state.tables[info.rootNumber].identities[namespace, default: [:]][identity] = key
-            done.append((namespace, identity))
+            if info.lineageNamespaces.count > 1 { done.append((namespace, identity)) }
         }
     }
 

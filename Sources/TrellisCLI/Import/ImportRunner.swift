@@ -17,6 +17,11 @@ struct ImportRunner {
         let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
         if let name = options.keyAttribute {
             _ = try ModelLoading.attribute(name, of: entity, option: "--key-attribute")
+            let mapped = entity.attributeMappings.map { entity.attributes[$0.index].name }
+            guard mapped.contains(name) else {
+                throw CommandError(.unknownName, "--key-attribute: '\(name)' is not a mapped attribute of \(entity.name) "
+                                       + "(it has no JSON key path); mapped attributes: " + (mapped.isEmpty ? "none" : mapped.joined(separator: ", ")))
+            }
         }
         for input in options.inputs { try InputCheck.check(input) }
         let storeURL = environment.url(for: options.storePath)
