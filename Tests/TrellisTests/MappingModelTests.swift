@@ -299,3 +299,56 @@ private struct ReadmeUser: JSONMappable, JSONRepresentable {
         #expect(error.description == "$[2].id: expected Int64, found number 3.5: not a whole number")
     }
 }
+
+/// A custom leaf type: `"$123"` strings.
+private struct Cents: JSONMapValue, JSONWritableValue, Equatable {
+    var value: Int64
+    static func mapValue(from map: JSONMap) throws -> Cents {
+        guard case .string(let text) = try map.root, text.hasPrefix("$"), let value = Int64(text.dropFirst()) else {
+            throw map.error(.invalidValue, expected: "Cents", message: "not like \"$123\"")
+        }
+        return Cents(value: value)
+    }
+    func jsonValue(in map: JSONWriteMap) throws -> JSONValue { .string("$\(value)") }
+}
+
+private struct Invoice: JSONMappable, JSONRepresentable, Equatable {
+    let total: Cents
+    let lines: [Cents]
+    let raw: JSONValue?
+    let literal: String?
+    init(total: Cents, lines: [Cents], raw: JSONValue?, literal: String?) {
+        self.total = total
+        self.lines = lines
+        self.raw = raw
+        self.literal = literal
+    }
+    init(map: JSONMap) throws {
+        total = try map.from("total")
+        lines = try map.from("lines") ?? []
+        raw = try map.rawValue("meta")
+        literal = try map.rawValue(key: "a.b")?.stringValue
+    }
+    func write(to map: inout JSONWriteMap) throws {
+        try map.write(total, to: "total")
+        try map.write(lines, to: "lines")
+        try map.write(raw, to: "meta")
+        try map.write(literal, toKey: "a.b")
+    }
+}
+
+@Suite struct MappingCustomLeafTests {
+    @Test func customLeafTypesReadAndWrite() throws {
+        let invoice = try Invoice(json: ["total": "$300", "lines": ["$100", "$200"], "meta": ["x": [1, nil]], "a.b": "dotted"])
+        #expect(invoice == Invoice(total: Cents(value: 300), lines: [Cents(value: 100), Cents(value: 200)],
+                                   raw: ["x": [1, nil]], literal: "dotted"))
+        #expect(try invoice.jsonValue() == ["total": "$300", "lines": ["$100", "$200"], "meta": ["x": [1, nil]], "a.b": "dotted"])
+        #expect(try Invoice(json: invoice.jsonValue()) == invoice)
+    }
+
+    @Test func customLeafErrorsAreLocatedAndLenient() throws {
+        let error = try #require(throws: MappingError.self) { try Invoice(json: ["total": "$1", "lines": ["$1", "12"]], options: .init(strict: true)) }
+        #expect(error.description == #"$.lines[1]: expected Cents, found string "12": not like "$123""#)
+        #expect(try Invoice(json: ["total": "$1", "lines": ["$1", "12"]]).lines == [])
+    }
+}
