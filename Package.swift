@@ -18,7 +18,7 @@ let package = Package(
         // The embedded SQLite store: schema from the model, migrations, batched lookups, upserts.
         .target(name: "TrellisSQLite", dependencies: ["Trellis", "CSQLite"], path: "Sources/TrellisSQLite"),
         // Commands as a library, testable in-process.
-        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite", "CSQLite"], path: "Sources/TrellisCLI"),
+        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite"], path: "Sources/TrellisCLI"),
         // The Trellis JSON model format (read and write), with declarative bindings.
         .target(name: "TrellisModelFile", dependencies: ["Trellis"], path: "Sources/TrellisModelFile"),
         // `trellis`: @main only.
