@@ -621,7 +621,6 @@ final class AttributePlan {
     let index: Int
     let keyPath: JSONKeyPath
     /// The key, when the key path has one component (the common case, looked up directly).
-    let singleKey: String?
     let type: AttributeType
     let name: String
     let transformerName: String?
@@ -634,27 +633,20 @@ final class AttributePlan {
         self.index = index
         self.isOptional = isOptional
         self.keyPath = keyPath
-        self.singleKey = keyPath.components.count == 1 ? keyPath.components[0].key : nil
         self.type = type
         self.name = name
         self.transformerName = transformerName
         self.identityPosition = identityPosition
     }
 
-    /// The value at the key path in `object`.
+    /// The value at the key path in `object` (``JSONKeyPath/lookup(in:)-JSONObject``).
     @inline(__always)
-    func lookup(in object: JSONObject) -> JSONLookup {
-        guard let singleKey else { return keyPath.lookup(in: object) }
-        guard let value = object[singleKey] else { return .missing }
-        if case .null = value { return .null }
-        return .present(value)
-    }
+    func lookup(in object: JSONObject) -> JSONLookup { keyPath.lookup(in: object) }
 }
 
 final class RelationshipPlan {
     let slot: Int
     let keyPath: JSONKeyPath
-    let singleKey: String?
     let name: String
     let isToMany: Bool
     let destination: EntityInfo
@@ -663,21 +655,15 @@ final class RelationshipPlan {
     init(slot: Int, keyPath: JSONKeyPath, name: String, isToMany: Bool, destination: EntityInfo, append: Bool) {
         self.slot = slot
         self.keyPath = keyPath
-        self.singleKey = keyPath.components.count == 1 ? keyPath.components[0].key : nil
         self.name = name
         self.isToMany = isToMany
         self.destination = destination
         self.append = append
     }
 
-    /// The value at the key path in `object`.
+    /// The value at the key path in `object` (``JSONKeyPath/lookup(in:)-JSONObject``).
     @inline(__always)
-    func lookup(in object: JSONObject) -> JSONLookup {
-        guard let singleKey else { return keyPath.lookup(in: object) }
-        guard let value = object[singleKey] else { return .missing }
-        if case .null = value { return .null }
-        return .present(value)
-    }
+    func lookup(in object: JSONObject) -> JSONLookup { keyPath.lookup(in: object) }
 }
 
 /// The report status of each object an import touched (0 inserted, 1 updated, 2 unchanged),

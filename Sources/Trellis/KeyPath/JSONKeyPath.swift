@@ -157,15 +157,27 @@ public struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible, Expressi
         return .present(current)
     }
 
-    /// Looks the path up in an object (the common case for mapped properties).
+    /// Looks the path up in an object (the common case for mapped properties). A
+    /// one-component path is a single key lookup; longer paths walk without allocating.
+    @inline(__always)
     public func lookup(in object: JSONObject) -> JSONLookup {
         guard let first = components.first else { return .present(.object(object)) }
         guard let value = object[first.key] else { return .missing }
-        if components.count == 1 {
-            if case .null = value { return .null }
-            return .present(value)
+        var current = value
+        for component in components.dropFirst() {
+            switch current {
+            case .object(let inner):
+                guard let next = inner[component.key] else { return .missing }
+                current = next
+            case .array(let array):
+                guard let i = component.index, i < array.count else { return .missing }
+                current = array[i]
+            default:
+                return .missing
+            }
         }
-        return JSONKeyPath(components: Array(components.dropFirst())).lookup(in: value)
+        if case .null = current { return .null }
+        return .present(current)
     }
 
     // MARK: - Writing
