@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Trellis", targets: ["Trellis"]),
         .library(name: "TrellisSQLite", targets: ["TrellisSQLite"]),
+        .library(name: "TrellisModelFile", targets: ["TrellisModelFile"]),
         .executable(name: "trellis", targets: ["trellis"]),
     ],
     targets: [
@@ -39,3 +40,24 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/<name>/), declared only for `Scripts/fuzz.sh`, which sets
+// TRELLIS_FUZZ=1 and builds with `-sanitize=fuzzer,address` into .build/fuzz. Each has an
+// `@main` that hands control to libFuzzer's driver (FuzzSupport), since SwiftPM aliases an
+// executable's `main` to its module's entry point.
+if Context.environment["TRELLIS_FUZZ"] != nil {
+    package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"))
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("json", ["Trellis"]),
+        ("ndjson", ["Trellis"]),
+        ("keypath", ["Trellis"]),
+        ("coredata-model", ["TrellisModelFile"]),
+        ("json-model", ["Trellis", "TrellisModelFile"]),
+        ("import", ["Trellis", "TrellisModelFile"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: "fuzz-\(target.name)", dependencies: target.dependencies + ["FuzzSupport"], path: "Fuzz/\(target.name)"))
+    }
+}

@@ -191,6 +191,33 @@ import TrellisTestSupport
         #expect(error.message == test.message)
     }
 
+    /// FoundationXML traps on names that are not UTF-8; found by Fuzz/coredata-model
+    /// (`<u\xffrInfo>` inside an attribute, which crashed the process before).
+    @Test(arguments: [
+        (prefix: "<model>\n  <entity name=\"A\">\n    <u", suffix: "erInfo/>\n  </entity>\n</model>\n", line: 3, column: 7, offset: 34),
+        (prefix: "<model>\n<entity name=\"", suffix: "\"/></model>", line: 2, column: 15, offset: 22),
+    ])
+    func bytesThatAreNotUTF8AreALocatedErrorNotACrash(_ test: (prefix: String, suffix: String, line: Int, column: Int, offset: Int)) throws {
+        let data = Data(test.prefix.utf8) + Data([0xFF]) + Data(test.suffix.utf8)
+        let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelReader.read(contents: data) }
+        #expect(error.code == .malformedXML)
+        #expect(error.line == test.line)
+        #expect(error.column == test.column)
+        #expect(error.message == "invalid UTF-8 at byte \(test.offset) (a model file is UTF-8 text, as Xcode writes it)")
+    }
+
+    @Test func overlongAndSurrogateEncodingsAreNotUTF8() throws {
+        for bytes: [UInt8] in [[0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82]] {
+            let data = Data("<model a=\"".utf8) + Data(bytes) + Data("\"/>".utf8)
+            let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelReader.read(contents: data) }
+            #expect(error.message == "invalid UTF-8 at byte 10 (a model file is UTF-8 text, as Xcode writes it)", "\(bytes)")
+            #expect(error.column == 11)
+        }
+        // Well-formed multi-byte text passes on to the XML parser.
+        let model = try CoreDataModelReader.read(contents: Data("<model><entity name=\"Café\"/></model>".utf8))
+        #expect(model.model.entities.map(\.name) == ["Café"])
+    }
+
     @Test func malformedFileErrorNamesTheFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-cd-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -124,6 +124,14 @@ enum XMLTreeParser {
     ///   well-formed XML (or has no document element, or content after it). The message
     ///   quotes the line concerned (XMLParser on Linux reports no reason worth showing).
     static func parse(_ data: Data) throws -> XMLTreeElement {
+        // FoundationXML traps on element and attribute names that are not UTF-8 (found by
+        // Fuzz/coredata-model), so bytes that are not UTF-8 never reach XMLParser. Xcode
+        // writes model files in UTF-8, the XML default (XML 1.0 §4.3.3).
+        if let offset = firstInvalidUTF8Offset(data) {
+            let (line, column) = lineAndColumn(of: offset, in: data)
+            throw SyntaxError(line: line, column: column,
+                              message: "invalid UTF-8 at byte \(offset) (a model file is UTF-8 text, as Xcode writes it)")
+        }
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
@@ -142,6 +150,32 @@ enum XMLTreeParser {
             throw SyntaxError(line: line, column: column, message: "the XML is not well-formed" + excerpt(of: data, line: line))
         }
         return root
+    }
+
+    /// The offset of the first byte that does not belong to well-formed UTF-8 (RFC 3629:
+    /// no overlong forms, surrogates or scalars above U+10FFFF), or nil.
+    static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var bytes = data.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .valid(let encoded): offset += encoded.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    /// The 1-based line and column (in bytes) of `offset`.
+    private static func lineAndColumn(of offset: Int, in data: Data) -> (line: Int, column: Int) {
+        var line = 1
+        var lineStart = 0
+        for (index, byte) in data.prefix(offset).enumerated() where byte == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = index + 1
+        }
+        return (line, offset - lineStart + 1)
     }
 
     /// ` near '<line text>'` (trimmed, at most 60 characters), or "" when the line is blank.
