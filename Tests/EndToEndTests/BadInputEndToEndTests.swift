@@ -53,14 +53,40 @@ import Trellis
         #expect(!Self.exists("trellis.sqlite", in: directory))
     }
 
-    @Test func storeInADirectoryThatDoesNotExist() throws {
+    /// `--store` paths that cannot be a store file; `$DIR` stands for the workspace's absolute path.
+    static let impossibleStores: [(store: String, message: String)] = [
+        ("missing/trellis.sqlite", "missing/trellis.sqlite: cannot create the store: directory 'missing' does not exist"),
+        ("missing/deeper/trellis.sqlite", "missing/deeper/trellis.sqlite: cannot create the store: directory 'missing/deeper' does not exist"),
+        ("$DIR/missing/trellis.sqlite", "$DIR/missing/trellis.sqlite: cannot create the store: directory '$DIR/missing' does not exist"),
+        ("Examples/twitter/twitter.json/trellis.sqlite",
+         "Examples/twitter/twitter.json/trellis.sqlite: cannot create the store: 'Examples/twitter/twitter.json' is not a directory"),
+        // Without the check, SQLite created a file named 'missing'.
+        ("missing/", "missing/: not a store file: the path ends with '/'"),
+        ("Examples/", "Examples/: not a store file: the path ends with '/'"),
+    ]
+
+    @Test(arguments: impossibleStores)
+    func storeThatCannotBeCreatedIsAnErrorAndNothingIsCreated(_ store: String, _ message: String) throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
-        let result = try Self.importing(["Examples/twitter/twitter.json"], ["--store", "missing/trellis.sqlite"], in: directory)
+        let path = directory.url.path
+        let result = try Self.importing(["Examples/twitter/twitter.json"], ["--store", store.replacingOccurrences(of: "$DIR", with: path)],
+                                        in: directory)
         #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: missing/trellis.sqlite: cannot create the store: directory 'missing' does not exist\n"))
-        #expect(!Self.exists("missing", in: directory))
+            status: 1, stdout: "", stderr: "error: \(message.replacingOccurrences(of: "$DIR", with: path))\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["Examples"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/Examples").sorted() == ["twitter"])
+    }
+
+    @Test func exportFromAStoreInADirectoryThatDoesNotExist() throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        let result = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status", "--store", "missing/trellis.sqlite"],
+                                            in: directory.url)
+        #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: missing/trellis.sqlite: no such store\n"))
+        let slash = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status", "--store", "Examples/"], in: directory.url)
+        #expect(slash == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: Examples/: not a store file: the path ends with '/'\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["Examples"])
     }
 
     @Test func storeThatIsNotASQLiteDatabase() throws {
