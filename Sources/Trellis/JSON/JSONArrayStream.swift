@@ -282,7 +282,7 @@ public final class JSONArrayStream {
                 buffer.start += 1
             }
             first = false
-            if try parseKey(afterComma: byte == UInt8(ascii: ",")) == key { return }
+            if JSONObject.sameKey(try parseKey(afterComma: byte == UInt8(ascii: ",")), key) { return }
             try skipValue(depth: enclosing.count)
         }
     }

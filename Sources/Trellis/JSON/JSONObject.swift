@@ -1,8 +1,13 @@
+import Foundation
+
 /// A JSON object: string keys mapped to ``JSONValue``s, in document order.
 ///
 /// Keys are unique. Setting a key that exists replaces its value in place (the key
 /// keeps its first position), which is how the reader implements RFC 8259's open
 /// question on duplicate names: **the last value wins**, at the first key's position.
+///
+/// Keys are compared by their UTF-8 code units, as RFC 8259 §8.3 recommends, not by
+/// Swift's canonical equivalence: `"é"` (U+00E9) and `"e\u0301"` are two different keys.
 ///
 ///     var user: JSONObject = ["id": 1, "name": "Ada"]
 ///     user["name"] = "Ada Lovelace"   // replaces, keeps position
@@ -19,7 +24,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// The members, in order.
     public private(set) var members: [Member]
     /// key → position in `members`, kept only when `members.count > indexThreshold`.
-    private var index: [String: Int]?
+    private var index: [ExactKey: Int]?
 
     static let indexThreshold = 16
 
@@ -57,9 +62,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
             return
         }
         if parsedMembers.count > JSONObject.indexThreshold {
-            var map = [String: Int](minimumCapacity: parsedMembers.count)
+            var map = [ExactKey: Int](minimumCapacity: parsedMembers.count)
             var duplicate = false
-            for i in parsedMembers.indices where map.updateValue(i, forKey: parsedMembers[i].key) != nil {
+            for i in parsedMembers.indices where map.updateValue(i, forKey: ExactKey(parsedMembers[i].key)) != nil {
                 duplicate = true
                 break
             }
@@ -72,7 +77,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         for member in parsedMembers { append(key: member.key, value: member.value) }
     }
 
-    private init(members: [Member], index: [String: Int]?) {
+    private init(members: [Member], index: [ExactKey: Int]?) {
         self.members = members
         self.index = index
     }
@@ -93,8 +98,8 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// The position of `key` in ``members``, or nil.
     public func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        for i in members.indices where members[i].key == key { return i }
+        if let index { return index[ExactKey(key)] }
+        for i in members.indices where JSONObject.sameKey(members[i].key, key) { return i }
         return nil
     }
 
@@ -131,7 +136,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
         members.append((key, value))
         if index != nil {
-            index![key] = members.count - 1
+            index![ExactKey(key)] = members.count - 1
         } else if members.count > JSONObject.indexThreshold {
             rebuildIndex()
         }
@@ -185,8 +190,36 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
             index = nil
             return
         }
-        var map = [String: Int](minimumCapacity: members.count)
-        for (i, m) in members.enumerated() { map[m.key] = i }
+        var map = [ExactKey: Int](minimumCapacity: members.count)
+        for (i, m) in members.enumerated() { map[ExactKey(m.key)] = i }
         index = map
+    }
+
+    /// Whether two keys are the same key: equal UTF-8 code units (memcmp for native strings).
+    @inline(__always)
+    static func sameKey(_ a: String, _ b: String) -> Bool {
+        let x = a.utf8
+        let y = b.utf8
+        guard x.count == y.count else { return false }
+        if x.isEmpty { return true }
+        let fast: Bool?? = x.withContiguousStorageIfAvailable { p in
+            y.withContiguousStorageIfAvailable { q in memcmp(p.baseAddress!, q.baseAddress!, p.count) == 0 }
+        }
+        if let fast, let equal = fast { return equal }
+        return x.elementsEqual(y)
+    }
+
+    /// A key hashed and compared by its UTF-8 code units (``sameKey(_:_:)``), for the index.
+    struct ExactKey: Hashable {
+        let string: String
+
+        init(_ string: String) { self.string = string }
+
+        static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { JSONObject.sameKey(lhs.string, rhs.string) }
+
+        func hash(into hasher: inout Hasher) {
+            var copy = string  // withUTF8 makes the bytes contiguous (free for native strings)
+            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
     }
 }
