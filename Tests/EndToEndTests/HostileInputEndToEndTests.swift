@@ -181,6 +181,21 @@ import Trellis
         #expect(try Data(contentsOf: store) == before)
     }
 
+    /// "é" precomposed and decomposed: two identities (as for SQLite's `=`), and a change
+    /// from one to the other is written.
+    @Test func canonicallyEquivalentTextIsStoredAsGiven() throws {
+        let (directory, store) = try Self.workspace()
+        defer { directory.remove() }
+        try Self.write(Data(#"[{"id": "\#u{E9}", "body": "nfc"}, {"id": "e\#u{301}", "body": "nfd"}, {"id": "a", "body": "\#u{E9}"}]"#.utf8),
+                       to: "both.json", in: directory)
+        let both = try Self.importNotes("both.json", ["--report", "json"], in: directory)
+        #expect(try JSONReader.parse(both.stdout)["entities"] == ["Note": ["inserted": 2, "updated": 1, "unchanged": 0, "deleted": 0]])
+        try Self.write(Data(#"[{"id": "a", "body": "e\#u{301}"}]"#.utf8), to: "changed.json", in: directory)
+        let changed = try Self.importNotes("changed.json", ["--report", "json"], in: directory)
+        #expect(try JSONReader.parse(changed.stdout)["entities"] == ["Note": ["inserted": 0, "updated": 1, "unchanged": 0, "deleted": 0]])
+        #expect(try SQLite.query(store, #"SELECT hex(id), hex(body) FROM "Note" ORDER BY _pk"#) == "61|65CC81\nC3A9|6E6663\n65CC81|6E6664")
+    }
+
     // MARK: - Names that are SQL keywords or hold quotes and semicolons
 
     static let keywordModel = #"""

@@ -219,6 +219,28 @@ import Testing
         #expect(try GraphFixture.rows(store, "I").map { GraphFixture.describe($0, store.model) } == ["id=2 n=\"c\""])
     }
 
+    /// "é" precomposed (U+00E9) and decomposed ("e" U+0301) are equal for Swift's `==` but
+    /// different text for SQLite. They used to merge into one object within a payload (and
+    /// stay two across imports), and changing one into the other was "unchanged".
+    @Test func canonicallyEquivalentStringsAreDifferentIdentitiesAndValues() throws {
+        let precomposed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        #expect(AttributeValue.string(precomposed) != .string(decomposed))
+        #expect(Set([AttributeValue.string(precomposed), .string(decomposed)]).count == 2)
+        #expect(JSONValue.string(precomposed) != .string(decomposed))
+        #expect(JSONValue.array([.string(precomposed)]) == .array([.string("\u{E9}")]))
+
+        let store = InMemoryStore(model: Self.identityModel)
+        let context = ObjectContext(store: store)
+        let both = try context.importObjects(from: [["id": .string(precomposed), "n": "nfc"], ["id": .string(decomposed), "n": "nfd"]], entity: "S")
+        #expect(both.counts(for: "S") == .init(inserted: 2))
+        #expect(both.diagnostics.isEmpty)
+        let changed = try context.importObjects(from: [["id": .string(precomposed), "n": .string(decomposed)]], entity: "S")
+        #expect(changed.counts(for: "S") == .init(updated: 1))
+        let rows = try GraphFixture.rows(store, "S").map { ($0.attributes[0]?.stringValue ?? "", $0.attributes[1]?.stringValue ?? "") }
+        #expect(rows.map { [Array($0.0.utf8), Array($0.1.utf8)] } == [[[0xC3, 0xA9], [0x65, 0xCC, 0x81]], [[0x65, 0xCC, 0x81], Array("nfd".utf8)]])
+    }
+
     @Test func nulCharactersInKeysAndValuesRoundTripThroughImportAndExport() throws {
         let model = try ObjectModel(entities: [EntityDescription(name: "K", attributes: [
             GraphFixture.attribute("id", .string, key: "id"), GraphFixture.attribute("v", .string, key: "a\u{0}b"),

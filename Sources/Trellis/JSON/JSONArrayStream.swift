@@ -291,7 +291,7 @@ public final class JSONArrayStream {
                 buffer.start += 1
             }
             first = false
-            if JSONObject.sameKey(try parseKey(afterComma: byte == UInt8(ascii: ",")), key) { return }
+            if try parseKey(afterComma: byte == UInt8(ascii: ",")).hasSameCodeUnits(as: key) { return }
             try skipValue(depth: enclosing.count)
         }
     }

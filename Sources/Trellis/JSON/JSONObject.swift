@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON object: string keys mapped to ``JSONValue``s, in document order.
 ///
 /// Keys are unique. Setting a key that exists replaces its value in place (the key
@@ -99,7 +97,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// The position of `key` in ``members``, or nil.
     public func position(of key: String) -> Int? {
         if let index { return index[ExactKey(key)] }
-        for i in members.indices where JSONObject.sameKey(members[i].key, key) { return i }
+        for i in members.indices where members[i].key.hasSameCodeUnits(as: key) { return i }
         return nil
     }
 
@@ -195,27 +193,13 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         index = map
     }
 
-    /// Whether two keys are the same key: equal UTF-8 code units (memcmp for native strings).
-    @inline(__always)
-    static func sameKey(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8
-        let y = b.utf8
-        guard x.count == y.count else { return false }
-        if x.isEmpty { return true }
-        let fast: Bool?? = x.withContiguousStorageIfAvailable { p in
-            y.withContiguousStorageIfAvailable { q in memcmp(p.baseAddress!, q.baseAddress!, p.count) == 0 }
-        }
-        if let fast, let equal = fast { return equal }
-        return x.elementsEqual(y)
-    }
-
-    /// A key hashed and compared by its UTF-8 code units (``sameKey(_:_:)``), for the index.
+    /// A key hashed and compared by its UTF-8 code units (`hasSameCodeUnits(as:)`), for the index.
     struct ExactKey: Hashable {
         let string: String
 
         init(_ string: String) { self.string = string }
 
-        static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { JSONObject.sameKey(lhs.string, rhs.string) }
+        static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { lhs.string.hasSameCodeUnits(as: rhs.string) }
 
         func hash(into hasher: inout Hasher) {
             var copy = string  // withUTF8 makes the bytes contiguous (free for native strings)
