@@ -88,9 +88,20 @@ struct ModelFileDecoder {
                 names = splitNames(text)
             case .array(let elements):
                 names = try elements.enumerated().map { i, element in
+                    let elementPath = path.appending(key: "identityAttributes").appending(index: i)
                     guard case .string(let s) = element else {
-                        throw ModelFileError(.wrongType, path: path.appending(key: "identityAttributes").appending(index: i),
+                        throw ModelFileError(.wrongType, path: elementPath,
                                              message: "expected an attribute name (a string), found \(FieldReader.kindPhrase(element))")
+                    }
+                    // The names are stored as Groot's annotation, one string separated by commas
+                    // and whitespace: a name holding one would silently become other names.
+                    if s.isEmpty {
+                        throw ModelFileError(.invalidValue, path: elementPath, message: "an identity attribute name cannot be empty")
+                    }
+                    if splitNames(s) != [s] {
+                        throw ModelFileError(.invalidValue, path: elementPath,
+                                             message: "identity attribute name \"\(s)\" cannot hold a comma or whitespace: "
+                                                 + "the identityAttributes annotation separates names with them")
                     }
                     return s
                 }
@@ -312,17 +323,20 @@ struct ModelFileDecoder {
         let entity = entities[i]
         if problem.code == .unknownIdentityAttribute { return entityPath.appending(key: "identityAttributes") }
         if problem.code == .unknownParent || problem.code == .inheritanceCycle { return entityPath.appending(key: "parent") }
-        guard let property = problem.property else { return entityPath }
+        let isName = problem.code == .invalidName
+        guard let property = problem.property else { return isName ? entityPath.appending(key: "name") : entityPath }
         if let j = entity.relationships.lastIndex(where: { $0.name == property }) {
             let relationshipPath = entityPath.appending(key: "relationships").appending(index: j)
             switch problem.code {
             case .unknownDestination: return relationshipPath.appending(key: "destination")
             case .inverseMismatch: return relationshipPath.appending(key: "inverse")
+            case .invalidName: return relationshipPath.appending(key: "name")
             default: return relationshipPath
             }
         }
         if let j = entity.attributes.lastIndex(where: { $0.name == property }) {
-            return entityPath.appending(key: "attributes").appending(index: j)
+            let attributePath = entityPath.appending(key: "attributes").appending(index: j)
+            return isName ? attributePath.appending(key: "name") : attributePath
         }
         return entityPath
     }

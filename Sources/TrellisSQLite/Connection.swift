@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import Trellis
 
 /// One open SQLite database connection (https://sqlite.org/c3ref/sqlite3.html) and its
@@ -36,9 +37,10 @@ final class Connection {
                              details: SQLiteResult.details(code: rc, sql: nil))
         }
         guard rc == SQLITE_OK else {
+            let systemErrno = SQLiteResult.systemErrno(db, threadErrno: errno)
             let message = String(cString: sqlite3_errmsg(db))
             sqlite3_close_v2(db)
-            throw SQLiteResult.error(code: rc, message: "cannot open \(path): \(message)", sql: nil)
+            throw SQLiteResult.error(code: rc, message: "cannot open \(path): \(message)", sql: nil, systemErrno: systemErrno)
         }
         self.handle = db
         self.path = path
@@ -59,9 +61,11 @@ final class Connection {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {
+            let threadErrno = errno
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw SQLiteResult.error(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+            throw SQLiteResult.error(code: sqlite3_extended_errcode(handle), message: message, sql: sql,
+                                     systemErrno: SQLiteResult.systemErrno(handle, threadErrno: threadErrno))
         }
     }
 
@@ -113,7 +117,7 @@ final class Connection {
         guard rc == SQLITE_OK, let statement else {
             throw SQLiteResult.error(code: rc == SQLITE_OK ? SQLITE_MISUSE : sqlite3_extended_errcode(handle),
                                      message: rc == SQLITE_OK ? "empty SQL statement" : String(cString: sqlite3_errmsg(handle)),
-                                     sql: sql)
+                                     sql: sql, systemErrno: SQLiteResult.systemErrno(handle, threadErrno: errno))
         }
         return Statement(handle: statement, database: handle, sql: sql)
     }
@@ -126,18 +130,45 @@ extension Connection: Sendable {}
 enum SQLiteResult {
     /// The `StoreError` for result code `code` (primary or extended): `SQLITE_BUSY` and
     /// `SQLITE_LOCKED` → `.busy`, `SQLITE_CONSTRAINT` → `.constraintViolation`,
-    /// `SQLITE_READONLY` → `.readOnly`, `SQLITE_NOTADB` → `.notAStore`, anything else →
-    /// `.engine`. `details` holds the result code, its name and the SQL text, never values.
-    static func error(code: Int32, message: String, sql: String?) -> StoreError {
+    /// `SQLITE_READONLY` → `.readOnly`, `SQLITE_NOTADB` → `.notAStore`, `SQLITE_FULL` (and
+    /// an I/O error whose system error is `ENOSPC`, `EDQUOT` or `EFBIG`) → `.diskFull`,
+    /// `SQLITE_TOOBIG` → `.valueTooLarge`, anything else → `.engine`. `details` holds the
+    /// result code, its name and the SQL text, never values.
+    ///
+    /// `systemErrno` is `sqlite3_system_errno` (https://sqlite.org/c3ref/system_errno.html):
+    /// for an I/O or cannot-open error the operating system's reason is added to
+    /// the message (`disk I/O error: File too large`), since SQLite's own message does not
+    /// say what failed.
+    static func error(code: Int32, message: String, sql: String?, systemErrno: Int32 = 0) -> StoreError {
+        let primary = code & 0xff
         let storeCode: StoreError.Code
-        switch code & 0xff {
+        switch primary {
         case SQLITE_BUSY, SQLITE_LOCKED: storeCode = .busy
         case SQLITE_CONSTRAINT: storeCode = .constraintViolation
         case SQLITE_READONLY: storeCode = .readOnly
         case SQLITE_NOTADB: storeCode = .notAStore
+        case SQLITE_FULL: storeCode = .diskFull
+        case SQLITE_TOOBIG: storeCode = .valueTooLarge
+        case SQLITE_IOERR where systemErrno == ENOSPC || systemErrno == EDQUOT || systemErrno == EFBIG: storeCode = .diskFull
         default: storeCode = .engine
         }
+        var message = message
+        // SQLite records the system error for I/O and cannot-open errors only (for
+        // SQLITE_FULL it may be stale).
+        if systemErrno != 0, primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN {
+            message += ": " + String(cString: strerror(systemErrno))
+        }
         return StoreError(storeCode, message: message, details: details(code: code, sql: sql))
+    }
+
+    /// The operating system's error behind the connection's last I/O error:
+    /// `sqlite3_system_errno`, or, when SQLite did not record one (it does not for a
+    /// failed `COMMIT`), the thread's `errno` read right after the failing call if that is
+    /// a lack of space (`ENOSPC`, `EDQUOT`, `EFBIG`), which only a failed write sets.
+    static func systemErrno(_ db: OpaquePointer, threadErrno: Int32) -> Int32 {
+        let recorded = sqlite3_system_errno(db)
+        if recorded != 0 { return recorded }
+        return threadErrno == ENOSPC || threadErrno == EDQUOT || threadErrno == EFBIG ? threadErrno : 0
     }
 
     /// `SQLite result code 2067 (constraint failed); SQL: INSERT INTO …`.

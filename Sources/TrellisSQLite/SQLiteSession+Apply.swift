@@ -105,7 +105,7 @@ struct ChangeWriter {
                       let deleted = deletedByTable[ObjectIdentifier(join.destination)],
                       cleaned.insert(join.table).inserted else { continue }
                 let statement = try connection.cachedStatement(join.deleteDestinations)
-                statement.bind("[" + deleted.keys.map(String.init).joined(separator: ",") + "]", at: 1)
+                try statement.bind("[" + deleted.keys.map(String.init).joined(separator: ",") + "]", at: 1)
                 try statement.run()
             }
         }
@@ -123,11 +123,15 @@ struct ChangeWriter {
                 ? try cachedByText(entity.insertPlaceholderSQL)
                 : try cached(entity.insertSQL, for: entity)
             statement.bind(id.primaryKey, at: 1)
-            statement.bind(entity.entity.name, at: 2)
+            try statement.bind(entity.entity.name, at: 2)
             statement.bind(snapshot.isPlaceholder ? 1 as Int64 : 0, at: 3)
             var parameter: Int32 = 4
-            for value in snapshot.attributes {
-                try statement.bind(value, at: parameter)
+            for (index, value) in snapshot.attributes.enumerated() {
+                do {
+                    try statement.bind(value, at: parameter)
+                } catch {
+                    throw attributeFailure(error, entity, index)
+                }
                 parameter += 1
             }
             for slot in entity.toOneIndexes {
@@ -213,7 +217,11 @@ struct ChangeWriter {
                     parameter += 1
                 }
                 for attribute in change.attributes {
-                    try statement.bind(attribute.value, at: parameter)
+                    do {
+                        try statement.bind(attribute.value, at: parameter)
+                    } catch {
+                        throw attributeFailure(error, entity, attribute.index)
+                    }
                     parameter += 1
                 }
                 for relationship in change.relationships {
@@ -358,6 +366,13 @@ struct ChangeWriter {
         let statement = try connection.cachedStatement(sql)
         textStatements[sql] = statement
         return statement
+    }
+
+    /// `error` (from binding the value of `entity`'s attribute at `index`) naming the
+    /// entity and attribute: `entity Note, attribute body: a text value of … bytes is larger …`.
+    private func attributeFailure(_ error: StoreError, _ entity: EntityLayout, _ index: Int) -> StoreError {
+        let name = index < entity.entity.attributes.count ? entity.entity.attributes[index].name : "#\(index)"
+        return StoreError(error.code, message: "entity \(entity.entity.name), attribute \(name): \(error.message)", details: error.details)
     }
 
     private func shapeError(_ id: ObjectID, _ entity: EntityLayout) -> StoreError {

@@ -86,7 +86,7 @@ final class SQLiteSession: StoreSession {
             }
             parameter = Int32(chunkSize * arity) + 1
             for kind in kindFilter {
-                statement.bind(kind, at: parameter)
+                try statement.bind(kind, at: parameter)
                 parameter += 1
             }
             // A composite identity listed twice joins its row twice.
@@ -115,7 +115,7 @@ final class SQLiteSession: StoreSession {
         var sql = entity.table.selectSQL
         if !kindFilter.isEmpty { sql += " WHERE t.\"_entity\" IN (\(SQL.placeholders(kindFilter.count)))" }
         let statement = try connection.cachedStatement(sql)
-        for (i, kind) in kindFilter.enumerated() { statement.bind(kind, at: Int32(i + 1)) }
+        for (i, kind) in kindFilter.enumerated() { try statement.bind(kind, at: Int32(i + 1)) }
         if positions.count == 1 {
             var wanted = Set<SQLKey>(minimumCapacity: identities.count)
             for identity in identities { wanted.insert(try SQLKey(identity[0])) }

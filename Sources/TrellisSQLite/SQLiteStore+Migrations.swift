@@ -185,7 +185,7 @@ extension SQLiteStore {
 
     static func tableExists(_ name: String, connection: Connection) throws(StoreError) -> Bool {
         let statement = try connection.cachedStatement("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1")
-        statement.bind(name, at: 1)
+        try statement.bind(name, at: 1)
         return (try statement.runReturningInt64() ?? 0) > 0
     }
 
@@ -209,13 +209,13 @@ extension SQLiteStore {
         let upsert = try connection.cachedStatement(
             "INSERT INTO \"trellis_metadata\"(\"key\", \"value\") VALUES (?1, ?2) ON CONFLICT(\"key\") DO UPDATE SET \"value\" = excluded.\"value\"")
         for (key, value) in [("format", currentFormat), ("schema", text), ("schemaHash", fnv1a64Hex(text))] {
-            upsert.bind(key, at: 1)
-            upsert.bind(value, at: 2)
+            try upsert.bind(key, at: 1)
+            try upsert.bind(value, at: 2)
             try upsert.run()
         }
         if let label = model.versionLabel {
-            upsert.bind("modelVersion", at: 1)
-            upsert.bind(label, at: 2)
+            try upsert.bind("modelVersion", at: 1)
+            try upsert.bind(label, at: 2)
             try upsert.run()
         } else {
             let delete = try connection.cachedStatement("DELETE FROM \"trellis_metadata\" WHERE \"key\" = 'modelVersion'")

@@ -23,7 +23,8 @@ import Trellis
 /// on, and so for the dates the importer makes from RFC 3339 text.
 extension Statement {
     /// Binds `value` (NULL for nil) at parameter `index`, in the storage of its case.
-    /// - Throws: `StoreError` `.engine` for a JSON value that cannot be written (a non-finite number).
+    /// - Throws: `StoreError` `.engine` for a JSON value that cannot be written (a non-finite
+    ///   number); `.valueTooLarge` for text or bytes longer than the store's length limit.
     @inline(__always)
     func bind(_ value: AttributeValue?, at index: Int32) throws(StoreError) {
         guard let value else {
@@ -31,26 +32,28 @@ extension Statement {
             return
         }
         switch value {
-        case .string(let s): bind(s, at: index)
+        case .string(let s): try bind(s, at: index)
         case .integer(let i): bind(i, at: index)
-        case .decimal(let d): bind(d.description, at: index)
+        case .decimal(let d): try bind(d.description, at: index)
         case .double(let d): bind(d, at: index)
         case .bool(let b): bind(b ? 1 as Int64 : 0, at: index)
         case .date(let d): bind(d.timeIntervalSince1970, at: index)
-        case .binary(let data): bind(data, at: index)
-        case .uuid(let u): bind(u, at: index)
-        case .uri(let url): bind(url.absoluteString, at: index)
+        case .binary(let data): try bind(data, at: index)
+        case .uuid(let u): try bind(u, at: index)
+        case .uri(let url): try bind(url.absoluteString, at: index)
         case .json(let json):
+            let text: String
             do {
-                bind(try JSONWriter.string(for: json), at: index)
+                text = try JSONWriter.string(for: json)
             } catch {
                 throw StoreError(.engine, message: "cannot store a JSON value: \(error)")
             }
+            try bind(text, at: index)
         }
     }
 
     /// Binds a UUID as 36 lowercase characters, without building an intermediate `String`.
-    func bind(_ uuid: UUID, at index: Int32) {
+    func bind(_ uuid: UUID, at index: Int32) throws(StoreError) {
         let hex: StaticString = "0123456789abcdef"
         let source = uuid.uuid
         var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes ≥ 36
@@ -69,7 +72,7 @@ extension Statement {
                 }
             }
         }
-        withUnsafeBytes(of: &text) { bindText(UnsafeRawBufferPointer(rebasing: $0[0..<36]), at: index) }
+        try withUnsafeBytes(of: &text) { (raw) throws(StoreError) in try bindText(UnsafeRawBufferPointer(rebasing: raw[0..<36]), at: index) }
     }
 
     /// The value of `column` read as `type`; nil for NULL.

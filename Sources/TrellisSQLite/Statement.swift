@@ -69,10 +69,12 @@ final class Statement {
     }
 
     func failure(_ rc: Int32) -> StoreError {
+        let threadErrno = errno
         let code = sqlite3_extended_errcode(database)
         let message = String(cString: sqlite3_errmsg(database))
+        let systemErrno = SQLiteResult.systemErrno(database, threadErrno: threadErrno)
         sqlite3_reset(handle)
-        return SQLiteResult.error(code: code == SQLITE_OK ? rc : code, message: message, sql: sql)
+        return SQLiteResult.error(code: code == SQLITE_OK ? rc : code, message: message, sql: sql, systemErrno: systemErrno)
     }
 
     // MARK: - Binding
@@ -89,31 +91,52 @@ final class Statement {
     func bind(_ value: Double, at index: Int32) { sqlite3_bind_double(handle, index, value) }
 
     /// Binds `value` as TEXT with its exact UTF-8 length (NUL characters included).
+    /// - Throws: `StoreError` `.valueTooLarge` when the text is longer than the store's
+    ///   length limit (the value is never cut or replaced by NULL).
     @inline(__always)
-    func bind(_ value: String, at index: Int32) {
+    func bind(_ value: String, at index: Int32) throws(StoreError) {
         var value = value
-        value.withUTF8 { buffer in
-            _ = buffer.withMemoryRebound(to: CChar.self) {
-                trellis_bind_text_transient(handle, index, $0.baseAddress, Int32(clamping: $0.count))
+        let rc = value.withUTF8 { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { text in
+                guard let count = Int32(exactly: text.count) else { return SQLITE_TOOBIG }
+                return trellis_bind_text_transient(handle, index, text.baseAddress, count)
             }
         }
+        if rc != SQLITE_OK { throw bindFailure(rc, bytes: value.utf8.count, kind: "text") }
     }
 
     /// Binds `value` as a BLOB; an empty `Data` becomes a zero-length BLOB, not NULL.
-    func bind(_ value: Data, at index: Int32) {
+    /// - Throws: `StoreError` `.valueTooLarge` beyond the store's length limit.
+    func bind(_ value: Data, at index: Int32) throws(StoreError) {
         if value.isEmpty {
             sqlite3_bind_zeroblob(handle, index, 0)
             return
         }
-        value.withUnsafeBytes { buffer in
-            _ = trellis_bind_blob_transient(handle, index, buffer.baseAddress, Int32(clamping: buffer.count))
+        let rc = value.withUnsafeBytes { buffer in
+            guard let count = Int32(exactly: buffer.count) else { return SQLITE_TOOBIG }
+            return trellis_bind_blob_transient(handle, index, buffer.baseAddress, count)
         }
+        if rc != SQLITE_OK { throw bindFailure(rc, bytes: value.count, kind: "binary") }
     }
 
     /// Binds raw UTF-8 bytes as TEXT.
-    func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) {
-        _ = trellis_bind_text_transient(handle, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
-                                        Int32(clamping: bytes.count))
+    /// - Throws: `StoreError` `.valueTooLarge` beyond the store's length limit.
+    func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws(StoreError) {
+        guard let count = Int32(exactly: bytes.count) else { throw bindFailure(SQLITE_TOOBIG, bytes: bytes.count, kind: "text") }
+        let rc = trellis_bind_text_transient(handle, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), count)
+        if rc != SQLITE_OK { throw bindFailure(rc, bytes: bytes.count, kind: "text") }
+    }
+
+    /// The error for a failed text or blob bind: `SQLITE_TOOBIG` (longer than
+    /// `SQLITE_LIMIT_LENGTH`, https://sqlite.org/limits.html#max_length, or than 2³¹ − 1
+    /// bytes) names the size and the limit.
+    private func bindFailure(_ rc: Int32, bytes: Int, kind: String) -> StoreError {
+        guard rc == SQLITE_TOOBIG else {
+            return SQLiteResult.error(code: rc, message: String(cString: sqlite3_errstr(rc)), sql: sql)
+        }
+        let limit = sqlite3_limit(database, SQLITE_LIMIT_LENGTH, -1)
+        return StoreError(.valueTooLarge, message: "a \(kind) value of \(bytes) bytes is larger than the store's limit of \(limit) bytes",
+                          details: SQLiteResult.details(code: rc, sql: sql))
     }
 
     // MARK: - Columns

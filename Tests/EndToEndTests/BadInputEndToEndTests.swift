@@ -53,14 +53,40 @@ import Trellis
         #expect(!Self.exists("trellis.sqlite", in: directory))
     }
 
-    @Test func storeInADirectoryThatDoesNotExist() throws {
+    /// `--store` paths that cannot be a store file; `$DIR` stands for the workspace's absolute path.
+    static let impossibleStores: [(store: String, message: String)] = [
+        ("missing/trellis.sqlite", "missing/trellis.sqlite: cannot create the store: directory 'missing' does not exist"),
+        ("missing/deeper/trellis.sqlite", "missing/deeper/trellis.sqlite: cannot create the store: directory 'missing/deeper' does not exist"),
+        ("$DIR/missing/trellis.sqlite", "$DIR/missing/trellis.sqlite: cannot create the store: directory '$DIR/missing' does not exist"),
+        ("Examples/twitter/twitter.json/trellis.sqlite",
+         "Examples/twitter/twitter.json/trellis.sqlite: cannot create the store: 'Examples/twitter/twitter.json' is not a directory"),
+        // Without the check, SQLite created a file named 'missing'.
+        ("missing/", "missing/: not a store file: the path ends with '/'"),
+        ("Examples/", "Examples/: not a store file: the path ends with '/'"),
+    ]
+
+    @Test(arguments: impossibleStores)
+    func storeThatCannotBeCreatedIsAnErrorAndNothingIsCreated(_ store: String, _ message: String) throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
-        let result = try Self.importing(["Examples/twitter/twitter.json"], ["--store", "missing/trellis.sqlite"], in: directory)
+        let path = directory.url.path
+        let result = try Self.importing(["Examples/twitter/twitter.json"], ["--store", store.replacingOccurrences(of: "$DIR", with: path)],
+                                        in: directory)
         #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: missing/trellis.sqlite: cannot create the store: directory 'missing' does not exist\n"))
-        #expect(!Self.exists("missing", in: directory))
+            status: 1, stdout: "", stderr: "error: \(message.replacingOccurrences(of: "$DIR", with: path))\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["Examples"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/Examples").sorted() == ["twitter"])
+    }
+
+    @Test func exportFromAStoreInADirectoryThatDoesNotExist() throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        let result = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status", "--store", "missing/trellis.sqlite"],
+                                            in: directory.url)
+        #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: missing/trellis.sqlite: no such store\n"))
+        let slash = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status", "--store", "Examples/"], in: directory.url)
+        #expect(slash == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: Examples/: not a store file: the path ends with '/'\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["Examples"])
     }
 
     @Test func storeThatIsNotASQLiteDatabase() throws {
@@ -75,26 +101,72 @@ import Trellis
         #expect(try Data(contentsOf: notes) == text)
     }
 
+    /// `twitter.json` with every status's text made 16 kB long: about 1.6 MB to write.
+    static func writeLongTexts(to name: String, in directory: TemporaryDirectory) throws {
+        var payload = try JSONReader.parse(Data(contentsOf: directory.url.appendingPathComponent("Examples/twitter/twitter.json")))
+        let count = try #require(payload["statuses"]?.arrayValue?.count)
+        for i in 0..<count {
+            try JSONKeyPath(parsing: "statuses.\(i).text").set(.string(String(repeating: "changed ", count: 2000) + "\(i)"), in: &payload)
+        }
+        try Data(JSONWriter.bytes(for: payload)).write(to: directory.url.appendingPathComponent(name))
+    }
+
     @Test func readOnlyStore() throws {
+        let ways = ReadOnlyStore.available()
+        #expect(!ways.isEmpty, "no way to make a file read-only for this user here")
+        for way in ways {
+            let directory = try Self.workspace()
+            defer { directory.remove() }
+            #expect(try Self.importing(["Examples/twitter/twitter.json"], in: directory).status == 0)
+            let store = directory.url.appendingPathComponent("trellis.sqlite")
+            let exported = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status"], in: directory.url)
+            try Self.writeLongTexts(to: "changed.json", in: directory)
+            let before = try Data(contentsOf: store)
+            try way.protect(store)
+            defer { way.release(store) }
+            let result = try TrellisProcess.run(["import", "changed.json", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
+                                                in: directory.url, launcher: way.launcher)
+            #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: trellis.sqlite: the store is read-only\n"),
+                    "\(way)")
+            #expect(try Data(contentsOf: store) == before, "\(way)")
+            #expect(try SQLite.query(store, "PRAGMA integrity_check") == "ok", "\(way)")
+            // Reading a read-only store works.
+            let again = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status"], in: directory.url, launcher: way.launcher)
+            #expect(again == exported, "\(way)")
+        }
+    }
+
+    /// A file size limit (`ulimit -f`) makes SQLite's writes fail with `EFBIG` as a full disk
+    /// fails them with `ENOSPC`: the import fails, the store keeps exactly its content.
+    @Test func diskFullLeavesTheStoreAsItWas() throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
         #expect(try Self.importing(["Examples/twitter/twitter.json"], in: directory).status == 0)
         let store = directory.url.appendingPathComponent("trellis.sqlite")
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: store.path)
-        // Root ignores permissions: make the file immutable instead when possible.
-        var immutable = false
-        if getuid() == 0 {
-            immutable = (try? Self.chattr("+i", store)) == true
-            guard immutable else { return }  // no way to make a read-only file here
-        }
-        defer { if immutable { _ = try? Self.chattr("-i", store) } }
+        try Self.writeLongTexts(to: "changed.json", in: directory)
         let before = try Data(contentsOf: store)
-        var payload = try JSONReader.parse(Data(contentsOf: directory.url.appendingPathComponent("Examples/twitter/twitter.json")))
-        try JSONKeyPath(parsing: "statuses.0.text").set("changed", in: &payload)
-        try Data(JSONWriter.bytes(for: payload)).write(to: directory.url.appendingPathComponent("changed.json"))
-        let result = try Self.importing(["changed.json"], in: directory)
-        #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: trellis.sqlite: the store is read-only\n"))
+        // 100 KiB: the store's WAL cannot take the 1.6 MB of new text.
+        let result = try TrellisProcess.run(["import", "changed.json", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
+                                            in: directory.url, launcher: TrellisProcess.fileSizeLimit(blocks: 200))
+        #expect(result == TrellisProcess.Result(
+            status: 1, stdout: "", stderr: "error: trellis.sqlite: cannot write the store: disk I/O error: File too large\n"))
+        #expect(try SQLite.query(store, "PRAGMA integrity_check") == "ok")
         #expect(try Data(contentsOf: store) == before)
+        #expect(try SQLite.query(store, "SELECT count(*), sum(length(text)) FROM Status") == "115|13308")
+        // Without the limit the same import works.
+        #expect(try Self.importing(["changed.json"], in: directory).status == 0)
+        #expect(try SQLite.query(store, "SELECT count(*) FROM Status WHERE text LIKE 'changed changed %'") == "100")
+    }
+
+    @Test func diskFullWhileCreatingTheStoreCreatesNothing() throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        try Self.writeLongTexts(to: "changed.json", in: directory)
+        let result = try TrellisProcess.run(["import", "changed.json", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
+                                            in: directory.url, launcher: TrellisProcess.fileSizeLimit(blocks: 200))
+        #expect(result == TrellisProcess.Result(
+            status: 1, stdout: "", stderr: "error: trellis.sqlite: cannot write the store: disk I/O error: File too large\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["Examples", "changed.json"])
     }
 
     @Test func allFilesOfOneCommandAreOneTransaction() throws {
@@ -124,13 +196,72 @@ import Trellis
         #expect(real.status == 0, "\(real)")
         #expect(try SQLite.query(directory.url.appendingPathComponent("trellis.sqlite"), "SELECT count(*) FROM Status") == "115")
     }
+}
 
-    static func chattr(_ flag: String, _ url: URL) throws -> Bool {
+/// A way to make a store file read-only for the `trellis` child process.
+enum ReadOnlyStore: CustomStringConvertible {
+    /// `chmod 0444`: enough for anyone but root, who ignores permissions.
+    case permissions
+    /// The immutable attribute (`chattr +i`; root, on file systems that have it).
+    case immutable
+    /// Run the child as `nobody` (`setpriv`; root), who cannot write the root-owned file
+    /// or its directory.
+    case otherUser
+
+    var description: String {
+        switch self {
+        case .permissions: "permissions 0444"
+        case .immutable: "chattr +i"
+        case .otherUser: "setpriv to nobody"
+        }
+    }
+
+    /// The ways that work for this user on this machine (probed on a scratch file).
+    static func available() -> [ReadOnlyStore] {
+        guard getuid() == 0 else { return [.permissions] }
+        var ways: [ReadOnlyStore] = []
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-probe-\(UUID().uuidString)")
+        if FileManager.default.createFile(atPath: probe.path, contents: Data()) {
+            if run("chattr", ["+i", probe.path]) {
+                ways.append(.immutable)
+                _ = run("chattr", ["-i", probe.path])
+            }
+            try? FileManager.default.removeItem(at: probe)
+        }
+        if FileManager.default.isExecutableFile(atPath: setpriv) { ways.append(.otherUser) }
+        return ways
+    }
+
+    static let setpriv = "/usr/bin/setpriv"
+
+    /// How to launch the child (see ``TrellisProcess/run(_:in:input:launcher:standardOutput:)``).
+    var launcher: [String] {
+        self == .otherUser ? [ReadOnlyStore.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+    }
+
+    func protect(_ file: URL) throws {
+        switch self {
+        case .permissions: try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file.path)
+        case .immutable: try #require(ReadOnlyStore.run("chattr", ["+i", file.path]))
+        case .otherUser: break
+        }
+    }
+
+    func release(_ file: URL) {
+        switch self {
+        case .permissions: try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        case .immutable: _ = ReadOnlyStore.run("chattr", ["-i", file.path])
+        case .otherUser: break
+        }
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["chattr", flag, url.path]
+        process.arguments = [tool] + arguments
+        process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
     }

@@ -35,19 +35,40 @@ enum TrellisProcess {
     }
 
     /// Runs `trellis arguments…` in `directory`, feeding `input` on standard input.
-    static func run(_ arguments: [String], in directory: URL, input: Data? = nil) throws -> Result {
+    ///
+    /// `launcher`, when not empty, is a command that runs the binary: its first element is
+    /// the executable, the rest its arguments, followed by the binary's path and
+    /// `arguments` (`["/usr/bin/setpriv", "--reuid=65534", …]`, or ``fileSizeLimit(blocks:)``).
+    /// With `standardOutput`, the child writes its standard output to that file (for
+    /// outputs too large to hold in the test process) and `stdout` is empty.
+    static func run(_ arguments: [String], in directory: URL, input: Data? = nil, launcher: [String] = [],
+                    standardOutput: URL? = nil) throws -> Result {
         let binary = try #require(binary, "the trellis binary was not found; run `swift build` first")
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = launcher.dropFirst() + [binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = directory
         let out = Pipe()
         let err = Pipe()
         let inPipe = Pipe()
-        process.standardOutput = out
+        var outFile: FileHandle?
+        if let standardOutput {
+            _ = FileManager.default.createFile(atPath: standardOutput.path, contents: nil)
+            outFile = try FileHandle(forWritingTo: standardOutput)
+            process.standardOutput = outFile
+        } else {
+            process.standardOutput = out
+        }
+        defer { try? outFile?.close() }
         process.standardError = err
         process.standardInput = inPipe
         try process.run()
+        if outFile != nil { try out.fileHandleForWriting.close() }
         // Read both pipes concurrently so a full pipe never blocks the child.
         let group = DispatchGroup()
         let stderrBox = DataBox()
@@ -63,6 +84,13 @@ enum TrellisProcess {
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
                       stderr: String(decoding: stderrBox.data, as: UTF8.self))
+    }
+
+    /// A launcher (see ``run(_:in:input:launcher:standardOutput:)``) that runs the binary with a file size
+    /// limit of `blocks` × 512 bytes (`ulimit -f`, POSIX `sh`), ignoring `SIGXFSZ`, so a
+    /// write past the limit fails with `EFBIG` as on a full disk. Needs no privileges.
+    static func fileSizeLimit(blocks: Int) -> [String] {
+        ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f \(blocks) && exec \"$0\" \"$@\""]
     }
 
     // SAFETY: written once by the reader thread before `group.leave()`, read after `group.wait()`.

@@ -80,6 +80,22 @@ import Trellis
                  + #""userInfo"."identityAttributes": "id, name"; give it once, or the same value both ways"#),
         Case("identity element not a string", entities: #"[{"name": "A", "identityAttributes": [1]}]"#, .wrongType,
              "$.entities[0].identityAttributes[0]: expected an attribute name (a string), found the number 1"),
+        // Names are stored as Groot's comma/space separated annotation: "a, b" would become 'a' and 'b'.
+        Case("identity name with a comma", entities: #"[{"name": "A", "identityAttributes": ["id", "a, b"], "attributes": [{"name": "a, b", "type": "string"}]}]"#,
+             .invalidValue, #"$.entities[0].identityAttributes[1]: identity attribute name "a, b" cannot hold a comma or whitespace: "#
+                 + "the identityAttributes annotation separates names with them"),
+        Case("identity name with a space", entities: #"[{"name": "A", "identityAttributes": ["x; DROP TABLE y"]}]"#,
+             .invalidValue, #"$.entities[0].identityAttributes[0]: identity attribute name "x; DROP TABLE y" cannot hold a comma or "#
+                 + "whitespace: the identityAttributes annotation separates names with them"),
+        Case("empty identity name", entities: #"[{"name": "A", "identityAttributes": [""]}]"#,
+             .invalidValue, "$.entities[0].identityAttributes[0]: an identity attribute name cannot be empty"),
+        Case("control character in names", entities: #"[{"name": "A\u0000", "attributes": [{"name": "b\n", "type": "string"}], "#
+                 + #""relationships": [{"name": "", "destination": "A\u0000"}]}]"#, .invalidModel,
+             "invalid model (3 problems):\n"
+                 + "  $.entities[0].name: entity A\\u0000: the name contains the control character U+0000; names cannot hold control characters (U+0000–U+001F, U+007F)\n"
+                 + "  $.entities[0].attributes[0].name: entity A\\u0000, property b\\u000a: the name contains the control character U+000A; "
+                 + "names cannot hold control characters (U+0000–U+001F, U+007F)\n"
+                 + "  $.entities[0].relationships[0].name: entity A\\u0000, property : a property needs a name"),
         Case("unknown delete rule", entities: #"[{"name": "A", "relationships": [{"name": "r", "destination": "A", "deleteRule": "delete"}]}]"#,
              .invalidValue, "$.entities[0].relationships[0].deleteRule: unknown delete rule 'delete'; expected one of: "
                  + "nullify, cascade, deny, noAction"),

@@ -71,6 +71,38 @@ import Testing
         }
     }
 
+    @Test func namesWithQuotesSemicolonsSpacesAndKeywordsAreValid() throws {
+        let order = EntityDescription(
+            name: "Order",
+            attributes: ["select", "group", "a\"b", "x; DROP TABLE y", "it's", "a b.c"].map { AttributeDescription(name: $0, type: .string) },
+            relationships: [RelationshipDescription(name: "from", destinationEntity: "Order'); DROP TABLE \"Order\"; --")])
+        let other = EntityDescription(name: "Order'); DROP TABLE \"Order\"; --",
+                                      attributes: [AttributeDescription(name: "index", type: .integer64)], userInfo: ["identityAttributes": "index"])
+        let model = try ObjectModel(entities: [order, other])
+        #expect(model.entity(named: "Order")?.attributes.map(\.name) == ["select", "group", "a\"b", "x; DROP TABLE y", "it's", "a b.c"])
+        #expect(model.entity(named: "Order'); DROP TABLE \"Order\"; --")?.identityAttributes.map(\.name) == ["index"])
+    }
+
+    /// Control characters cannot be part of a name: SQLite identifiers end at U+0000, XML
+    /// cannot hold them, messages would be garbled. The messages show them escaped.
+    @Test func namesWithControlCharactersOrEmptyPropertyNamesAreRefused() throws {
+        let entities = [
+            EntityDescription(name: "T\u{0}x", attributes: [AttributeDescription(name: "a\u{1B}[31m", type: .string)]),
+            EntityDescription(name: "U", attributes: [AttributeDescription(name: "", type: .string), AttributeDescription(name: "tab\there", type: .string)],
+                              relationships: [RelationshipDescription(name: "del\u{7F}", destinationEntity: "U")]),
+        ]
+        let error = try #require(throws: ModelValidationError.self) { try ObjectModel(entities: entities) }
+        #expect(error.problems.map(\.code) == Array(repeating: .invalidName, count: 5))
+        #expect(error.description == """
+            invalid model (5 problems):
+              entity T\\u0000x: the name contains the control character U+0000; names cannot hold control characters (U+0000–U+001F, U+007F)
+              entity T\\u0000x, property a\\u001b[31m: the name contains the control character U+001B; names cannot hold control characters (U+0000–U+001F, U+007F)
+              entity U, property : a property needs a name
+              entity U, property tab\\u0009here: the name contains the control character U+0009; names cannot hold control characters (U+0000–U+001F, U+007F)
+              entity U, property del\\u007f: the name contains the control character U+007F; names cannot hold control characters (U+0000–U+001F, U+007F)
+            """)
+    }
+
     @Test func unknownEntityListsTheModelsEntities() throws {
         let model = try ObjectModel(entities: [Self.character(), Self.power])
         #expect(throws: ModelError.self) { try model.requireEntity("Hero") }

@@ -18,6 +18,10 @@ import Foundation
 ///
 /// Errors are ``JSONParseError``s whose `line` is the line in the whole input,
 /// `column` the column in that line, and ``JSONParseError/recordLine`` that line too.
+///
+/// Memory: as ``JSONArrayStream``, a buffer of `chunkSize` bytes that doubles while one
+/// line does not fit, plus the record handed out; ``parse(_:options:)-([UInt8],_)`` keeps
+/// every record.
 public final class JSONLinesReader {
     private let buffer: JSONStreamBuffer
     private var parser: JSONParser

@@ -4,6 +4,9 @@
 /// keeps its first position), which is how the reader implements RFC 8259's open
 /// question on duplicate names: **the last value wins**, at the first key's position.
 ///
+/// Keys are compared by their UTF-8 code units, as RFC 8259 §8.3 recommends, not by
+/// Swift's canonical equivalence: `"é"` (U+00E9) and `"e\u0301"` are two different keys.
+///
 ///     var user: JSONObject = ["id": 1, "name": "Ada"]
 ///     user["name"] = "Ada Lovelace"   // replaces, keeps position
 ///     user["email"] = nil             // removes (no-op when absent)
@@ -19,7 +22,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// The members, in order.
     public private(set) var members: [Member]
     /// key → position in `members`, kept only when `members.count > indexThreshold`.
-    private var index: [String: Int]?
+    private var index: [ExactKey: Int]?
 
     static let indexThreshold = 16
 
@@ -57,9 +60,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
             return
         }
         if parsedMembers.count > JSONObject.indexThreshold {
-            var map = [String: Int](minimumCapacity: parsedMembers.count)
+            var map = [ExactKey: Int](minimumCapacity: parsedMembers.count)
             var duplicate = false
-            for i in parsedMembers.indices where map.updateValue(i, forKey: parsedMembers[i].key) != nil {
+            for i in parsedMembers.indices where map.updateValue(i, forKey: ExactKey(parsedMembers[i].key)) != nil {
                 duplicate = true
                 break
             }
@@ -72,7 +75,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         for member in parsedMembers { append(key: member.key, value: member.value) }
     }
 
-    private init(members: [Member], index: [String: Int]?) {
+    private init(members: [Member], index: [ExactKey: Int]?) {
         self.members = members
         self.index = index
     }
@@ -93,8 +96,8 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// The position of `key` in ``members``, or nil.
     public func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        for i in members.indices where members[i].key == key { return i }
+        if let index { return index[ExactKey(key)] }
+        for i in members.indices where members[i].key.hasSameCodeUnits(as: key) { return i }
         return nil
     }
 
@@ -131,7 +134,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
         members.append((key, value))
         if index != nil {
-            index![key] = members.count - 1
+            index![ExactKey(key)] = members.count - 1
         } else if members.count > JSONObject.indexThreshold {
             rebuildIndex()
         }
@@ -185,8 +188,22 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
             index = nil
             return
         }
-        var map = [String: Int](minimumCapacity: members.count)
-        for (i, m) in members.enumerated() { map[m.key] = i }
+        var map = [ExactKey: Int](minimumCapacity: members.count)
+        for (i, m) in members.enumerated() { map[ExactKey(m.key)] = i }
         index = map
+    }
+
+    /// A key hashed and compared by its UTF-8 code units (`hasSameCodeUnits(as:)`), for the index.
+    struct ExactKey: Hashable {
+        let string: String
+
+        init(_ string: String) { self.string = string }
+
+        static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { lhs.string.hasSameCodeUnits(as: rhs.string) }
+
+        func hash(into hasher: inout Hasher) {
+            var copy = string  // withUTF8 makes the bytes contiguous (free for native strings)
+            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
     }
 }

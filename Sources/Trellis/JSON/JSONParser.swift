@@ -281,7 +281,7 @@ struct JSONParser: ~Copyable {
                 }
                 for j in 0..<i {
                     let b = prints[j]
-                    if a == b || a == 0 || b == 0, memberBase[i].key == memberBase[j].key {
+                    if a == b || a == 0 || b == 0, memberBase[i].key.hasSameCodeUnits(as: memberBase[j].key) {
                         unique = false
                         break search
                     }

@@ -21,6 +21,20 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object(JSONObject)
 
+    /// Structural equality (see the type's notes); strings compare by their UTF-8 code
+    /// units, so `"é"` precomposed and decomposed are different values.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a), .number(let b)): return a == b
+        case (.string(let a), .string(let b)): return a.hasSameCodeUnits(as: b)
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)): return a == b
+        default: return false
+        }
+    }
+
     // MARK: - Kinds
 
     /// The kind of a JSON value, as used in error messages ("expected a string, found an array").

@@ -6,6 +6,9 @@ import Foundation
 ///
 /// Values of different cases are never equal (`.integer(1) != .double(1)`); importers
 /// coerce JSON to the attribute's type first, so equal JSON inputs give equal values.
+/// Strings are equal when their UTF-8 code units are, as SQLite compares text: `"é"`
+/// precomposed (U+00E9) and decomposed ("e" U+0301) are two identities, and changing one
+/// into the other is a change that is written.
 public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
     case string(String)
     case integer(Int64)
@@ -17,6 +20,22 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
     case uuid(UUID)
     case uri(URL)
     case json(JSONValue)
+
+    public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.string(let a), .string(let b)): return a.hasSameCodeUnits(as: b)
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.decimal(let a), .decimal(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.date(let a), .date(let b)): return a == b
+        case (.binary(let a), .binary(let b)): return a == b
+        case (.uuid(let a), .uuid(let b)): return a == b
+        case (.uri(let a), .uri(let b)): return a == b
+        case (.json(let a), .json(let b)): return a == b
+        default: return false
+        }
+    }
 
     public var stringValue: String? { if case .string(let v) = self { return v }; return nil }
     public var integerValue: Int64? { if case .integer(let v) = self { return v }; return nil }

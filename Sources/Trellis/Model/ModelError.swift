@@ -37,10 +37,26 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `entity Character, property powers: message`.
+    /// `entity Character, property powers: message`. Control characters in the names are
+    /// shown as `\u0000` escapes.
     public var description: String {
-        if let property { return "entity \(entity), property \(property): \(message)" }
-        return "entity \(entity): \(message)"
+        if let property { return "entity \(ModelError.displayName(entity)), property \(ModelError.displayName(property)): \(message)" }
+        return "entity \(ModelError.displayName(entity)): \(message)"
+    }
+
+    /// `name` with each control character (U+0000–U+001F, U+007F) written `\u0000`.
+    static func displayName(_ name: String) -> String {
+        guard name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return name }
+        var out = ""
+        for scalar in name.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }
 

@@ -15,11 +15,30 @@ struct ModelResolver {
         return try copy.run()
     }
 
+    /// Names may hold any character but a control character (U+0000–U+001F, U+007F):
+    /// SQLite identifiers end at U+0000, XML 1.0 (Core Data models) cannot hold most of
+    /// them, and they would garble messages. Quotes, semicolons, spaces and SQL keywords
+    /// are fine (stores quote every identifier).
+    private mutating func checkName(_ name: String, entity: String, property: String?) {
+        guard let control = name.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return }
+        let code = String(control.value, radix: 16, uppercase: true)
+        problems.append(ModelError(.invalidName, entity: entity, property: property,
+                                   message: "the name contains the control character U+\(String(repeating: "0", count: 4 - code.count) + code); "
+                                       + "names cannot hold control characters (U+0000–U+001F, U+007F)"))
+    }
+
     private mutating func run() throws -> [String: ResolvedEntity] {
         var byName: [String: EntityDescription] = [:]
         for entity in entities {
             if entity.name.isEmpty {
                 problems.append(ModelError(.invalidName, entity: entity.name, property: nil, message: "an entity needs a name"))
+            }
+            checkName(entity.name, entity: entity.name, property: nil)
+            for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
+                if name.isEmpty {
+                    problems.append(ModelError(.invalidName, entity: entity.name, property: name, message: "a property needs a name"))
+                }
+                checkName(name, entity: entity.name, property: name)
             }
             if byName[entity.name] != nil {
                 problems.append(ModelError(.duplicateEntity, entity: entity.name, property: nil, message: "the entity is declared twice"))

@@ -65,6 +65,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unknownObject = Code(rawValue: "unknownObject")
         /// The database is locked by another writer beyond the busy timeout.
         public static let busy = Code(rawValue: "busy")
+        /// A write failed for lack of space: the disk or file system is full, or a quota or
+        /// file size limit (`ulimit -f`) was reached. The transaction was rolled back.
+        public static let diskFull = Code(rawValue: "diskFull")
+        /// A text or binary value (or a row) is larger than the store accepts (SQLite: the
+        /// length limit, 1,000,000,000 bytes unless configured lower).
+        public static let valueTooLarge = Code(rawValue: "valueTooLarge")
         /// Any other engine error.
         public static let engine = Code(rawValue: "engine")
 

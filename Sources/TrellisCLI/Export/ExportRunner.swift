@@ -19,6 +19,7 @@ struct ExportRunner {
             predicate = .equals(attribute: attribute.name, value: value)
         }
         let storeURL = environment.url(for: options.storePath)
+        try StoreLocation.checkFilePath(options.storePath)
         guard FileManager.default.fileExists(atPath: storeURL.path) else {
             throw CommandError(.store, "\(options.storePath): no such store")
         }

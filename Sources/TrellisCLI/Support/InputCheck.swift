@@ -18,14 +18,24 @@ enum InputCheck {
 /// Checks a store path can be opened or created, with a message naming what is wrong.
 enum StoreLocation {
     static func check(_ url: URL, path: String) throws {
+        try checkFilePath(path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
             if isDirectory.boolValue { throw CommandError(.store, "\(path): is a directory, not a store") }
             return
         }
         let parent = url.deletingLastPathComponent()
-        guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) else {
             throw CommandError(.store, "\(path): cannot create the store: directory '\(parent.relativePath)' does not exist")
         }
+        guard isDirectory.boolValue else {
+            throw CommandError(.store, "\(path): cannot create the store: '\(parent.relativePath)' is not a directory")
+        }
+    }
+
+    /// A store path ending with `/` names a directory; `URL` would drop the slash and SQLite
+    /// open or create a file named like the directory.
+    static func checkFilePath(_ path: String) throws {
+        if path.hasSuffix("/") { throw CommandError(.store, "\(path): not a store file: the path ends with '/'") }
     }
 }

@@ -14,13 +14,15 @@ enum StoreOpening {
         }
     }
 
-    /// `PATH: not a Trellis store: …`, `PATH: the store is read-only: …`, …
+    /// `PATH: not a Trellis store: …`, `PATH: the store is read-only`,
+    /// `PATH: cannot write the store: disk I/O error: File too large`, …
     static func commandError(_ error: StoreError, path: String) -> CommandError {
         switch error.code {
         case .notAStore: return CommandError(.store, "\(path): not a Trellis store: \(error.message)")
         case .readOnly: return CommandError(.store, "\(path): the store is read-only")
         case .incompatibleSchema: return CommandError(.store, "\(path): the store does not fit the model: \(error.message)")
         case .busy: return CommandError(.store, "\(path): the store is locked by another writer: \(error.message)")
+        case .diskFull: return CommandError(.store, "\(path): cannot write the store: \(error.message)")
         default: return CommandError(.store, "\(path): \(error)")
         }
     }

@@ -1,0 +1,21 @@
+import Foundation
+
+extension String {
+    /// Whether the two strings have the same UTF-8 code units: how JSON compares names
+    /// (RFC 8259 §8.3) and SQLite compares text, unlike Swift's `==`, which holds
+    /// canonically equivalent strings equal ("é" precomposed, U+00E9, and decomposed,
+    /// "e" U+0301). Equal code units imply `==`, so `hashValue` stays consistent.
+    /// - Complexity: O(n), a `memcmp` for native strings.
+    @inline(__always)
+    func hasSameCodeUnits(as other: String) -> Bool {
+        let x = utf8
+        let y = other.utf8
+        guard x.count == y.count else { return false }
+        if x.isEmpty { return true }
+        let fast: Bool?? = x.withContiguousStorageIfAvailable { p in
+            y.withContiguousStorageIfAvailable { q in memcmp(p.baseAddress!, q.baseAddress!, p.count) == 0 }
+        }
+        if let fast, let equal = fast { return equal }
+        return x.elementsEqual(y)
+    }
+}
