@@ -16,12 +16,15 @@ let package = Package(
         // The system SQLite library (Debian: libsqlite3-dev; `Scripts/install-dependencies.sh`).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // libxml2 (Debian: libxml2-dev), for Core Data model files.
+        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
         // The embedded SQLite store: schema from the model, migrations, batched lookups, upserts.
         .target(name: "TrellisSQLite", dependencies: ["Trellis", "CSQLite"], path: "Sources/TrellisSQLite"),
         // Commands as a library, testable in-process.
         .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite"], path: "Sources/TrellisCLI"),
         // The Trellis JSON model format (read and write), with declarative bindings.
-        .target(name: "TrellisModelFile", dependencies: ["Trellis"], path: "Sources/TrellisModelFile"),
+        .target(name: "TrellisModelFile", dependencies: ["Trellis", "CLibXML2"], path: "Sources/TrellisModelFile"),
         // `trellis`: @main only.
         .executableTarget(name: "trellis", dependencies: ["TrellisCLI"], path: "Sources/trellis"),
         // `trellis-bench`: the benchmark executable (run it with `-c release`).

@@ -163,7 +163,7 @@ import TrellisTestSupport
         try Data("<model>\n  <entity name=\"A\">\n</model>\n".utf8).write(to: version.appendingPathComponent("contents"))
         let result = trellis(arguments: ["model", "show", "Broken.xcdatamodel"], in: directory)
         #expect(result == CommandResult(status: 1, stdout: "",
-                                        stderr: "error: Broken.xcdatamodel/contents:3:9: the XML is not well-formed near '</model>'\n"))
+                                        stderr: "error: Broken.xcdatamodel/contents:3:9: Opening and ending tag mismatch: entity line 2 and model near '</model>'\n"))
     }
 
     @Test func badBindingsFileIsNamed() throws {
@@ -191,7 +191,7 @@ import TrellisTestSupport
         try Data("<model>\n  <entity name=\"A\">\n</model>\n".utf8).write(to: version.appendingPathComponent("contents"))
         let broken = trellis(arguments: ["schema", "--model", "Broken.xcdatamodel"], in: directory)
         #expect(broken == CommandResult(status: 1, stdout: "",
-                                        stderr: "error: Broken.xcdatamodel/contents:3:9: the XML is not well-formed near '</model>'\n"))
+                                        stderr: "error: Broken.xcdatamodel/contents:3:9: Opening and ending tag mismatch: entity line 2 and model near '</model>'\n"))
     }
 
     @Test func importExportAndSchemaTakeABindingsFile() {

@@ -1,7 +1,7 @@
 import Trellis
 
 /// A Core Data model that cannot be read or written: an unreadable file, malformed XML
-/// (with the line and column `XMLParser` reports), a bundle without the requested
+/// (with the line and column libxml2 reports), a bundle without the requested
 /// version, or a semantic problem naming the entity and property (an unknown attribute
 /// type, an unknown destination entity, an inverse that does not point back, …).
 ///

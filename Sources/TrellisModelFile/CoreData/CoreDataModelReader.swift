@@ -71,7 +71,8 @@ public enum CoreDataModelReader {
     ///   - data: the XML bytes.
     ///   - versionLabel: the model's ``ObjectModel/versionLabel`` when the XML's
     ///     `userDefinedModelVersionIdentifier` is empty.
-    /// - Throws: ``CoreDataModelError``; `.malformedXML` carries XMLParser's line and column.
+    /// - Throws: ``CoreDataModelError``; `.malformedXML` carries the line, column and reason of
+    ///   libxml2's first error (or of the first byte that is not UTF-8).
     public static func read(contents data: Data, versionLabel: String? = nil) throws -> CoreDataModel {
         let read = try parse(contents: data, defaultVersionLabel: versionLabel)
         return CoreDataModel(model: read.model, warnings: read.warnings, versionName: nil, versionNames: [])

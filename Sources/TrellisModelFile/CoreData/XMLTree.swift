@@ -1,11 +1,10 @@
+import CLibXML2
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// A small, immutable XML element tree: just what Core Data model files use (elements and
-/// attributes; text content is ignored). Built with `XMLParser` so syntax errors carry a
-/// line and column, and serialised deterministically (attributes in a given order).
+/// attributes; text content is ignored). Read with libxml2 so syntax errors carry a line,
+/// a column and libxml2's reason, and serialised deterministically (attributes in a given
+/// order).
 struct XMLTreeElement: Sendable, Hashable {
     /// One attribute; order is kept for writing.
     struct Attribute: Sendable, Hashable {
@@ -18,15 +17,12 @@ struct XMLTreeElement: Sendable, Hashable {
     var children: [XMLTreeElement]
     /// 1-based line of the element's start tag (0 for elements built in code).
     var line: Int
-    /// 1-based column where the parser reported the start tag.
-    var column: Int
 
-    init(name: String, attributes: [Attribute] = [], children: [XMLTreeElement] = [], line: Int = 0, column: Int = 0) {
+    init(name: String, attributes: [Attribute] = [], children: [XMLTreeElement] = [], line: Int = 0) {
         self.name = name
         self.attributes = attributes
         self.children = children
         self.line = line
-        self.column = column
     }
 
     // MARK: - Lookup
@@ -106,9 +102,9 @@ struct XMLTreeElement: Sendable, Hashable {
     }
 }
 
-/// Parses XML text into an ``XMLTreeElement`` (the document element).
+/// Parses XML text into an ``XMLTreeElement`` (the document element), with libxml2.
 enum XMLTreeParser {
-    /// A syntax error: where `XMLParser` stopped, and why.
+    /// A syntax error: where libxml2 stopped, and why.
     struct SyntaxError: Error, Sendable {
         var line: Int
         var column: Int
@@ -117,39 +113,125 @@ enum XMLTreeParser {
 
     /// The deepest element nesting accepted. Core Data models nest five levels
     /// (`model/entity/attribute/userInfo/entry`); the limit keeps the recursive tree
-    /// operations (writing, copying, destruction) far from the stack's end.
+    /// operations (building, writing, copying, destruction) far from the stack's end.
     static let maximumDepth = 64
 
-    /// - Throws: ``SyntaxError`` with XMLParser's line and column when the text is not
-    ///   well-formed XML (or has no document element, or content after it). The message
-    ///   quotes the line concerned (XMLParser on Linux reports no reason worth showing).
+    /// libxml2's options: no network access and no messages on stderr. External entities
+    /// are not loaded (no `XML_PARSE_NOENT`/`XML_PARSE_DTDLOAD`) and libxml2's own limits
+    /// on depth and entity expansion stay on (no `XML_PARSE_HUGE`).
+    private static let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+
+    /// - Throws: ``SyntaxError`` with line, column and libxml2's reason when the text is
+    ///   not UTF-8 or not well-formed XML (no document element, content after it, tags
+    ///   that do not match, …), or nests elements deeper than ``maximumDepth``.
     static func parse(_ data: Data) throws -> XMLTreeElement {
-        // FoundationXML traps on element and attribute names that are not UTF-8 (found by
-        // Fuzz/coredata-model), so bytes that are not UTF-8 never reach XMLParser. Xcode
-        // writes model files in UTF-8, the XML default (XML 1.0 §4.3.3).
+        // Xcode writes model files in UTF-8, the XML default (XML 1.0 §4.3.3); other bytes
+        // are refused here, with their position, whatever the declaration says.
         if let offset = firstInvalidUTF8Offset(data) {
             let (line, column) = lineAndColumn(of: offset, in: data)
             throw SyntaxError(line: line, column: column,
                               message: "invalid UTF-8 at byte \(offset) (a model file is UTF-8 text, as Xcode writes it)")
         }
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = false
-        parser.shouldResolveExternalEntities = false
-        let builder = Builder()
-        parser.delegate = builder
-        let ok = parser.parse()
-        if let message = builder.abortReason {
-            throw SyntaxError(line: builder.errorLine ?? 1, column: builder.errorColumn ?? 1, message: message)
+        guard !data.isEmpty else { throw SyntaxError(line: 1, column: 1, message: "the document has no root element") }
+        guard data.count <= Int(Int32.max) else {
+            throw SyntaxError(line: 1, column: 1, message: "the document is larger than 2 GB")
         }
-        guard ok, let root = builder.root else {
-            let line = max(builder.errorLine ?? parser.lineNumber, 1)
-            let column = max(builder.errorColumn ?? parser.columnNumber, 1)
-            if builder.root == nil, builder.stack.isEmpty, builder.error == nil, parser.parserError == nil || data.isEmpty {
-                throw SyntaxError(line: line, column: column, message: "the document has no root element")
+        guard let context = xmlNewParserCtxt() else {
+            throw SyntaxError(line: 1, column: 1, message: "libxml2 could not allocate a parser")
+        }
+        defer { xmlFreeParserCtxt(context) }
+        // libxml2 goes on after the first well-formedness error and keeps only the last;
+        // the first is the one that explains the others, so collect it.
+        let firstError = FirstError(data: data)
+        context.pointee._private = Unmanaged.passUnretained(firstError).toOpaque()
+        context.pointee.sax.pointee.serror = { userData, error in
+            guard let context = userData?.assumingMemoryBound(to: xmlParserCtxt.self),
+                  let box = context.pointee._private, let error else { return }
+            Unmanaged<FirstError>.fromOpaque(box).takeUnretainedValue().record(error)
+        }
+        let document = withExtendedLifetime(firstError) {
+            data.withUnsafeBytes { bytes in
+                xmlCtxtReadMemory(context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+                                  nil, "UTF-8", options)
             }
-            throw SyntaxError(line: line, column: column, message: "the XML is not well-formed" + excerpt(of: data, line: line))
         }
-        return root
+        defer { if let document { xmlFreeDoc(document) } }
+        guard let document, context.pointee.wellFormed != 0 else {
+            throw firstError.syntaxError ?? syntaxError(xmlCtxtGetLastError(context), in: data)
+        }
+        guard let root = xmlDocGetRootElement(document) else {
+            throw SyntaxError(line: 1, column: 1, message: "the document has no root element")
+        }
+        return try element(root, depth: 1)
+    }
+
+    /// The tree below `node` (an element), attributes sorted by name for a stable order.
+    private static func element(_ node: xmlNodePtr, depth: Int) throws -> XMLTreeElement {
+        let line = Int(xmlGetLineNo(node))
+        if depth > maximumDepth {
+            throw SyntaxError(line: max(line, 1), column: 1,
+                              message: "elements are nested deeper than \(maximumDepth) levels")
+        }
+        var attributes: [XMLTreeElement.Attribute] = []
+        var attribute = node.pointee.properties
+        while let current = attribute {
+            let value = xmlNodeListGetString(node.pointee.doc, current.pointee.children, 1)
+            attributes.append(XMLTreeElement.Attribute(name: text(current.pointee.name), value: text(value)))
+            trellis_xml_free(value)
+            attribute = current.pointee.next
+        }
+        attributes.sort { $0.name < $1.name }
+        var children: [XMLTreeElement] = []
+        var child = node.pointee.children
+        while let current = child {
+            if current.pointee.type == XML_ELEMENT_NODE {
+                children.append(try element(current, depth: depth + 1))
+            }
+            child = current.pointee.next
+        }
+        return XMLTreeElement(name: text(node.pointee.name), attributes: attributes, children: children, line: line)
+    }
+
+    /// libxml2's text (UTF-8, NUL-terminated) as a String; "" for NULL.
+    private static func text(_ pointer: UnsafePointer<xmlChar>?) -> String {
+        guard let pointer else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: strlen(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))), as: UTF8.self)
+    }
+
+    private static func text(_ pointer: UnsafeMutablePointer<xmlChar>?) -> String {
+        text(UnsafePointer(pointer))
+    }
+
+    /// The first error libxml2 reports during one parse (on one thread).
+    private final class FirstError {
+        var syntaxError: SyntaxError?
+        let data: Data
+
+        init(data: Data) { self.data = data }
+
+        func record(_ error: UnsafePointer<xmlError>) {
+            guard syntaxError == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+            syntaxError = XMLTreeParser.syntaxError(error, in: data)
+        }
+    }
+
+    /// libxml2's error as a ``SyntaxError``: its line and column (libxml2 counts
+    /// columns from 1, in bytes) and its message, with the line's text.
+    private static func syntaxError(_ error: UnsafePointer<xmlError>?, in data: Data) -> SyntaxError {
+        guard let error, error.pointee.code != 0 else {
+            return SyntaxError(line: 1, column: 1, message: "the XML is not well-formed")
+        }
+        let line = max(Int(error.pointee.line), 1)
+        let column = max(Int(error.pointee.int2), 1)
+        var reason = error.pointee.message.map { String(cString: $0) } ?? "the XML is not well-formed"
+        reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        if error.pointee.code == Int32(XML_ERR_DOCUMENT_EMPTY.rawValue) {
+            return SyntaxError(line: line, column: column, message: "the document has no root element")
+        }
+        if reason.hasPrefix("Excessive depth in document") {  // libxml2's own limit, 256 levels
+            return SyntaxError(line: line, column: column, message: "elements are nested deeper than \(maximumDepth) levels")
+        }
+        return SyntaxError(line: line, column: column, message: reason + excerpt(of: data, line: line))
     }
 
     /// The offset of the first byte that does not belong to well-formed UTF-8 (RFC 3629:
@@ -186,57 +268,5 @@ enum XMLTreeParser {
         let trimmed = lines[line - 1].trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return "" }
         return " near '\(trimmed.count > 60 ? trimmed.prefix(60) + "…" : trimmed)'"
-    }
-
-    /// Collects elements; text is ignored.
-    // Not Sendable: used by one parse on one thread, then dropped.
-    private final class Builder: NSObject, XMLParserDelegate {
-        var stack: [XMLTreeElement] = []
-        var root: XMLTreeElement?
-        var error: (any Error)?
-        var errorLine: Int?
-        var errorColumn: Int?
-        /// Why the builder stopped the parse (too deep, or a second top-level element).
-        var abortReason: String?
-
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
-            if stack.count >= XMLTreeParser.maximumDepth {
-                abortReason = "elements are nested deeper than \(XMLTreeParser.maximumDepth) levels"
-                errorLine = parser.lineNumber
-                errorColumn = parser.columnNumber
-                parser.abortParsing()
-                return
-            }
-            if stack.isEmpty, root != nil {
-                abortReason = "content after the root element: <\(elementName)>"
-                errorLine = parser.lineNumber
-                errorColumn = parser.columnNumber
-                parser.abortParsing()
-                return
-            }
-            // XMLParser hands attributes over as a dictionary; sort them for a stable order.
-            let attributes = attributeDict.keys.sorted().map { XMLTreeElement.Attribute(name: $0, value: attributeDict[$0] ?? "") }
-            stack.append(XMLTreeElement(name: elementName, attributes: attributes, line: parser.lineNumber,
-                                        column: parser.columnNumber))
-        }
-
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?) {
-            guard let element = stack.popLast() else { return }
-            if stack.isEmpty {
-                root = element
-            } else {
-                stack[stack.count - 1].children.append(element)
-            }
-        }
-
-        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-            if error == nil {
-                error = parseError
-                errorLine = parser.lineNumber
-                errorColumn = parser.columnNumber
-            }
-        }
     }
 }
