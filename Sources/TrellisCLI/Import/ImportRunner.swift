@@ -45,7 +45,8 @@ struct ImportRunner {
             if options.dryRun && !existed {
                 store = InMemoryStore(model: file.model)
             } else {
-                store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model)
+                store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model,
+                                              busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
             }
             var source = ChainedImportSource(readers: readers, progress: progress)
             var importOptions = ImportOptions()
@@ -58,7 +59,7 @@ struct ImportRunner {
             } catch let error as ImportError {
                 throw CommandError(.importFailed, "\(source.locate(error.path)): \(error.message)")
             } catch let error as StoreError {
-                throw StoreOpening.commandError(error, path: options.storePath)
+                throw StoreOpening.commandError(error, path: options.storePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
             }
         } catch {
             if !existed { StoreOpening.removeStoreFiles(at: storeURL) }
