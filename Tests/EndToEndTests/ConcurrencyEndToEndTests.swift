@@ -5,7 +5,8 @@ import TrellisModelFile
 import TrellisSQLite
 
 /// Several `trellis` processes on one store at once (issue 7, concurrent writers and
-/// readers): an import waits for another's write lock.
+/// readers): imports wait for each other's write lock and merge by identity (no duplicate
+/// identities, no lost updates), and a failed import never takes another's store with it.
 @Suite struct ConcurrencyEndToEndTests {
     static func workspace() throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory()
@@ -19,6 +20,14 @@ import TrellisSQLite
 
     static func write(_ data: Data, _ name: String, in directory: TemporaryDirectory) throws {
         try data.write(to: directory.url.appendingPathComponent(name))
+    }
+
+    /// Files SQLite or Trellis left next to the store (hidden staging files, `-wal`, `-shm`);
+    /// check before reading the store with `sqlite3`, whose read-only connection leaves
+    /// `-wal` and `-shm` files behind.
+    static func leftovers(in directory: TemporaryDirectory) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+            .filter { $0.hasPrefix(".") || $0.hasSuffix("-wal") || $0.hasSuffix("-shm") || $0.hasSuffix("-journal") }
     }
 
     // MARK: - Waiting for the write lock
@@ -69,5 +78,91 @@ import TrellisSQLite
             stderr: "error: trellis.sqlite: the store is locked by another writer (gave up after 0.5 s; see --busy-timeout): "
                 + "database is locked\n"))
         #expect(try RecordsWorkload.state(of: storeURL) == RecordsWorkload.expectedState(count: 100, version: 1))
+    }
+
+    // MARK: - Two writers
+
+    /// Two imports started together on one store: A writes `v002` into records 0..<70 000, B
+    /// writes `v003` into 30 000..<100 000. Both succeed, one after the other (whichever took
+    /// the write lock first); the store then has each record once, A's records at A's
+    /// version, B's at B's, and the 40 000 records both wrote all at the version of the import
+    /// that committed last, which found them stored and counted them as updated.
+    @Test(arguments: [false, true]) func overlappingImportsBothApply(intoNewStore: Bool) throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        let workload = RecordsWorkload(capacity: 100_001)
+        let storeURL = directory.url.appendingPathComponent("trellis.sqlite")
+        if !intoNewStore {
+            try Self.write(workload.payload(0..<10, version: 1), "base.json", in: directory)
+            #expect(try TrellisProcess.run(Self.importArguments("base.json"), in: directory.url).status == 0)
+        }
+        try Self.write(workload.payload(0..<70_000, version: 2), "a.json", in: directory)
+        try Self.write(workload.payload(30_000..<100_000, version: 3), "b.json", in: directory)
+        let a = try TrellisProcess.start(Self.importArguments("a.json"), in: directory.url)
+        let b = try TrellisProcess.start(Self.importArguments("b.json"), in: directory.url)
+        let resultA = a.wait()
+        let resultB = b.wait()
+        try #require(resultA.status == 0 && resultA.stderr == "", "\(resultA)")
+        try #require(resultB.status == 0 && resultB.stderr == "", "\(resultB)")
+        // Before sqlite3 opens the store (a read-only connection leaves -wal and -shm files).
+        #expect(try Self.leftovers(in: directory) == [])
+
+        #expect(try SQLite.query(storeURL, #"SELECT count(*), count(DISTINCT "id"), min("id"), max("id") FROM "Record""#)
+                == "100000|100000|0|99999")
+        let overlap = try SQLite.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" BETWEEN 30000 AND 69999 GROUP BY 1"#)
+        #expect(overlap == "v002|40000" || overlap == "v003|40000", "the records both imports wrote: \(overlap)")
+        let aLast = overlap.hasPrefix("v002")
+        let last = aLast ? "v002" : "v003"
+        #expect(try SQLite.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" < 30000 GROUP BY 1"#) == "v002|30000")
+        #expect(try SQLite.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" >= 70000 GROUP BY 1"#) == "v003|30000")
+        #expect(try SQLite.query(storeURL, #"SELECT "version", count(*) FROM "Category" GROUP BY 1"#) == "\(last)|10")
+        #expect(try SQLite.query(storeURL, #"""
+            SELECT count(*) FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
+            WHERE c."id" = r."id" % 10 AND r."name" = 'record ' || r."id" AND r."score" = r."id" * 7
+            """#) == "100000")
+
+        // Each import found exactly what the other had committed before it.
+        let (first, second) = aLast ? (resultB, resultA) : (resultA, resultB)
+        let base = intoNewStore ? 0 : 10
+        let categories = intoNewStore ? "Category 10 0 0 0" : "Category 0 10 0 0"
+        if aLast {
+            #expect(RecordsWorkload.counts(inReport: first.stdout) == "Record 70000 0 0 0, \(categories)")
+            #expect(RecordsWorkload.counts(inReport: second.stdout) == "Record \(30_000 - base) \(40_000 + base) 0 0, Category 0 10 0 0")
+        } else {
+            #expect(RecordsWorkload.counts(inReport: first.stdout) == "Record \(70_000 - base) \(base) 0 0, \(categories)")
+            #expect(RecordsWorkload.counts(inReport: second.stdout) == "Record 30000 40000 0 0, Category 0 10 0 0")
+        }
+        #expect(try SQLite.query(storeURL, "PRAGMA integrity_check") == "ok")
+    }
+
+    /// An import that fails must not delete a store that another import created and wrote
+    /// while it ran. (It did: the failing import had created the file, so it removed it, with
+    /// the other import's committed records; the other process went on writing into the
+    /// deleted file and reported success.)
+    @Test func failedImportKeepsTheStoreAnotherImportWrote() throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        let workload = RecordsWorkload(capacity: 100_001)
+        var bad = workload.payload(0..<100_000, version: 2)
+        bad.removeLast(2)  // "]\n"
+        bad.append(contentsOf: ",\n{\"id\":100000,\"score\":\"many\"}]\n".utf8)
+        try Self.write(bad, "bad.json", in: directory)
+        try Self.write(workload.payload(0..<1_000, version: 1), "good.json", in: directory)
+
+        // The failing import runs first; the good one starts once the failing one has begun writing.
+        let failing = try TrellisProcess.start(Self.importArguments("bad.json"), in: directory.url)
+        while failing.isRunning, (failing.bytesWritten ?? 0) < 64 << 10 { usleep(1_000) }
+        let good = try TrellisProcess.start(Self.importArguments("good.json"), in: directory.url)
+        let goodResult = good.wait()
+        let failingResult = failing.wait()
+        #expect(failingResult == TrellisProcess.Result(
+            status: 1, stdout: "",
+            stderr: "error: bad.json: $[100000].score: cannot store \"many\" in Record.score (integer64): not a decimal number\n"))
+        #expect(goodResult.status == 0 && goodResult.stderr == "", "\(goodResult)")
+        #expect(RecordsWorkload.counts(inReport: goodResult.stdout) == "Record 1000 0 0 0, Category 10 0 0 0")
+        let storeURL = directory.url.appendingPathComponent("trellis.sqlite")
+        try #require(FileManager.default.fileExists(atPath: storeURL.path), "the store the good import wrote is gone")
+        #expect(try Self.leftovers(in: directory) == [])
+        #expect(try RecordsWorkload.state(of: storeURL) == RecordsWorkload.expectedState(count: 1_000, version: 1))
     }
 }

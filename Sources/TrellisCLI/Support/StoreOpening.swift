@@ -56,11 +56,4 @@ enum StoreOpening {
     static func seconds(_ milliseconds: Int) -> String {
         milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
     }
-
-    /// Removes a store file this command created (and SQLite's `-wal`, `-shm` and `-journal` files).
-    static func removeStoreFiles(at url: URL) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            try? FileManager.default.removeItem(atPath: url.path + suffix)
-        }
-    }
 }
