@@ -6,7 +6,8 @@ import TrellisSQLite
 
 /// Several `trellis` processes on one store at once (issue 7, concurrent writers and
 /// readers): imports wait for each other's write lock and merge by identity (no duplicate
-/// identities, no lost updates), and a failed import never takes another's store with it.
+/// identities, no lost updates), a failed import never takes another's store with it, and an
+/// export sees one committed state.
 @Suite struct ConcurrencyEndToEndTests {
     static func workspace() throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory()
@@ -164,5 +165,56 @@ import TrellisSQLite
         try #require(FileManager.default.fileExists(atPath: storeURL.path), "the store the good import wrote is gone")
         #expect(try Self.leftovers(in: directory) == [])
         #expect(try RecordsWorkload.state(of: storeURL) == RecordsWorkload.expectedState(count: 1_000, version: 1))
+    }
+
+    // MARK: - A reader during a write
+
+    /// `trellis export --relationships nested` run again and again while an import rewrites
+    /// every record and category: each export is exactly the state before the import (20 000
+    /// records at `v001`) or after it (20 100 at `v002`), records and nested categories alike.
+    @Test func exportDuringAnImportSeesOneCommittedState() throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        let workload = RecordsWorkload(capacity: 20_101)
+        try Self.write(workload.payload(0..<20_000, version: 1), "v1.json", in: directory)
+        try Self.write(workload.payload(0..<20_100, version: 2), "v2.json", in: directory)
+        #expect(try TrellisProcess.run(Self.importArguments("v1.json"), in: directory.url).status == 0)
+        let exportArguments = ["export", "--model", "model.json", "--entity", "Record", "--relationships", "nested"]
+
+        let importing = try TrellisProcess.start(Self.importArguments("v2.json"), in: directory.url)
+        var seen: [String] = []
+        var exportsDuringImport = 0
+        repeat {
+            let startedDuringImport = importing.isRunning
+            let export = try TrellisProcess.run(exportArguments, in: directory.url)
+            try #require(export.status == 0 && export.stderr == "", "\(export)")
+            let state = try Self.versions(inExport: export.stdout)
+            #expect(state == "20000 records at v001" || state == "20100 records at v002", "\(state)")
+            if startedDuringImport {
+                exportsDuringImport += 1
+                seen.append(state)
+            }
+        } while importing.isRunning
+        let result = importing.wait()
+        #expect(result.status == 0, "\(result)")
+        #expect(exportsDuringImport >= 1)
+        let after = try TrellisProcess.run(exportArguments, in: directory.url)
+        #expect(try Self.versions(inExport: after.stdout) == "20100 records at v002")
+        print("export during import: \(exportsDuringImport) exports overlapped the import, seeing \(seen)")
+    }
+
+    /// `N records at vK` when every record and its nested category have version `vK`; else
+    /// every version seen.
+    static func versions(inExport text: String) throws -> String {
+        guard case .array(let records) = try JSONReader.parse(text) else { return "not an array" }
+        var versions: Set<String> = []
+        for record in records {
+            versions.insert(record["version"]?.stringValue ?? "none")
+            versions.insert(record["category"]?["version"]?.stringValue ?? "none")
+        }
+        guard versions.count == 1, let version = versions.first else {
+            return "\(records.count) records mixing \(versions.sorted())"
+        }
+        return "\(records.count) records at \(version)"
     }
 }

@@ -30,7 +30,9 @@ struct ExportRunner {
         let exporter = ObjectExporter(context: context, options: exportOptions)
         let json: JSONValue
         do {
-            json = try exporter.json(for: try context.fetch(entity.name, matching: predicate))
+            // One read transaction: the objects and every related object come from one
+            // committed state, also while an import commits.
+            json = try context.read { try exporter.json(for: try context.fetch(entity.name, matching: predicate)) }
         } catch let error as StoreError {
             throw StoreOpening.commandError(error, path: options.storePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         } catch let error as ExportError {
