@@ -188,6 +188,62 @@ import Trellis
         let after = try later.read { try Self.signature(of: later.fetch("Record")) }
         #expect(after == "100 A:v2 O:- B:- C:v2")
     }
+
+    /// A context that holds objects it read before another context changed them still
+    /// applies its import wholly: the import compares its payload with the stored rows, not
+    /// with what the context read earlier. (It compared with the stale objects: record 1
+    /// came out "unchanged" and kept the other import's version and category, so the store
+    /// held records of both imports.)
+    @Test func importRereadsObjectsTheContextReadBeforeAnotherCommit() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("records.sqlite")
+        let model = try Self.recordsModel()
+        let mine = ObjectContext(store: try SQLiteStore(path: path, model: model))
+        let other = ObjectContext(store: try SQLiteStore(path: path, model: model))
+        _ = try mine.importObjects(from: Self.payload(0..<3, version: "a"), entity: "Record")
+        let held = try #require(try mine.fetch("Record", id: .integer(1)))
+        #expect(try held.destination(forKey: "category")?["id"] == .integer(1))
+        _ = try other.importObjects(from: [
+            ["id": 1, "version": "b", "category": ["id": 5, "version": "b"]],
+            ["id": 2, "version": "b", "category": ["id": 2, "version": "b"]],
+        ], entity: "Record")
+
+        let report = try mine.importObjects(from: Self.payload(0..<3, version: "a"), entity: "Record")
+        #expect(report.counts(for: "Record") == ImportReport.Counts(updated: 2, unchanged: 1))
+        #expect(report.counts(for: "Category") == ImportReport.Counts(updated: 1, unchanged: 2))
+        let store = try SQLiteStore(path: path, model: model)
+        #expect(try store.rows(#"""
+            SELECT r."id", r."version", c."id", c."version" FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
+            ORDER BY r."id"
+            """#) == [["0", "a", "0", "a"], ["1", "a", "1", "a"], ["2", "a", "2", "a"]])
+        #expect(try store.rows(#"SELECT "id", "version" FROM "Category" ORDER BY 1"#)
+                == [["0", "a"], ["1", "a"], ["2", "a"], ["5", "b"]])
+        // The held object was updated in place.
+        #expect(held["version"] == .string("a"))
+        #expect(try held.destination(forKey: "category")?["id"] == .integer(1))
+    }
+
+    /// An object the context holds that another context deleted meanwhile is imported as a
+    /// new object. (The import updated the held object in place and failed: "cannot update
+    /// Record/2: no such object in the store".)
+    @Test func importRecreatesAnObjectAnotherContextDeleted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("records.sqlite")
+        let model = try Self.recordsModel()
+        let mine = ObjectContext(store: try SQLiteStore(path: path, model: model))
+        let other = ObjectContext(store: try SQLiteStore(path: path, model: model))
+        _ = try mine.importObjects(from: Self.payload(0..<3, version: "a"), entity: "Record")
+        _ = try #require(try mine.fetch("Record", id: .integer(1)))
+        try other.delete(try #require(try other.fetch("Record", id: .integer(1))))
+        try other.save()
+
+        let report = try mine.importObjects(from: Self.payload(0..<3, version: "b"), entity: "Record")
+        #expect(report.counts(for: "Record") == ImportReport.Counts(inserted: 1, updated: 2))
+        let store = try SQLiteStore(path: path, model: model)
+        #expect(try store.rows(#"SELECT "id", "version" FROM "Record" ORDER BY 1"#) == [["0", "b"], ["1", "b"], ["2", "b"]])
+    }
 }
 
 /// Results written by the test's threads.
