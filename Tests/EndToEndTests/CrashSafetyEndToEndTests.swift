@@ -185,9 +185,15 @@ import Testing
             kills += 1
             #expect(outcome.result.stdout == "" && outcome.result.stderr == "", "\(note): \(outcome.result)")
             let landed: String
+            // By the bytes written when killed, against the reference import's WAL size.
             if state == applied {
                 committed = (count, version)
-                landed = outcome.bytesWritten <= wal ? "in the commit window, all of it" : "after the commit, all of it"
+                if outcome.bytesWritten <= wal {
+                    landed = "in the commit window, all of it"
+                    inCommitWindow += 1
+                } else {
+                    landed = "after the commit, all of it"
+                }
             } else if outcome.bytesWritten < Self.startedWriting {
                 landed = "before writing, none of it"
             } else if outcome.bytesWritten < wal - Self.commitWindow {
@@ -195,8 +201,8 @@ import Testing
                 midImport += 1
             } else {
                 landed = "in the commit window, none of it"
+                inCommitWindow += 1
             }
-            if outcome.bytesWritten >= wal - Self.commitWindow && outcome.bytesWritten <= wal { inCommitWindow += 1 }
             tally[landed, default: 0] += 1
             // The store opens normally and Trellis reads the same state.
             let last = try TrellisProcess.run(Self.exportArguments(where: "id=\(count - 1)"), in: directory.url)
@@ -225,8 +231,8 @@ import Testing
         let summary = tally.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         print("""
             crash safety, \(seedNote): \(kills) kills of trellis import (\(Self.baseCount + Self.growth)…\(finalCount) records), \
-            \(completed) imports completed before their kill; a full import took \(Self.seconds(duration)), its WAL grew to \(wal) bytes; \
-            landed: \(summary); \(inCommitWindow) with \(wal - Self.commitWindow)…\(wal) bytes written (the commit window)
+            \(completed) finished before their kill came (replaced by mid-import kills); a full import took \(Self.seconds(duration)), its WAL grew to \(wal) bytes; \
+            landed: \(summary) (the commit window: from \(wal - Self.commitWindow) bytes written until the commit completed)
             """)
         #expect(kills >= 20, "only \(kills) kills; \(seedNote)")
         #expect(midImport >= 1, "no kill landed mid-import; \(seedNote); \(summary)")
