@@ -93,6 +93,70 @@ enum TrellisProcess {
         ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f \(blocks) && exec \"$0\" \"$@\""]
     }
 
+    /// Starts `trellis arguments…` in `directory` without waiting for it; standard output
+    /// and standard error go to temporary files (read by ``Running/wait()``), standard
+    /// input is empty.
+    static func start(_ arguments: [String], in directory: URL) throws -> Running {
+        let binary = try #require(binary, "the trellis binary was not found; run `swift build` first")
+        return try Running(binary: binary, arguments: arguments, directory: directory)
+    }
+
+    /// A `trellis` child process started by ``start(_:in:)``.
+    final class Running {
+        let process = Process()
+        private let stdoutURL: URL
+        private let stderrURL: URL
+
+        fileprivate init(binary: URL, arguments: [String], directory: URL) throws {
+            let name = "trellis-e2e-output-\(UUID().uuidString)"
+            stdoutURL = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).stdout")
+            stderrURL = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).stderr")
+            _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+            process.executableURL = binary
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+            process.standardError = try FileHandle(forWritingTo: stderrURL)
+            try process.run()
+        }
+
+        var processIdentifier: Int32 { process.processIdentifier }
+        var isRunning: Bool { process.isRunning }
+
+        /// Sends SIGKILL: the process ends at once, without running any code of its own.
+        func kill() {
+            _ = Foundation.kill(process.processIdentifier, SIGKILL)
+        }
+
+        /// Bytes the process has passed to `write(2)` and its kin so far (`wchar` in
+        /// `/proc/PID/io`, Linux); nil once it has exited or where there is no such file.
+        var bytesWritten: Int? {
+            guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/io", encoding: .utf8),
+                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }) else { return nil }
+            return Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
+        }
+
+        /// Waits for the process to exit and returns its status and output; the output files are removed.
+        func wait() -> Result {
+            process.waitUntilExit()
+            defer {
+                try? FileManager.default.removeItem(at: stdoutURL)
+                try? FileManager.default.removeItem(at: stderrURL)
+            }
+            let stdout = (try? Data(contentsOf: stdoutURL)) ?? Data()
+            let stderr = (try? Data(contentsOf: stderrURL)) ?? Data()
+            return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                          stderr: String(decoding: stderr, as: UTF8.self))
+        }
+
+        /// `true` when the process was ended by SIGKILL (after ``wait()``).
+        var wasKilled: Bool {
+            process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+        }
+    }
+
     // SAFETY: written once by the reader thread before `group.leave()`, read after `group.wait()`.
     private final class DataBox: @unchecked Sendable {
         var data = Data()

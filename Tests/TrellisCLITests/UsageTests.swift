@@ -24,8 +24,8 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
 }
 
 @Suite struct UsageTests {
-    static let importUsage = "usage: trellis import <file>... --model <model> --entity <entity> [--store <path>] [--at <key-path>] "
-        + "[--key-attribute <attribute>] [--value-key <key>] [--format <format>] [--report <format>] [--dry-run] [--bindings <file>]\n"
+    static let importUsage = "usage: trellis import <file>... --model <model> --entity <entity> [--store <path>] [--busy-timeout <seconds>] "
+        + "[--at <key-path>] [--key-attribute <attribute>] [--value-key <key>] [--format <format>] [--report <format>] [--dry-run] [--bindings <file>]\n"
         + "  See 'trellis import --help' for more information.\n"
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -63,13 +63,21 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
         Case(arguments: ["import", "a.json", "--model", "m", "--entity", "E", "--at", "a..b"],
              stderr: "error: invalid value for '--at': invalid key path 'a..b' at character 3: empty component before '.'\n"
                  + importUsage),
+        Case(arguments: ["import", "a.json", "--model", "m", "--entity", "E", "--busy-timeout", "soon"],
+             stderr: "error: invalid value 'soon' for '--busy-timeout'; expected a number of seconds (0 or more)\n" + importUsage),
+        Case(arguments: ["import", "a.json", "--model", "m", "--entity", "E", "--busy-timeout=-1"],
+             stderr: "error: invalid value '-1' for '--busy-timeout'; expected a number of seconds (0 or more)\n" + importUsage),
+        Case(arguments: ["export", "--model", "m", "--entity", "E", "--busy-timeout", "inf"],
+             stderr: "error: invalid value 'inf' for '--busy-timeout'; expected a number of seconds (0 or more)\n"
+                 + "usage: trellis export --model <model> --entity <entity> [--store <path>] [--busy-timeout <seconds>] [--pretty] "
+                 + "[--where <attribute=value>] [--relationships <mode>] [--bindings <file>]\n  See 'trellis export --help' for more information.\n"),
         Case(arguments: ["export", "--model", "m", "--entity", "E", "--where", "id"],
              stderr: "error: invalid value 'id' for '--where'; expected ATTRIBUTE=VALUE\n"
-                 + "usage: trellis export --model <model> --entity <entity> [--store <path>] [--pretty] "
+                 + "usage: trellis export --model <model> --entity <entity> [--store <path>] [--busy-timeout <seconds>] [--pretty] "
                  + "[--where <attribute=value>] [--relationships <mode>] [--bindings <file>]\n  See 'trellis export --help' for more information.\n"),
         Case(arguments: ["export", "--model", "m", "--entity", "E", "--relationships", "deep"],
              stderr: "error: invalid value 'deep' for '--relationships'; expected one of: ids, nested\n"
-                 + "usage: trellis export --model <model> --entity <entity> [--store <path>] [--pretty] "
+                 + "usage: trellis export --model <model> --entity <entity> [--store <path>] [--busy-timeout <seconds>] [--pretty] "
                  + "[--where <attribute=value>] [--relationships <mode>] [--bindings <file>]\n  See 'trellis export --help' for more information.\n"),
         Case(arguments: ["schema"], stderr: "error: missing required option '--model <model>'\n"
                  + "usage: trellis schema --model <model> [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"),

@@ -33,7 +33,7 @@ public final class ObjectContext {
     /// Inverse-maintenance operations for objects that are not registered (applied if they are faulted in).
     @exclusivity(unchecked) var pendingUnregistered: [ObjectID: [PendingLinks]] = [:]
     @exclusivity(unchecked) var nextTemporaryKey: Int64 = -1
-    /// The open write session of an import; nil otherwise.
+    /// The open session of an import (a write session) or of ``read(_:)``; nil otherwise.
     var session: (any StoreSession)?
     /// Registration epoch: objects registered during an import get a new one and are dropped after each batch.
     @exclusivity(unchecked) var epoch = 0

@@ -4,7 +4,8 @@
 /// 1. *prepare*: walk every element (nested objects and bare identifiers included),
 ///    apply dictionary transformers and entity mappers, coerce identity values, and
 ///    collect the identities per identity namespace;
-/// 2. *fetch*: one `fetch(entity:identities:)` per namespace for identities not yet registered;
+/// 2. *fetch*: one `fetch(entity:identities:)` per namespace for identities not yet registered
+///    (and, once, for objects registered before the import, refreshed from the store);
 /// 3. *apply*: walk again in the same order, finding or creating each object and setting
 ///    its values and links;
 /// 4. *flush*: write the batch's change set into the open write session, then drop the
@@ -40,6 +41,8 @@ final class Importer {
     /// Per root entity number: primary key → 0 inserted, 1 updated, 2 unchanged.
     @exclusivity(unchecked) private var status: [StatusTable]
     @exclusivity(unchecked) private var importedIDs = Set<ObjectID>()
+    /// Objects registered before the import that it has read again from the store.
+    @exclusivity(unchecked) private var rereadIDs = Set<ObjectID>()
     private var scopeCandidates: [ObjectID]?
     private var diagnosticCount = 0
 
@@ -92,17 +95,33 @@ final class Importer {
             elementIndex = i
             try prepare(element.value, root, key: element.key)
         }
-        // 2. Fetch, once per identity namespace.
+        // 2. Fetch, once per identity namespace: identities not registered, and (once per
+        //    import) those of objects registered before it, which another connection may
+        //    have changed or deleted since they were read.
         for (namespace, keys) in requests.enumerated() where !keys.isEmpty {
             var missing: [[AttributeValue]] = []
+            var reread: [ManagedObject] = []
             missing.reserveCapacity(keys.count)
-            for key in keys where context.identityMap[NamespacedIdentity(namespace: namespace, key: key)] == nil {
+            for key in keys {
+                if let object = context.identityMap[NamespacedIdentity(namespace: namespace, key: key)] {
+                    guard object.epoch < importEpoch, !object.isInsertedFlag, !object.isDeletedFlag,
+                          rereadIDs.insert(object.objectID).inserted else { continue }
+                    reread.append(object)
+                }
                 missing.append(key.values)
             }
             if missing.isEmpty { continue }
+            var found = Set<ObjectID>()
             for snapshot in try session.fetch(entity: schema.entities[namespace].name, identities: missing) {
-                _ = try context.register(snapshot)
+                if let existing = context.registered[snapshot.id], existing.epoch < importEpoch {
+                    context.refresh(existing, from: snapshot)
+                } else {
+                    _ = try context.register(snapshot)
+                }
+                if !reread.isEmpty { found.insert(snapshot.id) }
             }
+            // No stored object has that identity any more: the payload's object is a new one.
+            for object in reread where !found.contains(object.objectID) { context.unindexIdentity(object) }
         }
         // 3. Apply.
         cursor = 0

@@ -18,7 +18,10 @@ extension ObjectContext {
     /// written with its first batch) go to the store in one `store.write`; afterwards the
     /// imported objects are not kept registered — fetch them with
     /// ``object(with:)`` and ``ImportReport/objectIDs``. Registered objects the payload
-    /// touched are updated in place.
+    /// touched are updated in place, after being brought up to date with the store inside
+    /// the import's transaction (another connection may have changed or deleted them since
+    /// they were read; unsaved changes are kept), so the payload is compared with what is
+    /// stored.
     ///
     /// Relationships are walked by the entity the import was asked for (or the entity
     /// mapper's choice); relationships declared only on a sub-entity of a stored object

@@ -18,6 +18,7 @@ enum ExportCommand {
             OptionSpec(name: "--entity", valueName: "entity", help: "The entity to export (with its sub-entities).",
                        isRequired: true),
             OptionSpec(name: "--store", valueName: "path", help: "The SQLite store.", defaultValue: "trellis.sqlite"),
+            StoreOpening.busyTimeoutOption,
             OptionSpec(name: "--pretty", help: "Indent the JSON (two spaces, one member per line)."),
             OptionSpec(name: "--where", valueName: "attribute=value",
                        help: "Only objects whose attribute equals the value (coerced to the attribute's type)."),
@@ -33,6 +34,7 @@ enum ExportCommand {
         var bindingsPath: String?
         var entity: String
         var storePath: String
+        var busyTimeoutMilliseconds: Int
         var pretty: Bool
         var condition: (attribute: String, value: String)?
         var nested: Bool
@@ -42,6 +44,7 @@ enum ExportCommand {
             bindingsPath = parsed.value("--bindings")
             entity = parsed.value("--entity") ?? ""
             storePath = parsed.value("--store") ?? "trellis.sqlite"
+            busyTimeoutMilliseconds = try StoreOpening.busyTimeoutMilliseconds(parsed, spec: ExportCommand.spec)
             pretty = parsed.flag("--pretty")
             nested = parsed.value("--relationships") == "nested"
             if let text = parsed.value("--where") {

@@ -23,16 +23,19 @@ struct ExportRunner {
         guard FileManager.default.fileExists(atPath: storeURL.path) else {
             throw CommandError(.store, "\(options.storePath): no such store")
         }
-        let store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model, readOnly: true)
+        let store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model, readOnly: true,
+                                          busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         let context = ObjectContext(store: store, bindings: file.bindings)
         var exportOptions = ExportOptions()
         exportOptions.relationshipStyle = options.nested ? .nested : .identifiers
         let exporter = ObjectExporter(context: context, options: exportOptions)
         let json: JSONValue
         do {
-            json = try exporter.json(for: try context.fetch(entity.name, matching: predicate))
+            // One read transaction: the objects and every related object come from one
+            // committed state, also while an import commits.
+            json = try context.read { try exporter.json(for: try context.fetch(entity.name, matching: predicate)) }
         } catch let error as StoreError {
-            throw StoreOpening.commandError(error, path: options.storePath)
+            throw StoreOpening.commandError(error, path: options.storePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         } catch let error as ExportError {
             throw CommandError(.store, "\(options.storePath): cannot export \(error)")
         }

@@ -22,6 +22,7 @@ enum ImportCommand {
             OptionSpec(name: "--entity", valueName: "entity", help: "The entity of the imported objects.", isRequired: true),
             OptionSpec(name: "--store", valueName: "path", help: "The SQLite store; created when missing.",
                        defaultValue: "trellis.sqlite"),
+            StoreOpening.busyTimeoutOption,
             OptionSpec(name: "--at", valueName: "key-path",
                        help: "The key path of the collection inside each document (statuses, response.docs)."),
             OptionSpec(name: "--key-attribute", valueName: "attribute",
@@ -43,6 +44,7 @@ enum ImportCommand {
         var bindingsPath: String?
         var entity: String
         var storePath: String
+        var busyTimeoutMilliseconds: Int
         var at: JSONKeyPath?
         var keyAttribute: String?
         var valueKey: String?
@@ -59,6 +61,7 @@ enum ImportCommand {
             bindingsPath = parsed.value("--bindings")
             entity = parsed.value("--entity") ?? ""
             storePath = parsed.value("--store") ?? "trellis.sqlite"
+            busyTimeoutMilliseconds = try StoreOpening.busyTimeoutMilliseconds(parsed, spec: ImportCommand.spec)
             if let text = parsed.value("--at") {
                 do {
                     at = try JSONKeyPath(parsing: text)

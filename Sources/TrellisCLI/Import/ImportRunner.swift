@@ -5,8 +5,9 @@ import TrellisSQLite
 
 /// Runs one `trellis import`: checks everything that can be checked before the store is
 /// touched (model, entity, attributes, inputs, store location), then imports every input
-/// in one transaction and renders the summary. On failure the store is unchanged, and a
-/// store file this run created is removed.
+/// in one transaction and renders the summary. On failure the store is unchanged; a new
+/// store is built under a private name and appears at its path only once its import
+/// committed (``StagedStore``), so a failed first import leaves nothing behind.
 struct ImportRunner {
     let options: ImportCommand.Options
     let environment: CommandEnvironment
@@ -30,39 +31,47 @@ struct ImportRunner {
         var mappedKeys: Set<String> = []
         for mapping in entity.attributeMappings { if let k = mapping.keyPath.components.first?.key { mappedKeys.insert(k) } }
         for mapping in entity.relationshipMappings { if let k = mapping.keyPath.components.first?.key { mappedKeys.insert(k) } }
-        let readers = try options.inputs.map { input in
-            try InputElementReader(input: input, at: options.at, lines: options.lines, alwaysMembers: options.keyAttribute != nil,
-                                   valueKey: options.valueKey, mappedKeys: mappedKeys)
+        let makeReaders = {
+            try options.inputs.map { input in
+                try InputElementReader(input: input, at: options.at, lines: options.lines, alwaysMembers: options.keyAttribute != nil,
+                                       valueKey: options.valueKey, mappedKeys: mappedKeys)
+            }
         }
+        let readers = try makeReaders()
         let totalBytes = readers.reduce(0) { $0 + ($1.totalBytes ?? 0) }
         let progress = ProgressBar(totalBytes: totalBytes, enabled: environment.showsProgress)
         defer { progress.finish() }
 
-        let existed = FileManager.default.fileExists(atPath: storeURL.path)
+        if !options.dryRun { StagedStore.removeAbandoned(for: storeURL) }
         let report: ImportReport
-        do {
-            let store: any PersistentStore
-            if options.dryRun && !existed {
-                store = InMemoryStore(model: file.model)
-            } else {
-                store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model)
-            }
-            var source = ChainedImportSource(readers: readers, progress: progress)
-            var importOptions = ImportOptions()
-            importOptions.keyAttribute = options.keyAttribute
-            importOptions.dryRun = options.dryRun
-            importOptions.reportsObjectIDs = false
-            let context = ObjectContext(store: store, bindings: file.bindings)
+        if FileManager.default.fileExists(atPath: storeURL.path) {
+            report = try importObjects(from: readers, into: storeURL, model: file, entity: entity.name, progress: progress)
+        } else if options.dryRun {
+            report = try importObjects(from: readers, into: nil, model: file, entity: entity.name, progress: progress)
+        } else {
+            // A new store is built under a private name and published complete (StagedStore).
+            let staged = StagedStore(for: storeURL)
+            var published: ImportReport?
             do {
-                report = try context.importObjects(from: &source, entity: entity.name, options: importOptions)
-            } catch let error as ImportError {
-                throw CommandError(.importFailed, "\(source.locate(error.path)): \(error.message)")
-            } catch let error as StoreError {
-                throw StoreOpening.commandError(error, path: options.storePath)
+                let built = try importObjects(from: readers, into: staged.url, model: file, entity: entity.name, progress: progress)
+                try staged.publish(path: options.storePath)
+                published = built
+            } catch is StagedStore.DestinationExists {
+                staged.remove()
+            } catch {
+                staged.remove()
+                throw error
             }
-        } catch {
-            if !existed { StoreOpening.removeStoreFiles(at: storeURL) }
-            throw error
+            if let published {
+                report = published
+            } else {
+                // Another import created the store while this one ran: import again, into it.
+                guard !options.inputs.contains(where: \.isStandardInput) else {
+                    throw CommandError(.store, "\(options.storePath): another process created the store while this import "
+                                       + "read standard input; nothing was written (run the import again)")
+                }
+                report = try importObjects(from: makeReaders(), into: storeURL, model: file, entity: entity.name, progress: progress)
+            }
         }
         progress.finish()
         let elapsed = ContinuousClock.now - started
@@ -72,5 +81,32 @@ struct ImportRunner {
         }
         return ImportSummary.text(report, model: file.model, imported: entity.name, files: options.inputs.count,
                                   store: options.storePath, seconds: seconds)
+    }
+
+    /// Imports the elements of `readers` into the SQLite store at `url` (opened or created;
+    /// nil: an in-memory store, for a dry run without a store) in one transaction. The store
+    /// is closed when this returns.
+    private func importObjects(from readers: [InputElementReader], into url: URL?, model file: LoadedModel, entity: String,
+                               progress: ProgressBar) throws -> ImportReport {
+        let store: any PersistentStore
+        if let url {
+            store = try StoreOpening.open(url, path: options.storePath, model: file.model,
+                                          busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        } else {
+            store = InMemoryStore(model: file.model)
+        }
+        var source = ChainedImportSource(readers: readers, progress: progress)
+        var importOptions = ImportOptions()
+        importOptions.keyAttribute = options.keyAttribute
+        importOptions.dryRun = options.dryRun
+        importOptions.reportsObjectIDs = false
+        let context = ObjectContext(store: store, bindings: file.bindings)
+        do {
+            return try context.importObjects(from: &source, entity: entity, options: importOptions)
+        } catch let error as ImportError {
+            throw CommandError(.importFailed, "\(source.locate(error.path)): \(error.message)")
+        } catch let error as StoreError {
+            throw StoreOpening.commandError(error, path: options.storePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        }
     }
 }

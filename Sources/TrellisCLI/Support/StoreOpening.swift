@@ -4,33 +4,58 @@ import TrellisSQLite
 
 /// Opening `--store` with messages that name the file and say what is wrong.
 enum StoreOpening {
+    /// How long a command waits for another process's write lock on the store, by default,
+    /// in milliseconds: 60 s. Longer than the library's 5 s (``SQLiteStore/Configuration``),
+    /// because a second `trellis import` must outwait a whole first import (a transaction
+    /// that lasts as long as its input takes to read), not one statement.
+    static let defaultBusyTimeoutMilliseconds = 60_000
+
+    /// `--busy-timeout <seconds>`, for the commands that open a store.
+    static let busyTimeoutOption = OptionSpec(
+        name: "--busy-timeout", valueName: "seconds",
+        help: "How long to wait while another process writes to the store before failing (0: fail at once).",
+        defaultValue: "60")
+
+    /// The value of `--busy-timeout` in milliseconds (the default when absent).
+    /// - Throws: ``UsageError`` unless the value is a finite number of seconds, 0 or more.
+    static func busyTimeoutMilliseconds(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> Int {
+        guard let text = parsed.value("--busy-timeout") else { return defaultBusyTimeoutMilliseconds }
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+            throw UsageError(spec: spec, message: "invalid value '\(text)' for '--busy-timeout'; expected a number of seconds (0 or more)")
+        }
+        return Int(min(seconds * 1000, Double(Int32.max)).rounded())
+    }
+
     /// Opens (or creates) the SQLite store at `url` for `model`.
     /// - Throws: ``CommandError`` `.store`.
-    static func open(_ url: URL, path: String, model: ObjectModel, readOnly: Bool = false) throws -> SQLiteStore {
+    static func open(_ url: URL, path: String, model: ObjectModel, readOnly: Bool = false,
+                     busyTimeoutMilliseconds: Int = defaultBusyTimeoutMilliseconds) throws -> SQLiteStore {
         do {
-            return try SQLiteStore(path: url.path, model: model, configuration: SQLiteStore.Configuration(isReadOnly: readOnly))
+            let configuration = SQLiteStore.Configuration(isReadOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            return try SQLiteStore(path: url.path, model: model, configuration: configuration)
         } catch let error as StoreError {
-            throw commandError(error, path: path)
+            throw commandError(error, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         }
     }
 
     /// `PATH: not a Trellis store: …`, `PATH: the store is read-only`,
     /// `PATH: cannot write the store: disk I/O error: File too large`, …
-    static func commandError(_ error: StoreError, path: String) -> CommandError {
+    static func commandError(_ error: StoreError, path: String,
+                             busyTimeoutMilliseconds: Int = defaultBusyTimeoutMilliseconds) -> CommandError {
         switch error.code {
         case .notAStore: return CommandError(.store, "\(path): not a Trellis store: \(error.message)")
         case .readOnly: return CommandError(.store, "\(path): the store is read-only")
         case .incompatibleSchema: return CommandError(.store, "\(path): the store does not fit the model: \(error.message)")
-        case .busy: return CommandError(.store, "\(path): the store is locked by another writer: \(error.message)")
+        case .busy:
+            return CommandError(.store, "\(path): the store is locked by another writer (gave up after "
+                                + "\(seconds(busyTimeoutMilliseconds)); see --busy-timeout): \(error.message)")
         case .diskFull: return CommandError(.store, "\(path): cannot write the store: \(error.message)")
         default: return CommandError(.store, "\(path): \(error)")
         }
     }
 
-    /// Removes a store file this command created (and SQLite's `-wal`, `-shm` and `-journal` files).
-    static func removeStoreFiles(at url: URL) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            try? FileManager.default.removeItem(atPath: url.path + suffix)
-        }
+    /// `60 s`, `0.25 s`.
+    static func seconds(_ milliseconds: Int) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
     }
 }
