@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 @testable import Trellis
 
 /// A JSON number from literal text (test constants only).

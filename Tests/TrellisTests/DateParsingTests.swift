@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 @testable import Trellis
 
 @Suite struct DateParsingTests {
@@ -253,18 +254,5 @@ import Testing
         if f == 0 { return String(seconds) }
         let complement = String(String(scale - f + scale).dropFirst())
         return "-\(-seconds - 1).\(complement)"
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so test cases are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
