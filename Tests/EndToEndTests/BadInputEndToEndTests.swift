@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import Trellis
 
 /// Each bad input exits 1 with a precise message on standard error and leaves the store
@@ -264,5 +265,33 @@ enum ReadOnlyStore: CustomStringConvertible {
         guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
+    }
+}
+
+/// A Car carrying a Bike's identity (identities are unique across Vehicle and its
+/// sub-entities) is refused; before, the store's upsert turned the Bike's row into a half
+/// Car and unlinked it from its garage, and the import reported "Car inserted 1".
+@Suite struct IdentityConflictEndToEndTests {
+    @Test func aCarWithABikesIdentityIsRefusedAndTheBikeKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fixtures = Fixtures.repositoryRoot().appendingPathComponent("Tests/Fixtures/coredata")
+        let model = ["--model", fixtures.appendingPathComponent("Vehicles.xcdatamodeld").path,
+                     "--bindings", fixtures.appendingPathComponent("vehicles-bindings.json").path]
+        try Data(#"{"name":"G","vehicles":[{"id":1,"type":"bike","wheels":2,"has_bell":false},{"id":2,"type":"car","doors":2}]}"#.utf8)
+            .write(to: directory.url.appendingPathComponent("garage.json"))
+        #expect(try TrellisProcess.run(["import", "garage.json", "--entity", "Garage"] + model, in: directory.url).status == 0)
+        let store = directory.url.appendingPathComponent("trellis.sqlite")
+        let query = #"SELECT "_entity", "identifier", "wheels", "doors", "garage" IS NOT NULL FROM "Vehicle" ORDER BY "identifier""#
+        let before = try SQLite.query(store, query)
+        #expect(before == "Bike|1|2||1\nCar|2|0|2|1")
+
+        let result = try TrellisProcess.run(["import", "-", "--entity", "Car"] + model, in: directory.url,
+                                            input: Data(#"[{"id":1,"doors":5}]"#.utf8))
+        #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: """
+            error: <stdin>: $[0]: Car 1 has the identity of Bike/1, a Bike: identities are unique across Vehicle and its sub-entities, and an object cannot change its entity
+
+            """))
+        #expect(try SQLite.query(store, query) == before)
     }
 }

@@ -110,7 +110,7 @@ import Testing
         #expect(try describeAll("Character") == [#"id=1699 name="Local" realName="Bruce Wayne""#, "id=2 name=nil realName=nil"])
     }
 
-    @Test func aStoreConstraintFailureRollsTheImportBack() throws {
+    @Test func anIdentityConflictRollsTheImportBack() throws {
         var entities = try GraphFixture.grootModel().entities
         entities.append(EntityDescription(name: "Villain", parentName: "Character",
                                           attributes: [GraphFixture.attribute("lair", .string, key: "lair")]))
@@ -118,14 +118,15 @@ import Testing
         let store = InMemoryStore(model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1, "name": "Joker"]], entity: "Character")
-        // Identity 1 is taken in the Character hierarchy by a plain Character, so a new Villain 1
-        // violates uniqueness when the batch is written; earlier work of the import is rolled back.
+        // Identity 1 is taken in the Character hierarchy by a plain Character, so a Villain 1
+        // is refused (the store would refuse it too: "another Character already has identity
+        // 1"); the earlier work of the import, Villain 5, is rolled back.
         do {
             _ = try context.importObjects(from: [["id": 5, "lair": "Tower"], ["id": 1, "lair": "Cave"]], entity: "Villain")
             Issue.record("expected an error")
-        } catch let error as StoreError {
-            #expect(error.code == .constraintViolation)
-            #expect(error.message == "another Character already has identity 1")
+        } catch let error as ImportError {
+            #expect(error.code == .identityConflict)
+            #expect(error.description == "$[1]: Villain 1 has the identity of Character/1, a Character: identities are unique across Character and its sub-entities, and an object cannot change its entity")
         }
         #expect(try GraphFixture.rows(store, "Character").map { GraphFixture.describe($0, model) } == [#"id=1 name="Joker" realName=nil"#])
         #expect(context.registeredObjectCount == 0)

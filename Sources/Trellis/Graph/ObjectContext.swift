@@ -199,8 +199,16 @@ public final class ObjectContext {
     }
 
     func registeredObject(_ info: EntityInfo, _ key: IdentityKey) -> ManagedObject? {
+        guard let object = registeredObject(inNamespaceOf: info, key), info.includes(object.info.number) else { return nil }
+        return object
+    }
+
+    /// The registered, undeleted object with identity `key` in `info`'s identity namespace,
+    /// whatever its entity: `info`'s own, a sub-entity, a sibling or the ancestor that
+    /// declares the identity (which the store holds unique across the namespace).
+    func registeredObject(inNamespaceOf info: EntityInfo, _ key: IdentityKey) -> ManagedObject? {
         guard info.namespace >= 0, let object = identityMap[NamespacedIdentity(namespace: info.namespace, key: key)],
-              !object.isDeletedFlag, info.includes(object.info.number) else { return nil }
+              !object.isDeletedFlag else { return nil }
         return object
     }
 

@@ -27,6 +27,11 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An entity mapper chose an entity that is not the entity or one of its sub-entities,
         /// or an existing object is of a different sub-entity than the one chosen.
         public static let invalidEntity = Code(rawValue: "invalidEntity")
+        /// An object (or bare identifier) of one entity has the identity of an object of
+        /// another entity in the same identity namespace (siblings, or a parent's own
+        /// instance): identities are unique across the entity that declares them and its
+        /// sub-entities, and an object never changes its entity.
+        public static let identityConflict = Code(rawValue: "identityConflict")
         /// A new object of an abstract entity without an entity mapper (or whose mapper gave nil).
         public static let abstractEntity = Code(rawValue: "abstractEntity")
         /// A value transformer, entity mapper or dictionary transformer name that is not registered.

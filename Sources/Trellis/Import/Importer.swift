@@ -356,7 +356,8 @@ final class Importer {
         guard let json = p.object else { return try resolveBare(p, requested) }
         let object: ManagedObject
         var isNew = false
-        if let identity = p.identity, let existing = context.registeredObject(requested, identity) {
+        if let identity = p.identity, let existing = context.registeredObject(inNamespaceOf: requested, identity) {
+            guard requested.includes(existing.info.number) else { throw identityConflict(existing, requested, identity, .object(json)) }
             guard p.walk.includes(existing.info.number) else {
                 throw fail(.invalidEntity, nil, requested.name, nil, .object(json),
                            "\(existing.objectID) is a \(existing.entity.name), but the entity mapper chose \(p.walk.name)")
@@ -462,7 +463,12 @@ final class Importer {
         guard let identity = p.identity else {
             throw fail(.noSingleIdentity, nil, requested.name, nil, nil, "an identifier without a value")
         }
-        if let existing = context.registeredObject(requested, identity) { return existing }
+        if let existing = context.registeredObject(inNamespaceOf: requested, identity) {
+            guard requested.includes(existing.info.number) else {
+                throw identityConflict(existing, requested, identity, .string(identity.description))
+            }
+            return existing
+        }
         guard !requested.entity.isAbstract else {
             throw fail(.abstractEntity, nil, requested.name, nil, identity.values.first.map { _ in .string(identity.description) },
                        "cannot create a placeholder for \(identity): \(requested.name) is abstract")
@@ -476,6 +482,17 @@ final class Importer {
         touched.append(object)
         diagnose(.placeholderCreated, "no \(requested.name) with identity \(identity): created a placeholder")
         return object
+    }
+
+    /// `.identityConflict`: `existing` (say a Dog) holds the identity a `requested` object
+    /// (a Cat) has, in the namespace of the entity declaring it (Animal). Creating the Cat
+    /// would make the store's upsert overwrite the Dog's row.
+    private func identityConflict(_ existing: ManagedObject, _ requested: EntityInfo, _ identity: IdentityKey,
+                                  _ value: JSONValue?) -> ImportError {
+        let declaring = schema.entities[requested.namespace].name
+        return fail(.identityConflict, nil, requested.name, nil, value,
+                    "\(requested.name) \(identity) has the identity of \(existing.objectID), a \(existing.entity.name): "
+                        + "identities are unique across \(declaring) and its sub-entities, and an object cannot change its entity")
     }
 
     /// `ids` without repeats, first occurrence kept.
