@@ -21,6 +21,11 @@ final class SQLiteSession: StoreSession {
     /// step when it inserts objects and links, and drops them for any other write to the
     /// same storage.
     var derivedLinks: [String: [Int64: [ObjectID]]] = [:]
+    /// The SQL of the secondary indexes this write session dropped for a bulk load into
+    /// empty tables, recreated before commit (see `SQLiteSession+BulkLoad.swift`).
+    var droppedIndexes: [String] = []
+    /// Whether the first ``apply(_:)`` with inserts has looked for empty tables.
+    var checkedBulkLoad = false
 
     init(connection: Connection, layout: StoreLayout, model: ObjectModel, isWritable: Bool, chunkSize: Int) {
         self.connection = connection

@@ -7,9 +7,13 @@ final class StoreLayout: Sendable {
     let description: SchemaDescription
     let tables: [String: TableLayout]
     let entities: [String: EntityLayout]
+    /// The non-unique indexes of the schema (foreign key columns, join tables'
+    /// `destination`): dropped for bulk loads into empty tables (`SQLiteSession+BulkLoad.swift`).
+    let secondaryIndexes: [(name: String, table: String)]
 
     init(model: ObjectModel, description: SchemaDescription) throws(StoreError) {
         self.description = description
+        self.secondaryIndexes = Schema(description).indexes.filter { !$0.createSQL.hasPrefix("CREATE UNIQUE") }.map { ($0.name, $0.table) }
         let byName = Dictionary(description.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var entityNamesByTable: [String: [String]] = [:]
         var tableOrder: [String] = []
