@@ -312,6 +312,9 @@ final class EntityLayout: Sendable {
     let toOneIndexes: [Int]
     /// The session cache key of the inverse to-many each to-one feeds (same order as ``toOneIndexes``).
     let toOneLinksKeys: [String]
+    /// By relationship position: left empty by an import's fetch
+    /// (``ResolvedEntity/importSkippableToManyIndexes``).
+    let importSkips: [Bool]
 
     init(entity: ResolvedEntity, table: TableLayout, description: SchemaDescription,
          byName: [String: SchemaDescription.Entity], tables: [String: TableLayout], model: ObjectModel) throws(StoreError) {
@@ -386,6 +389,9 @@ final class EntityLayout: Sendable {
             }
         }
         self.relationships = relationships
+        var importSkips = [Bool](repeating: false, count: relationships.count)
+        for i in entity.importSkippableToManyIndexes where i < importSkips.count { importSkips[i] = true }
+        self.importSkips = importSkips
         self.toOneIndexes = toOnes
         self.toOneLinksKeys = toOnes.map { index in
             if case .foreignKey(let column, _) = relationships[index] { return "inverse \(table.name) \(column)" }

@@ -92,4 +92,48 @@ import Trellis
         #expect(try store.rows("SELECT count(*) FROM \"Character\"") == [["0"]])
         #expect(try store.rows("SELECT count(*) FROM \"Character.powers\"") == [["0"]])
     }
+
+    // MARK: - Import fetches skip the inverse to-manys
+
+    @Test func importFetchesLeaveInverseToManysEmptyAndOrdinaryFetchesLoadThem() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = try Self.model()
+        #expect(model.entity(named: "Character")?.importSkippableToManyIndexes == [])  // powers is mapped
+        #expect(model.entity(named: "Power")?.importSkippableToManyIndexes == [0])
+        #expect(model.entity(named: "Publisher")?.importSkippableToManyIndexes == [0])
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: model)
+        _ = try ObjectContext(store: store).importObjects(from: Self.payload(), entity: "Character")
+        let (forImport, ordinary) = try store.write { session in
+            (try session.fetchForImport(entity: "Power", identities: [[.integer(1)]]),
+             try session.fetch(entity: "Power", identities: [[.integer(1)]]))
+        }
+        #expect(forImport.map(\.relationships) == [[[]]])
+        #expect(ordinary.map { $0.relationships[0].count } == [20])
+        let characters = try store.write { try $0.fetchForImport(entity: "Character", identities: [[.integer(1)]]) }
+        // Character 1's powers 2 and 3, the first two powers inserted (keys 1 and 2).
+        #expect(characters.map { $0.relationships[0].map(\.primaryKey) } == [[1, 2]])
+    }
+
+    @Test func linksMovedByAnImportShowOnTheInverseSideAfterwards() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+        var options = ImportOptions()
+        options.batchSize = 10
+        _ = try ObjectContext(store: store).importObjects(from: Self.payload(), entity: "Character", options: options)
+        // Character 1 (powers 2, 3; publisher 2) moves to power 4 and publisher 1.
+        let move: JSONValue = [["id": 1, "powers": [["id": 4]], "publisher": ["id": 1]]]
+        let report = try ObjectContext(store: store).importObjects(from: move, entity: "Character")
+        #expect(report.counts(for: "Character") == .init(updated: 1))
+        let all: [Int64] = Array(1...50)
+        for power: Int64 in 1...5 {
+            var expected = all.filter { $0 % 5 + 1 == power || ($0 + 1) % 5 + 1 == power }
+            if power == 2 || power == 3 { expected.removeAll { $0 == 1 } }
+            if power == 4 { expected = ([1] + expected).sorted() }
+            #expect(try characterIDs(of: "Power", power, in: store) == expected)
+        }
+        #expect(try characterIDs(of: "Publisher", 1, in: store) == [1] + all.filter { $0 % 3 + 1 == 1 })
+        #expect(try characterIDs(of: "Publisher", 2, in: store) == all.filter { $0 % 3 + 1 == 2 && $0 != 1 })
+    }
 }

@@ -105,7 +105,7 @@ final class Importer {
                 missing.append(key.values)
             }
             if missing.isEmpty { continue }
-            for snapshot in try session.fetch(entity: schema.entities[namespace].name, identities: missing) {
+            for snapshot in try session.fetchForImport(entity: schema.entities[namespace].name, identities: missing) {
                 _ = try context.register(snapshot)
             }
         }
