@@ -1,4 +1,4 @@
-// `trellis-bench import [--characters FILE] [--runs N] [--json]`: the end-to-end import
+// `trellis-bench import [--characters FILE] [--runs N] [--json] [--no-floor]`: the end-to-end import
 // benchmark of issue 4. Streams the generated characters file through the importer into a
 // fresh SQLite store, then imports the same file again (every object unchanged), and in the
 // same run builds and runs the hand-written C floor (`Benchmarks/data-generators/sqlite_bench.c`:
@@ -8,6 +8,9 @@
 // {"workload":"import","records":N,"trellis_s":T,"floor_s":F,"ratio":T/F,"reimport_s":R,
 //  "reimport_ratio":R/F2,"peak_rss_mb":M}
 // where F and F2 are the floor's pass 1 and pass 2 (medians over --runs runs, default 3).
+// The CPU seconds of the Trellis imports (this thread's) are printed too: on a loaded
+// machine they are the figure to compare. `--no-floor` skips the C floor (no child
+// processes: for profiling under valgrind, which cannot spawn them) and prints no ratios.
 import Foundation
 import Trellis
 import TrellisSQLite
@@ -17,6 +20,7 @@ enum ImportWorkload {
         var characters = "Benchmarks/data/characters.json"
         var runs = 3
         var json = false
+        var floorRuns = true
         var i = 0
         while i < arguments.count {
             switch arguments[i] {
@@ -30,12 +34,15 @@ enum ImportWorkload {
             case "--json":
                 json = true
                 i += 1
+            case "--no-floor":
+                floorRuns = false
+                i += 1
             default:
                 return usage("unknown option '\(arguments[i])'")
             }
         }
         do {
-            return try measure(characters: characters, runs: runs, json: json)
+            return try measure(characters: characters, runs: runs, json: json, floorRuns: floorRuns)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             return 1
@@ -43,11 +50,11 @@ enum ImportWorkload {
     }
 
     static func usage(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("error: \(message)\nusage: trellis-bench import [--characters FILE] [--runs N] [--json]\n".utf8))
+        FileHandle.standardError.write(Data("error: \(message)\nusage: trellis-bench import [--characters FILE] [--runs N] [--json] [--no-floor]\n".utf8))
         return 64
     }
 
-    static func measure(characters: String, runs: Int, json: Bool) throws -> Int32 {
+    static func measure(characters: String, runs: Int, json: Bool, floorRuns: Bool) throws -> Int32 {
         guard FileManager.default.fileExists(atPath: characters) else {
             FileHandle.standardError.write(Data("error: \(characters) does not exist; run Scripts/generate-bench-data.sh\n".utf8))
             return 1
@@ -57,19 +64,23 @@ enum ImportWorkload {
         defer { try? FileManager.default.removeItem(at: work) }
 
         // The C floor, built and run in this run on the same records.
-        let floor = try Floor(work: work, characters: characters)
         var floorFirst: [Double] = []
         var floorSecond: [Double] = []
-        for _ in 0..<runs {
-            let (p1, p2) = try floor.run()
-            floorFirst.append(p1)
-            floorSecond.append(p2)
+        if floorRuns {
+            let floor = try Floor(work: work, characters: characters)
+            for _ in 0..<runs {
+                let (p1, p2) = try floor.run()
+                floorFirst.append(p1)
+                floorSecond.append(p2)
+            }
         }
 
         // Trellis: stream the file into a fresh store, then again unchanged.
         let model = try EngineWorkload.model()
         var first: [Double] = []
         var second: [Double] = []
+        var firstCPU: [Double] = []
+        var secondCPU: [Double] = []
         var records = 0
         var counts = ""
         Bench.trimHeap()
@@ -80,15 +91,19 @@ enum ImportWorkload {
             var options = ImportOptions()
             options.reportsObjectIDs = false
             var report1 = ImportReport()
+            var cpu = Bench.threadCPUTime()
             first.append(try seconds {
                 var source = try StreamSource(path: characters)
                 report1 = try ObjectContext(store: store).importObjects(from: &source, entity: "Character", options: options)
             })
+            firstCPU.append(Bench.threadCPUTime() - cpu)
             var report2 = ImportReport()
+            cpu = Bench.threadCPUTime()
             second.append(try seconds {
                 var source = try StreamSource(path: characters)
                 report2 = try ObjectContext(store: store).importObjects(from: &source, entity: "Character", options: options)
             })
+            secondCPU.append(Bench.threadCPUTime() - cpu)
             let c1 = report1.counts(for: "Character"), c2 = report2.counts(for: "Character")
             records = c1.inserted
             guard c2.unchanged == records, c2.updated == 0, c2.inserted == 0 else {
@@ -99,8 +114,15 @@ enum ImportWorkload {
         }
         let peak = Bench.megabytes(Bench.peakRSS())
 
-        let t = median(first), r = median(second), f = median(floorFirst), f2 = median(floorSecond)
+        let t = median(first), r = median(second)
         print("records: \(records) (\(counts))")
+        print("Trellis CPU seconds (this thread): import \(Bench.format(median(firstCPU), 3)) s, re-import \(Bench.format(median(secondCPU), 3)) s; "
+            + "runs \(firstCPU.map { Bench.format($0, 3) }) / \(secondCPU.map { Bench.format($0, 3) })")
+        guard floorRuns else {
+            print("Trellis import \(Bench.format(t, 3)) s, re-import \(Bench.format(r, 3)) s (wall); peak RSS \(Bench.format(peak)) MB; no floor run")
+            return 0
+        }
+        let f = median(floorFirst), f2 = median(floorSecond)
         print("C floor (sqlite_bench.c, WAL, one transaction): pass 1 \(Bench.format(f, 3)) s, pass 2 \(Bench.format(f2, 3)) s")
         print("Trellis import (parse + import + SQLite):       \(Bench.format(t, 3)) s  ratio \(Bench.format(t / f, 2)) (goal ≤ 1.5)")
         print("Trellis re-import, all unchanged:               \(Bench.format(r, 3)) s  ratio \(Bench.format(r / f2, 2)) (goal ≤ 0.6)")

@@ -33,6 +33,10 @@ extension SQLiteSession {
             throw StoreError(.readOnly, message: "cannot apply changes in a read session")
         }
         if changes.isEmpty { return [:] }
+        if !checkedBulkLoad, !changes.inserted.isEmpty {
+            checkedBulkLoad = true
+            try dropSecondaryIndexesOfEmptyTables()
+        }
         var writer = ChangeWriter(session: self)
         try writer.reserveKeys(for: changes.inserted)
         try writer.delete(changes.deleted)

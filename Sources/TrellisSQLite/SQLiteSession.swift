@@ -21,6 +21,11 @@ final class SQLiteSession: StoreSession {
     /// step when it inserts objects and links, and drops them for any other write to the
     /// same storage.
     var derivedLinks: [String: [Int64: [ObjectID]]] = [:]
+    /// The SQL of the secondary indexes this write session dropped for a bulk load into
+    /// empty tables, recreated before commit (see `SQLiteSession+BulkLoad.swift`).
+    var droppedIndexes: [String] = []
+    /// Whether the first ``apply(_:)`` with inserts has looked for empty tables.
+    var checkedBulkLoad = false
 
     init(connection: Connection, layout: StoreLayout, model: ObjectModel, isWritable: Bool, chunkSize: Int) {
         self.connection = connection
@@ -41,6 +46,16 @@ final class SQLiteSession: StoreSession {
     // MARK: - StoreSession
 
     func fetch(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot] {
+        try fetch(entity: entity, identities: identities, forImport: false)
+    }
+
+    /// Skips loading the to-many relationships an import never reads
+    /// (``EntityLayout/importSkips``): a power's characters, a publisher's characters.
+    func fetchForImport(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot] {
+        try fetch(entity: entity, identities: identities, forImport: true)
+    }
+
+    private func fetch(entity: String, identities: [[AttributeValue]], forImport: Bool) throws -> [ObjectSnapshot] {
         try checkValid()
         let entityLayout = try layout.entity(entity)
         let arity = entityLayout.identityColumns.count
@@ -57,7 +72,7 @@ final class SQLiteSession: StoreSession {
         if identities.count >= chunkSize, identities.count * SQLiteSession.scanRatio >= (try rowCountBound(of: table)) {
             // Most of the table is wanted: one sequential scan beats a seek per identity.
             try scan(entityLayout, identities: identities, kindFilter: kindFilter, into: &reader)
-            return try finish(&reader)
+            return try finish(&reader, forImport: forImport)
         }
         let columns = entityLayout.identityColumns.map { "t.\(SQL.identifier($0))" }
         var sql: String
@@ -94,7 +109,7 @@ final class SQLiteSession: StoreSession {
             start = end
         }
         statement.reset()
-        return try finish(&reader)
+        return try finish(&reader, forImport: forImport)
     }
 
     /// A batch wanting at least 1/`scanRatio` of a table's rows reads the whole table
@@ -193,7 +208,8 @@ final class SQLiteSession: StoreSession {
     // MARK: - Relationships of fetched rows
 
     /// Loads the to-many relationships of the rows `reader` collected and returns the snapshots.
-    func finish(_ reader: inout RowReader) throws(StoreError) -> [ObjectSnapshot] {
+    /// `forImport`: relationships ``EntityLayout/importSkips`` marks are left empty.
+    func finish(_ reader: inout RowReader, forImport: Bool = false) throws(StoreError) -> [ObjectSnapshot] {
         var (snapshots, positionsByOrdinal) = reader.take()
         guard !snapshots.isEmpty else { return snapshots }
         let table = reader.table
@@ -203,7 +219,7 @@ final class SQLiteSession: StoreSession {
         for (ordinal, positions) in positionsByOrdinal.enumerated() where !positions.isEmpty {
             let entityLayout = try layout.entity(table.entityNames[ordinal])
             for (slot, relationship) in entityLayout.relationships.enumerated() {
-                guard let key = relationship.loadKey else { continue }
+                guard let key = relationship.loadKey, !(forImport && entityLayout.importSkips[slot]) else { continue }
                 if groups[key] == nil {
                     groups[key] = (relationship, [])
                     groupOrder.append(key)

@@ -125,6 +125,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                                         isWritable: true, chunkSize: configuration.lookupChunkSize)
             do {
                 let result = try body(session)
+                try session.recreateDroppedIndexes()
                 session.invalidate()
                 try connection.execute("COMMIT")
                 return result

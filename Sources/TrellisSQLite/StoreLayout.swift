@@ -7,9 +7,13 @@ final class StoreLayout: Sendable {
     let description: SchemaDescription
     let tables: [String: TableLayout]
     let entities: [String: EntityLayout]
+    /// The non-unique indexes of the schema (foreign key columns, join tables'
+    /// `destination`): dropped for bulk loads into empty tables (`SQLiteSession+BulkLoad.swift`).
+    let secondaryIndexes: [(name: String, table: String)]
 
     init(model: ObjectModel, description: SchemaDescription) throws(StoreError) {
         self.description = description
+        self.secondaryIndexes = Schema(description).indexes.filter { !$0.createSQL.hasPrefix("CREATE UNIQUE") }.map { ($0.name, $0.table) }
         let byName = Dictionary(description.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var entityNamesByTable: [String: [String]] = [:]
         var tableOrder: [String] = []
@@ -308,6 +312,9 @@ final class EntityLayout: Sendable {
     let toOneIndexes: [Int]
     /// The session cache key of the inverse to-many each to-one feeds (same order as ``toOneIndexes``).
     let toOneLinksKeys: [String]
+    /// By relationship position: left empty by an import's fetch
+    /// (``ResolvedEntity/importSkippableToManyIndexes``).
+    let importSkips: [Bool]
 
     init(entity: ResolvedEntity, table: TableLayout, description: SchemaDescription,
          byName: [String: SchemaDescription.Entity], tables: [String: TableLayout], model: ObjectModel) throws(StoreError) {
@@ -382,6 +389,9 @@ final class EntityLayout: Sendable {
             }
         }
         self.relationships = relationships
+        var importSkips = [Bool](repeating: false, count: relationships.count)
+        for i in entity.importSkippableToManyIndexes where i < importSkips.count { importSkips[i] = true }
+        self.importSkips = importSkips
         self.toOneIndexes = toOnes
         self.toOneLinksKeys = toOnes.map { index in
             if case .foreignKey(let column, _) = relationships[index] { return "inverse \(table.name) \(column)" }

@@ -35,6 +35,10 @@ final class Importer {
     private var batchNumber = 0
     @exclusivity(unchecked) private var touched: [ManagedObject] = []
     @exclusivity(unchecked) private var topLevel: [ManagedObject] = []
+    /// The last JSON of each nested object without mapped relationships met in the batch.
+    @exclusivity(unchecked) private var leaves = LeafObjects()
+    /// By position in `prepared`: the object a leaf's first occurrence resolved to (phase 3).
+    @exclusivity(unchecked) private var resolvedLeaves: [ManagedObject?] = []
 
     // Whole-import state.
     @exclusivity(unchecked) var report = ImportReport()
@@ -89,6 +93,7 @@ final class Importer {
         for namespace in requests.indices where !requests[namespace].isEmpty { requests[namespace].removeAll(keepingCapacity: true) }
         touched.removeAll(keepingCapacity: true)
         topLevel.removeAll(keepingCapacity: true)
+        leaves.removeAll()
 
         // 1. Prepare.
         for (i, element) in elements.enumerated() {
@@ -112,7 +117,12 @@ final class Importer {
             }
             if missing.isEmpty { continue }
             var found = Set<ObjectID>()
-            for snapshot in try session.fetch(entity: schema.entities[namespace].name, identities: missing) {
+            // Objects registered before the import are refreshed from complete rows; the
+            // import's own lookups may leave unread inverse to-manys empty (`fetchForImport`).
+            let name = schema.entities[namespace].name
+            let snapshots = reread.isEmpty ? try session.fetchForImport(entity: name, identities: missing)
+                                           : try session.fetch(entity: name, identities: missing)
+            for snapshot in snapshots {
                 if let existing = context.registered[snapshot.id], existing.epoch < importEpoch {
                     context.refresh(existing, from: snapshot)
                 } else {
@@ -125,6 +135,8 @@ final class Importer {
         }
         // 3. Apply.
         cursor = 0
+        resolvedLeaves.removeAll(keepingCapacity: true)
+        resolvedLeaves.append(contentsOf: repeatElement(nil, count: prepared.count))
         for i in elements.indices {
             elementIndex = i
             topLevel.append(try apply(root))
@@ -266,13 +278,24 @@ final class Importer {
                     walk = info
                 }
             }
+            let walkPlan = walk === requested ? plan : try self.plan(walk)
             var identity: IdentityKey?
+            var leaf = Prepared.notALeaf
             if requested.namespace >= 0, !plan.identity.isEmpty {
                 identity = try extractIdentity(plan, object, requested)
-                if let identity { requests[requested.namespace].insert(identity) }
+                if let identity {
+                    if !steps.isEmpty, walkPlan.relationships.isEmpty {
+                        leaf = leaves.occurrence(of: object, NamespacedIdentity(namespace: requested.namespace, key: identity),
+                                                 requested: requested, walk: walk, at: prepared.count)
+                        if leaf >= 0 {
+                            prepared.append(Prepared(object: object, identity: identity, walk: walk, leaf: leaf))
+                            return
+                        }
+                    }
+                    requests[requested.namespace].insert(identity)
+                }
             }
-            prepared.append(Prepared(object: object, identity: identity, walk: walk))
-            let walkPlan = walk === requested ? plan : try self.plan(walk)
+            prepared.append(Prepared(object: object, identity: identity, walk: walk, leaf: leaf))
             for r in walkPlan.relationships {
                 guard case .present(let v) = r.lookup(in: object) else { continue }
                 steps.append(.keyPath(r.keyPath))
@@ -351,8 +374,13 @@ final class Importer {
     // MARK: - Phase 2: apply
 
     private func apply(_ requested: EntityInfo) throws -> ManagedObject {
-        let p = prepared[cursor]
+        let position = cursor
+        let p = prepared[position]
         cursor += 1
+        if p.leaf >= 0, let earlier = resolvedLeaves[p.leaf] {
+            // The same nested object, without relationships, was applied earlier in this batch.
+            return earlier
+        }
         guard let json = p.object else { return try resolveBare(p, requested) }
         let object: ManagedObject
         var isNew = false
@@ -374,6 +402,7 @@ final class Importer {
             object = context.createObject(p.walk, isPlaceholder: false, indexingIdentity: false)
             isNew = true
         }
+        if p.leaf == Prepared.firstLeaf { resolvedLeaves[position] = object }
         if object.mark != batchNumber {
             object.mark = batchNumber
             object.flushWrote = false
@@ -610,6 +639,14 @@ struct Prepared {
     var identity: IdentityKey?
     /// The entity whose relationships are walked (the mapper's choice, else the requested one).
     var walk: EntityInfo
+    /// For a nested object without mapped relationships (``LeafObjects``): the position in
+    /// the batch of an earlier identical occurrence, whose object it resolves to without
+    /// being applied again; ``firstLeaf`` for an occurrence applied in full that later ones
+    /// may repeat; ``notALeaf`` otherwise.
+    var leaf: Int = Prepared.notALeaf
+
+    static let notALeaf = -2
+    static let firstLeaf = -1
 }
 
 enum PathStep {

@@ -71,6 +71,19 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
     /// The relationship named `name`, or nil.
     public func relationship(named name: String) -> RelationshipDescription? { relationshipPositions[name].map { relationships[$0] } }
 
+    /// Positions (in ``relationships``) of the to-many relationships an import neither reads
+    /// nor writes: those with an inverse (their links follow from the other side's writes),
+    /// not mapped to JSON, whose delete rule is `nullify` or `noAction`. Stores may leave them
+    /// empty in ``StoreSession/fetchForImport(entity:identities:)``.
+    /// - Complexity: O(relationships).
+    public var importSkippableToManyIndexes: [Int] {
+        relationships.indices.filter { i in
+            let r = relationships[i]
+            return r.isToMany && r.inverseName != nil && (r.deleteRule == .nullify || r.deleteRule == .noAction)
+                && !relationshipMappings.contains { $0.index == i }
+        }
+    }
+
     /// The identity attributes (empty: objects are always inserted; one: uniquing; several: composite uniquing).
     public var identityAttributes: [AttributeDescription] { identityAttributeIndexes.map { attributes[$0] } }
 

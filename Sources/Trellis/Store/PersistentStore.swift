@@ -33,6 +33,13 @@ public protocol StoreSession: AnyObject {
     /// attributes' types. Order of the result is unspecified; missing identities are absent.
     func fetch(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot]
 
+    /// As ``fetch(entity:identities:)``, for an import: the to-many relationships the import
+    /// never reads (``ResolvedEntity/importSkippableToManyIndexes`` of each snapshot's entity,
+    /// e.g. a power's characters, the inverse of Character.powers) may come back empty instead
+    /// of loaded. The importer drops the objects it fetched this way after each batch, so no
+    /// caller ever sees those slots. The default implementation loads everything.
+    func fetchForImport(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot]
+
     /// Objects of `entity` or its sub-entities matching `predicate` (nil: all), ordered by object ID.
     func fetch(entity: String, matching predicate: StorePredicate?) throws -> [ObjectSnapshot]
 
@@ -46,6 +53,13 @@ public protocol StoreSession: AnyObject {
     /// inserted object that had a temporary one.
     /// - Throws: `StoreError` (`.readOnly` in a read session, `.constraintViolation`, …).
     func apply(_ changes: ChangeSet) throws -> [ObjectID: ObjectID]
+}
+
+extension StoreSession {
+    /// Loads everything (``fetch(entity:identities:)``).
+    public func fetchForImport(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot] {
+        try fetch(entity: entity, identities: identities)
+    }
 }
 
 /// A store failure. Stores add codes (SQLite result codes, SQLSTATE) and fill `details`.
