@@ -335,6 +335,22 @@ import Testing
         #expect(mismatch.code == .typeMismatch)
     }
 
+    /// Foundation's DateFormatter trapped ("Incorrect range CFRange(location: 0, length:
+    /// 14)") on a combining mark right after what it matched; found by Fuzz/import in a
+    /// tweet's `created_at`. Such text is not a date in the format, and never a crash.
+    @Test(arguments: ["Sun Aug 31 00:\u{0613}\u{1F60B}\u{2728}\u{2728}", "Sun Aug 31 00:29:15 +0000 2014\u{0301}",
+                      "Sun Aug\u{00A0}31 00:29:15 +0000 2014", "\u{1F60B}"])
+    func textThatCannotMatchIsInvalidNotACrash(_ text: String) throws {
+        let twitter = ValueTransformer.dateFormat(name: "twitter", format: "EEE MMM dd HH:mm:ss Z yyyy")
+        let error = try #require(throws: TransformError.self) { try twitter.transformedValue(.string(text)) }
+        #expect(error.code == .invalidValue)
+        #expect(error.message == "not a date in the format EEE MMM dd HH:mm:ss Z yyyy")
+        // A pattern with a literal that is not ASCII still reads its own dates.
+        let french = ValueTransformer.dateFormat(format: "dd 'à' HH:mm yyyy-MM")
+        #expect(try french.transformedValue("16 à 19:30 2015-02") == Self.date(1_422_819_000 + 15 * 86_400))
+        #expect(throws: TransformError.self) { try french.transformedValue(.string("16 a\u{0300} 19:30 2015-02")) }
+    }
+
     @Test func fixedFormatWithoutZoneReadsUTC() throws {
         let day = ValueTransformer.dateFormat(format: "dd/MM/yyyy HH:mm")
         #expect(day.name == "dateFormat(dd/MM/yyyy HH:mm)")

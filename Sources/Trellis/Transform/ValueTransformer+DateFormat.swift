@@ -54,8 +54,12 @@ extension ValueTransformer {
 final class LockedDateFormatter: @unchecked Sendable {
     private let lock = NSLock()
     private let formatter: DateFormatter
+    /// Whether the pattern is ASCII, as every pattern of the `en_US_POSIX` locale's
+    /// fields and of ASCII literals is: then no text with other characters can match it.
+    private let formatIsASCII: Bool
 
     init(format: String) {
+        formatIsASCII = format.utf8.allSatisfy { $0 < 0x80 }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.calendar = Calendar(identifier: .gregorian)
@@ -65,8 +69,22 @@ final class LockedDateFormatter: @unchecked Sendable {
         self.formatter = formatter
     }
 
+    /// The date `string` spells in the pattern, or nil.
+    ///
+    /// Text that cannot match never reaches `DateFormatter`, which traps ("Incorrect range
+    /// CFRange…", swift-corelibs-foundation) when the text it matched ends inside a
+    /// character, such as before a combining mark (`"Sun Aug 31 00:\u{0613}…"`, found by
+    /// Fuzz/import): with an ASCII pattern, any text that is not ASCII; with another
+    /// pattern, text holding a character of several scalars or a scalar outside the BMP.
     func date(from string: String) -> Date? {
-        lock.withLock { formatter.date(from: string) }
+        if formatIsASCII {
+            guard string.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        } else {
+            guard string.unicodeScalars.count == string.count, string.unicodeScalars.allSatisfy({ $0.value < 0x10000 }) else {
+                return nil
+            }
+        }
+        return lock.withLock { formatter.date(from: string) }
     }
 
     func string(from date: Date) -> String {
