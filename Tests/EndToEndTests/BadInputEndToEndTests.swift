@@ -137,7 +137,8 @@ import Trellis
     }
 
     /// A file size limit (`ulimit -f`) makes SQLite's writes fail with `EFBIG` as a full disk
-    /// fails them with `ENOSPC`: the import fails, the store keeps exactly its content.
+    /// fails them with `ENOSPC` (`trellis` ignores `SIGXFSZ`, which would otherwise kill it
+    /// with no message): the import fails, the store keeps exactly its content.
     @Test func diskFullLeavesTheStoreAsItWas() throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
@@ -153,6 +154,8 @@ import Trellis
         #expect(try SQLite.query(store, "PRAGMA integrity_check") == "ok")
         #expect(try Data(contentsOf: store) == before)
         #expect(try SQLite.query(store, "SELECT count(*), sum(length(text)) FROM Status") == "115|13308")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+                    .filter { $0.hasPrefix(".trellis.sqlite.creating-") } == [])
         // Without the limit the same import works.
         #expect(try Self.importing(["changed.json"], in: directory).status == 0)
         #expect(try SQLite.query(store, "SELECT count(*) FROM Status WHERE text LIKE 'changed changed %'") == "100")

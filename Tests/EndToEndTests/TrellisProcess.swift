@@ -87,10 +87,11 @@ enum TrellisProcess {
     }
 
     /// A launcher (see ``run(_:in:input:launcher:standardOutput:)``) that runs the binary with a file size
-    /// limit of `blocks` × 512 bytes (`ulimit -f`, POSIX `sh`), ignoring `SIGXFSZ`, so a
-    /// write past the limit fails with `EFBIG` as on a full disk. Needs no privileges.
+    /// limit of `blocks` × 512 bytes (`ulimit -f`, POSIX `sh`). `SIGXFSZ` keeps its default
+    /// action (ending the process) here: `trellis` itself ignores it, so a write past the
+    /// limit fails with `EFBIG` as on a full disk. Needs no privileges.
     static func fileSizeLimit(blocks: Int) -> [String] {
-        ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f \(blocks) && exec \"$0\" \"$@\""]
+        ["/bin/sh", "-c", "trap - XFSZ; ulimit -f \(blocks) && exec \"$0\" \"$@\""]
     }
 
     /// Starts `trellis arguments…` in `directory` without waiting for it; standard output
