@@ -237,7 +237,7 @@ enum ReadOnlyStore: CustomStringConvertible {
 
     static let setpriv = "/usr/bin/setpriv"
 
-    /// How to launch the child (see ``TrellisProcess/run(_:in:input:launcher:standardOutput:)``).
+    /// How to launch the child (see ``TrellisProcess/run(_:in:input:launcher:standardOutput:standardOutputHandle:)``).
     var launcher: [String] {
         self == .otherUser ? [ReadOnlyStore.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] : []
     }
