@@ -172,6 +172,38 @@ import Trellis
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["Examples", "changed.json"])
     }
 
+    /// Each input is opened when its turn comes and closed when read: 200 files import
+    /// under a limit of 64 open files (`ulimit -n`), still in one transaction.
+    @Test func manyInputFilesUnderALowOpenFileLimit() throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        let files = (1...200).map { "status-\($0).json" }
+        for (i, name) in files.enumerated() {
+            try Data(#"{"id": \#(i + 1), "text": "status \#(i + 1)"}"#.utf8).write(to: directory.url.appendingPathComponent(name))
+        }
+        let lowLimit = ["/bin/sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""]
+        var result = try TrellisProcess.run(["import"] + files + ["--model", Self.model, "--entity", "Status"],
+                                            in: directory.url, launcher: lowLimit)
+        result.stdout = result.stdout.replacingOccurrences(of: #"in \d+\.\d\d s\n"#, with: "in T s\n", options: .regularExpression)
+        #expect(result == TrellisProcess.Result(status: 0, stdout: """
+            entity  inserted   updated  unchanged   deleted
+            Status       200         0          0         0
+            imported 200 elements from 200 files into trellis.sqlite in T s
+
+            """, stderr: ""))
+        let store = directory.url.appendingPathComponent("trellis.sqlite")
+        #expect(try SQLite.query(store, "SELECT count(*), sum(id), min(text), max(text) FROM Status") == "200|20100|status 1|status 99")
+        // A bad value in the last file still rolls back all 200.
+        try Data(#"{"id": "two hundred and one"}"#.utf8).write(to: directory.url.appendingPathComponent("bad.json"))
+        let failed = try TrellisProcess.run(["import"] + files + ["bad.json", "--model", Self.model, "--entity", "Status", "--store", "other.sqlite"],
+                                            in: directory.url, launcher: lowLimit)
+        #expect(failed == TrellisProcess.Result(status: 1, stdout: "", stderr: """
+            error: bad.json: $.id: cannot store "two hundred and one" in Status.id (integer64): not a decimal number
+
+            """))
+        #expect(!Self.exists("other.sqlite", in: directory))
+    }
+
     @Test func allFilesOfOneCommandAreOneTransaction() throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
