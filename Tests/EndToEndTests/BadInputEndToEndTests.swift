@@ -78,6 +78,34 @@ import Trellis
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/Examples").sorted() == ["twitter"])
     }
 
+    /// A `--store` that is a symbolic link to nothing: the import, from a file or standard
+    /// input, names the link (it said another process had created the store); nothing is created.
+    @Test(arguments: ["nowhere/trellis.sqlite", "target.sqlite", "loop.sqlite"])
+    func storeThatIsADanglingSymbolicLink(destination: String) throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        try FileManager.default.createSymbolicLink(atPath: directory.url.appendingPathComponent("loop.sqlite").path,
+                                                   withDestinationPath: "link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: directory.url.appendingPathComponent("link.sqlite").path,
+                                                   withDestinationPath: destination)
+        let message = "link.sqlite: cannot create the store: it is a symbolic link to '\(destination)', which does not exist"
+        // Standard input from the file: the command fails before reading it, and a pipe
+        // written to by this process would raise SIGPIPE here.
+        let fromFile = ["/bin/sh", "-c", "exec \"$0\" \"$@\" < Examples/twitter/twitter.json"]
+        for input in ["-", "Examples/twitter/twitter.json"] {
+            let result = try TrellisProcess.run(["import", input, "--model", Self.model, "--entity", "Status", "--at", "statuses",
+                                                 "--store", "link.sqlite"], in: directory.url, launcher: fromFile)
+            #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: \(message)\n"), "\(input)")
+        }
+        let export = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status", "--store", "link.sqlite"],
+                                            in: directory.url)
+        #expect(export == TrellisProcess.Result(status: 1, stdout: "", stderr: """
+            error: link.sqlite: no such store: it is a symbolic link to '\(destination)', which does not exist
+
+            """))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["Examples", "link.sqlite", "loop.sqlite"])
+    }
+
     @Test func exportFromAStoreInADirectoryThatDoesNotExist() throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
