@@ -13,10 +13,26 @@ import Trellis
 public enum TrellisCommand {
     /// Runs the command for the process: standard output and error, the current
     /// directory, and a progress bar when standard error is a terminal.
+    ///
+    /// When standard output cannot be written (a full disk, `/dev/full`, a closed pipe
+    /// while `SIGPIPE` is ignored or blocked), prints `error: cannot write standard output:
+    /// REASON` on standard error and returns 1, whatever the command returned.
     public static func main(arguments: [String]) -> Int32 {
-        var out = FileOutput.standardOutput
-        var err = FileOutput.standardError
-        return run(arguments: arguments, environment: .process, stdout: &out, stderr: &err)
+        run(arguments: arguments, environment: .process,
+            standardOutput: .standardOutput, standardError: .standardError)
+    }
+
+    /// Runs the command in `environment`, writing to the descriptors of `standardOutput`
+    /// and `standardError`; a failed write on standard output fails the command (see
+    /// ``main(arguments:)``).
+    public static func run(arguments: [String], environment: CommandEnvironment,
+                           standardOutput: FileOutput, standardError: FileOutput) -> Int32 {
+        var out = standardOutput
+        var err = standardError
+        let status = run(arguments: arguments, environment: environment, stdout: &out, stderr: &err)
+        guard let failure = out.writeError else { return status }
+        err.write("error: cannot write standard output: \(String(cString: strerror(failure)))\n")
+        return ExitStatus.failure
     }
 
     /// Runs the command with the current directory and no progress bar.
@@ -97,10 +113,17 @@ public enum ExitStatus {
 }
 
 /// A `TextOutputStream` over a file descriptor (1 = standard output, 2 = standard error),
-/// written with write(2) so nothing is buffered when the process exits.
+/// written with write(2) so nothing is buffered when the process exits (there is nothing
+/// to flush: every failure is known when ``write(_:)`` returns).
+///
+/// A failed write (`ENOSPC`, `EPIPE`, `EIO`, …) is recorded in ``writeError`` and later
+/// writes are dropped, so a cut-short output is never silently taken for a whole one:
+/// ``TrellisCommand/main(arguments:)`` turns it into exit status 1.
 public struct FileOutput: TextOutputStream, Sendable {
     /// The descriptor written to.
     public let fileDescriptor: Int32
+    /// The `errno` of the first write that failed, nil while every write succeeded.
+    public private(set) var writeError: Int32?
     /// Standard output (descriptor 1).
     public static var standardOutput: FileOutput { FileOutput(fileDescriptor: 1) }
     /// Standard error (descriptor 2).
@@ -109,17 +132,27 @@ public struct FileOutput: TextOutputStream, Sendable {
     /// An output writing to `fileDescriptor` (not closed).
     public init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
 
-    /// Writes all of `string` (UTF-8); stops silently when the descriptor refuses bytes.
+    /// Writes all of `string` (UTF-8), retrying short writes and `EINTR`; on failure sets
+    /// ``writeError`` (`EIO` for a write that took no bytes) and drops this and later text.
     public mutating func write(_ string: String) {
+        guard writeError == nil else { return }
         var string = string
-        string.withUTF8 { buffer in
-            guard let base = buffer.baseAddress else { return }
+        let descriptor = fileDescriptor
+        let failure: Int32? = string.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return nil }
             var offset = 0
             while offset < buffer.count {
-                let n = Foundation.write(fileDescriptor, base + offset, buffer.count - offset)
-                if n <= 0 { return }
-                offset += n
+                let n = Foundation.write(descriptor, base + offset, buffer.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0, errno == EINTR {
+                    continue
+                } else {
+                    return n < 0 ? errno : EIO
+                }
             }
+            return nil
         }
+        if let failure { writeError = failure }
     }
 }

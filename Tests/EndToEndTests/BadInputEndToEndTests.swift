@@ -79,6 +79,34 @@ import Trellis
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/Examples").sorted() == ["twitter"])
     }
 
+    /// A `--store` that is a symbolic link to nothing: the import, from a file or standard
+    /// input, names the link (it said another process had created the store); nothing is created.
+    @Test(arguments: ["nowhere/trellis.sqlite", "target.sqlite", "loop.sqlite"])
+    func storeThatIsADanglingSymbolicLink(destination: String) throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        try FileManager.default.createSymbolicLink(atPath: directory.url.appendingPathComponent("loop.sqlite").path,
+                                                   withDestinationPath: "link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: directory.url.appendingPathComponent("link.sqlite").path,
+                                                   withDestinationPath: destination)
+        let message = "link.sqlite: cannot create the store: it is a symbolic link to '\(destination)', which does not exist"
+        // Standard input from the file: the command fails before reading it, and a pipe
+        // written to by this process would raise SIGPIPE here.
+        let fromFile = ["/bin/sh", "-c", "exec \"$0\" \"$@\" < Examples/twitter/twitter.json"]
+        for input in ["-", "Examples/twitter/twitter.json"] {
+            let result = try TrellisProcess.run(["import", input, "--model", Self.model, "--entity", "Status", "--at", "statuses",
+                                                 "--store", "link.sqlite"], in: directory.url, launcher: fromFile)
+            #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: \(message)\n"), "\(input)")
+        }
+        let export = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status", "--store", "link.sqlite"],
+                                            in: directory.url)
+        #expect(export == TrellisProcess.Result(status: 1, stdout: "", stderr: """
+            error: link.sqlite: no such store: it is a symbolic link to '\(destination)', which does not exist
+
+            """))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["Examples", "link.sqlite", "loop.sqlite"])
+    }
+
     @Test func exportFromAStoreInADirectoryThatDoesNotExist() throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
@@ -138,7 +166,8 @@ import Trellis
     }
 
     /// A file size limit (`ulimit -f`) makes SQLite's writes fail with `EFBIG` as a full disk
-    /// fails them with `ENOSPC`: the import fails, the store keeps exactly its content.
+    /// fails them with `ENOSPC` (`trellis` ignores `SIGXFSZ`, which would otherwise kill it
+    /// with no message): the import fails, the store keeps exactly its content.
     @Test func diskFullLeavesTheStoreAsItWas() throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
@@ -154,6 +183,8 @@ import Trellis
         #expect(try SQLite.query(store, "PRAGMA integrity_check") == "ok")
         #expect(try Data(contentsOf: store) == before)
         #expect(try SQLite.query(store, "SELECT count(*), sum(length(text)) FROM Status") == "115|13308")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+                    .filter { $0.hasPrefix(".trellis.sqlite.creating-") } == [])
         // Without the limit the same import works.
         #expect(try Self.importing(["changed.json"], in: directory).status == 0)
         #expect(try SQLite.query(store, "SELECT count(*) FROM Status WHERE text LIKE 'changed changed %'") == "100")
@@ -168,6 +199,38 @@ import Trellis
         #expect(result == TrellisProcess.Result(
             status: 1, stdout: "", stderr: "error: trellis.sqlite: cannot write the store: disk I/O error: File too large\n"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["Examples", "changed.json"])
+    }
+
+    /// Each input is opened when its turn comes and closed when read: 200 files import
+    /// under a limit of 64 open files (`ulimit -n`), still in one transaction.
+    @Test func manyInputFilesUnderALowOpenFileLimit() throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        let files = (1...200).map { "status-\($0).json" }
+        for (i, name) in files.enumerated() {
+            try Data(#"{"id": \#(i + 1), "text": "status \#(i + 1)"}"#.utf8).write(to: directory.url.appendingPathComponent(name))
+        }
+        let lowLimit = ["/bin/sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""]
+        var result = try TrellisProcess.run(["import"] + files + ["--model", Self.model, "--entity", "Status"],
+                                            in: directory.url, launcher: lowLimit)
+        result.stdout = result.stdout.replacingOccurrences(of: #"in \d+\.\d\d s\n"#, with: "in T s\n", options: .regularExpression)
+        #expect(result == TrellisProcess.Result(status: 0, stdout: """
+            entity  inserted   updated  unchanged   deleted
+            Status       200         0          0         0
+            imported 200 elements from 200 files into trellis.sqlite in T s
+
+            """, stderr: ""))
+        let store = directory.url.appendingPathComponent("trellis.sqlite")
+        #expect(try SQLite.query(store, "SELECT count(*), sum(id), min(text), max(text) FROM Status") == "200|20100|status 1|status 99")
+        // A bad value in the last file still rolls back all 200.
+        try Data(#"{"id": "two hundred and one"}"#.utf8).write(to: directory.url.appendingPathComponent("bad.json"))
+        let failed = try TrellisProcess.run(["import"] + files + ["bad.json", "--model", Self.model, "--entity", "Status", "--store", "other.sqlite"],
+                                            in: directory.url, launcher: lowLimit)
+        #expect(failed == TrellisProcess.Result(status: 1, stdout: "", stderr: """
+            error: bad.json: $.id: cannot store "two hundred and one" in Status.id (integer64): not a decimal number
+
+            """))
+        #expect(!Self.exists("other.sqlite", in: directory))
     }
 
     @Test func allFilesOfOneCommandAreOneTransaction() throws {
@@ -235,7 +298,7 @@ enum ReadOnlyStore: CustomStringConvertible {
 
     static let setpriv = "/usr/bin/setpriv"
 
-    /// How to launch the child (see ``TrellisProcess/run(_:in:input:launcher:standardOutput:)``).
+    /// How to launch the child (see ``TrellisProcess/run(_:in:input:launcher:standardOutput:standardOutputHandle:)``).
     var launcher: [String] {
         self == .otherUser ? [ReadOnlyStore.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] : []
     }

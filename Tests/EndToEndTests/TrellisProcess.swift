@@ -40,9 +40,10 @@ enum TrellisProcess {
     /// the executable, the rest its arguments, followed by the binary's path and
     /// `arguments` (`["/usr/bin/setpriv", "--reuid=65534", …]`, or ``fileSizeLimit(blocks:)``).
     /// With `standardOutput`, the child writes its standard output to that file (for
-    /// outputs too large to hold in the test process) and `stdout` is empty.
+    /// outputs too large to hold in the test process) and `stdout` is empty; with
+    /// `standardOutputHandle` (`/dev/full` opened for writing), it writes to that handle.
     static func run(_ arguments: [String], in directory: URL, input: Data? = nil, launcher: [String] = [],
-                    standardOutput: URL? = nil) throws -> Result {
+                    standardOutput: URL? = nil, standardOutputHandle: FileHandle? = nil) throws -> Result {
         let binary = try #require(binary, "the trellis binary was not found; run `swift build` first")
         let process = Process()
         if let first = launcher.first {
@@ -61,6 +62,8 @@ enum TrellisProcess {
             _ = FileManager.default.createFile(atPath: standardOutput.path, contents: nil)
             outFile = try FileHandle(forWritingTo: standardOutput)
             process.standardOutput = outFile
+        } else if let standardOutputHandle {
+            process.standardOutput = standardOutputHandle
         } else {
             process.standardOutput = out
         }
@@ -68,7 +71,7 @@ enum TrellisProcess {
         process.standardError = err
         process.standardInput = inPipe
         try process.run()
-        if outFile != nil { try out.fileHandleForWriting.close() }
+        if outFile != nil || standardOutputHandle != nil { try out.fileHandleForWriting.close() }
         // Read both pipes concurrently so a full pipe never blocks the child.
         let group = DispatchGroup()
         let stderrBox = DataBox()
@@ -86,11 +89,12 @@ enum TrellisProcess {
                       stderr: String(decoding: stderrBox.data, as: UTF8.self))
     }
 
-    /// A launcher (see ``run(_:in:input:launcher:standardOutput:)``) that runs the binary with a file size
-    /// limit of `blocks` × 512 bytes (`ulimit -f`, POSIX `sh`), ignoring `SIGXFSZ`, so a
-    /// write past the limit fails with `EFBIG` as on a full disk. Needs no privileges.
+    /// A launcher (see ``run(_:in:input:launcher:standardOutput:standardOutputHandle:)``)
+    /// that runs the binary with a file size limit of `blocks` × 512 bytes (`ulimit -f`, POSIX `sh`). `SIGXFSZ` keeps its default
+    /// action (ending the process) here: `trellis` itself ignores it, so a write past the
+    /// limit fails with `EFBIG` as on a full disk. Needs no privileges.
     static func fileSizeLimit(blocks: Int) -> [String] {
-        ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f \(blocks) && exec \"$0\" \"$@\""]
+        ["/bin/sh", "-c", "trap - XFSZ; ulimit -f \(blocks) && exec \"$0\" \"$@\""]
     }
 
     /// Starts `trellis arguments…` in `directory` without waiting for it; standard output

@@ -11,8 +11,8 @@ import Trellis
         try Data(text.utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let input = InputFile(argument: url.path, environment: CommandEnvironment())
-        let reader = try InputElementReader(input: input, at: try at.map { try JSONKeyPath(parsing: $0) }, lines: lines,
-                                            alwaysMembers: alwaysMembers, valueKey: valueKey, mappedKeys: mappedKeys)
+        let reader = InputElementReader(input: input, at: try at.map { try JSONKeyPath(parsing: $0) }, lines: lines,
+                                        alwaysMembers: alwaysMembers, valueKey: valueKey, mappedKeys: mappedKeys)
         var out: [String] = []
         while let element = try reader.next() {
             let json = try JSONWriter.string(for: element.value, options: JSONWriter.Options(sortedKeys: true))

@@ -21,6 +21,9 @@ struct ExportRunner {
         let storeURL = environment.url(for: options.storePath)
         try StoreLocation.checkFilePath(options.storePath)
         guard FileManager.default.fileExists(atPath: storeURL.path) else {
+            if let dangling = StoreLocation.danglingLink(storeURL) {
+                throw CommandError(.store, "\(options.storePath): no such store: \(dangling)")
+            }
             throw CommandError(.store, "\(options.storePath): no such store")
         }
         let store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model, readOnly: true,

@@ -32,12 +32,12 @@ struct ImportRunner {
         for mapping in entity.attributeMappings { if let k = mapping.keyPath.components.first?.key { mappedKeys.insert(k) } }
         for mapping in entity.relationshipMappings { if let k = mapping.keyPath.components.first?.key { mappedKeys.insert(k) } }
         let makeReaders = {
-            try options.inputs.map { input in
-                try InputElementReader(input: input, at: options.at, lines: options.lines, alwaysMembers: options.keyAttribute != nil,
-                                       valueKey: options.valueKey, mappedKeys: mappedKeys)
+            options.inputs.map { input in
+                InputElementReader(input: input, at: options.at, lines: options.lines, alwaysMembers: options.keyAttribute != nil,
+                                   valueKey: options.valueKey, mappedKeys: mappedKeys)
             }
         }
-        let readers = try makeReaders()
+        let readers = makeReaders()
         let totalBytes = readers.reduce(0) { $0 + ($1.totalBytes ?? 0) }
         let progress = ProgressBar(totalBytes: totalBytes, enabled: environment.showsProgress)
         defer { progress.finish() }

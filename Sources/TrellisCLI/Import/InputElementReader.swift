@@ -14,6 +14,9 @@ import Trellis
 /// so an id → name table (`{"205705993": "Arrière-scène central"}`) imports as objects.
 /// With `--format ndjson` every line is a document (paths are `$[record]…`, and
 /// ``line(ofRecord:)`` gives the line of a record).
+///
+/// The file is opened by the first ``next()`` and closed once its last element was read, so
+/// an import of thousands of files holds one of them open at a time (`ulimit -n`).
 final class InputElementReader {
     /// One element to import.
     struct Element {
@@ -37,7 +40,13 @@ final class InputElementReader {
     }
 
     let input: InputFile
-    private let source: Source
+    private let lines: Bool
+    /// The open input: nil before the first ``next()`` and after the last element.
+    private var source: Source?
+    /// The size of the input in bytes, when known (a regular file).
+    let totalBytes: Int?
+    /// Bytes read from inputs already closed.
+    private var bytesOfClosedSource = 0
     private let at: JSONKeyPath?
     private let basePath: JSONPath
     private let alwaysMembers: Bool
@@ -50,55 +59,57 @@ final class InputElementReader {
     /// record index → line, for NDJSON inputs.
     private var recordLines: [Int] = []
 
-    /// Opens `input`.
+    /// A reader of `input`; the file is opened by the first ``next()``.
     /// - Parameters:
     ///   - mappedKeys: the first keys of the entity's JSON key paths (to recognise an object of objects).
-    /// - Throws: ``CommandError`` `.invalidInput` when the file cannot be opened.
     init(input: InputFile, at: JSONKeyPath?, lines: Bool, alwaysMembers: Bool, valueKey: String?,
-         mappedKeys: Set<String>) throws {
+         mappedKeys: Set<String>) {
         self.input = input
+        self.lines = lines
         self.at = at
         self.alwaysMembers = alwaysMembers || valueKey != nil
         self.valueKey = valueKey
         self.mappedKeys = mappedKeys
         basePath = lines ? .root : at.map { JSONPath.root.appending($0) } ?? .root
+        var info = stat()
+        if let url = input.url {
+            totalBytes = stat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+        } else {
+            totalBytes = fstat(0, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+                ? max(0, Int(info.st_size) - max(0, Int(lseek(0, 0, SEEK_CUR)))) : nil
+        }
+    }
+
+    /// Opens the input.
+    /// - Throws: ``CommandError`` `.invalidInput` when the file cannot be opened.
+    private func open() throws -> Source {
         do {
             switch (input.url, lines) {
             case (let url?, false):
-                source = .stream(try JSONArrayStream(contentsOf: url, at: at, objects: .members))
+                return .stream(try JSONArrayStream(contentsOf: url, at: at, objects: .members))
             case (nil, false):
-                source = .stream(JSONArrayStream(fileHandle: FileHandle.standardInput, at: at, objects: .members))
+                return .stream(JSONArrayStream(fileHandle: FileHandle.standardInput, at: at, objects: .members))
             case (let url?, true):
-                source = .lines(try JSONLinesReader(contentsOf: url))
+                return .lines(try JSONLinesReader(contentsOf: url))
             case (nil, true):
-                source = .lines(JSONLinesReader(fileHandle: FileHandle.standardInput))
+                return .lines(JSONLinesReader(fileHandle: FileHandle.standardInput))
             }
         } catch {
             throw CommandError(.invalidInput, "\(input.name): \(error.message)")
         }
     }
 
-    /// The size of the input in bytes, when known.
-    var totalBytes: Int? {
-        switch source {
-        case .stream(let stream): return stream.totalBytes
-        case .lines(let reader): return reader.totalBytes
-        }
-    }
-
     /// Bytes read so far.
     var bytesConsumed: Int {
         switch source {
-        case .stream(let stream): return stream.bytesConsumed
-        case .lines(let reader): return reader.bytesConsumed
+        case .stream(let stream)?: return stream.bytesConsumed
+        case .lines(let reader)?: return reader.bytesConsumed
+        case nil: return bytesOfClosedSource
         }
     }
 
     /// `true` for NDJSON input (element paths start with the record index).
-    var isLines: Bool {
-        if case .lines = source { return true }
-        return false
-    }
+    var isLines: Bool { lines }
 
     /// The line of NDJSON record `index` (0-based), if known.
     func line(ofRecord index: Int) -> Int? {
@@ -117,13 +128,20 @@ final class InputElementReader {
             pending.removeAll(keepingCapacity: true)
             pendingIndex = 0
             if finished { return nil }
+            let source: Source
+            if let open = self.source {
+                source = open
+            } else {
+                source = try open()
+                self.source = source
+            }
             do {
                 switch source {
                 case .stream(let stream):
                     if let element = try stream.nextElement() {
                         if let element = accept(element) { return element }
                     } else {
-                        finished = true
+                        close()
                         if case .single(let object) = objectMode {
                             pending.append(Element(value: .object(object), path: basePath, key: nil))
                         }
@@ -133,7 +151,7 @@ final class InputElementReader {
                         recordLines.append(reader.line)
                         try expand(record: record, index: recordLines.count - 1)
                     } else {
-                        finished = true
+                        close()
                     }
                 }
             } catch let error as JSONParseError {
@@ -146,6 +164,13 @@ final class InputElementReader {
     }
 
     // MARK: - Internals
+
+    /// Marks the input finished and closes it (releasing the stream closes the file).
+    private func close() {
+        bytesOfClosedSource = bytesConsumed
+        finished = true
+        source = nil
+    }
 
     /// Routes one streamed element; nil when it was absorbed into a single object.
     private func accept(_ element: JSONArrayStream.Element) -> Element? {

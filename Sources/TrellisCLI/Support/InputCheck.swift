@@ -24,6 +24,9 @@ enum StoreLocation {
             if isDirectory.boolValue { throw CommandError(.store, "\(path): is a directory, not a store") }
             return
         }
+        if let dangling = danglingLink(url) {
+            throw CommandError(.store, "\(path): cannot create the store: \(dangling)")
+        }
         let parent = url.deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) else {
             throw CommandError(.store, "\(path): cannot create the store: directory '\(parent.relativePath)' does not exist")
@@ -31,6 +34,15 @@ enum StoreLocation {
         guard isDirectory.boolValue else {
             throw CommandError(.store, "\(path): cannot create the store: '\(parent.relativePath)' is not a directory")
         }
+    }
+
+    /// `it is a symbolic link to 'DEST', which does not exist` when `url` is a symbolic link
+    /// whose destination does not exist (or a loop of links); nil otherwise. Call it once
+    /// `fileExists` (which follows links) said false. A store is not created through such a
+    /// link: its staged copy could never be published at the link's path.
+    static func danglingLink(_ url: URL) -> String? {
+        guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path) else { return nil }
+        return "it is a symbolic link to '\(destination)', which does not exist"
     }
 
     /// A store path ending with `/` names a directory; `URL` would drop the slash and SQLite
