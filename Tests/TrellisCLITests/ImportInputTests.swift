@@ -6,13 +6,13 @@ import Trellis
 @Suite struct ImportInputTests {
     /// Writes `text` to a temporary file and reads all its elements.
     static func elements(_ text: String, at: String? = nil, lines: Bool = false, alwaysMembers: Bool = false,
-                         valueKey: String? = nil, mappedKeys: Set<String> = ["id", "name"]) throws -> [String] {
+                         valueKey: String? = nil) throws -> [String] {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-input-\(UUID().uuidString).json")
         try Data(text.utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let input = InputFile(argument: url.path, environment: CommandEnvironment())
         let reader = InputElementReader(input: input, at: try at.map { try JSONKeyPath(parsing: $0) }, lines: lines,
-                                        alwaysMembers: alwaysMembers, valueKey: valueKey, mappedKeys: mappedKeys)
+                                        alwaysMembers: alwaysMembers, valueKey: valueKey, entityName: "Status")
         var out: [String] = []
         while let element = try reader.next() {
             let json = try JSONWriter.string(for: element.value, options: JSONWriter.Options(sortedKeys: true))
@@ -30,16 +30,50 @@ import Trellis
         #expect(try Self.elements(#"[{"id": 1}, 7]"#) == [#"$[0] - {"id":1}"#, "$[1] - 7"])
     }
 
-    @Test func objectOfObjectsIsRecognisedByItsMembers() throws {
+    @Test func objectIsOneObjectWithoutKeyAttributeOrValueKey() throws {
+        // Members holding objects that hold mapped keys do not make it an object of objects.
         #expect(try Self.elements(#"{"events": {"138586341": {"id": 138586341}, "2": {"name": "b"}}}"#, at: "events")
-                    == [#"$.events["138586341"] 138586341 {"id":138586341}"#, #"$.events["2"] 2 {"name":"b"}"#])
-    }
-
-    @Test func singleObjectWhoseFirstMemberIsAnotherObject() throws {
-        // A status starts with "metadata": {…}, which holds no key the entity maps.
+                    == [#"$.events - {"138586341":{"id":138586341},"2":{"name":"b"}}"#])
         #expect(try Self.elements(#"{"s": {"metadata": {"lang": "ja"}, "id": 5}}"#, at: "s")
                     == [#"$.s - {"id":5,"metadata":{"lang":"ja"}}"#])
         #expect(try Self.elements(#"{"id": 5, "name": "x"}"#) == [#"$ - {"id":5,"name":"x"}"#])
+    }
+
+    /// JSON member order carries no meaning: a status whose first member is its user is one status.
+    @Test func memberOrderDoesNotChangeTheReading() throws {
+        let userFirst = #"{"user": {"id": 5, "name": "alice"}, "id": 1, "retweet_count": 3}"#
+        let idFirst = #"{"id": 1, "retweet_count": 3, "user": {"id": 5, "name": "alice"}}"#
+        let expected = [#"$ - {"id":1,"retweet_count":3,"user":{"id":5,"name":"alice"}}"#]
+        #expect(try Self.elements(userFirst) == expected)
+        #expect(try Self.elements(idFirst) == expected)
+        #expect(try Self.elements(#"{"s": \#(userFirst)}"#, at: "s")
+                    == [#"$.s - {"id":1,"retweet_count":3,"user":{"id":5,"name":"alice"}}"#])
+    }
+
+    struct ScalarCase: Sendable, CustomTestStringConvertible {
+        var text: String
+        var at: String?
+        var lines = false
+        var message: String
+        var testDescription: String { message }
+    }
+
+    static let scalarCases: [ScalarCase] = [
+        ScalarCase(text: #"{"search_metadata": {"count": 100}}"#, at: "search_metadata.count",
+                   message: "$.search_metadata.count: expected an array or object of Status objects, found a number"),
+        ScalarCase(text: #"{"a": null}"#, at: "a", message: "$.a: expected an array or object of Status objects, found null"),
+        ScalarCase(text: #"{"a": "x"}"#, at: "a", message: "$.a: expected an array or object of Status objects, found a string"),
+        ScalarCase(text: #"{"a": [true]}"#, at: "a.0", message: #"$.a["0"]: expected an array or object of Status objects, found a boolean"#),
+        ScalarCase(text: "7", at: nil, message: "$: expected an array or object of Status objects, found a number"),
+        ScalarCase(text: "{\"a\": [1]}\n{\"a\": 2}\n", at: "a", lines: true,
+                   message: "line 2: $[1].a: expected an array or object of Status objects, found a number"),
+    ]
+
+    @Test(arguments: scalarCases)
+    func scalarOrNullAtTheKeyPathIsAnError(_ c: ScalarCase) throws {
+        var message = ""
+        do { _ = try Self.elements(c.text, at: c.at, lines: c.lines) } catch let error as CommandError { message = error.message }
+        #expect(message.hasSuffix(".json: " + c.message), "\(message)")
     }
 
     @Test func keyAttributeOrValueKeyMeanObjectOfObjects() throws {

@@ -141,6 +141,17 @@ import TrellisTestSupport
         #expect(elements.count == 1)
         #expect(try elements.first?.value == JSONReader.parse(data)["search_metadata"])
         #expect(elements.first?.key == nil)
+        #expect(elements.first?.isWholeValue == true)
+    }
+
+    /// `isWholeValue` tells the value at the key path itself from an array element or a member.
+    @Test func wholeValueIsToldFromElementsAndMembers() throws {
+        let data = Data(#"{"a": [7], "b": 7, "c": null, "d": {"k": 1}}"#.utf8)
+        #expect(try JSONArrayStream(data: data, at: "a").readAll().map(\.isWholeValue) == [false])
+        #expect(try JSONArrayStream(data: data, at: "b").readAll().map(\.isWholeValue) == [true])
+        #expect(try JSONArrayStream(data: data, at: "c").readAll().map(\.isWholeValue) == [true])
+        #expect(try JSONArrayStream(data: data, at: "d").readAll().map(\.isWholeValue) == [true])
+        #expect(try JSONArrayStream(data: data, at: "d", objects: .members).readAll().map(\.isWholeValue) == [false])
     }
 
     @Test func objectOfObjectsYieldsEachValueWithItsKey() throws {

@@ -175,8 +175,8 @@ import Testing
         Reverse("epoch-milliseconds", date(1_314_131_052.249), "1314131052249"),
         Reverse("epoch-milliseconds", date(1_314_131_052.2495), "1314131052249.5"),
         Reverse("epoch-milliseconds", date(0), "0"),
-        // Date cannot hold -0.001 s exactly (it counts from 2001); the written value is what it holds.
-        Reverse("epoch-milliseconds", date(-0.001), "-1.000046730041504"),
+        // Date cannot hold -0.001 s exactly (it counts from 2001); the integer it stands for is written.
+        Reverse("epoch-milliseconds", date(-0.001), "-1"),
         Reverse("epoch-milliseconds", date(-86_400), "-86400000"),
         Reverse("epoch-milliseconds", date(1e9), "1000000000000"),
         Reverse("integer-from-string", .integer(.max), #""9223372036854775807""#),

@@ -14,8 +14,10 @@ public struct ExportOptions: Sendable, Hashable {
 
     /// How relationships are written.
     public enum RelationshipStyle: Sendable, Hashable {
-        /// Destinations as nested objects (default); an object already on the current
-        /// export path (a cycle) is written as its identifier instead.
+        /// Destinations as nested objects (default); each object is written in full at
+        /// most once per exported top-level object (the first time it is met, depth
+        /// first), and as its identifier wherever it appears again in that object's tree:
+        /// cycles are cut and densely linked graphs stay small.
         case nested
         /// Destinations as identifiers: the identity attribute's JSON value, or an array
         /// of values for a composite identity (`null` for an entity without identity attributes).

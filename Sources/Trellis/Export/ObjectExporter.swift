@@ -7,9 +7,12 @@
 ///   attribute with a `JSONTransformerName` goes through the transformer's reverse.
 ///   A reverse that gives no value writes `null` (or nothing, with ``ExportOptions/NilPolicy/omit``);
 ///   a transformer without a reverse falls back to the attribute type's JSON form.
-/// - Relationships are nested objects or identifiers (``ExportOptions/relationshipStyle``);
-///   an object already on the current export path is written as its identifier, so cycles
-///   are cut even without inverse relationships. Unordered to-manys are sorted by the
+/// - Relationships are nested objects or identifiers (``ExportOptions/relationshipStyle``).
+///   Nested, each object is written in full at most once per exported top-level object
+///   (depth first, in property order); every later occurrence in that object's tree is its
+///   identifier. So cycles are cut even without inverse relationships, and the output stays
+///   small on densely linked graphs: O(reachable objects × their links) per top-level
+///   object, where writing every path (cut only on cycles) grows factorially. Unordered to-manys are sorted by the
 ///   destinations' identity values (then object IDs), so output is deterministic.
 ///
 ///     let exporter = ObjectExporter(context: context)
@@ -33,22 +36,25 @@ public struct ObjectExporter {
     /// - Throws: ``ExportError`` (a reverse transformer threw, an unknown transformer name,
     ///   colliding key paths); store errors while faulting destinations in.
     public func json(for object: ManagedObject) throws -> JSONValue {
-        var path = Set<ObjectID>()
-        return try write(object, depth: 1, path: &path)
+        var written = Set<ObjectID>()
+        return try write(object, depth: 1, written: &written)
     }
 
     /// `objects` as a JSON array, in the given order.
     /// - Throws: as ``json(for:)``.
     public func json(for objects: [ManagedObject]) throws -> JSONValue {
-        var path = Set<ObjectID>()
-        return .array(try objects.map { try write($0, depth: 1, path: &path) })
+        .array(try objects.map { object in
+            var written = Set<ObjectID>()
+            return try write(object, depth: 1, written: &written)
+        })
     }
 
     // MARK: - Internals
 
-    private func write(_ object: ManagedObject, depth: Int, path: inout Set<ObjectID>) throws -> JSONValue {
-        path.insert(object.objectID)
-        defer { path.remove(object.objectID) }
+    /// `object` in full; `written` holds the objects already written in full in this
+    /// top-level object's tree (they appear as identifiers from then on).
+    private func write(_ object: ManagedObject, depth: Int, written: inout Set<ObjectID>) throws -> JSONValue {
+        written.insert(object.objectID)
         var out = JSONValue.object(JSONObject(minimumCapacity: object.entity.attributeMappings.count))
         for (index, keyPath) in object.entity.attributeMappings {
             let attribute = object.entity.attributes[index]
@@ -66,24 +72,24 @@ public struct ObjectExporter {
                     if options.nilPolicy == .null { try set(.null, at: keyPath, in: &out, object, relationship.name) }
                     continue
                 }
-                try set(try destinationJSON(destination, depth: depth, path: &path), at: keyPath, in: &out, object, relationship.name)
+                try set(try destinationJSON(destination, depth: depth, written: &written), at: keyPath, in: &out, object, relationship.name)
             } else {
                 var destinations = try ids.compactMap { try context.object(with: $0) }
                 if !relationship.isOrdered { destinations.sort(by: ObjectExporter.identityOrder) }
                 var items: [JSONValue] = []
                 items.reserveCapacity(destinations.count)
-                for destination in destinations { items.append(try destinationJSON(destination, depth: depth, path: &path)) }
+                for destination in destinations { items.append(try destinationJSON(destination, depth: depth, written: &written)) }
                 try set(.array(items), at: keyPath, in: &out, object, relationship.name)
             }
         }
         return out
     }
 
-    private func destinationJSON(_ destination: ManagedObject, depth: Int, path: inout Set<ObjectID>) throws -> JSONValue {
-        if options.relationshipStyle == .identifiers || depth >= options.maximumDepth || path.contains(destination.objectID) {
+    private func destinationJSON(_ destination: ManagedObject, depth: Int, written: inout Set<ObjectID>) throws -> JSONValue {
+        if options.relationshipStyle == .identifiers || depth >= options.maximumDepth || written.contains(destination.objectID) {
             return try identifier(of: destination)
         }
-        return try write(destination, depth: depth + 1, path: &path)
+        return try write(destination, depth: depth + 1, written: &written)
     }
 
     /// The identity value (single identity), an array of values (composite), or null.

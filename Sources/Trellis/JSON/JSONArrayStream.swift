@@ -48,6 +48,10 @@ public final class JSONArrayStream {
         public var index: Int
         /// The member's key, when the key path leads to an object read with ``ObjectHandling/members``.
         public var key: String?
+        /// `true` for the value at the key path itself (an object read with
+        /// ``ObjectHandling/single``, a scalar or `null`), `false` for an array element or
+        /// an object member.
+        public var isWholeValue: Bool = false
     }
 
     /// What an object at the key path yields.
@@ -197,7 +201,7 @@ public final class JSONArrayStream {
             let depth = maximumDepthBelow(enclosing.count)
             let value = try step { (p: inout JSONParser) throws(JSONParser.Failure) in try p.parseValue(depthAvailable: depth) }
             try finishDocument()
-            return handOut(value, key: nil)
+            return handOut(value, key: nil, isWholeValue: true)
         case .array(let first):
             guard let byte = try peek("expected ',' or ']' after array element") else { return nil }
             if byte == UInt8(ascii: "]") {
@@ -232,8 +236,8 @@ public final class JSONArrayStream {
         }
     }
 
-    private func handOut(_ value: JSONValue, key: String?) -> Element {
-        let element = Element(value: value, index: elementCount, key: key)
+    private func handOut(_ value: JSONValue, key: String?, isWholeValue: Bool = false) -> Element {
+        let element = Element(value: value, index: elementCount, key: key, isWholeValue: isWholeValue)
         elementCount += 1
         return element
     }

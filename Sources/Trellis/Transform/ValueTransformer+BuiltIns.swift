@@ -46,12 +46,18 @@ extension ValueTransformer {
     /// `epoch-seconds`: a number or numeric string of seconds since 1970-01-01T00:00:00Z,
     /// fraction allowed, ↔ `.date` (correctly rounded, see ``RFC3339``); writes an
     /// integer for whole seconds (`1314131052`), otherwise the shortest number that
-    /// reads back as the same date (`1314131052.249`).
+    /// reads back as the same date (`1314131052.249`), to the precision `Date` carries
+    /// (see `EpochInstant.epochText(for:scale:)`: integral seconds within ±10^12 s come
+    /// back as the same integer, even where `Date` cannot hold them exactly).
     public static let epochSeconds = ValueTransformer(
         name: "epoch-seconds",
         forward: { json in try BuiltIn.epochDate(json, scale: 0, "epoch-seconds").map(AttributeValue.date) },
         reverse: { value in
             let seconds = try BuiltIn.finiteSeconds(value, "epoch-seconds")
+            if let text = EpochInstant.epochText(for: try BuiltIn.date(value, "epoch-seconds"), scale: 0),
+               let number = JSONNumber(text: text) {
+                return .number(number)
+            }
             if seconds.rounded(.towardZero) == seconds, let whole = Int64(exactly: seconds) {
                 return .number(JSONNumber(whole))
             }
@@ -61,13 +67,20 @@ extension ValueTransformer {
 
     /// `epoch-milliseconds`: a number or numeric string of milliseconds since
     /// 1970-01-01T00:00:00Z ↔ `.date` (`1314131052249` → 1314131052.249 s, correctly
-    /// rounded); writes whole milliseconds, with a fraction only when the date has one.
+    /// rounded); writes whole milliseconds, with a fraction only when the date has one
+    /// beyond the precision `Date` carries (any integral value within ±10^15 ms comes
+    /// back as the same integer, e.g. `143646844205` in 1974, which `Date` holds as
+    /// 143646844.20500004 s).
     public static let epochMilliseconds = ValueTransformer(
         name: "epoch-milliseconds",
         forward: { json in try BuiltIn.epochDate(json, scale: 3, "epoch-milliseconds").map(AttributeValue.date) },
         reverse: { value in
             let seconds = try BuiltIn.finiteSeconds(value, "epoch-milliseconds")
-            // Shift the shortest round-trip text by three places: exact, and reads back to the same Double.
+            if let text = EpochInstant.epochText(for: try BuiltIn.date(value, "epoch-milliseconds"), scale: 3),
+               let number = JSONNumber(text: text) {
+                return .number(number)
+            }
+            // Beyond ±2^52 s: shift the shortest round-trip text by three places: exact, and reads back to the same Double.
             guard var parts = DecimalParts(literal: JSONNumber.shortestText(seconds)) else {
                 throw TransformError(code: .invalidValue, transformerName: "epoch-milliseconds",
                                      message: "cannot write \(seconds) s as milliseconds")

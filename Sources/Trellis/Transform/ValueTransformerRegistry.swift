@@ -14,8 +14,8 @@
 /// |-----------------------|------------------------------------------------------------------------------|--------------------------------------|
 /// | `iso8601`             | string, RFC 3339 date-time (0–9 fraction digits; `Z`, `±hh:mm`, `±hhmm`, or none = UTC) or full-date `yyyy-MM-dd` (midnight UTC) → `.date` | RFC 3339 UTC with milliseconds (`2015-02-16T19:30:00.000Z`) |
 /// | `iso8601-date`        | string `yyyy-MM-dd` only → `.date` at midnight UTC                           | `yyyy-MM-dd` of the UTC day          |
-/// | `epoch-seconds`       | number or numeric string of seconds since 1970, fraction allowed → `.date` (correctly rounded) | number: integer for whole seconds, else the shortest text (`1314131052.249`) |
-/// | `epoch-milliseconds`  | number or numeric string of milliseconds since 1970 → `.date`               | number of milliseconds (`1314131052249`; a fraction only when the date has one) |
+/// | `epoch-seconds`       | number or numeric string of seconds since 1970, fraction allowed → `.date` (correctly rounded) | number: integer for whole seconds, else the shortest text (`1314131052.249`), to the precision the date carries |
+/// | `epoch-milliseconds`  | number or numeric string of milliseconds since 1970 → `.date`               | number of milliseconds (`1314131052249`; a fraction only when the date has one beyond its precision: `143646844205`, not `…205.00004`) |
 /// | `integer-from-string` | numeric string (or number) → `.integer`, exact, Int64 range (`"9223372036854775807"`) | string of decimal digits (`"42"`) |
 /// | `decimal-from-string` | numeric string (or number) → `.decimal`, exact, ≤ 38 significant digits     | string (`"12.50"` reads as 12.5 and writes `"12.5"`) |
 /// | `string-from-number`  | number (or string) → `.string`, the number's JSON text verbatim             | number with the string's text; a non-numeric string is an error |

@@ -12,7 +12,8 @@ enum ImportCommand {
             All files of one command are imported in one transaction: either every file is \
             imported, or (on any error) the store is left unchanged. The collection to import \
             is the whole document, or the value at --at: an array of objects, a single object, \
-            or an object whose values are the objects (keyed by id).
+            or, with --key-attribute or --value-key, an object whose values are the objects \
+            (keyed by id).
             """,
         arguments: [
             ArgumentSpec(valueName: "file", help: "A JSON file to import; '-' reads standard input.", isRepeating: true),

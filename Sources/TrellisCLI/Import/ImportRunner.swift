@@ -28,13 +28,10 @@ struct ImportRunner {
         let storeURL = environment.url(for: options.storePath)
         try StoreLocation.check(storeURL, path: options.storePath)
 
-        var mappedKeys: Set<String> = []
-        for mapping in entity.attributeMappings { if let k = mapping.keyPath.components.first?.key { mappedKeys.insert(k) } }
-        for mapping in entity.relationshipMappings { if let k = mapping.keyPath.components.first?.key { mappedKeys.insert(k) } }
         let makeReaders = {
             options.inputs.map { input in
                 InputElementReader(input: input, at: options.at, lines: options.lines, alwaysMembers: options.keyAttribute != nil,
-                                   valueKey: options.valueKey, mappedKeys: mappedKeys)
+                                   valueKey: options.valueKey, entityName: entity.name)
             }
         }
         let readers = makeReaders()

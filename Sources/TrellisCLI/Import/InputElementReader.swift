@@ -6,9 +6,12 @@ import Trellis
 /// The collection is the whole document, or the value at `--at`:
 /// - an array: each element (`$.statuses[3]`);
 /// - an object of objects, keyed by id (`$.events["138586341"]`, with the key): when
-///   `--key-attribute` or `--value-key` is given, or when the first member's value is an
-///   object holding a key the entity maps (as `{"138586341": {"id": …, "name": …}}` does);
-/// - otherwise a single object (`--at statuses.0`, or a document that is one object).
+///   `--key-attribute` or `--value-key` is given (and only then: the object's members are
+///   never inspected, so JSON member order cannot change the reading);
+/// - otherwise a single object (`--at statuses.0`, or a document that is one object);
+/// - a scalar or `null` is an error naming its path (`$.search_metadata.count: expected an
+///   array or object of Status objects, found a number`); NDJSON records without `--at`
+///   are elements, so a scalar record is a bare identifier there.
 ///
 /// With `--value-key KEY`, an element that is not an object becomes `{"KEY": element}`,
 /// so an id → name table (`{"205705993": "Arrière-scène central"}`) imports as objects.
@@ -32,13 +35,6 @@ final class InputElementReader {
         case lines(JSONLinesReader)
     }
 
-    private enum ObjectMode {
-        case undecided
-        case members
-        /// Collecting the members of a single object.
-        case single(JSONObject)
-    }
-
     let input: InputFile
     private let lines: Bool
     /// The open input: nil before the first ``next()`` and after the last element.
@@ -51,8 +47,7 @@ final class InputElementReader {
     private let basePath: JSONPath
     private let alwaysMembers: Bool
     private let valueKey: String?
-    private let mappedKeys: Set<String>
-    private var objectMode = ObjectMode.undecided
+    private let entityName: String
     private var pending: [Element] = []
     private var pendingIndex = 0
     private var finished = false
@@ -61,15 +56,16 @@ final class InputElementReader {
 
     /// A reader of `input`; the file is opened by the first ``next()``.
     /// - Parameters:
-    ///   - mappedKeys: the first keys of the entity's JSON key paths (to recognise an object of objects).
+    ///   - alwaysMembers: read an object as an object of objects (`--key-attribute`).
+    ///   - entityName: the entity imported, for error messages.
     init(input: InputFile, at: JSONKeyPath?, lines: Bool, alwaysMembers: Bool, valueKey: String?,
-         mappedKeys: Set<String>) {
+         entityName: String) {
         self.input = input
         self.lines = lines
         self.at = at
         self.alwaysMembers = alwaysMembers || valueKey != nil
         self.valueKey = valueKey
-        self.mappedKeys = mappedKeys
+        self.entityName = entityName
         basePath = lines ? .root : at.map { JSONPath.root.appending($0) } ?? .root
         var info = stat()
         if let url = input.url {
@@ -83,12 +79,13 @@ final class InputElementReader {
     /// Opens the input.
     /// - Throws: ``CommandError`` `.invalidInput` when the file cannot be opened.
     private func open() throws -> Source {
+        let objects: JSONArrayStream.ObjectHandling = alwaysMembers ? .members : .single
         do {
             switch (input.url, lines) {
             case (let url?, false):
-                return .stream(try JSONArrayStream(contentsOf: url, at: at, objects: .members))
+                return .stream(try JSONArrayStream(contentsOf: url, at: at, objects: objects))
             case (nil, false):
-                return .stream(JSONArrayStream(fileHandle: FileHandle.standardInput, at: at, objects: .members))
+                return .stream(JSONArrayStream(fileHandle: FileHandle.standardInput, at: at, objects: objects))
             case (let url?, true):
                 return .lines(try JSONLinesReader(contentsOf: url))
             case (nil, true):
@@ -128,24 +125,20 @@ final class InputElementReader {
             pending.removeAll(keepingCapacity: true)
             pendingIndex = 0
             if finished { return nil }
-            let source: Source
-            if let open = self.source {
-                source = open
-            } else {
-                source = try open()
-                self.source = source
-            }
             do {
+                let source: Source
+                if let open = self.source {
+                    source = open
+                } else {
+                    source = try open()
+                    self.source = source
+                }
                 switch source {
                 case .stream(let stream):
                     if let element = try stream.nextElement() {
-                        if let element = accept(element) { return element }
-                    } else {
-                        close()
-                        if case .single(let object) = objectMode {
-                            pending.append(Element(value: .object(object), path: basePath, key: nil))
-                        }
+                        return try accept(element)
                     }
+                    close()
                 case .lines(let reader):
                     if let record = try reader.next() {
                         recordLines.append(reader.line)
@@ -172,29 +165,29 @@ final class InputElementReader {
         source = nil
     }
 
-    /// Routes one streamed element; nil when it was absorbed into a single object.
-    private func accept(_ element: JSONArrayStream.Element) -> Element? {
-        guard let key = element.key else {
-            return Element(value: wrapped(element.value), path: basePath.appending(index: element.index), key: nil)
+    /// The element for one streamed value.
+    private func accept(_ element: JSONArrayStream.Element) throws -> Element {
+        if element.isWholeValue {
+            try checkCollection(element.value, at: basePath, linePrefix: "")
+            return Element(value: element.value, path: basePath, key: nil)
         }
-        switch objectMode {
-        case .undecided:
-            if alwaysMembers || isEntityObject(element.value) {
-                objectMode = .members
-                return Element(value: wrapped(element.value), path: basePath.appending(key: key), key: key)
-            }
-            var object = JSONObject()
-            object.append(key: key, value: element.value)
-            objectMode = .single(object)
-            return nil
-        case .members:
+        if let key = element.key {
             return Element(value: wrapped(element.value), path: basePath.appending(key: key), key: key)
-        case .single(var object):
-            objectMode = .undecided  // release the reference so the append is in place
-            object.append(key: key, value: element.value)
-            objectMode = .single(object)
-            return nil
         }
+        return Element(value: wrapped(element.value), path: basePath.appending(index: element.index), key: nil)
+    }
+
+    /// Throws unless `value`, the collection at `--at` (or the whole document), is an array or an object.
+    private func checkCollection(_ value: JSONValue, at path: JSONPath, linePrefix: String) throws {
+        let found: String
+        switch value {
+        case .array, .object: return
+        case .null: found = "null"
+        case .bool: found = "a boolean"
+        case .number: found = "a number"
+        case .string: found = "a string"
+        }
+        throw CommandError(.invalidInput, "\(input.name): \(linePrefix)\(path): expected an array or object of \(entityName) objects, found \(found)")
     }
 
     /// The elements of one NDJSON record (the record itself, or the collection at `--at` in it).
@@ -215,7 +208,7 @@ final class InputElementReader {
                 pending.append(Element(value: wrapped(element), path: targetPath.appending(index: i), key: nil))
             }
         case .object(let object):
-            if alwaysMembers || object.members.first.map({ isEntityObject($0.value) }) == true {
+            if alwaysMembers {
                 for (key, value) in object {
                     pending.append(Element(value: wrapped(value), path: targetPath.appending(key: key), key: key))
                 }
@@ -223,14 +216,9 @@ final class InputElementReader {
                 pending.append(Element(value: target, path: targetPath, key: nil))
             }
         default:
+            if at != nil { try checkCollection(target, at: targetPath, linePrefix: "line \(recordLines[index]): ") }
             pending.append(Element(value: wrapped(target), path: targetPath, key: nil))
         }
-    }
-
-    /// An object holding at least one key the entity maps.
-    private func isEntityObject(_ value: JSONValue) -> Bool {
-        guard case .object(let object) = value else { return false }
-        return object.keys.contains(where: mappedKeys.contains)
     }
 
     /// `{"valueKey": value}` for a non-object element when `--value-key` is given.
