@@ -116,6 +116,10 @@ enum XMLTreeParser {
     /// operations (building, writing, copying, destruction) far from the stack's end.
     static let maximumDepth = 64
 
+    /// `xmlInitParser()`, once per process before any parse: libxml2 asks for it to be called
+    /// from one thread before parsing on several (Swift runs a static initialiser once).
+    private static let libxml2Initialized: Void = xmlInitParser()
+
     /// libxml2's options: no network access and no messages on stderr. External entities
     /// are not loaded (no `XML_PARSE_NOENT`/`XML_PARSE_DTDLOAD`) and libxml2's own limits
     /// on depth and entity expansion stay on (no `XML_PARSE_HUGE`).
@@ -136,6 +140,7 @@ enum XMLTreeParser {
         guard data.count <= Int(Int32.max) else {
             throw SyntaxError(line: 1, column: 1, message: "the document is larger than 2 GB")
         }
+        _ = libxml2Initialized
         guard let context = xmlNewParserCtxt() else {
             throw SyntaxError(line: 1, column: 1, message: "libxml2 could not allocate a parser")
         }
