@@ -114,13 +114,13 @@ extension ObjectContext {
                 object.pending?.append(PendingLinks(slot: slot, operations: [(add, other)]))
             }
         } else if !id.isTemporary {
-            var list = pendingUnregistered[id] ?? []
-            if let k = list.firstIndex(where: { $0.slot == slot }) {
-                list[k].operations.append((add, other))
+            // Mutated in place: a copy taken out of the dictionary would copy the list on
+            // every append (quadratic for a popular destination: a publisher of 5,000 characters).
+            if let k = pendingUnregistered[id]?.firstIndex(where: { $0.slot == slot }) {
+                pendingUnregistered[id]?[k].operations.append((add, other))
             } else {
-                list.append(PendingLinks(slot: slot, operations: [(add, other)]))
+                pendingUnregistered[id, default: []].append(PendingLinks(slot: slot, operations: [(add, other)]))
             }
-            pendingUnregistered[id] = list
         }
     }
 
