@@ -33,6 +33,9 @@ public final class ObjectContext {
     /// Inverse-maintenance operations for objects that are not registered (applied if they are faulted in).
     @exclusivity(unchecked) var pendingUnregistered: [ObjectID: [PendingLinks]] = [:]
     @exclusivity(unchecked) var nextTemporaryKey: Int64 = -1
+    /// Objects registered so far (``register(_:)``, ``createObject(_:isPlaceholder:values:indexingIdentity:)``):
+    /// the importer tells from it, without a lookup, that nothing was registered meanwhile.
+    @exclusivity(unchecked) var registrationCount = 0
     /// The open session of an import (a write session) or of ``read(_:)``; nil otherwise.
     var session: (any StoreSession)?
     /// Registration epoch: objects registered during an import get a new one and are dropped after each batch.
@@ -175,6 +178,7 @@ public final class ObjectContext {
             committed: CommittedState(values: snapshot.attributes, links: snapshot.relationships, isPlaceholder: snapshot.isPlaceholder),
             context: self, epoch: epoch)
         registered[snapshot.id] = object
+        registrationCount += 1
         if !pendingUnregistered.isEmpty, let pending = pendingUnregistered.removeValue(forKey: snapshot.id) {
             object.pending = pending
         }
@@ -193,6 +197,7 @@ public final class ObjectContext {
             info: info, id: id, isPlaceholder: isPlaceholder,
             values: values ?? info.defaultValues, links: info.emptyLinks, committed: nil, context: self, epoch: epoch)
         registered[id] = object
+        registrationCount += 1
         if indexingIdentity { indexIdentity(object) }
         markDirty(object)
         return object

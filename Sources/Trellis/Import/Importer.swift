@@ -7,7 +7,9 @@
 /// 2. *fetch*: one `fetch(entity:identities:)` per namespace for identities not yet registered
 ///    (and, once, for objects registered before the import, refreshed from the store);
 /// 3. *apply*: walk again in the same order, finding or creating each object and setting
-///    its values and links;
+///    its values and links. A stored object the fetch returned is compared with the JSON
+///    first and becomes a ``ManagedObject`` only when something differs (``StoredObject``):
+///    an unchanged object costs no registration, no change tracking and no write;
 /// 4. *flush*: write the batch's change set into the open write session, then drop the
 ///    batch's objects from the context.
 ///
@@ -34,11 +36,20 @@ final class Importer {
     @exclusivity(unchecked) private var elementIndex = 0
     private var batchNumber = 0
     @exclusivity(unchecked) private var touched: [ManagedObject] = []
-    @exclusivity(unchecked) private var topLevel: [ManagedObject] = []
+    @exclusivity(unchecked) private var topLevel: [TopLevelObject] = []
+    /// The stored objects fetched for the batch and not registered in the context.
+    @exclusivity(unchecked) private var stored: [StoredObject] = []
+    /// Identity → position in `stored`, in every identity namespace of each object.
+    @exclusivity(unchecked) private var storedByIdentity: [NamespacedIdentity: Int] = [:]
+    /// ``ObjectContext/registrationCount`` when `stored` was filled: while it is unchanged,
+    /// no stored object can have been registered.
+    @exclusivity(unchecked) private var storedRegistrationCount = 0
+    /// Stored objects found unchanged and left unregistered, for the report.
+    @exclusivity(unchecked) private var unchangedStored: [Int] = []
     /// The last JSON of each nested object without mapped relationships met in the batch.
     @exclusivity(unchecked) private var leaves = LeafObjects()
     /// By position in `prepared`: the object a leaf's first occurrence resolved to (phase 3).
-    @exclusivity(unchecked) private var resolvedLeaves: [ManagedObject?] = []
+    @exclusivity(unchecked) private var resolvedLeaves: [ObjectID?] = []
 
     // Whole-import state.
     @exclusivity(unchecked) var report = ImportReport()
@@ -93,6 +104,9 @@ final class Importer {
         for namespace in requests.indices where !requests[namespace].isEmpty { requests[namespace].removeAll(keepingCapacity: true) }
         touched.removeAll(keepingCapacity: true)
         topLevel.removeAll(keepingCapacity: true)
+        stored.removeAll(keepingCapacity: true)
+        storedByIdentity.removeAll(keepingCapacity: true)
+        unchangedStored.removeAll(keepingCapacity: true)
         leaves.removeAll()
 
         // 1. Prepare.
@@ -122,9 +136,14 @@ final class Importer {
             let name = schema.entities[namespace].name
             let snapshots = reread.isEmpty ? try session.fetchForImport(entity: name, identities: missing)
                                            : try session.fetch(entity: name, identities: missing)
+            // The top-level entity's objects stay unregistered until they differ; nested
+            // destinations are registered, for the inverses a new source maintains on them.
+            let keepsStored = namespace == root.namespace
             for snapshot in snapshots {
-                if let existing = context.registered[snapshot.id], existing.epoch < importEpoch {
-                    context.refresh(existing, from: snapshot)
+                if let existing = context.registered[snapshot.id] {
+                    if existing.epoch < importEpoch { context.refresh(existing, from: snapshot) }
+                } else if keepsStored {
+                    try keepStored(snapshot)
                 } else {
                     _ = try context.register(snapshot)
                 }
@@ -134,12 +153,14 @@ final class Importer {
             for object in reread where !found.contains(object.objectID) { context.unindexIdentity(object) }
         }
         // 3. Apply.
+        storedRegistrationCount = context.registrationCount
         cursor = 0
-        resolvedLeaves.removeAll(keepingCapacity: true)
-        resolvedLeaves.append(contentsOf: repeatElement(nil, count: prepared.count))
+        // `Array(repeating:count:)` fills in bulk; `append(contentsOf: repeatElement(…))` goes
+        // element by element through the generic replaceSubrange (~600 instructions each).
+        resolvedLeaves = Array(repeating: nil, count: prepared.count)
         for i in elements.indices {
             elementIndex = i
-            topLevel.append(try apply(root))
+            topLevel.append(try applyTopLevel())
         }
         // 4. Flush.
         try flush(countingTouched: true)
@@ -148,6 +169,15 @@ final class Importer {
     /// Writes the context's changes into the session, records the report and drops the
     /// objects registered by the import.
     private func flush(countingTouched: Bool) throws {
+        // A stored object found unchanged may have been faulted in since, and changed
+        // through an inverse (a one-to-one partner moving): it is reported from its object.
+        for s in unchangedStored {
+            if let object = registered(stored[s].snapshot.id), object.mark != batchNumber {
+                object.mark = batchNumber
+                object.flushWrote = false
+                touched.append(object)
+            }
+        }
         try context.validateRequiredValues(registeredBefore: importEpoch)
         let changes = context.makeChangeSet()
         var deleted: [ManagedObject] = []
@@ -163,19 +193,9 @@ final class Importer {
         context.didSave(mapping, dropEpoch: importEpoch)
         // Object IDs are permanent from here on.
         for (object, code) in zip(touched, codes) {
-            let rootNumber = object.info.rootNumber
-            let key = object.objectID.primaryKey
-            if let previous = status[rootNumber].code(of: key) {
-                if code < previous {
-                    status[rootNumber].set(code, for: key)
-                    count(object.entity.name, previous, -1)
-                    count(object.entity.name, code, 1)
-                }
-            } else {
-                status[rootNumber].set(code, for: key)
-                count(object.entity.name, code, 1)
-            }
+            record(code, object.info, object.objectID.primaryKey)
         }
+        for s in unchangedStored { record(2, stored[s].info, stored[s].snapshot.id.primaryKey) }
         for object in deleted {
             report.counts[object.entity.name, default: .init()].deleted += 1
             report.deletedObjectIDs.append(object.objectID)
@@ -183,6 +203,22 @@ final class Importer {
         if options.reportsObjectIDs { report.objectIDs += options.dryRun ? temporaryIDs : topLevel.map(\.objectID) }
         if options.deleteMissing != nil {
             for object in topLevel { importedIDs.insert(object.objectID) }
+        }
+    }
+
+    /// Counts the object with primary key `key` once per import, with its lowest code
+    /// (0 inserted, 1 updated, 2 unchanged) over the batches and occurrences that touched it.
+    private func record(_ code: UInt8, _ info: EntityInfo, _ key: Int64) {
+        let rootNumber = info.rootNumber
+        if let previous = status[rootNumber].code(of: key) {
+            if code < previous {
+                status[rootNumber].set(code, for: key)
+                count(info.name, previous, -1)
+                count(info.name, code, 1)
+            }
+        } else {
+            status[rootNumber].set(code, for: key)
+            count(info.name, code, 1)
         }
     }
 
@@ -233,6 +269,7 @@ final class Importer {
         }
         touched.removeAll()
         topLevel.removeAll()
+        unchangedStored.removeAll()
         for id in doomed {
             if let object = try context.object(with: id) { try context.delete(object) }
         }
@@ -371,9 +408,18 @@ final class Importer {
         return .composite(values)
     }
 
-    // MARK: - Phase 2: apply
+    // MARK: - Phase 3: apply
 
-    private func apply(_ requested: EntityInfo) throws -> ManagedObject {
+    /// Applies a top-level element; a new object is kept to read its permanent ID after the flush.
+    private func applyTopLevel() throws -> TopLevelObject {
+        let id = try apply(root)
+        if id.isTemporary, let object = context.registered[id] { return .new(object) }
+        return .stored(id)
+    }
+
+    /// Finds or creates the object of the next prepared element and sets its values and links.
+    /// Returns its ID (temporary for a new object until the batch is flushed).
+    private func apply(_ requested: EntityInfo) throws -> ObjectID {
         let position = cursor
         let p = prepared[position]
         cursor += 1
@@ -385,15 +431,19 @@ final class Importer {
         let object: ManagedObject
         var isNew = false
         if let identity = p.identity, let existing = context.registeredObject(inNamespaceOf: requested, identity) {
-            guard requested.includes(existing.info.number) else { throw identityConflict(existing, requested, identity, .object(json)) }
-            guard p.walk.includes(existing.info.number) else {
-                throw fail(.invalidEntity, nil, requested.name, nil, .object(json),
-                           "\(existing.objectID) is a \(existing.entity.name), but the entity mapper chose \(p.walk.name)")
-            }
-            if existing.mark == batchNumber, requested === root, steps.isEmpty {
-                diagnose(.duplicateIdentity, "\(requested.name) \(identity) appears more than once; merged, last value wins")
-            }
+            try check(existing.info, requested, p, identity, json, duplicate: existing.mark == batchNumber, existing.objectID)
             object = existing
+        } else if let identity = p.identity, !stored.isEmpty,
+                  let s = storedByIdentity[NamespacedIdentity(namespace: requested.namespace, key: identity)] {
+            let info = stored[s].info
+            try check(info, requested, p, identity, json, duplicate: stored[s].isMet, stored[s].snapshot.id)
+            stored[s].isMet = true
+            let plan = try self.plan(info)
+            guard try storedAttributesMatch(s, plan, json, p, requested) else {
+                // Something differs: the object is registered and updated as any other.
+                return try applyValues(to: try materialize(s), plan, isNew: false, p, json, requested, position)
+            }
+            return try applyLinks(toStored: s, p, json, position)
         } else {
             guard !p.walk.entity.isAbstract else {
                 throw fail(.abstractEntity, nil, p.walk.name, nil, .object(json),
@@ -402,36 +452,38 @@ final class Importer {
             object = context.createObject(p.walk, isPlaceholder: false, indexingIdentity: false)
             isNew = true
         }
-        if p.leaf == Prepared.firstLeaf { resolvedLeaves[position] = object }
-        if object.mark != batchNumber {
-            object.mark = batchNumber
-            object.flushWrote = false
-            touched.append(object)
+        return try applyValues(to: object, try plan(object.info), isNew: isNew, p, json, requested, position)
+    }
+
+    /// The checks on an object found by identity (registered, or stored): its entity must be
+    /// the requested one or a sub-entity (else `.identityConflict`), and the entity mapper's
+    /// choice must include it; a top-level object met twice in a batch is diagnosed.
+    private func check(_ found: EntityInfo, _ requested: EntityInfo, _ p: Prepared, _ identity: IdentityKey, _ json: JSONObject,
+                       duplicate: Bool, _ id: ObjectID) throws {
+        guard requested.includes(found.number) else {
+            throw identityConflict(id, found, requested, identity, .object(json))
         }
-        let plan = try self.plan(object.info)
+        guard p.walk.includes(found.number) else {
+            throw fail(.invalidEntity, nil, requested.name, nil, .object(json),
+                       "\(id) is a \(found.name), but the entity mapper chose \(p.walk.name)")
+        }
+        if duplicate, requested === root, steps.isEmpty {
+            diagnose(.duplicateIdentity, "\(requested.name) \(identity) appears more than once; merged, last value wins")
+        }
+    }
+
+    /// Sets the JSON's attributes and relationships on a registered (or new) object.
+    private func applyValues(to object: ManagedObject, _ plan: EntityPlan, isNew: Bool, _ p: Prepared, _ json: JSONObject,
+                             _ requested: EntityInfo, _ position: Int) throws -> ObjectID {
+        if p.leaf == Prepared.firstLeaf { resolvedLeaves[position] = object.objectID }
+        touch(object)
         var values = object.values
         var changed = false
         for a in plan.attributes {
-            let new: AttributeValue?
-            switch a.lookup(in: json) {
-            case .missing:
-                continue
-            case .null:
-                if options.nullPolicy == .ignore { continue }
-                if !a.isOptional && !object.isPlaceholder && values[a.index] != nil {
-                    throw fail(.missingRequiredValue, a.keyPath, object.entity.name, a.name, .null,
-                               "\(object.entity.name).\(a.name) is required; null cannot clear it")
-                }
-                new = nil
-            case .present(let v):
-                if a.identityPosition >= 0, let identity = p.identity, requested.namespace == object.info.namespace {
-                    switch identity {
-                    case .single(let value): new = value
-                    case .composite(let values): new = values[a.identityPosition]
-                    }
-                } else {
-                    new = try convert(v, a, object.entity, keyPath: a.keyPath)
-                }
+            guard let new = try incomingValue(a, json, object.info, p, requested) else { continue }
+            if new == nil, !a.isOptional, !object.isPlaceholder, values[a.index] != nil {
+                throw fail(.missingRequiredValue, a.keyPath, object.entity.name, a.name, .null,
+                           "\(object.entity.name).\(a.name) is required; null cannot clear it")
             }
             if values[a.index] != new {
                 values[a.index] = new
@@ -446,37 +498,8 @@ final class Importer {
 
         let walkPlan = p.walk === object.info ? plan : try self.plan(p.walk)
         for r in walkPlan.relationships {
-            switch r.lookup(in: json) {
-            case .missing:
-                continue
-            case .null:
-                if options.nullPolicy == .ignore { continue }
-                try context.setLinksCore(object, r.slot, [])
-            case .present(let v):
-                steps.append(.keyPath(r.keyPath))
-                if !r.isToMany {
-                    let child = try apply(r.destination)
-                    try context.setLinksCore(object, r.slot, [child.objectID])
-                } else if case .array(let items) = v {
-                    var ids: [ObjectID] = []
-                    ids.reserveCapacity(items.count)
-                    for i in items.indices {
-                        steps.append(.index(i))
-                        ids.append(try apply(r.destination).objectID)
-                        steps.removeLast()
-                    }
-                    ids = unique(ids)
-                    if r.append {
-                        let current = context.links(of: object, r.slot)
-                        if !current.isEmpty {
-                            let present = Set(current)
-                            ids = current + ids.filter { !present.contains($0) }
-                        }
-                    }
-                    try context.setLinksCore(object, r.slot, ids)
-                }
-                steps.removeLast()
-            }
+            guard let ids = try destinations(r, json) else { continue }
+            try setLinks(object, r, ids)
         }
         if isNew || completes {
             for (i, attribute) in object.entity.attributes.enumerated() where !attribute.isOptional && object.values[i] == nil {
@@ -485,18 +508,176 @@ final class Importer {
                            "\(object.entity.name).\(attribute.name) is required" + (keyPath.map { "; the object has no value at '\($0)'" } ?? ""))
             }
         }
-        return object
+        return object.objectID
     }
 
-    private func resolveBare(_ p: Prepared, _ requested: EntityInfo) throws -> ManagedObject {
+    /// What the JSON sets attribute `a` of an object of `info` to: nil leaves it as it is (a
+    /// missing key, or null under `nullPolicy == .ignore`); `.some(nil)` clears it (null);
+    /// otherwise the identity value prepared in phase 1 (an attribute of the identity looked
+    /// up) or the JSON value converted.
+    @inline(__always)
+    private func incomingValue(_ a: AttributePlan, _ json: JSONObject, _ info: EntityInfo, _ p: Prepared,
+                               _ requested: EntityInfo) throws -> AttributeValue?? {
+        switch a.lookup(in: json) {
+        case .missing:
+            return nil
+        case .null:
+            return options.nullPolicy == .ignore ? nil : .some(nil)
+        case .present(let v):
+            if a.identityPosition >= 0, let identity = p.identity, requested.namespace == info.namespace {
+                switch identity {
+                case .single(let value): return value
+                case .composite(let values): return values[a.identityPosition]
+                }
+            }
+            return try convert(v, a, info.entity, keyPath: a.keyPath)
+        }
+    }
+
+    /// The IDs a relationship's JSON value resolves to, applying the nested objects (phase 3
+    /// order); nil when the key is missing (or null under `nullPolicy == .ignore`): no change.
+    private func destinations(_ r: RelationshipPlan, _ json: JSONObject) throws -> [ObjectID]? {
+        switch r.lookup(in: json) {
+        case .missing:
+            return nil
+        case .null:
+            return options.nullPolicy == .ignore ? nil : []
+        case .present(let v):
+            steps.append(.keyPath(r.keyPath))
+            defer { steps.removeLast() }
+            if !r.isToMany { return [try apply(r.destination)] }
+            guard case .array(let items) = v else { return nil }  // phase 1 has thrown `.notAnArray`
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(items.count)
+            for i in items.indices {
+                steps.append(.index(i))
+                ids.append(try apply(r.destination))
+                steps.removeLast()
+            }
+            return unique(ids)
+        }
+    }
+
+    /// Sets a relationship of a registered object to `ids` (after the current links, without
+    /// repeats, for an appending to-many).
+    private func setLinks(_ object: ManagedObject, _ r: RelationshipPlan, _ ids: [ObjectID]) throws {
+        var ids = ids
+        if r.append {
+            let current = context.links(of: object, r.slot)
+            if !current.isEmpty {
+                let present = Set(current)
+                ids = current + ids.filter { !present.contains($0) }
+            }
+        }
+        try context.setLinksCore(object, r.slot, ids)
+    }
+
+    private func touch(_ object: ManagedObject) {
+        if object.mark != batchNumber {
+            object.mark = batchNumber
+            object.flushWrote = false
+            touched.append(object)
+        }
+    }
+
+    // MARK: - Stored objects
+
+    /// Keeps a fetched snapshot for phase 3 without registering it, findable by its
+    /// identity in each of its entity's identity namespaces.
+    private func keepStored(_ snapshot: ObjectSnapshot) throws {
+        guard let info = schema.info(named: snapshot.id.entityName) else {
+            throw StoreError(.unknownObject, message: "the store returned an object of unknown entity '\(snapshot.id.entityName)'")
+        }
+        let position = stored.count
+        stored.append(StoredObject(snapshot: snapshot, info: info))
+        for namespace in info.lineageNamespaces {
+            if let key = schema.entities[namespace].identity(of: snapshot.attributes) {
+                storedByIdentity[NamespacedIdentity(namespace: namespace, key: key)] = position
+            }
+        }
+    }
+
+    /// The stored object `s` as a registered object (registered now, unless an inverse or
+    /// a nested occurrence registered it already).
+    private func materialize(_ s: Int) throws -> ManagedObject {
+        try context.register(stored[s].snapshot)
+    }
+
+    /// The registered object with stored object `id`; no lookup while nothing was
+    /// registered since the fetch (a re-import of unchanged objects registers nothing).
+    @inline(__always)
+    private func registered(_ id: ObjectID) -> ManagedObject? {
+        context.registrationCount == storedRegistrationCount ? nil : context.registered[id]
+    }
+
+    /// `true` when setting the JSON's attributes on stored object `s` would change nothing
+    /// (the same test as ``applyValues(to:_:isNew:_:_:_:_:)``); `false` also for a
+    /// placeholder (it completes) and for an object with inverse changes waiting.
+    private func storedAttributesMatch(_ s: Int, _ plan: EntityPlan, _ json: JSONObject, _ p: Prepared,
+                                       _ requested: EntityInfo) throws -> Bool {
+        let id = stored[s].snapshot.id
+        if stored[s].snapshot.isPlaceholder || registered(id) != nil { return false }
+        if !context.pendingUnregistered.isEmpty, context.pendingUnregistered[id] != nil { return false }
+        let info = stored[s].info
+        for a in plan.attributes {
+            guard let new = try incomingValue(a, json, info, p, requested) else { continue }
+            if stored[s].snapshot.attributes[a.index] != new { return false }
+        }
+        return true
+    }
+
+    /// Applies the relationships of stored object `s`, whose attributes match: the nested
+    /// objects are applied, and the object is registered only when a relationship changes
+    /// (the same test as ``ObjectContext/setLinksCore(_:_:_:)``). Otherwise it is recorded
+    /// as unchanged and stays unregistered.
+    private func applyLinks(toStored s: Int, _ p: Prepared, _ json: JSONObject, _ position: Int) throws -> ObjectID {
+        let id = stored[s].snapshot.id
+        if p.leaf == Prepared.firstLeaf { resolvedLeaves[position] = id }
+        let walkPlan = try plan(p.walk)
+        var object: ManagedObject?
+        for r in walkPlan.relationships {
+            guard let ids = try destinations(r, json) else { continue }
+            if object == nil {
+                // A nested occurrence may have registered the object meanwhile.
+                if let registered = registered(id) {
+                    object = registered
+                    touch(registered)
+                } else {
+                    let current = stored[s].snapshot.relationships[r.slot]
+                    var merged = ids
+                    if r.append, !current.isEmpty {
+                        let present = Set(current)
+                        merged = current + ids.filter { !present.contains($0) }
+                    }
+                    if current == merged { continue }
+                    if r.isToMany, !stored[s].info.relationships[r.slot].isOrdered, current.count == merged.count,
+                       context.sameMembers(current, merged) { continue }
+                    let materialized = try materialize(s)
+                    touch(materialized)
+                    object = materialized
+                }
+            }
+            if let object { try setLinks(object, r, ids) }
+        }
+        if object == nil { unchangedStored.append(s) }
+        return id
+    }
+
+    private func resolveBare(_ p: Prepared, _ requested: EntityInfo) throws -> ObjectID {
         guard let identity = p.identity else {
             throw fail(.noSingleIdentity, nil, requested.name, nil, nil, "an identifier without a value")
         }
         if let existing = context.registeredObject(inNamespaceOf: requested, identity) {
             guard requested.includes(existing.info.number) else {
-                throw identityConflict(existing, requested, identity, .string(identity.description))
+                throw identityConflict(existing.objectID, existing.info, requested, identity, .string(identity.description))
             }
-            return existing
+            return existing.objectID
+        }
+        if !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: requested.namespace, key: identity)] {
+            guard requested.includes(stored[s].info.number) else {
+                throw identityConflict(stored[s].snapshot.id, stored[s].info, requested, identity, .string(identity.description))
+            }
+            return stored[s].snapshot.id
         }
         guard !requested.entity.isAbstract else {
             throw fail(.abstractEntity, nil, requested.name, nil, identity.values.first.map { _ in .string(identity.description) },
@@ -510,17 +691,17 @@ final class Importer {
         object.mark = batchNumber
         touched.append(object)
         diagnose(.placeholderCreated, "no \(requested.name) with identity \(identity): created a placeholder")
-        return object
+        return object.objectID
     }
 
     /// `.identityConflict`: `existing` (say a Dog) holds the identity a `requested` object
     /// (a Cat) has, in the namespace of the entity declaring it (Animal). Creating the Cat
     /// would make the store's upsert overwrite the Dog's row.
-    private func identityConflict(_ existing: ManagedObject, _ requested: EntityInfo, _ identity: IdentityKey,
+    private func identityConflict(_ existing: ObjectID, _ existingInfo: EntityInfo, _ requested: EntityInfo, _ identity: IdentityKey,
                                   _ value: JSONValue?) -> ImportError {
         let declaring = schema.entities[requested.namespace].name
         return fail(.identityConflict, nil, requested.name, nil, value,
-                    "\(requested.name) \(identity) has the identity of \(existing.objectID), a \(existing.entity.name): "
+                    "\(requested.name) \(identity) has the identity of \(existing), a \(existingInfo.name): "
                         + "identities are unique across \(declaring) and its sub-entities, and an object cannot change its entity")
     }
 
@@ -632,7 +813,30 @@ final class Importer {
     }
 }
 
-/// One JSON object (or bare identifier) met in phase 1, consumed in the same order in phase 2.
+/// A stored object fetched for a batch and not registered (yet): phase 3 compares the JSON
+/// with its snapshot and registers it only when something differs.
+struct StoredObject {
+    let snapshot: ObjectSnapshot
+    let info: EntityInfo
+    /// An earlier element of the batch had the same identity (for `.duplicateIdentity`).
+    var isMet = false
+}
+
+/// A top-level element's object: a new one (its permanent ID is known after the flush), or
+/// any other by its ID.
+enum TopLevelObject {
+    case new(ManagedObject)
+    case stored(ObjectID)
+
+    var objectID: ObjectID {
+        switch self {
+        case .new(let object): object.objectID
+        case .stored(let id): id
+        }
+    }
+}
+
+/// One JSON object (or bare identifier) met in phase 1, consumed in the same order in phase 3.
 struct Prepared {
     /// The object after the dictionary transformer; nil for a bare identifier.
     var object: JSONObject?
@@ -759,7 +963,7 @@ struct StatusTable {
     mutating func set(_ code: UInt8, for key: Int64) {
         if key > 0 && key < StatusTable.denseLimit {
             let i = Int(key)
-            if i >= dense.count { dense.append(contentsOf: repeatElement(0, count: max(i + 1 - dense.count, dense.count))) }
+            if i >= dense.count { dense += [UInt8](repeating: 0, count: max(i + 1 - dense.count, dense.count)) }
             dense[i] = code + 1
         } else {
             sparse[key] = code
