@@ -269,6 +269,14 @@ struct JoinLayout: Sendable {
         deleteDestinations = "DELETE FROM \(t) WHERE \"destination\" IN (SELECT value FROM json_each(?1))"
     }
 
+    /// ``insertNew`` for `rows` rows: `INSERT INTO "J"("source", "destination") VALUES (?, ?), (?, ?), …`.
+    func insertNew(rows: Int) -> String {
+        let t = SQL.identifier(table)
+        let row = hasPositions ? "(?, ?, ?)" : "(?, ?)"
+        let columns = hasPositions ? "(\"source\", \"destination\", \"position\")" : "(\"source\", \"destination\")"
+        return "INSERT INTO \(t)\(columns) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+
     /// The session cache key of the inverse side's links (`destination` → sources), for a shared table.
     var inverseLinksKey: String { "join \(table) destination" }
 

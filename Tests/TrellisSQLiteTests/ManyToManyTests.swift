@@ -76,6 +76,54 @@ import Trellis
         #expect(try store.rows(#"SELECT count(*) FROM "Character.powers""#) == [["0"]])
     }
 
+    @Test func linksOfNewObjectsAreWrittenSixtyFourRowsAtATimeExactly() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+        // 100 characters × 3 powers = 300 links: four full statements and a remainder of 44.
+        var inserted: [ObjectSnapshot] = []
+        for p in Int64(1)...5 {
+            inserted.append(ObjectSnapshot(id: tid("Power", 1000 + p), isPlaceholder: false, attributes: [.integer(p)], relationships: [[]]))
+        }
+        var expected: [[String?]] = []
+        for c in Int64(1)...100 {
+            let powers: [Int64] = [c % 5 + 1, (c + 1) % 5 + 1, (c + 2) % 5 + 1]
+            let destinations: [ObjectID] = powers.map { tid("Power", 1000 + $0) }
+            inserted.append(ObjectSnapshot(id: tid("Character", c), isPlaceholder: false, attributes: [.integer(c)],
+                                           relationships: [destinations]))
+            for p in powers.sorted() { expected.append([String(c), String(p)]) }
+        }
+        // An ordered relationship of 70 songs: positions 0…69 across two statements.
+        for n in Int64(1)...70 {
+            inserted.append(ObjectSnapshot(id: tid("Song", n), isPlaceholder: false, attributes: [.string("s\(n)")], relationships: [[]]))
+        }
+        let songIDs: [ObjectID] = (Int64(1)...70).reversed().map { tid("Song", $0) }
+        inserted.append(ObjectSnapshot(id: tid("Playlist", 1), isPlaceholder: false, attributes: [.string("all")],
+                                       relationships: [songIDs]))
+        _ = try store.write { try $0.apply(ChangeSet(inserted: inserted)) }
+        let links = try store.rows(#"SELECT c."id", p."id" FROM "Character.powers" j JOIN "Character" c ON c."_pk" = j."source" "#
+                                   + #"JOIN "Power" p ON p."_pk" = j."destination" ORDER BY c."id", p."id""#)
+        #expect(links.count == 300)
+        #expect(links == expected)
+        let songs = try store.rows(#"SELECT s."title", j."position" FROM "Playlist.songs" j JOIN "Song" s ON s."_pk" = j."destination" "#
+                                   + #"ORDER BY j."position""#)
+        let expectedSongs: [[String?]] = (0..<70).map { (i: Int) -> [String?] in ["s\(70 - i)", String(i)] }
+        #expect(songs == expectedSongs)
+    }
+
+    @Test func aLinkWrittenByBothSidesOfOneChangeSetIsStoredOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+        // The character has a permanent ID, so the new power's side writes the link too:
+        // the character's buffered link is written first and the power's insert finds it.
+        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: id("Character", 500), isPlaceholder: false, attributes: [.integer(5)], relationships: [[tid("Power", 3)]]),
+            ObjectSnapshot(id: tid("Power", 3), isPlaceholder: false, attributes: [.integer(30)], relationships: [[id("Character", 500)]]),
+        ])) }
+        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers""#) == [["500", "1"]])
+    }
+
     @Test func theOrderedSideOwnsPositionsAndTheInverseSideAppends() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
