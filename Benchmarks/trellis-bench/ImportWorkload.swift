@@ -7,7 +7,8 @@
 // With `--json` the last line is
 // {"workload":"import","records":N,"trellis_s":T,"floor_s":F,"ratio":T/F,"reimport_s":R,
 //  "reimport_ratio":R/F2,"peak_rss_mb":M}
-// where F and F2 are the floor's pass 1 and pass 2 (medians over --runs runs, default 3).
+// where F and F2 are the floor's pass 1 and pass 2 (medians over --runs runs, default 3; each floor
+// run is followed by the Trellis run it is compared with).
 // The CPU seconds of the Trellis imports (this thread's) are printed too: on a loaded
 // machine they are the figure to compare. `--no-floor` skips the C floor (no child
 // processes: for profiling under valgrind, which cannot spawn them) and prints no ratios.
@@ -64,17 +65,11 @@ enum ImportWorkload {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
 
-        // The C floor, built and run in this run on the same records.
+        // The C floor, built in this run and run on the same records, alternating with the
+        // Trellis runs so that a machine getting slower or faster meanwhile affects both.
         var floorFirst: [Double] = []
         var floorSecond: [Double] = []
-        if floorRuns {
-            let floor = try Floor(work: work, characters: characters)
-            for _ in 0..<runs {
-                let (p1, p2) = try floor.run()
-                floorFirst.append(p1)
-                floorSecond.append(p2)
-            }
-        }
+        let floor = floorRuns ? try Floor(work: work, characters: characters) : nil
 
         // Trellis: stream the file into a fresh store, then again unchanged.
         let model = try EngineWorkload.model()
@@ -87,6 +82,11 @@ enum ImportWorkload {
         Bench.trimHeap()
         Bench.resetPeakRSS()
         for run in 0..<runs {
+            if let floor {
+                let (p1, p2) = try floor.run()
+                floorFirst.append(p1)
+                floorSecond.append(p2)
+            }
             let path = work.appendingPathComponent("trellis-\(run).sqlite").path
             let store = try SQLiteStore(path: path, model: model)
             var options = ImportOptions()
