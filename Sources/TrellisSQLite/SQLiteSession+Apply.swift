@@ -395,15 +395,27 @@ struct ChangeWriter {
     }
 
     /// The key of the stored object whose identity an insert of `snapshot` ran into.
+    /// - Throws: `.constraintViolation` when that object is of another entity (a Dog holding
+    ///   the identity a new Cat has, declared on Animal): it was left as it was, and an
+    ///   object cannot change its entity.
     private mutating func storedKey(conflictingWith snapshot: ObjectSnapshot, entity: EntityLayout) throws(StoreError) -> Int64 {
         guard let sql = entity.conflictLookupSQL else { return 0 }
         let statement = try cachedByText(sql)
+        defer { statement.reset() }
         for (i, index) in entity.conflictAttributeIndexes.enumerated() {
             try statement.bind(snapshot.attributes[index], at: Int32(i + 1))
         }
-        guard let key = try statement.runReturningInt64() else {
+        guard try statement.step() else {
             throw StoreError(.constraintViolation, message: "inserting \(snapshot.id) into \(entity.entity.name) conflicted "
                              + "with a stored object that cannot be found")
+        }
+        let key = statement.int64(0)
+        let storedEntity = layout.canonicalName(statement.string(1))
+        guard storedEntity == entity.entity.name else {
+            let identity = entity.conflictAttributeIndexes.map { snapshot.attributes[$0]?.description ?? "null" }.joined(separator: ", ")
+            throw StoreError(.constraintViolation,
+                             message: "cannot insert \(entity.entity.name) (\(identity)): the store holds \(storedEntity)/\(key) with the same "
+                                 + "identity, and an object cannot change its entity")
         }
         return key
     }

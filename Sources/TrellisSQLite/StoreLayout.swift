@@ -307,12 +307,14 @@ final class EntityLayout: Sendable {
     let declaredForeignKeys: [(String, TableLayout)]
 
     /// `INSERT INTO "T"("_pk", "_entity", "_placeholder", <attributes>, <to-ones>) VALUES (…)`
-    /// `[ON CONFLICT(<identity>) [WHERE …] DO UPDATE SET <all but identity>]`
+    /// `[ON CONFLICT(<identity>) [WHERE …] DO UPDATE SET <all but identity>]`, and, in a
+    /// table of several entities, `WHERE "_entity" = excluded."_entity"`: a stored object of
+    /// another entity with the same identity is never overwritten (the writer then throws).
     let insertSQL: String
     /// Same for a placeholder, but `DO NOTHING`: a placeholder never overwrites a stored object.
     let insertPlaceholderSQL: String
-    /// `SELECT "_pk" FROM "T" WHERE <conflict columns> = ?… [AND <index predicate>]`, to find
-    /// the stored object an insert ran into; nil when inserts cannot conflict (no identity).
+    /// `SELECT "_pk", "_entity" FROM "T" WHERE <conflict columns> = ?… [AND <index predicate>]`, to
+    /// find the stored object an insert ran into; nil when inserts cannot conflict (no identity).
     let conflictLookupSQL: String?
     /// Positions (in ``attributeColumns``) of the conflict target's columns, in parameter order.
     let conflictAttributeIndexes: [Int]
@@ -438,11 +440,12 @@ final class EntityLayout: Sendable {
             let identity = Set(target.columns)
             let updated = (["_placeholder"] + columns + toOneColumns).filter { !identity.contains($0) }
             let set = updated.map { "\(SQL.identifier($0)) = excluded.\(SQL.identifier($0))" }.joined(separator: ", ")
-            insertSQL = head + conflict + (set.isEmpty ? " DO NOTHING" : " DO UPDATE SET \(set)")
+            let sameEntity = table.isPolymorphic ? " WHERE \"_entity\" = excluded.\"_entity\"" : ""
+            insertSQL = head + conflict + (set.isEmpty ? " DO NOTHING" : " DO UPDATE SET \(set)" + sameEntity)
             insertPlaceholderSQL = head + conflict + " DO NOTHING"
             let conditions = target.columns.enumerated().map { "\(SQL.identifier($1)) = ?\($0 + 1)" }
                 + (target.predicate.map { [$0] } ?? [])
-            conflictLookupSQL = "SELECT \"_pk\" FROM \(table.quotedName) WHERE \(conditions.joined(separator: " AND "))"
+            conflictLookupSQL = "SELECT \"_pk\", \"_entity\" FROM \(table.quotedName) WHERE \(conditions.joined(separator: " AND "))"
             conflictAttributeIndexes = target.columns.compactMap { column in columns.firstIndex(of: column) }
         } else {
             insertSQL = head
