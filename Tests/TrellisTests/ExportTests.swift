@@ -24,6 +24,43 @@ import Testing
         #expect(try context.exportJSON(item, options: options)["meta"] == nil)
     }
 
+    /// `code` (string) at `code`, `detail` (integer) at `code.detail`, and a to-one `owner` with
+    /// `ownerID` at `owner.id`: key paths that run through each other.
+    static func overlappingModel() throws -> ObjectModel {
+        try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("detail", .integer64, key: "code.detail"),
+                             GraphFixture.attribute("code", .string, key: "code"), GraphFixture.attribute("ownerID", .integer64, key: "owner.id")],
+                relationships: [GraphFixture.relationship("owner", "Owner", key: "owner")],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(name: "Owner", attributes: [GraphFixture.attribute("id", .integer64, key: "id")], userInfo: ["identityAttributes": "id"]),
+        ])
+    }
+
+    @Test func aNullNeverReplacesNorBlocksAnotherPropertysValue() throws {
+        let context = ObjectContext(store: InMemoryStore(model: try Self.overlappingModel()))
+        // `code` is a string, so `code.detail` reads as missing; `owner` is absent, `owner.id` is 5.
+        _ = try context.importObjects(from: [["id": 1, "code": "x", "owner": ["id": 5]]], entity: "Item")
+        let one = try #require(try context.fetch("Item", id: .integer(1)))
+        #expect(one["detail"] == nil)
+        try one.setValue(nil, forKey: "ownerID")
+        #expect(try context.exportJSON(one) == ["id": 1, "code": "x", "owner": ["id": 5]])
+        try one.setDestination(nil, forKey: "owner")
+        try one.setValue(.integer(6), forKey: "ownerID")
+        #expect(try context.exportJSON(one) == ["id": 1, "code": "x", "owner": ["id": 6]])
+    }
+
+    @Test func twoValuesAtPathsThatCrossAreAnError() throws {
+        let context = ObjectContext(store: InMemoryStore(model: try Self.overlappingModel()))
+        let item = try context.insert("Item")
+        try item.setValue(.integer(1), forKey: "id")
+        try item.setValue(.integer(7), forKey: "detail")
+        try item.setValue(.string("x"), forKey: "code")
+        let error = #expect(throws: ExportError.self) { try context.exportJSON(item) }
+        #expect(error?.code == .keyPathConflict)
+    }
+
     @Test func unorderedToManysAreSortedByIdentity() throws {
         let context = ObjectContext(store: InMemoryStore(model: try GraphFixture.grootModel(powersOrdered: false)))
         _ = try context.importObjects(from: [["id": 1, "powers": [["id": 30], ["id": 4], ["id": 200]], "publisher": nil]], entity: "Character")

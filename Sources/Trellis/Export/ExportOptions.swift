@@ -6,7 +6,9 @@
 public struct ExportOptions: Sendable, Hashable {
     /// What an attribute or to-one without a value becomes.
     public enum NilPolicy: Sendable, Hashable {
-        /// `null` at its key path (default).
+        /// `null` at its key path (default) — where no other property has written a value:
+        /// a null never replaces or blocks another property's value (an attribute at `user`
+        /// without a value and one at `user.id` with one give `"user": {"id": …}`).
         case null
         /// Nothing: the key is left out.
         case omit

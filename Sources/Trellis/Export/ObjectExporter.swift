@@ -59,7 +59,7 @@ public struct ObjectExporter {
         for (index, keyPath) in object.entity.attributeMappings {
             let attribute = object.entity.attributes[index]
             guard let value = try attributeJSON(object, index) else {
-                if options.nilPolicy == .null { try set(.null, at: keyPath, in: &out, object, attribute.name) }
+                if options.nilPolicy == .null { setNull(at: keyPath, in: &out, object) }
                 continue
             }
             try set(value, at: keyPath, in: &out, object, attribute.name)
@@ -69,7 +69,7 @@ public struct ObjectExporter {
             let ids = context.links(of: object, slot)
             if !relationship.isToMany {
                 guard let id = ids.first, let destination = try context.object(with: id) else {
-                    if options.nilPolicy == .null { try set(.null, at: keyPath, in: &out, object, relationship.name) }
+                    if options.nilPolicy == .null { setNull(at: keyPath, in: &out, object) }
                     continue
                 }
                 try set(try destinationJSON(destination, depth: depth, written: &written), at: keyPath, in: &out, object, relationship.name)
@@ -127,11 +127,36 @@ public struct ObjectExporter {
 
     private func set(_ value: JSONValue, at keyPath: JSONKeyPath, in out: inout JSONValue, _ object: ManagedObject,
                      _ property: String) throws {
+        if object.entity.mappedKeyPathsOverlap, case .present(let existing) = keyPath.lookup(in: out),
+           !ObjectExporter.holdsOnlyNulls(existing) {
+            // Another property's value is here (the same key path, or one running through this one).
+            if existing == value { return }
+            throw ExportError(.keyPathConflict, objectID: object.objectID, property: property,
+                              message: "cannot write at '\(keyPath)': another property's value is there (\(jsonSnippet(existing)))")
+        }
         do {
             try keyPath.set(value, in: &out)
         } catch {
             throw ExportError(.keyPathConflict, objectID: object.objectID, property: property,
                               message: "cannot write at '\(keyPath)': \(error)")
+        }
+    }
+
+    /// Writes `null` at `keyPath` when nothing is there and nothing in the way: a property
+    /// without a value never replaces another's (a value, or an object holding one) nor
+    /// makes writing it fail (a string at `a` when this is `a.b`).
+    private func setNull(at keyPath: JSONKeyPath, in out: inout JSONValue, _ object: ManagedObject) {
+        guard !object.entity.mappedKeyPathsOverlap || keyPath.lookup(in: out).isMissing else { return }
+        try? keyPath.set(.null, in: &out)  // leaves `out` as it was when something is in the way
+    }
+
+    /// `null`, or an object whose members all hold only nulls: what properties without a
+    /// value write, which a value may replace.
+    static func holdsOnlyNulls(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null: return true
+        case .object(let object): return object.members.allSatisfy { holdsOnlyNulls($0.value) }
+        default: return false
         }
     }
 

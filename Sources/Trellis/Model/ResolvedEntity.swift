@@ -33,6 +33,21 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
     public let entityMapperName: String?
     /// `JSONDictionaryTransformerName`, inherited from the nearest ancestor that has one.
     public let dictionaryTransformerName: String?
+    /// `true` when two mapped key paths are equal or one runs through the other (`owner`
+    /// and `owner.id`): the exporter then checks each JSON location is written once.
+    let mappedKeyPathsOverlap: Bool
+
+    /// Whether a key path of `paths` is a prefix of (or equal to) another, keys compared by
+    /// UTF-8 code units as JSON objects compare them.
+    static func overlap(_ paths: [JSONKeyPath]) -> Bool {
+        for i in paths.indices {
+            for j in paths.indices where j > i {
+                let a = paths[i].components, b = paths[j].components
+                if zip(a, b).allSatisfy({ $0.key.hasSameCodeUnits(as: $1.key) }) { return true }
+            }
+        }
+        return false
+    }
 
     private let attributePositions: [String: Int]
     private let relationshipPositions: [String: Int]
@@ -52,6 +67,7 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
         self.relationshipMappings = relationshipMappings
         self.entityMapperName = entityMapperName
         self.dictionaryTransformerName = dictionaryTransformerName
+        self.mappedKeyPathsOverlap = ResolvedEntity.overlap(attributeMappings.map(\.keyPath) + relationshipMappings.map(\.keyPath))
         var ap: [String: Int] = [:]
         for (i, a) in attributes.enumerated() { ap[a.name] = i }
         var rp: [String: Int] = [:]
