@@ -16,10 +16,14 @@ import Trellis
 /// On open the recorded description is compared with the model's. Allowed (applied
 /// automatically in one transaction): new entities (a new table, or new columns when
 /// the entity joins an existing hierarchy), new attributes, new relationships, changed
-/// optionality, default values, JSON mappings, version label. Refused with
-/// `StoreError.incompatibleSchema`, file untouched: a removed entity or property, a
-/// changed attribute type, changed identity attributes, a changed parent entity, a
-/// relationship whose destination, cardinality, ordering or storage changed.
+/// optionality, default values, JSON mappings, version label. A new attribute with a default
+/// value gets it in the stored objects (Core Data's lightweight migration does the same).
+/// Refused with `StoreError.incompatibleSchema`, file untouched: a removed entity or
+/// property, a changed attribute type, changed identity attributes, a changed parent entity,
+/// a relationship whose destination, cardinality, ordering or storage changed, and a new
+/// required attribute without a default value in an entity that has stored objects
+/// (placeholders aside). (An existing attribute made required is not checked: the file does
+/// not record optionality.)
 extension SQLiteStore {
     static let currentFormat = "1"
 
@@ -95,8 +99,52 @@ extension SQLiteStore {
                              + "but is read-only")
         }
         for statement in migrationStatements(from: stored, to: description) { try connection.execute(statement) }
+        try fillNewAttributes(from: stored, to: description, model: model, connection: connection)
         try writeMetadata(description, model: model, connection: connection)
         return try StoreLayout(model: model, description: description)
+    }
+
+    /// Gives the stored objects a value for each attribute the migration adds: its default
+    /// value (`UPDATE … WHERE "_entity" IN (<kinds>)`), or, for a required attribute without
+    /// one, throws `.incompatibleSchema` when such objects exist (the caller's transaction
+    /// then leaves the file untouched).
+    static func fillNewAttributes(from stored: SchemaDescription, to new: SchemaDescription, model: ObjectModel,
+                                  connection: Connection) throws(StoreError) {
+        let before = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for entity in new.entities {
+            guard let old = before[entity.name], let resolved = model.entity(named: entity.name) else { continue }  // a new entity has no objects
+            let known = Set(old.attributes.map(\.name))
+            for attribute in entity.attributes where !known.contains(attribute.name) {
+                guard let index = resolved.attributeIndex(of: attribute.name) else { continue }
+                let description = resolved.attributes[index]
+                // The entity's kinds are parameters ?2, ?3, …; ?1 is the default value (unused by the count).
+                let kinds = resolved.kindNames.indices.map { "?\($0 + 2)" }.joined(separator: ", ")
+                let table = SQL.identifier(entity.table), column = SQL.identifier(attribute.column)
+                let sql: String
+                if description.defaultValue != nil {
+                    sql = "UPDATE \(table) SET \(column) = ?1 WHERE \"_entity\" IN (\(kinds))"
+                } else if !description.isOptional {
+                    sql = "SELECT count(*) FROM \(table) WHERE \"_entity\" IN (\(kinds)) AND \"_placeholder\" = 0"
+                } else {
+                    continue
+                }
+                let statement = try connection.makeStatement(sql)
+                try statement.bind(description.defaultValue, at: 1)
+                for (i, kind) in resolved.kindNames.enumerated() { try statement.bind(kind, at: Int32(i + 2)) }
+                if description.defaultValue != nil {
+                    try statement.run()
+                } else {
+                    let count = try statement.runReturningInt64() ?? 0
+                    if count > 0 {
+                        throw StoreError(.incompatibleSchema,
+                                         message: "the store's schema cannot be migrated to the model: entity \(entity.name), property "
+                                             + "\(attribute.name): the new attribute is required and has no default value, but \(count) "
+                                             + "stored object\(count == 1 ? " has" : "s have") no value for it",
+                                         details: "make the attribute optional or give it a default value")
+                    }
+                }
+            }
+        }
     }
 
     // MARK: - Compatibility

@@ -57,6 +57,39 @@ import Trellis
         #expect(try store.rows("SELECT value FROM trellis_metadata WHERE key = 'schema'") == schema)
     }
 
+    @Test func aNewAttributeWithADefaultValueGivesItToTheStoredObjects() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        try seed(try SQLiteStore(path: path, model: try charactersModel()))
+        var entities = try charactersModel().entities
+        entities[0].attributes.append(AttributeDescription(name: "level", type: .integer32, isOptional: false, defaultValue: .integer(1)))
+        entities[0].attributes.append(AttributeDescription(name: "motto", type: .string, defaultValue: .string("it's on")))
+        let store = try SQLiteStore(path: path, model: try ObjectModel(entities: entities))
+        #expect(try store.rows(#"SELECT "id", "level", "motto" FROM "Character""#) == [["a", "1", "it's on"]])
+    }
+
+    @Test func aNewRequiredAttributeWithoutDefaultIsRefusedWhenObjectsAreStored() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        let original = try SQLiteStore(path: path, model: try charactersModel())
+        try seed(original)
+        let before = try original.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name")
+        var entities = try charactersModel().entities
+        entities[0].attributes.append(AttributeDescription(name: "level", type: .integer32, isOptional: false))
+        let error = #expect(throws: StoreError.self) { _ = try SQLiteStore(path: path, model: try ObjectModel(entities: entities)) }
+        #expect(error?.code == .incompatibleSchema)
+        #expect(error?.message == "the store's schema cannot be migrated to the model: entity Character, property level: "
+                + "the new attribute is required and has no default value, but 1 stored object has no value for it")
+        #expect(try original.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name") == before)
+        // An entity without stored objects takes it.
+        entities[1].attributes.append(AttributeDescription(name: "rank", type: .integer32, isOptional: false))
+        entities[0].attributes.removeLast()
+        _ = try SQLiteStore(path: path, model: try ObjectModel(entities: entities))
+        #expect(try original.rows("SELECT name FROM pragma_table_info('Power') WHERE name = 'rank'") == [["rank"]])
+    }
+
     struct Incompatible: CustomTestStringConvertible, Sendable {
         var label: String
         var change: @Sendable (inout [EntityDescription]) -> Void
