@@ -18,6 +18,9 @@ enum TrellisProcess {
 
     static let binary: URL? = locate()
 
+    /// SIGPIPE ignored in the test process, once: writing to a child that has exited is then an error, not the end of the run.
+    static let ignoringBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     private static func locate() -> URL? {
         let fileManager = FileManager.default
         if let path = ProcessInfo.processInfo.environment["TRELLIS_BINARY"], fileManager.isExecutableFile(atPath: path) {
@@ -80,8 +83,17 @@ enum TrellisProcess {
             stderrBox.data = err.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
-        if let input { inPipe.fileHandleForWriting.write(input) }
-        try inPipe.fileHandleForWriting.close()
+        // Standard input is written concurrently too (a child writing a lot before reading
+        // all of it must not block), and a child that stops reading makes the write fail
+        // with EPIPE instead of killing the test process with SIGPIPE.
+        _ = TrellisProcess.ignoringBrokenPipes
+        let writer = inPipe.fileHandleForWriting
+        group.enter()
+        DispatchQueue.global().async {
+            if let input { try? writer.write(contentsOf: input) }
+            try? writer.close()
+            group.leave()
+        }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()

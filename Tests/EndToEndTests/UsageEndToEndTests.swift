@@ -12,6 +12,18 @@ import Testing
         #expect(result.stdout.hasPrefix("OVERVIEW: Import JSON files into a store, merging objects by identity.\n"))
     }
 
+    @Test func aChildThatExitsBeforeReadingStandardInputDoesNotEndTheTestRun() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // 8 MB on standard input, far more than a pipe holds; the missing model ends the
+        // child before it reads any of it, so the writer meets a closed pipe.
+        let input = Data(repeating: UInt8(ascii: " "), count: 8 << 20)
+        let result = try TrellisProcess.run(["import", "-", "--model", "missing.json", "--entity", "Status"], in: directory.url, input: input)
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("error: missing.json"))
+    }
+
     @Test func badUsageExits64WithUsageLineOnStandardError() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
