@@ -55,6 +55,25 @@ import Trellis
         #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "id=99").stdout == "[]\n")
     }
 
+    @Test func whereReadsTheValueOfAJSONAttributeAsJSON() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("notes-model.json", #"""
+            {"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Note", "identityAttributes": ["id"],
+             "attributes": [{"name": "id", "type": "integer64", "jsonKeyPath": "id"}, {"name": "meta", "type": "json", "jsonKeyPath": "meta"}]}]}
+            """#)
+        try w.write("notes.json", #"[{"id": 1, "meta": {"lang": "en"}}, {"id": 2, "meta": 3}, {"id": 3, "meta": "plain"}]"#)
+        try #require(w.run("import", "notes.json", "--model", "notes-model.json", "--entity", "Note").status == 0)
+        func ids(_ condition: String) -> String {
+            w.run("export", "--model", "notes-model.json", "--entity", "Note", "--where", condition, "--store", "trellis.sqlite").stdout
+        }
+        #expect(ids(#"meta={"lang":"en"}"#) == #"[{"id":1,"meta":{"lang":"en"}}]"# + "\n")
+        #expect(ids("meta=3") == #"[{"id":2,"meta":3}]"# + "\n")
+        #expect(ids(#"meta="plain""#) == #"[{"id":3,"meta":"plain"}]"# + "\n")
+        #expect(ids("meta=plain") == #"[{"id":3,"meta":"plain"}]"# + "\n")
+        #expect(ids(#"meta={"lang":"fr"}"#) == "[]\n")
+    }
+
     @Test func badConditionsAndMissingStore() throws {
         let w = try Self.imported()
         defer { w.remove() }

@@ -54,6 +54,10 @@ struct ExportRunner {
            let value = try? transformer.forward(.string(text)) {
             return value
         }
+        if attribute.type == .json {
+            // JSON text (`{"a":1}`, `1`, `"x"`); anything else is the string it spells.
+            return .json((try? JSONReader.parse(text)) ?? .string(text))
+        }
         do {
             return try JSONCoercion.value(from: .string(text), as: attribute.type)
         } catch {
