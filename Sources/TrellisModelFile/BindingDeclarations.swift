@@ -194,15 +194,30 @@ struct CompiledDictionarySteps: Sendable {
         }
     }
 
-    /// Removes the member at `components` (objects only; arrays and scalars on the way are left alone).
+    /// Removes the member or array element at `components`: `debug`, `meta.debug`,
+    /// `items.0` (the first element), `items.0.secret`. A missing key, an index out of
+    /// bounds or a scalar on the way removes nothing.
     private static func remove(_ components: ArraySlice<JSONKeyPath.Component>, from node: inout JSONValue) {
-        guard let first = components.first, case .object(var object) = node else { return }
-        if components.count == 1 {
-            object[first.key] = nil
-        } else if var child = object[first.key] {
-            remove(components.dropFirst(), from: &child)
-            object[first.key] = child
+        guard let first = components.first else { return }
+        switch node {
+        case .object(var object):
+            if components.count == 1 {
+                object[first.key] = nil
+            } else if var child = object[first.key] {
+                remove(components.dropFirst(), from: &child)
+                object[first.key] = child
+            }
+            node = .object(object)
+        case .array(var array):
+            guard let i = first.index, i < array.count else { return }
+            if components.count == 1 {
+                array.remove(at: i)
+            } else {
+                remove(components.dropFirst(), from: &array[i])
+            }
+            node = .array(array)
+        default:
+            return
         }
-        node = .object(object)
     }
 }

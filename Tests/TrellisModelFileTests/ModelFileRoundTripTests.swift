@@ -173,6 +173,16 @@ import TrellisTestSupport
         #expect(JSONValue.object(out) == ["id": 7, "id_str": "7", "identifier": "7", "kind": "vehicle", "meta": ["keep": 2]])
     }
 
+    @Test func removeDeletesArrayElementsAndMembersInsideThem() throws {
+        let file = try Self.read(#"""
+            {"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Item", "dictionaryTransformer": "Trim"}],
+             "bindings": {"dictionaryTransformers": {"Trim": {"remove": ["tags.0", "items.1.secret", "items.9", "name.0"]}}}}
+            """#)
+        let trim = try #require(file.bindings.dictionaryTransformers["Trim"])
+        let out = try trim.transform(["tags": ["a", "b"], "items": [["secret": 1], ["secret": 2, "keep": 3]], "name": "x"])
+        #expect(JSONValue.object(out) == ["tags": ["b"], "items": [["secret": 1], ["keep": 3]], "name": "x"])
+    }
+
     @Test func exampleModelsRead() throws {
         for example in ["twitter", "citm"] {
             let url = Fixtures.repositoryRoot().appendingPathComponent("Examples/\(example)/model.json")
