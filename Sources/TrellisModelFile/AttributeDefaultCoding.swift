@@ -10,7 +10,7 @@ enum AttributeDefaultCoding {
     static func value(from json: JSONValue, type: AttributeType, at path: JSONPath) throws -> AttributeValue {
         func fail(_ expected: String) -> ModelFileError {
             ModelFileError(.invalidValue, path: path,
-                           message: "a \(type) default must be \(expected), found \(FieldReader.kindPhrase(json))")
+                           message: "\(withIndefiniteArticle(type.description)) default must be \(expected), found \(FieldReader.kindPhrase(json))")
         }
         switch type {
         case .string:

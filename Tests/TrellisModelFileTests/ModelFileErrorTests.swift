@@ -64,7 +64,7 @@ import Trellis
         Case("optional not a boolean", entities: #"[{"name": "A", "attributes": [{"name": "id", "type": "string", "optional": "no"}]}]"#,
              .wrongType, #"$.entities[0].attributes[0].optional: expected true or false, found the string "no""#),
         Case("default of the wrong type", entities: #"[{"name": "A", "attributes": [{"name": "n", "type": "integer16", "default": 70000}]}]"#,
-             .invalidValue, "$.entities[0].attributes[0].default: a integer16 default must be an integer in -32768...32767, "
+             .invalidValue, "$.entities[0].attributes[0].default: an integer16 default must be an integer in -32768...32767, "
                  + "found the number 70000"),
         Case("userInfo value not a string", entities: #"[{"name": "A", "userInfo": {"k": 1}}]"#, .wrongType,
              "$.entities[0].userInfo.k: expected a string, found the number 1"),

@@ -139,9 +139,9 @@ import Testing
     static let identityCases: [IdentityCase] = [
         // integer64 identity
         .init(entity: "I", json: "null", objects: .success(["id=nil n=\"a\"", "id=nil n=\"b\""]),
-              bare: .failure(.init("$[0]: expected a I object or identifier, found null"))),
+              bare: .failure(.init("$[0]: expected an I object or identifier, found null"))),
         .init(entity: "I", json: "true", objects: .failure(.init("$[0].id: cannot store true in I.id (integer64): expected a number or a numeric string")),
-              bare: .failure(.init("$[0]: expected a I object or identifier, found true"))),
+              bare: .failure(.init("$[0]: expected an I object or identifier, found true"))),
         .init(entity: "I", json: "42", objects: .success(["id=42 n=\"b\""]), bare: .success(["id=42 n=nil placeholder"])),
         .init(entity: "I", json: "\"42\"", objects: .success(["id=42 n=\"b\""]), bare: .success(["id=42 n=nil placeholder"])),
         .init(entity: "I", json: "4.0", objects: .success(["id=4 n=\"b\""]), bare: .success(["id=4 n=nil placeholder"])),
@@ -153,7 +153,7 @@ import Testing
         .init(entity: "I", json: "\"x\"", objects: .failure(.init("$[0].id: cannot store \"x\" in I.id (integer64): not a decimal number")),
               bare: .failure(.init("$[0]: cannot store \"x\" in I.id (integer64): not a decimal number"))),
         .init(entity: "I", json: "[1]", objects: .failure(.init("$[0].id: cannot store [1] in I.id (integer64): expected a number or a numeric string")),
-              bare: .failure(.init("$[0]: expected a I object or identifier, found [1]"))),
+              bare: .failure(.init("$[0]: expected an I object or identifier, found [1]"))),
         // A bare object is an object without the identity key: inserted, like any object without identity.
         .init(entity: "I", json: "{\"a\":1}", objects: .failure(.init("$[0].id: cannot store {\"a\":1} in I.id (integer64): expected a number or a numeric string")),
               bare: .success(["id=nil n=nil", "id=nil n=nil"])),

@@ -372,7 +372,7 @@ import Testing
             Issue.record("expected an error")
         } catch let error as ImportError {
             #expect(error.code == .invalidValue)
-            #expect(error.description == #"$[0].code: value transformer 'Hex' turned 12 into "not hex", which is not a integer32 for Item.code"#)
+            #expect(error.description == #"$[0].code: value transformer 'Hex' turned 12 into "not hex", which is not an integer32 for Item.code"#)
         }
         #expect(try describeAll("Item", in: store) == ["id=1 code=255 other=nil"])
     }

@@ -62,7 +62,7 @@ extension ObjectContext {
             }
             guard destinationInfo.includes(d.info.number) else {
                 throw ContextError(.wrongDestination, entity: object.entity.name, property: rel.description.name,
-                                   message: "\(d.objectID) is not a \(destinationInfo.name)")
+                                   message: "\(d.objectID) is not \(withIndefiniteArticle(destinationInfo.name))")
             }
         }
         var unique = ids

@@ -370,7 +370,7 @@ final class Importer {
             try prepareBare(value, requested)
         default:
             throw fail(.notAnObject, nil, requested.name, nil, value,
-                       "expected a \(requested.name) object or identifier, found \(jsonSnippet(value))")
+                       "expected \(withIndefiniteArticle(requested.name)) object or identifier, found \(jsonSnippet(value))")
         }
     }
 
@@ -465,7 +465,7 @@ final class Importer {
         }
         guard p.walk.includes(found.number) else {
             throw fail(.invalidEntity, nil, requested.name, nil, .object(json),
-                       "\(id) is a \(found.name), but the entity mapper chose \(p.walk.name)")
+                       "\(id) is \(withIndefiniteArticle(found.name)), but the entity mapper chose \(p.walk.name)")
         }
         if duplicate, requested === root, steps.isEmpty {
             diagnose(.duplicateIdentity, "\(requested.name) \(identity) appears more than once; merged, last value wins")
@@ -701,7 +701,7 @@ final class Importer {
                                   _ value: JSONValue?) -> ImportError {
         let declaring = schema.entities[requested.namespace].name
         return fail(.identityConflict, nil, requested.name, nil, value,
-                    "\(requested.name) \(identity) has the identity of \(existing), a \(existingInfo.name): "
+                    "\(requested.name) \(identity) has the identity of \(existing), \(withIndefiniteArticle(existingInfo.name)): "
                         + "identities are unique across \(declaring) and its sub-entities, and an object cannot change its entity")
     }
 
@@ -739,7 +739,7 @@ final class Importer {
         }
         if let result, !ModelResolver.value(result, fits: a.type) {
             throw fail(.invalidValue, keyPath, entity.name, a.name, value,
-                       "value transformer '\(name)' turned \(jsonSnippet(value)) into \(result), which is not a \(a.type) for \(entity.name).\(a.name)")
+                       "value transformer '\(name)' turned \(jsonSnippet(value)) into \(result), which is not \(withIndefiniteArticle(a.type.description)) for \(entity.name).\(a.name)")
         }
         return result
     }

@@ -271,7 +271,7 @@ public struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible, Expressi
             node = .array(array)
         default:
             throw JSONKeyPathError(.cannotWrite, keyPath: keyPath.description, position: 0,
-                                   message: "cannot write key '\(component.key)' into a \(node.kind)")
+                                   message: "cannot write key '\(component.key)' into \(withIndefiniteArticle(node.kind.description))")
         }
     }
 }

@@ -174,7 +174,7 @@ extension JSONMap {
     func missingError(keyPath: String, verbatim: Bool, expected: Any.Type) -> MappingError {
         if source == nil, !isContainer, !json.isNull {
             return MappingError(code: .typeMismatch, path: path, expected: "object", found: json,
-                                message: "cannot read \"\(keyPath)\" (\(JSONMapTypeName.of(expected))) from a \(json.kind)")
+                                message: "cannot read \"\(keyPath)\" (\(JSONMapTypeName.of(expected))) from \(withIndefiniteArticle(json.kind.description))")
         }
         return MappingError(code: .missing, path: requestedPath(keyPath, verbatim: verbatim),
                             expected: JSONMapTypeName.of(expected), message: "missing value")

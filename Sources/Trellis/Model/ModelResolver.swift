@@ -128,7 +128,7 @@ struct ModelResolver {
                 if let value = attribute.defaultValue, !ModelResolver.value(value, fits: attribute.type) {
                     if entity.attributes.contains(where: { $0.name == attribute.name }) {
                         problems.append(ModelError(.invalidDefaultValue, entity: entity.name, property: attribute.name,
-                                                   message: "default value \(value) is not a \(attribute.type)"))
+                                                   message: "default value \(value) is not \(withIndefiniteArticle(attribute.type.description))"))
                     }
                 }
             }

@@ -359,7 +359,7 @@ final class InMemorySession: StoreSession {
         for d in added {
             guard let (root, k) = locate(d), schema.entities[rel.destinationNumber].includes(state.tables[root].rows.values[k].entity) else {
                 throw StoreError(.constraintViolation, message: "\(id).\(rel.description.name) points at \(d), which does not exist "
-                    + "or is not a \(schema.entities[rel.destinationNumber].name)")
+                    + "or is not \(withIndefiniteArticle(schema.entities[rel.destinationNumber].name))")
             }
             guard let inverse else { continue }
             if rel.inverseIsToMany {
