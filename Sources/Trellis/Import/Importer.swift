@@ -431,7 +431,13 @@ final class Importer {
         let object: ManagedObject
         var isNew = false
         if let identity = p.identity, let existing = context.registeredObject(inNamespaceOf: requested, identity) {
-            try check(existing.info, requested, p, identity, json, duplicate: existing.mark == batchNumber, existing.objectID)
+            var duplicate = existing.mark == batchNumber
+            if !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: requested.namespace, key: identity)] {
+                // Met earlier as a stored object, and registered since (an inverse faulted it in).
+                duplicate = duplicate || stored[s].isMet
+                stored[s].isMet = true
+            }
+            try check(existing.info, requested, p, identity, json, duplicate: duplicate, existing.objectID)
             object = existing
         } else if let identity = p.identity, !stored.isEmpty,
                   let s = storedByIdentity[NamespacedIdentity(namespace: requested.namespace, key: identity)] {
@@ -638,10 +644,16 @@ final class Importer {
         for r in walkPlan.relationships {
             guard let ids = try destinations(r, json) else { continue }
             if object == nil {
-                // A nested occurrence may have registered the object meanwhile.
+                // A nested occurrence may have registered the object meanwhile, or changed its
+                // links through an inverse (a member moving to another team): then it is
+                // registered (with those changes) and its links are set as for any object.
                 if let registered = registered(id) {
                     object = registered
                     touch(registered)
+                } else if !context.pendingUnregistered.isEmpty, context.pendingUnregistered[id] != nil {
+                    let materialized = try materialize(s)
+                    touch(materialized)
+                    object = materialized
                 } else {
                     let current = stored[s].snapshot.relationships[r.slot]
                     var merged = ids
