@@ -99,6 +99,11 @@ final class Connection {
     /// The rowid of the last row inserted on this connection (https://sqlite.org/c3ref/last_insert_rowid.html).
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Sets ``lastInsertRowID`` to 0 (https://sqlite.org/c3ref/set_last_insert_rowid.html): the
+    /// value is the connection's, across tables, so an insert that inserts nothing would
+    /// otherwise leave the rowid of the previous insert into any table.
+    func clearLastInsertRowID() { sqlite3_set_last_insert_rowid(handle, 0) }
+
     /// Rows changed by the last INSERT/UPDATE/DELETE (https://sqlite.org/c3ref/changes.html).
     var changes: Int { Int(sqlite3_changes64(handle)) }
 

@@ -182,6 +182,7 @@ struct ChangeWriter {
                 }
                 parameter += 1
             }
+            connection.clearLastInsertRowID()  // keys are > 0: a row inserted now shows its own
             try statement.run()
             var key = id.primaryKey
             if entity.conflictLookupSQL != nil, connection.lastInsertRowID != key {
