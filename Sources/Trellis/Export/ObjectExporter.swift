@@ -62,7 +62,7 @@ public struct ObjectExporter {
                 if options.nilPolicy == .null { setNull(at: keyPath, in: &out, object) }
                 continue
             }
-            try set(value, at: keyPath, in: &out, object, attribute.name)
+            try set(value, at: keyPath, in: &out, object, attribute.name, isRelationship: false)
         }
         for (slot, keyPath) in object.entity.relationshipMappings {
             let relationship = object.entity.relationships[slot]
@@ -72,14 +72,15 @@ public struct ObjectExporter {
                     if options.nilPolicy == .null { setNull(at: keyPath, in: &out, object) }
                     continue
                 }
-                try set(try destinationJSON(destination, depth: depth, written: &written), at: keyPath, in: &out, object, relationship.name)
+                try set(try destinationJSON(destination, depth: depth, written: &written), at: keyPath, in: &out, object, relationship.name,
+                        isRelationship: true)
             } else {
                 var destinations = try ids.compactMap { try context.object(with: $0) }
                 if !relationship.isOrdered { destinations.sort(by: ObjectExporter.identityOrder) }
                 var items: [JSONValue] = []
                 items.reserveCapacity(destinations.count)
                 for destination in destinations { items.append(try destinationJSON(destination, depth: depth, written: &written)) }
-                try set(.array(items), at: keyPath, in: &out, object, relationship.name)
+                try set(.array(items), at: keyPath, in: &out, object, relationship.name, isRelationship: true)
             }
         }
         return out
@@ -125,14 +126,26 @@ public struct ObjectExporter {
         }
     }
 
+    /// Writes a property's value at its key path. When the entity's key paths overlap, what
+    /// is already there (written by a property before it, in model order) decides: nulls only
+    /// are replaced; an object meeting an object is merged, the later members winning (a
+    /// nested destination over the attributes written inside it); a relationship's value
+    /// replaces the rest (an identifier over `owner.id`); an attribute's value meeting another
+    /// attribute's different value is `.keyPathConflict`, as is a scalar in the way.
     private func set(_ value: JSONValue, at keyPath: JSONKeyPath, in out: inout JSONValue, _ object: ManagedObject,
-                     _ property: String) throws {
+                     _ property: String, isRelationship: Bool) throws {
+        var value = value
         if object.entity.mappedKeyPathsOverlap, case .present(let existing) = keyPath.lookup(in: out),
-           !ObjectExporter.holdsOnlyNulls(existing) {
-            // Another property's value is here (the same key path, or one running through this one).
-            if existing == value { return }
-            throw ExportError(.keyPathConflict, objectID: object.objectID, property: property,
-                              message: "cannot write at '\(keyPath)': another property's value is there (\(jsonSnippet(existing)))")
+           !ObjectExporter.holdsOnlyNulls(existing), existing != value {
+            if case .object(let before) = existing, case .object(let after) = value {
+                var merged = before
+                for (key, member) in after { merged[key] = member }
+                value = .object(merged)
+            } else if !isRelationship {
+                throw ExportError(.keyPathConflict, objectID: object.objectID, property: property,
+                                  message: "cannot write \(jsonSnippet(value)) at '\(keyPath)': another property's value is there "
+                                      + "(\(jsonSnippet(existing)))")
+            }
         }
         do {
             try keyPath.set(value, in: &out)
@@ -142,11 +155,14 @@ public struct ObjectExporter {
         }
     }
 
-    /// Writes `null` at `keyPath` when nothing is there and nothing in the way: a property
-    /// without a value never replaces another's (a value, or an object holding one) nor
-    /// makes writing it fail (a string at `a` when this is `a.b`).
+    /// Writes `null` at `keyPath` unless another property's value is there or in the way: a
+    /// property without a value never replaces another's (a value, or an object holding one)
+    /// nor makes the export fail (a string at `a` when this is `a.b`). Nulls replace nulls.
     private func setNull(at keyPath: JSONKeyPath, in out: inout JSONValue, _ object: ManagedObject) {
-        guard !object.entity.mappedKeyPathsOverlap || keyPath.lookup(in: out).isMissing else { return }
+        if object.entity.mappedKeyPathsOverlap, case .present(let existing) = keyPath.lookup(in: out),
+           !ObjectExporter.holdsOnlyNulls(existing) {
+            return
+        }
         try? keyPath.set(.null, in: &out)  // leaves `out` as it was when something is in the way
     }
 
