@@ -155,8 +155,6 @@ final class Importer {
         // 3. Apply.
         storedRegistrationCount = context.registrationCount
         cursor = 0
-        // `Array(repeating:count:)` fills in bulk; `append(contentsOf: repeatElement(…))` goes
-        // element by element through the generic replaceSubrange (~600 instructions each).
         resolvedLeaves = Array(repeating: nil, count: prepared.count)
         for i in elements.indices {
             elementIndex = i
