@@ -107,6 +107,7 @@ extension ObjectContext {
     /// Records an operation on a to-many slot of the object with `id` (registered or not).
     func addPending(_ id: ObjectID, _ slot: Int, add: Bool, _ other: ObjectID) {
         if let object = registered[id] {
+            if let unread = unreadInverses, unread.skips(object, slot) { return }
             if object.pending == nil { object.pending = [] }
             if let k = object.pending?.firstIndex(where: { $0.slot == slot }) {
                 object.pending?[k].operations.append((add, other))
@@ -155,5 +156,30 @@ extension ObjectContext {
         guard let d = try object(with: destination), d.links[inverse].first == source else { return }
         d.links[inverse] = []
         markDirty(d)
+    }
+}
+
+/// Which inverse to-many changes an import may leave unrecorded: those of objects it
+/// registered itself (dropped after the batch is written, epoch ≥ `epoch`) in slots no
+/// mapping of their entity reads. The store writes a link from the side that set it (a
+/// character's powers, its publisher), never from these pending lists, and nothing reads
+/// them before the objects are dropped; objects registered before the import keep theirs.
+struct InverseBookkeeping {
+    let epoch: Int
+    /// `unread[entity number][slot]`: the entity maps no JSON key path to that relationship.
+    let unread: [[Bool]]
+
+    init(schema: ModelSchema, epoch: Int) {
+        self.epoch = epoch
+        unread = schema.entities.map { info in
+            var unread = [Bool](repeating: true, count: info.relationships.count)
+            for mapping in info.entity.relationshipMappings where mapping.index < unread.count { unread[mapping.index] = false }
+            return unread
+        }
+    }
+
+    @inline(__always)
+    func skips(_ object: ManagedObject, _ slot: Int) -> Bool {
+        object.epoch >= epoch && unread[object.info.number][slot]
     }
 }

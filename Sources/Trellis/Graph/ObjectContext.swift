@@ -36,6 +36,9 @@ public final class ObjectContext {
     /// Objects registered so far (``register(_:)``, ``createObject(_:isPlaceholder:values:indexingIdentity:)``):
     /// the importer tells from it, without a lookup, that nothing was registered meanwhile.
     @exclusivity(unchecked) var registrationCount = 0
+    /// While an import applies a batch: inverse changes that nothing will read are not
+    /// recorded (``InverseBookkeeping``).
+    @exclusivity(unchecked) var unreadInverses: InverseBookkeeping?
     /// The open session of an import (a write session) or of ``read(_:)``; nil otherwise.
     var session: (any StoreSession)?
     /// Registration epoch: objects registered during an import get a new one and are dropped after each batch.

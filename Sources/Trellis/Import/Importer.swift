@@ -59,6 +59,8 @@ final class Importer {
     /// Objects registered before the import that it has read again from the store.
     @exclusivity(unchecked) private var rereadIDs = Set<ObjectID>()
     private var scopeCandidates: [ObjectID]?
+    /// The inverse changes phase 3 leaves unrecorded (``InverseBookkeeping``).
+    private lazy var unreadInverses = InverseBookkeeping(schema: schema, epoch: importEpoch)
     private var diagnosticCount = 0
 
     init(context: ObjectContext, session: any StoreSession, root: EntityInfo, options: ImportOptions, epoch: Int) {
@@ -154,6 +156,8 @@ final class Importer {
         }
         // 3. Apply.
         storedRegistrationCount = context.registrationCount
+        context.unreadInverses = unreadInverses
+        defer { context.unreadInverses = nil }
         cursor = 0
         resolvedLeaves = Array(repeating: nil, count: prepared.count)
         for i in elements.indices {
