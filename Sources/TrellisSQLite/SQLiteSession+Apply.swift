@@ -93,6 +93,10 @@ struct ChangeWriter {
     private var textStatements: [String: Statement] = [:]
     /// Links of new objects not written yet, per join table.
     private var bufferedLinks: [String: LinkBuffer] = [:]
+    /// The entities met so far (a change set has few): comparing short names beats hashing them.
+    private var entityCache: [(name: String, layout: EntityLayout)] = []
+    /// The buffer used last (consecutive objects fill the same table's).
+    private var lastLinkBuffer: LinkBuffer?
     /// Rows per multi-row insert of links (192 parameters at most, below every SQLite's limit of 999).
     static let linksPerStatement = 64
 
@@ -103,12 +107,12 @@ struct ChangeWriter {
     // MARK: - Steps
 
     mutating func reserveKeys(for inserted: [ObjectSnapshot]) throws(StoreError) {
-        var nextKey: [String: Int64] = [:]
+        var nextKey: [ObjectIdentifier: Int64] = [:]
         permanentIDs.reserveCapacity(inserted.count)
         for snapshot in inserted where snapshot.id.isTemporary {
-            let table = try layout.entity(snapshot.id.entityName).table
+            let table = try entity(snapshot.id.entityName).table
             var next: Int64
-            if let known = nextKey[table.name] {
+            if let known = nextKey[ObjectIdentifier(table)] {
                 next = known
             } else {
                 next = (try connection.cachedStatement(table.maxKeySQL).runReturningInt64() ?? 0) + 1
@@ -121,7 +125,7 @@ struct ChangeWriter {
                 throw StoreError(.constraintViolation, message: "the temporary ID \(snapshot.id) is inserted twice")
             }
             permanentIDs[snapshot.id] = ObjectID(entityName: snapshot.id.entityName, primaryKey: next)
-            nextKey[table.name] = next + 1
+            nextKey[ObjectIdentifier(table)] = next + 1
         }
     }
 
@@ -130,7 +134,7 @@ struct ChangeWriter {
         session.derivedLinks.removeAll()
         var deletedByTable: [ObjectIdentifier: (table: TableLayout, keys: [Int64])] = [:]
         for id in ids {
-            let table = try layout.entity(id.entityName).table
+            let table = try entity(id.entityName).table
             let statement = try cached(table.deleteSQL, for: table)
             let key = try permanent(id).primaryKey
             statement.bind(key, at: 1)
@@ -153,7 +157,7 @@ struct ChangeWriter {
 
     mutating func insert(_ inserted: [ObjectSnapshot]) throws(StoreError) {
         for snapshot in inserted {
-            let entity = try layout.entity(snapshot.id.entityName)
+            let entity = try self.entity(snapshot.id.entityName)
             guard snapshot.attributes.count == entity.attributeColumns.count,
                   snapshot.relationships.count == entity.relationships.count else {
                 throw shapeError(snapshot.id, entity)
@@ -219,7 +223,7 @@ struct ChangeWriter {
     mutating func update(_ updated: [ObjectChange]) throws(StoreError) {
         var columns: [String] = []
         for change in updated {
-            let entity = try layout.entity(change.id.entityName)
+            let entity = try self.entity(change.id.entityName)
             let id = try permanent(change.id)
             // Changed columns, in a stable order: placeholder flag, attributes, to-ones.
             var slots: [Int] = []
@@ -342,7 +346,7 @@ struct ChangeWriter {
     private mutating func insertJoinRows(_ join: JoinLayout, object: Int64, destinations: [ObjectID],
                                          isNew: Bool, objectID: ObjectID?) throws(StoreError) {
         let buffer = isNew && !join.isInverseSide ? try linkBuffer(join) : nil
-        let statement = try cachedByText(buffer != nil ? join.insertNew : join.insert)
+        let statement = buffer == nil ? try cachedByText(join.insert) : nil
         if buffer == nil { try writeBufferedLinks(of: join.table) }
         let skipTemporary = isNew && join.isInverseSide
         let bindsPosition = join.isOrdered
@@ -365,7 +369,7 @@ struct ChangeWriter {
                 buffer.values.append(key)
                 if join.hasPositions { buffer.values.append(Int64(position)) }
                 if buffer.isFull { try buffer.write() }
-            } else {
+            } else if let statement {
                 statement.bind(object, at: 1)
                 statement.bind(key, at: 2)
                 if bindsPosition { statement.bind(Int64(position), at: 3) }
@@ -375,12 +379,25 @@ struct ChangeWriter {
         }
     }
 
+    /// The layout of the entity named `name` (``StoreLayout/entity(_:)``, cached).
+    private mutating func entity(_ name: String) throws(StoreError) -> EntityLayout {
+        for cached in entityCache where cached.name == name { return cached.layout }
+        let found = try layout.entity(name)
+        if entityCache.count < 16 { entityCache.append((name, found)) }
+        return found
+    }
+
     /// The buffer of `join`'s table, made on first use.
     private mutating func linkBuffer(_ join: JoinLayout) throws(StoreError) -> LinkBuffer {
-        if let buffer = bufferedLinks[join.table] { return buffer }
+        if let last = lastLinkBuffer, last.join === join { return last }
+        if let buffer = bufferedLinks[join.table] {
+            lastLinkBuffer = buffer
+            return buffer
+        }
         let buffer = LinkBuffer(join: join, connection: connection,
                                 full: try connection.cachedStatement(join.insertNew(rows: ChangeWriter.linksPerStatement)))
         bufferedLinks[join.table] = buffer
+        lastLinkBuffer = buffer
         return buffer
     }
 

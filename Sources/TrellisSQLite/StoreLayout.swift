@@ -202,7 +202,7 @@ extension RelationshipLayout {
 
 /// A join table as one relationship uses it. The owning side reads and writes through
 /// `source`; the inverse side of a shared (many-to-many) table through `destination`.
-struct JoinLayout: Sendable {
+final class JoinLayout: Sendable {
     /// The table name (unquoted).
     let table: String
     /// The table of the objects that have this relationship.
