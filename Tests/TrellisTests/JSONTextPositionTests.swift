@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Trellis
 
-/// `JSONTextPosition.advanced(over:)` counts eight bytes at a time; these compare it with a
+/// `JSONTextPosition.advanced(over:)` counts many bytes at a time; these compare it with a
 /// byte-by-byte count on texts with line feeds and multi-byte scalars at every alignment.
 @Suite struct JSONTextPositionTests {
     /// The definition: `line` counts LF bytes, `column` the non-continuation bytes since the last LF.
@@ -22,9 +22,10 @@ import Testing
 
     @Test func countsLikeTheByteByByteDefinition() {
         let pieces: [[UInt8]] = [Array("a".utf8), Array("\n".utf8), Array("é".utf8), Array("€".utf8), Array("😀".utf8),
-                                 Array("{\"id\":1}".utf8), [0x00], [0xFF], [0x0A, 0x0A]]
+                                 Array("{\"id\":1}".utf8), [0x00], [0xFF], [0x0A, 0x0A],
+                                 Array(String(repeating: "x", count: 40).utf8)]  // runs for the 32-byte ASCII path
         var state: UInt64 = 7
-        for length in 0..<200 {
+        for length in 0..<400 {
             var bytes: [UInt8] = []
             while bytes.count < length {
                 state = state &* 6364136223846793005 &+ 1442695040888963407
