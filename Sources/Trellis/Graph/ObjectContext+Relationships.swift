@@ -77,8 +77,7 @@ extension ObjectContext {
     func setLinksCore(_ object: ManagedObject, _ slot: Int, _ new: [ObjectID]) throws {
         let rel = object.info.relationships[slot]
         let old = links(of: object, slot)
-        if old == new { return }
-        if rel.isToMany, !rel.isOrdered, old.count == new.count, sameMembers(old, new) { return }
+        if linksEqual(old, new, unorderedToMany: rel.isToMany && !rel.isOrdered) { return }
         object.links[slot] = new
         object.directLinks |= 1 << UInt64(min(slot, 63))
         markDirty(object)
@@ -86,6 +85,12 @@ extension ObjectContext {
         let (removed, added) = difference(old, new)
         for d in removed { try inverseRemove(d, inverse, source: object.objectID, rel) }
         for d in added { try inverseAdd(d, inverse, source: object.objectID, rel, slot) }
+    }
+
+    /// `true` when setting `new` over `old` changes nothing: the same list, or, for an
+    /// unordered to-many, the same members in another order.
+    func linksEqual(_ old: [ObjectID], _ new: [ObjectID], unorderedToMany: Bool) -> Bool {
+        old == new || (unorderedToMany && old.count == new.count && sameMembers(old, new))
     }
 
     /// `true` when two duplicate-free lists hold the same IDs (in any order).

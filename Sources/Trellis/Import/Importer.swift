@@ -569,15 +569,14 @@ final class Importer {
     /// Sets a relationship of a registered object to `ids` (after the current links, without
     /// repeats, for an appending to-many).
     private func setLinks(_ object: ManagedObject, _ r: RelationshipPlan, _ ids: [ObjectID]) throws {
-        var ids = ids
-        if r.append {
-            let current = context.links(of: object, r.slot)
-            if !current.isEmpty {
-                let present = Set(current)
-                ids = current + ids.filter { !present.contains($0) }
-            }
-        }
-        try context.setLinksCore(object, r.slot, ids)
+        try context.setLinksCore(object, r.slot, r.append ? appending(ids, to: context.links(of: object, r.slot)) : ids)
+    }
+
+    /// `current` followed by the IDs of `ids` it lacks (the `append` merge policy).
+    private func appending(_ ids: [ObjectID], to current: [ObjectID]) -> [ObjectID] {
+        if current.isEmpty { return ids }
+        let present = Set(current)
+        return current + ids.filter { !present.contains($0) }
     }
 
     private func touch(_ object: ManagedObject) {
@@ -618,14 +617,20 @@ final class Importer {
         context.registrationCount == storedRegistrationCount ? nil : context.registered[id]
     }
 
+    /// `true` when stored object `id` may differ from its snapshot: registered since the fetch
+    /// (by a nested occurrence or an inverse faulting it in), or with inverse changes waiting.
+    @inline(__always)
+    private func isAheadOfSnapshot(_ id: ObjectID) -> Bool {
+        registered(id) != nil || (!context.pendingUnregistered.isEmpty && context.pendingUnregistered[id] != nil)
+    }
+
     /// `true` when setting the JSON's attributes on stored object `s` would change nothing
     /// (the same test as ``applyValues(to:_:isNew:_:_:_:_:)``); `false` also for a
     /// placeholder (it completes) and for an object with inverse changes waiting.
     private func storedAttributesMatch(_ s: Int, _ plan: EntityPlan, _ json: JSONObject, _ p: Prepared,
                                        _ requested: EntityInfo) throws -> Bool {
         let id = stored[s].snapshot.id
-        if stored[s].snapshot.isPlaceholder || registered(id) != nil { return false }
-        if !context.pendingUnregistered.isEmpty, context.pendingUnregistered[id] != nil { return false }
+        if stored[s].snapshot.isPlaceholder || isAheadOfSnapshot(id) { return false }
         let info = stored[s].info
         for a in plan.attributes {
             guard let new = try incomingValue(a, json, info, p, requested) else { continue }
@@ -646,30 +651,19 @@ final class Importer {
         for r in walkPlan.relationships {
             guard let ids = try destinations(r, json) else { continue }
             if object == nil {
-                // A nested occurrence may have registered the object meanwhile, or changed its
-                // links through an inverse (a member moving to another team): then it is
-                // registered (with those changes) and its links are set as for any object.
-                if let registered = registered(id) {
-                    object = registered
-                    touch(registered)
-                } else if !context.pendingUnregistered.isEmpty, context.pendingUnregistered[id] != nil {
-                    let materialized = try materialize(s)
-                    touch(materialized)
-                    object = materialized
-                } else {
+                // Registered meanwhile by a nested occurrence, or with inverse changes waiting
+                // (a member moving to another team): its links are set as for any object.
+                // Otherwise only a link that differs from the snapshot registers it.
+                if !isAheadOfSnapshot(id) {
                     let current = stored[s].snapshot.relationships[r.slot]
-                    var merged = ids
-                    if r.append, !current.isEmpty {
-                        let present = Set(current)
-                        merged = current + ids.filter { !present.contains($0) }
+                    if context.linksEqual(current, r.append ? appending(ids, to: current) : ids,
+                                          unorderedToMany: r.isToMany && !stored[s].info.relationships[r.slot].isOrdered) {
+                        continue
                     }
-                    if current == merged { continue }
-                    if r.isToMany, !stored[s].info.relationships[r.slot].isOrdered, current.count == merged.count,
-                       context.sameMembers(current, merged) { continue }
-                    let materialized = try materialize(s)
-                    touch(materialized)
-                    object = materialized
                 }
+                let materialized = try materialize(s)
+                touch(materialized)
+                object = materialized
             }
             if let object { try setLinks(object, r, ids) }
         }
