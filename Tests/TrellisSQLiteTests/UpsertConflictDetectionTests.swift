@@ -7,16 +7,21 @@ import Trellis
 /// connection's last insert into any table: it is cleared before each insert, so a row just
 /// inserted into another table with the same key cannot pass for this one.
 @Suite struct UpsertConflictDetectionTests {
-    /// Animal (identity id) with Dog and Cat in one table, and Toy (identity id) in another.
+    /// ``EntityConflictTests/model()`` (Animal, Dog, Cat in one table) and Toy (identity `id`) in another.
     static func model() throws -> ObjectModel {
-        try ObjectModel(entities: [
-            EntityDescription(name: "Animal", attributes: [
-                AttributeDescription(name: "id", type: .integer64), AttributeDescription(name: "name", type: .string),
-            ], userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Dog", parentName: "Animal", attributes: [AttributeDescription(name: "barks", type: .boolean)]),
-            EntityDescription(name: "Cat", parentName: "Animal", attributes: [AttributeDescription(name: "lives", type: .integer64)]),
+        try ObjectModel(entities: try EntityConflictTests.model().entities + [
             EntityDescription(name: "Toy", attributes: [AttributeDescription(name: "id", type: .integer64)], userInfo: ["identityAttributes": "id"]),
         ])
+    }
+
+    /// A store holding Dog 1 (key 1) and a Toy (key 1): the next keys are 2 in both tables.
+    func storeWithRexAndAToy(_ directory: TemporaryDirectory) throws -> SQLiteStore {
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: []),
+            ObjectSnapshot(id: tid("Toy", 2), isPlaceholder: false, attributes: [.integer(100)], relationships: []),
+        ])) }
+        return store
     }
 
     /// A Toy inserted just before, with the key reserved for the Cat, hid the conflict: the
@@ -24,12 +29,7 @@ import Trellis
     @Test func aCatWithADogsIdentityFailsEvenAfterAnInsertIntoAnotherTableWithTheSameKey() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: []),
-            ObjectSnapshot(id: tid("Toy", 2), isPlaceholder: false, attributes: [.integer(100)], relationships: []),
-        ])) }
-        // Next keys: Animal 2, Toy 2.
+        let store = try storeWithRexAndAToy(directory)
         let error = #expect(throws: StoreError.self) {
             try store.write { try $0.apply(ChangeSet(inserted: [
                 ObjectSnapshot(id: tid("Toy", 3), isPlaceholder: false, attributes: [.integer(101)], relationships: []),
@@ -47,11 +47,7 @@ import Trellis
     @Test func anUpsertAfterAnInsertIntoAnotherTableWithTheSameKeyMapsToTheStoredObject() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: []),
-            ObjectSnapshot(id: tid("Toy", 2), isPlaceholder: false, attributes: [.integer(100)], relationships: []),
-        ])) }
+        let store = try storeWithRexAndAToy(directory)
         let mapping = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Toy", 3), isPlaceholder: false, attributes: [.integer(101)], relationships: []),
             ObjectSnapshot(id: tid("Dog", 4), isPlaceholder: false, attributes: [.integer(1), .string("Rex II"), .bool(false)], relationships: []),
@@ -91,11 +87,7 @@ import Trellis
     @Test func aContextSavingAToyAndACatWithADogsIdentityFails() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: []),
-            ObjectSnapshot(id: tid("Toy", 2), isPlaceholder: false, attributes: [.integer(100)], relationships: []),
-        ])) }
+        let store = try storeWithRexAndAToy(directory)
         let context = ObjectContext(store: store)
         let toy = try context.insert("Toy")
         try toy.setValue(.integer(101), forKey: "id")
