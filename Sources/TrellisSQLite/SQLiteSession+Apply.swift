@@ -86,6 +86,9 @@ struct ChangeWriter {
     var layout: StoreLayout { session.layout }
     /// Temporary ID → permanent ID of every inserted object that had a temporary ID.
     var permanentIDs: [ObjectID: ObjectID] = [:]
+    /// Inserted objects that came with a permanent ID (a hand-built change set): like those
+    /// with temporary IDs, their links to other new objects are written by the owning side.
+    private var insertedWithPermanentIDs: Set<ObjectID> = []
     /// Reserved key → key the upsert returned, when an insert hit an existing identity.
     private var conflicts: [(table: TableLayout, reserved: Int64, actual: Int64)] = []
     private var statements: [ObjectIdentifier: Statement] = [:]
@@ -109,6 +112,7 @@ struct ChangeWriter {
     mutating func reserveKeys(for inserted: [ObjectSnapshot]) throws(StoreError) {
         var nextKey: [ObjectIdentifier: Int64] = [:]
         permanentIDs.reserveCapacity(inserted.count)
+        for snapshot in inserted where !snapshot.id.isTemporary { insertedWithPermanentIDs.insert(snapshot.id) }
         for snapshot in inserted where snapshot.id.isTemporary {
             let table = try entity(snapshot.id.entityName).table
             var next: Int64
@@ -212,7 +216,7 @@ struct ChangeWriter {
                     try replaceJoinRows(join, object: key, destinations: destinations)
                 } else if !destinations.isEmpty {
                     // A link between two objects this change set inserts is written once, from
-                    // the owning side (the inverse side skips destinations with temporary IDs).
+                    // the owning side (the inverse side skips destinations the change set inserts).
                     try insertJoinRows(join, object: key, destinations: destinations, isNew: true,
                                        objectID: ObjectID(entityName: id.entityName, primaryKey: key))
                 }
@@ -340,20 +344,20 @@ struct ChangeWriter {
     /// Inserts the links `object → destinations` (a destination listed twice is linked once,
     /// at its first position).
     /// For a new object (`isNew`), the owning side cannot meet an existing link (plain
-    /// INSERT), and the inverse side skips destinations with temporary IDs (new objects whose
-    /// owning side writes the link). `objectID`, when given, is added to the cached inverse
+    /// INSERT), and the inverse side skips destinations the change set inserts (new objects
+    /// whose owning side writes the link, whether their IDs are temporary or permanent). `objectID`, when given, is added to the cached inverse
     /// lists of the destinations.
     private mutating func insertJoinRows(_ join: JoinLayout, object: Int64, destinations: [ObjectID],
                                          isNew: Bool, objectID: ObjectID?) throws(StoreError) {
         let buffer = isNew && !join.isInverseSide ? try linkBuffer(join) : nil
         let statement = buffer == nil ? try cachedByText(join.insert) : nil
         if buffer == nil { try writeBufferedLinks(of: join.table) }
-        let skipTemporary = isNew && join.isInverseSide
+        let skipNew = isNew && join.isInverseSide
         let bindsPosition = join.isOrdered
         let cacheKey = join.isShared && !join.isInverseSide && !session.derivedLinks.isEmpty ? join.inverseLinksKey : nil
         var seen: Set<Int64> = []
         for (position, destination) in destinations.enumerated() {
-            if skipTemporary, destination.isTemporary { continue }
+            if skipNew, destination.isTemporary || insertedWithPermanentIDs.contains(destination) { continue }
             let key = try permanent(destination).primaryKey
             if position > 0 {
                 if destinations.count <= 16 {

@@ -115,13 +115,40 @@ import Trellis
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
-        // The character has a permanent ID, so the new power's side writes the link too:
-        // the character's buffered link is written first and the power's insert finds it.
+        // The character has a permanent ID; the new power's side leaves the link to it.
         _ = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: id("Character", 500), isPlaceholder: false, attributes: [.integer(5)], relationships: [[tid("Power", 3)]]),
             ObjectSnapshot(id: tid("Power", 3), isPlaceholder: false, attributes: [.integer(30)], relationships: [[id("Character", 500)]]),
         ])) }
         #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers""#) == [["500", "1"]])
+    }
+
+    /// The new inverse-side object comes first and lists a new owning-side object with a
+    /// permanent ID: the link is still written once, by the owning side (it used to be
+    /// written by both, and the second insert failed on the join table's primary key).
+    @Test func aNewInverseSideObjectListedFirstLeavesTheLinkToItsNewOwner() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: tid("Power", 3), isPlaceholder: false, attributes: [.integer(30)], relationships: [[id("Character", 500)]]),
+            ObjectSnapshot(id: id("Power", 70), isPlaceholder: false, attributes: [.integer(70)], relationships: [[id("Character", 500)]]),
+            ObjectSnapshot(id: id("Character", 500), isPlaceholder: false, attributes: [.integer(5)],
+                           relationships: [[tid("Power", 3), id("Power", 70)]]),
+        ])) }
+        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 2"#) == [["500", "70"], ["500", "71"]])
+        let character = try store.read { try $0.fetch(entity: "Character", identities: [[.integer(5)]]) }
+        #expect(character.first?.relationships == [[id("Power", 70), id("Power", 71)]])
+
+        // Ordered: the playlist's order, not the order the songs were inserted in.
+        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: tid("Song", 1), isPlaceholder: false, attributes: [.string("a")], relationships: [[id("Playlist", 9)]]),
+            ObjectSnapshot(id: id("Song", 40), isPlaceholder: false, attributes: [.string("b")], relationships: [[id("Playlist", 9)]]),
+            ObjectSnapshot(id: id("Playlist", 9), isPlaceholder: false, attributes: [.string("mix")],
+                           relationships: [[id("Song", 40), tid("Song", 1)]]),
+        ])) }
+        #expect(try store.rows(#"SELECT "source", "destination", "position" FROM "Playlist.songs" ORDER BY "position""#)
+                == [["9", "40", "0"], ["9", "41", "1"]])
     }
 
     @Test func theOrderedSideOwnsPositionsAndTheInverseSideAppends() throws {
