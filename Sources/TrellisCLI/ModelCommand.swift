@@ -111,17 +111,30 @@ enum ModelCommand {
     private static func convert(_ parsed: ParsedArguments, environment: CommandEnvironment,
                                 stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) throws {
         let inputPath = parsed.positionals.first ?? ""
-        let loaded = try load(inputPath, parsed, environment: environment, requiringBoundNames: true)
-        for warning in loaded.warnings { stderr.write("warning: \(inputPath): \(warning)\n") }
-
         let outputPath = parsed.value("-o")
         let target: ModelFileFormat
         if let text = parsed.value("--to"), let format = ModelFileFormat(rawValue: text) {
             target = format
         } else if let outputPath, outputPath != "-" {
-            target = ModelLoader.format(of: URL(fileURLWithPath: outputPath))
+            let url = URL(fileURLWithPath: outputPath)
+            guard ["json", "xcdatamodeld", "xcdatamodel"].contains(url.pathExtension) else {
+                throw UsageError(spec: convertSpec, message: "cannot tell the output format from '\(outputPath)': "
+                                 + "use a .json, .xcdatamodeld or .xcdatamodel path, or --to")
+            }
+            target = ModelLoader.format(of: url)
         } else {
-            target = loaded.format == .json ? .xcdatamodel : .json
+            target = ModelLoader.format(of: environment.url(for: inputPath)) == .json ? .xcdatamodel : .json
+        }
+
+        // A conversion carries the names over whether or not they are bound; unbound ones
+        // are reported, since whoever uses the converted model has to bind them.
+        let loaded = try load(inputPath, parsed, environment: environment, requiringBoundNames: false)
+        for warning in loaded.warnings { stderr.write("warning: \(inputPath): \(warning)\n") }
+        do {
+            try ModelLoader.checkNames(of: loaded.model, bindings: loaded.bindingDeclarations)
+        } catch let error as ModelFileError {
+            stderr.write("warning: \(inputPath): \(error.message) The converted model names them too: "
+                         + "give their bindings with --bindings wherever it is used.\n")
         }
 
         switch target {

@@ -31,7 +31,8 @@ enum SchemaCommand {
             return ExitStatus.usage
         }
         do {
-            let file = try ModelLoading.load(modelPath, bindings: bindingsPath, environment: environment)
+            // The tables do not depend on what value transformers or entity mappers do.
+            let file = try ModelLoading.load(modelPath, bindings: bindingsPath, environment: environment, requiringBoundNames: false)
             stdout.write(try SchemaSQL.statements(for: file.model))
             return ExitStatus.success
         } catch {

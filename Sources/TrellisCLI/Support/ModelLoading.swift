@@ -15,10 +15,14 @@ enum ModelLoading {
     /// The model at `path` (relative to the current directory): a Trellis JSON model file,
     /// a `.xcdatamodeld` bundle or a `.xcdatamodel` (see ``ModelLoader``), with the bindings
     /// file at `bindingsPath`.
+    /// `requiringBoundNames: false` lets a Core Data model whose names are not bound load (for
+    /// `trellis schema`, whose SQL does not depend on them).
     /// - Throws: ``CommandError`` `.invalidModel` with the file, JSON path or line:column.
-    static func load(_ path: String, bindings bindingsPath: String? = nil, environment: CommandEnvironment) throws -> LoadedModel {
+    static func load(_ path: String, bindings bindingsPath: String? = nil, environment: CommandEnvironment,
+                     requiringBoundNames: Bool = true) throws -> LoadedModel {
         do {
-            return try read(path, bindingsPath: bindingsPath, version: nil, environment: environment, requiringBoundNames: true)
+            return try read(path, bindingsPath: bindingsPath, version: nil, environment: environment,
+                            requiringBoundNames: requiringBoundNames)
         } catch let error as ModelFileError {
             throw CommandError(.invalidModel, error.description)
         } catch let error as CoreDataModelError {
