@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Trellis
 
@@ -85,5 +86,15 @@ import Testing
         let path = JSONPath.root.appending(key: "statuses").appending(index: 3).appending(key: "user")
             .appending(key: "id").appending(key: "a.b").appending(key: "138")
         #expect(path.description == #"$.statuses[3].user.id["a.b"]["138"]"#)
+    }
+
+    /// Keys in paths, model files and written JSON are quoted by one rule (``JSONWriter/quoted(_:)``).
+    @Test func keysAreQuotedAsTheWriterQuotesStrings() throws {
+        let key = "q\"\\\u{8}\u{C}\n\r\t\u{1}\u{1F}é/"
+        let quoted = #""q\"\\\b\f\n\r\t\u0001\u001fé/""#
+        #expect(JSONWriter.quoted(key) == quoted)
+        #expect(JSONPath.root.appending(key: key).description == "$[" + quoted + "]")
+        #expect(try JSONWriter.string(for: .string(key)) == quoted)
+        #expect(try JSONReader.parse(Data(quoted.utf8)) == .string(key))
     }
 }

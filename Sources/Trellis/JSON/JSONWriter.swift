@@ -64,6 +64,15 @@ public enum JSONWriter {
         Data(try bytes(for: value, options: options))
     }
 
+    /// `string` as a JSON string literal, quotes included (`"a\"b\n"`), escaped as the
+    /// writer escapes strings (RFC 8259 §7: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other
+    /// control characters as `\u00XX`). Model files and JSON paths quote with it too.
+    public static func quoted(_ string: String) -> String {
+        var emitter = JSONEmitter(options: Options())
+        emitter.appendString(string)
+        return String(decoding: emitter.output, as: UTF8.self)
+    }
+
     /// The JSON text of `value` as a `String`. See ``bytes(for:options:)``.
     public static func string(for value: JSONValue, options: Options = Options()) throws(JSONWriteError) -> String {
         String(decoding: try bytes(for: value, options: options), as: UTF8.self)

@@ -60,7 +60,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Comparable 
                 if JSONPath.isPlainIdentifier(k) {
                     text += "." + k
                 } else {
-                    text += "[\"" + JSONPath.escaped(k) + "\"]"
+                    text += "[" + JSONWriter.quoted(k) + "]"
                 }
             }
         }
@@ -78,26 +78,5 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Comparable 
         return key.utf8.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x24
         }
-    }
-
-    static func escaped(_ key: String) -> String {
-        var out = ""
-        for scalar in key.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
     }
 }
