@@ -62,47 +62,16 @@ enum ModelCommand {
             stdout.write(spec.helpText)
             return ExitStatus.success
         case "convert":
-            return run(convertSpec, rest, environment, &stdout, &stderr) { parsed, out, err in
+            return CommandRunner.run(convertSpec, rest, stdout: &stdout, stderr: &stderr) { parsed, out, err in
                 try convert(parsed, environment: environment, stdout: &out, stderr: &err)
             }
         case "show":
-            return run(showSpec, rest, environment, &stdout, &stderr) { parsed, out, _ in
+            return CommandRunner.run(showSpec, rest, stdout: &stdout, stderr: &stderr) { parsed, out, _ in
                 try show(parsed, environment: environment, stdout: &out)
             }
         default:
             stderr.write(UsageError(spec: spec, message: "unknown subcommand '\(first)'; expected convert or show").text)
             return ExitStatus.usage
-        }
-    }
-
-    /// Parses `arguments` against `spec`, then runs `body`: usage errors exit 64, failures 1.
-    private static func run<Out: TextOutputStream, Err: TextOutputStream>(
-        _ spec: CommandSpec, _ arguments: [String], _ environment: CommandEnvironment,
-        _ stdout: inout Out, _ stderr: inout Err,
-        _ body: (ParsedArguments, inout Out, inout Err) throws -> Void
-    ) -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            switch try ArgumentParser(spec: spec).parse(arguments) {
-            case .help:
-                stdout.write(spec.helpText)
-                return ExitStatus.success
-            case .parsed(let value):
-                parsed = value
-            }
-        } catch {
-            stderr.write(error.text)
-            return ExitStatus.usage
-        }
-        do {
-            try body(parsed, &stdout, &stderr)
-            return ExitStatus.success
-        } catch let error as UsageError {
-            stderr.write(error.text)
-            return ExitStatus.usage
-        } catch {
-            stderr.write("error: \(message(for: error))\n")
-            return ExitStatus.failure
         }
     }
 
@@ -198,12 +167,5 @@ enum ModelCommand {
                      requiringBoundNames: Bool) throws -> LoadedModel {
         try ModelLoading.read(path, bindingsPath: parsed.value("--bindings"), version: parsed.value("--version"),
                               environment: environment, requiringBoundNames: requiringBoundNames)
-    }
-
-    static func message(for error: any Error) -> String {
-        switch error {
-        case let error as CoreDataModelError: return error.description
-        default: return CommandFailure.message(for: error)
-        }
     }
 }

@@ -59,26 +59,8 @@ enum ExportCommand {
 
     static func run(arguments: [String], environment: CommandEnvironment,
                     stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
-        let options: Options
-        do {
-            switch try ArgumentParser(spec: spec).parse(arguments) {
-            case .help:
-                stdout.write(spec.helpText)
-                return ExitStatus.success
-            case .parsed(let parsed):
-                options = try Options(parsed)
-            }
-        } catch {
-            stderr.write(error.text)
-            return ExitStatus.usage
-        }
-        do {
-            let text = try ExportRunner(options: options, environment: environment).run()
-            stdout.write(text)
-            return ExitStatus.success
-        } catch {
-            stderr.write("error: \(CommandFailure.message(for: error))\n")
-            return ExitStatus.failure
+        CommandRunner.run(spec, arguments, stdout: &stdout, stderr: &stderr) { parsed, out, _ in
+            out.write(try ExportRunner(options: try Options(parsed), environment: environment).run())
         }
     }
 }

@@ -80,26 +80,9 @@ enum ImportCommand {
 
     static func run(arguments: [String], environment: CommandEnvironment,
                     stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
-        let options: Options
-        do {
-            switch try ArgumentParser(spec: spec).parse(arguments) {
-            case .help:
-                stdout.write(spec.helpText)
-                return ExitStatus.success
-            case .parsed(let parsed):
-                options = try Options(parsed, environment: environment)
-            }
-        } catch {
-            stderr.write(error.text)
-            return ExitStatus.usage
-        }
-        do {
-            let summary = try ImportRunner(options: options, environment: environment).run()
-            stdout.write(summary)
-            return ExitStatus.success
-        } catch {
-            stderr.write("error: \(CommandFailure.message(for: error))\n")
-            return ExitStatus.failure
+        CommandRunner.run(spec, arguments, stdout: &stdout, stderr: &stderr) { parsed, out, _ in
+            let options = try Options(parsed, environment: environment)
+            out.write(try ImportRunner(options: options, environment: environment).run())
         }
     }
 }

@@ -15,29 +15,11 @@ enum SchemaCommand {
 
     static func run(arguments: [String], environment: CommandEnvironment,
                     stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
-        let modelPath: String
-        let bindingsPath: String?
-        do {
-            switch try ArgumentParser(spec: spec).parse(arguments) {
-            case .help:
-                stdout.write(spec.helpText)
-                return ExitStatus.success
-            case .parsed(let parsed):
-                modelPath = parsed.value("--model") ?? ""
-                bindingsPath = parsed.value("--bindings")
-            }
-        } catch {
-            stderr.write(error.text)
-            return ExitStatus.usage
-        }
-        do {
+        CommandRunner.run(spec, arguments, stdout: &stdout, stderr: &stderr) { parsed, out, _ in
             // The tables do not depend on what value transformers or entity mappers do.
-            let file = try ModelLoading.load(modelPath, bindings: bindingsPath, environment: environment, requiringBoundNames: false)
-            stdout.write(try SchemaSQL.statements(for: file.model))
-            return ExitStatus.success
-        } catch {
-            stderr.write("error: \(CommandFailure.message(for: error))\n")
-            return ExitStatus.failure
+            let file = try ModelLoading.load(parsed.value("--model") ?? "", bindings: parsed.value("--bindings"),
+                                             environment: environment, requiringBoundNames: false)
+            out.write(try SchemaSQL.statements(for: file.model))
         }
     }
 }

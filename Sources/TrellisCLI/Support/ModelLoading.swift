@@ -84,6 +84,7 @@ enum CommandFailure {
         switch error {
         case let error as CommandError: return error.message
         case let error as ModelFileError: return error.description
+        case let error as CoreDataModelError: return error.description
         default: return String(describing: error)
         }
     }
