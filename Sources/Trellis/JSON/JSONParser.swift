@@ -46,7 +46,7 @@ struct JSONParser: ~Copyable {
     /// Keys expected from the shape of earlier objects.
     var keyPredictor = JSONKeyPredictor()
     /// Small flat objects read recently, by their text.
-    var objectCache = JSONObjectCache(capacity: 256)
+    var objectCache: JSONObjectCache
     var valueCache: JSONStringCache
     /// Set by ``parseString(isKey:)``: a hash of the key's bytes (see ``fingerprint``).
     var lastFingerprint: UInt64 = 0
@@ -57,6 +57,7 @@ struct JSONParser: ~Copyable {
     init(options: JSONReader.Options, expectedSize: Int = 1 << 20) {
         keyCache = JSONStringCache(capacity: min(256, max(8, expectedSize / 256)))
         valueCache = JSONStringCache(capacity: min(1024, max(8, expectedSize / 64)))
+        objectCache = JSONObjectCache(capacity: min(4096, max(16, expectedSize / 1024)))
         base = UnsafePointer(JSONParser.emptyBytes)
         end = 0
         pos = 0
