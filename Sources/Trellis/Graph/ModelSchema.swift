@@ -86,6 +86,11 @@ final class EntityInfo: Sendable {
     let relationships: [RelationshipInfo]
     /// The model's default value of every attribute, by position.
     let defaultValues: [AttributeValue?]
+    /// ``defaultValues`` without those of the identity attributes: the values of a new object
+    /// whose JSON gives no identity. A default identity would make every such object the
+    /// same object (the store keeps identities unique), so they stay nil: a required
+    /// identity attribute is then reported missing, an optional one is stored as NULL.
+    let defaultValuesWithoutIdentity: [AttributeValue?]
     /// An empty slot per relationship.
     let emptyLinks: [[ObjectID]]
 
@@ -99,6 +104,9 @@ final class EntityInfo: Sendable {
         self.kinds = kinds
         self.relationships = relationships
         self.defaultValues = entity.attributes.map(\.defaultValue)
+        var withoutIdentity = defaultValues
+        for i in entity.identityAttributeIndexes { withoutIdentity[i] = nil }
+        self.defaultValuesWithoutIdentity = withoutIdentity
         self.emptyLinks = Array(repeating: [], count: relationships.count)
     }
 

@@ -457,7 +457,10 @@ final class Importer {
                 throw fail(.abstractEntity, nil, p.walk.name, nil, .object(json),
                            "\(p.walk.name) is abstract and has no entity mapper choosing a sub-entity for this object")
             }
-            object = context.createObject(p.walk, isPlaceholder: false, indexingIdentity: false)
+            // Without an identity in the JSON, identity attributes get no default (the object
+            // would take over the stored object that has the default as its identity).
+            object = context.createObject(p.walk, isPlaceholder: false,
+                                          values: p.identity == nil ? p.walk.defaultValuesWithoutIdentity : nil, indexingIdentity: false)
             isNew = true
         }
         return try applyValues(to: object, try plan(object.info), isNew: isNew, p, json, requested, position)
@@ -487,8 +490,13 @@ final class Importer {
         touch(object)
         var values = object.values
         var changed = false
+        let completes = object.isPlaceholder
+        // A placeholder becomes a full object now: like a new object, it takes the model's
+        // defaults for the attributes the JSON leaves out (not for those it sets to null).
+        var givenByJSON: [Bool] = completes ? Array(repeating: false, count: values.count) : []
         for a in plan.attributes {
             guard let new = try incomingValue(a, json, object.info, p, requested) else { continue }
+            if completes { givenByJSON[a.index] = true }
             if new == nil, !a.isOptional, !object.isPlaceholder, values[a.index] != nil {
                 throw fail(.missingRequiredValue, a.keyPath, object.entity.name, a.name, .null,
                            "\(object.entity.name).\(a.name) is required; null cannot clear it")
@@ -498,8 +506,13 @@ final class Importer {
                 changed = true
             }
         }
+        if completes {
+            for (i, value) in object.info.defaultValues.enumerated() where value != nil && values[i] == nil && !givenByJSON[i] {
+                values[i] = value
+                changed = true
+            }
+        }
         if changed { object.values = values }
-        let completes = object.isPlaceholder
         if completes { object.isPlaceholder = false }
         if changed || completes { context.markDirty(object) }
         if isNew { context.indexIdentity(object) }
