@@ -286,6 +286,10 @@ struct ChangeWriter {
                 if connection.changes == 0 {
                     throw StoreError(.unknownObject, message: "cannot update \(id): no such object in the store")
                 }
+                for relationship in change.relationships {
+                    guard let sql = entity.orderRowsCleanupSQL[relationship.index] else { continue }
+                    try removeStaleOrderRows(sql, object: id.primaryKey, destination: relationship.destinations.first)
+                }
             }
             for relationship in change.relationships {
                 guard case .joinTable(let join) = entity.relationships[relationship.index] else { continue }
@@ -328,6 +332,20 @@ struct ChangeWriter {
     }
 
     // MARK: - Join rows
+
+    /// After `object`'s to-one changed to `destination`: its rows in the inverse ordered
+    /// to-many's order table, except the new destination's, are deleted (else an object
+    /// moving back would find its old position instead of coming last).
+    private mutating func removeStaleOrderRows(_ sql: String, object: Int64, destination: ObjectID?) throws(StoreError) {
+        let statement = try cachedByText(sql)
+        statement.bind(object, at: 1)
+        if let destination {
+            statement.bind(try permanent(destination).primaryKey, at: 2)
+        } else {
+            statement.bindNull(2)
+        }
+        try statement.run()
+    }
 
     /// Replaces the links of `object` on this side of the join table.
     private mutating func replaceJoinRows(_ join: JoinLayout, object: Int64, destinations: [ObjectID]) throws(StoreError) {

@@ -325,6 +325,11 @@ final class EntityLayout: Sendable {
     /// By relationship position: left empty by an import's fetch
     /// (``ResolvedEntity/importSkippableToManyIndexes``).
     let importSkips: [Bool]
+    /// By relationship position, for a to-one whose inverse is an ordered to-many: the
+    /// statement deleting this object's rows from that to-many's order table except those
+    /// of its new destination (`DELETE FROM "J" WHERE "destination" = ?1 AND "source" IS NOT ?2`),
+    /// run when the to-one changes, so an object that leaves keeps no stale position.
+    let orderRowsCleanupSQL: [String?]
 
     init(entity: ResolvedEntity, table: TableLayout, description: SchemaDescription,
          byName: [String: SchemaDescription.Entity], tables: [String: TableLayout], model: ObjectModel) throws(StoreError) {
@@ -352,6 +357,7 @@ final class EntityLayout: Sendable {
         attributeTypes = entity.attributes.map(\.type)
         var relationships: [RelationshipLayout] = []
         var toOnes: [Int] = []
+        var cleanups = [String?](repeating: nil, count: entity.relationships.count)
         for (i, relationship) in entity.relationships.enumerated() {
             guard let stored = relationshipStored[relationship.name],
                   let destinationEntity = byName[relationship.destinationEntity],
@@ -362,6 +368,18 @@ final class EntityLayout: Sendable {
             case .foreignKey:
                 relationships.append(.foreignKey(column: stored.column ?? relationship.name, destination: destination))
                 toOnes.append(i)
+                // The inverse is an ordered to-many with an order table (its owner's join table).
+                if let inverseName = relationship.inverseName,
+                   let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName),
+                   inverse.isToMany, inverse.isOrdered {
+                    var walk: SchemaDescription.Entity? = destinationEntity
+                    while let e = walk, cleanups[i] == nil {
+                        if let r = e.relationships.first(where: { $0.name == inverseName }), r.storage == .joinTable, let table = r.table {
+                            cleanups[i] = "DELETE FROM \(SQL.identifier(table)) WHERE \"destination\" = ?1 AND \"source\" IS NOT ?2"
+                        }
+                        walk = e.parent.flatMap { byName[$0] }
+                    }
+                }
             case .joinTable, .sharedJoinTable, .inverseJoinTable:
                 let inverseSide = stored.storage == .inverseJoinTable
                 let ownerOrdered = inverseSide
@@ -402,6 +420,7 @@ final class EntityLayout: Sendable {
         var importSkips = [Bool](repeating: false, count: relationships.count)
         for i in entity.importSkippableToManyIndexes where i < importSkips.count { importSkips[i] = true }
         self.importSkips = importSkips
+        self.orderRowsCleanupSQL = cleanups
         self.toOneIndexes = toOnes
         self.toOneLinksKeys = toOnes.map { index in
             if case .foreignKey(let column, _) = relationships[index] { return "inverse \(table.name) \(column)" }

@@ -268,4 +268,53 @@ import Trellis
         #expect(try store.rows(#"SELECT "source", "destination", "position" FROM "Album.tracks" ORDER BY 1, 3"#)
                 == [["1", "3", "0"], ["1", "2", "1"]])
     }
+
+    /// A track that leaves an album through its to-one alone leaves no row in the album's
+    /// order table: moving back, it comes last, as any track joining through its to-one.
+    @Test func aTrackMovingAwayAndBackComesLast() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Album", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
+                RelationshipDescription(name: "tracks", destinationEntity: "Track", inverseName: "album", isToMany: true, isOrdered: true),
+            ]),
+            EntityDescription(name: "Track", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
+                RelationshipDescription(name: "album", destinationEntity: "Album", inverseName: "tracks"),
+            ]),
+        ])
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: model)
+        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: tid("Album", 1), isPlaceholder: false, attributes: [.string("A")],
+                           relationships: [[tid("Track", 4), tid("Track", 2), tid("Track", 3)]]),
+            ObjectSnapshot(id: tid("Album", 5), isPlaceholder: false, attributes: [.string("B")], relationships: [[]]),
+            ObjectSnapshot(id: tid("Track", 2), isPlaceholder: false, attributes: [.string("one")], relationships: [[tid("Album", 1)]]),
+            ObjectSnapshot(id: tid("Track", 3), isPlaceholder: false, attributes: [.string("two")], relationships: [[tid("Album", 1)]]),
+            ObjectSnapshot(id: tid("Track", 4), isPlaceholder: false, attributes: [.string("three")], relationships: [[tid("Album", 1)]]),
+        ])) }
+        let tracks = { try store.read { try $0.fetch(entity: "Album", matching: nil) }.map { $0.relationships[0] } }
+        let order = { try store.rows(#"SELECT "source", "destination", "position" FROM "Album.tracks" ORDER BY 1, 3"#) }
+        #expect(try tracks() == [[id("Track", 3), id("Track", 1), id("Track", 2)], []])
+        // Track 1 ("one") moves to album B and back, through its to-one only.
+        _ = try store.write { try $0.apply(ChangeSet(updated: [
+            ObjectChange(id: id("Track", 1), relationships: [RelationshipChange(index: 0, destinations: [id("Album", 2)])]),
+        ])) }
+        #expect(try order() == [["1", "3", "0"], ["1", "2", "2"]])
+        _ = try store.write { try $0.apply(ChangeSet(updated: [
+            ObjectChange(id: id("Track", 1), relationships: [RelationshipChange(index: 0, destinations: [id("Album", 1)])]),
+        ])) }
+        #expect(try tracks() == [[id("Track", 3), id("Track", 2), id("Track", 1)], []])
+        // Leaving every album (to-one cleared) removes its rows too.
+        _ = try store.write { try $0.apply(ChangeSet(updated: [
+            ObjectChange(id: id("Track", 3), relationships: [RelationshipChange(index: 0, destinations: [])]),
+        ])) }
+        #expect(try order() == [["1", "2", "2"]])
+        #expect(try tracks() == [[id("Track", 2), id("Track", 1)], []])
+        // The album listing a track in the same change set as the track's move keeps the album's row.
+        _ = try store.write { try $0.apply(ChangeSet(updated: [
+            ObjectChange(id: id("Album", 2), relationships: [RelationshipChange(index: 0, destinations: [id("Track", 2)])]),
+            ObjectChange(id: id("Track", 2), relationships: [RelationshipChange(index: 0, destinations: [id("Album", 2)])]),
+        ])) }
+        #expect(try order() == [["2", "2", "0"]])
+        #expect(try tracks() == [[id("Track", 1)], [id("Track", 2)]])
+    }
 }
