@@ -72,7 +72,9 @@ import Testing
         ])
     }
 
-    @Test func compositeIdentitiesAreArraysAndEntitiesWithoutIdentityNull() throws {
+    /// A composite identifier is an object of the identity key paths, so the export imports
+    /// back (an array of values did not: an import takes objects or single identifiers).
+    @Test func compositeIdentitiesAreObjectsOfTheirKeyPathsAndEntitiesWithoutIdentityNull() throws {
         let model = try ObjectModel(entities: [
             EntityDescription(name: "Hand", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
                               relationships: [GraphFixture.relationship("cards", "Card", toMany: true, ordered: true, key: "cards"),
@@ -89,10 +91,19 @@ import Testing
         let hand = try #require(try context.fetch("Hand", id: .integer(1)))
         var options = ExportOptions()
         options.relationshipStyle = .identifiers
-        #expect(try context.exportJSON(hand, options: options) == ["id": 1, "cards": [["Hearts", "A"], ["Clubs", "2"]], "note": nil])
+        let exported = try context.exportJSON(hand, options: options)
+        #expect(exported == ["id": 1, "cards": [["suit": "Hearts", "value": "A"], ["suit": "Clubs", "value": "2"]], "note": nil])
         #expect(try context.exportJSON(hand) == [
             "id": 1, "cards": [["suit": "Hearts", "value": "A"], ["suit": "Clubs", "value": "2"]], "note": ["text": "hi"],
         ])
+
+        // The export imports back into another store: the same hand, linking the same cards.
+        let copy = ObjectContext(store: InMemoryStore(model: model))
+        _ = try copy.importObjects(from: [["suit": "Clubs", "value": "2"], ["suit": "Hearts", "value": "A"]], entity: "Card")
+        let report = try copy.importObjects(from: [exported], entity: "Hand")
+        #expect(report.counts(for: "Card") == .init(unchanged: 2))
+        let imported = try #require(try copy.fetch("Hand", id: .integer(1)))
+        #expect(try copy.exportJSON(imported, options: options) == exported)
     }
 
     @Test func longChainsStopAtTheMaximumDepth() throws {

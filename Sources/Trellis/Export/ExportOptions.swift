@@ -21,8 +21,10 @@ public struct ExportOptions: Sendable, Hashable {
         /// first), and as its identifier wherever it appears again in that object's tree:
         /// cycles are cut and densely linked graphs stay small.
         case nested
-        /// Destinations as identifiers: the identity attribute's JSON value, or an array
-        /// of values for a composite identity (`null` for an entity without identity attributes).
+        /// Destinations as identifiers: the identity attribute's JSON value; for a composite
+        /// identity, an object of the identity attributes at their JSON key paths
+        /// (`{"suit": "hearts", "rank": 1}`, which an import reads back as a reference);
+        /// `null` for an entity without identity attributes.
         case identifiers
     }
 

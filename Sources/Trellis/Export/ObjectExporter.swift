@@ -93,12 +93,20 @@ public struct ObjectExporter {
         return try write(destination, depth: depth + 1, written: &written)
     }
 
-    /// The identity value (single identity), an array of values (composite), or null.
+    /// The identity value (single identity); for a composite identity, an object holding
+    /// each identity attribute at its JSON key path (`{"suit": "hearts", "rank": 1}`), which
+    /// an import reads back as a reference to that object; null without identity attributes.
     private func identifier(of object: ManagedObject) throws -> JSONValue {
         let indexes = object.entity.identityAttributeIndexes
         if indexes.count == 1 { return try attributeJSON(object, indexes[0]) ?? .null }
         if indexes.isEmpty { return .null }
-        return .array(try indexes.map { try attributeJSON(object, $0) ?? .null })
+        var out: JSONValue = .object(JSONObject(minimumCapacity: indexes.count))
+        for index in indexes {
+            let attribute = object.entity.attributes[index]
+            let keyPath = object.entity.attributeMappings.first { $0.index == index }?.keyPath ?? JSONKeyPath(key: attribute.name)
+            try set(try attributeJSON(object, index) ?? .null, at: keyPath, in: &out, object, attribute.name, isRelationship: false)
+        }
+        return out
     }
 
     /// The JSON of attribute `index`, or nil for no value.
