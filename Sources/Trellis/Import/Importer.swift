@@ -315,6 +315,9 @@ final class Importer {
                                    "entity mapper '\(mapper.name)' chose '\(chosen)', which is not \(requested.name) or one of its sub-entities")
                     }
                     walk = info
+                } else if requested.entity.isAbstract {
+                    throw fail(.abstractEntity, nil, requested.name, nil, value,
+                               "\(requested.name) is abstract, and its entity mapper '\(mapper.name)' chose no sub-entity for this object")
                 }
             }
             let walkPlan = walk === requested ? plan : try self.plan(walk)
