@@ -26,6 +26,17 @@ import Trellis
                     == [#"$.response.docs[0] - {"id":1}"#, #"$.response.docs[1] - {"id":2}"#])
     }
 
+    /// An all-digit `--at` component that indexes an array is shown as an index in element
+    /// paths (it read as a key: `$.pages["1"]`); one that names an object member stays a key.
+    @Test func keyPathThroughArraysShowsIndexes() throws {
+        let text = #"{"pages": [{"items": [1]}, {"items": [{"id": 2}, {"id": 3}]}], "by": {"1": [4]}}"#
+        #expect(try Self.elements(text, at: "pages.1.items") == [#"$.pages[1].items[0] - {"id":2}"#, #"$.pages[1].items[1] - {"id":3}"#])
+        #expect(try Self.elements(text, at: "by.1") == [#"$.by["1"][0] - 4"#])
+        #expect(try Self.elements(text + "\n" + text + "\n", at: "pages.1.items", lines: true)
+                    == [#"$[0].pages[1].items[0] - {"id":2}"#, #"$[0].pages[1].items[1] - {"id":3}"#,
+                        #"$[1].pages[1].items[0] - {"id":2}"#, #"$[1].pages[1].items[1] - {"id":3}"#])
+    }
+
     @Test func topLevelArray() throws {
         #expect(try Self.elements(#"[{"id": 1}, 7]"#) == [#"$[0] - {"id":1}"#, "$[1] - 7"])
     }
@@ -63,7 +74,7 @@ import Trellis
                    message: "$.search_metadata.count: expected an array or object of Status objects, found a number"),
         ScalarCase(text: #"{"a": null}"#, at: "a", message: "$.a: expected an array or object of Status objects, found null"),
         ScalarCase(text: #"{"a": "x"}"#, at: "a", message: "$.a: expected an array or object of Status objects, found a string"),
-        ScalarCase(text: #"{"a": [true]}"#, at: "a.0", message: #"$.a["0"]: expected an array or object of Status objects, found a boolean"#),
+        ScalarCase(text: #"{"a": [true]}"#, at: "a.0", message: #"$.a[0]: expected an array or object of Status objects, found a boolean"#),
         ScalarCase(text: "7", at: nil, message: "$: expected an array or object of Status objects, found a number"),
         ScalarCase(text: "{\"a\": [1]}\n{\"a\": 2}\n", at: "a", lines: true,
                    message: "line 2: $[1].a: expected an array or object of Status objects, found a number"),

@@ -531,4 +531,26 @@ import Testing
         #expect(try GraphFixture.rows(store, "Publisher").map(\.relationships) == [[[Self.id("Character", 1)]]])
         #expect(try local.destinations(forKey: "characters").map { $0["id"] } == [.integer(1)])
     }
+
+    /// Error paths show an attribute key path's array steps as indexes, and its object keys as keys.
+    @Test func errorPathsShowArrayIndexesOfKeyPaths() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
+                                                         GraphFixture.attribute("second", .integer64, key: "codes.1"),
+                                                         GraphFixture.attribute("seven", .integer64, key: "byNumber.7")],
+                              userInfo: ["identityAttributes": "id"]),
+        ])
+        let context = ObjectContext(store: InMemoryStore(model: model))
+        for (json, expected) in [
+            (["id": 1, "codes": [1, "x"]] as JSONValue, #"$[0].codes[1]: cannot store "x" in Item.second (integer64): not a decimal number"#),
+            (["id": 1, "byNumber": ["7": "y"]] as JSONValue, #"$[0].byNumber["7"]: cannot store "y" in Item.seven (integer64): not a decimal number"#),
+        ] {
+            do {
+                _ = try context.importObjects(from: [json], entity: "Item")
+                Issue.record("expected an error")
+            } catch let error as ImportError {
+                #expect(error.description == expected)
+            }
+        }
+    }
 }

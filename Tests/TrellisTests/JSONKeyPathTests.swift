@@ -88,6 +88,14 @@ import Testing
         #expect(path.description == #"$.statuses[3].user.id["a.b"]["138"]"#)
     }
 
+    @Test func jsonPathThroughAKeyPathShowsArrayIndexes() throws {
+        let value: JSONValue = ["a": [["id": 1], ["b": ["7": "x"]]], "n": 1]
+        #expect(JSONPath.root.appending(try JSONKeyPath(parsing: "a.1.b.7"), readingFrom: value).description == #"$.a[1].b["7"]"#)
+        #expect(JSONPath.root.appending(try JSONKeyPath(parsing: "a.5.id"), readingFrom: value).description == #"$.a[5].id"#)
+        #expect(JSONPath.root.appending(try JSONKeyPath(parsing: "n.0"), readingFrom: value).description == #"$.n["0"]"#)
+        #expect(JSONPath.root.appending(try JSONKeyPath(parsing: "a.1"), readingFrom: nil).description == #"$.a["1"]"#)
+    }
+
     /// Keys in paths, model files and written JSON are quoted by one rule (``JSONWriter/quoted(_:)``).
     @Test func keysAreQuotedAsTheWriterQuotesStrings() throws {
         let key = "q\"\\\u{8}\u{C}\n\r\t\u{1}\u{1F}é/"

@@ -809,21 +809,31 @@ final class Importer {
         return plan
     }
 
-    private func currentPath() -> JSONPath {
-        var path = elements.indices.contains(elementIndex) ? elements[elementIndex].path : .root
+    private func currentPath() -> JSONPath { currentLocation().path }
+
+    /// The path of the value being imported and, when known, that value in the element's
+    /// JSON (so that key path components reading arrays show as indexes: `$[0].items[1]`).
+    private func currentLocation() -> (path: JSONPath, value: JSONValue?) {
+        guard elements.indices.contains(elementIndex) else { return (.root, nil) }
+        var path = elements[elementIndex].path
+        var node: JSONValue? = elements[elementIndex].value
         for step in steps {
             switch step {
-            case .keyPath(let k): path = path.appending(k)
-            case .index(let i): path = path.appending(index: i)
+            case .keyPath(let k):
+                path = path.appending(k, readingFrom: node)
+                if let current = node, case .present(let next) = k.lookup(in: current) { node = next } else { node = nil }
+            case .index(let i):
+                path = path.appending(index: i)
+                if case .array(let array)? = node, i < array.count { node = array[i] } else { node = nil }
             }
         }
-        return path
+        return (path, node)
     }
 
     private func fail(_ code: ImportError.Code, _ keyPath: JSONKeyPath?, _ entity: String, _ property: String?,
                       _ value: JSONValue?, _ message: String) -> ImportError {
-        var path = currentPath()
-        if let keyPath { path = path.appending(keyPath) }
+        var (path, node) = currentLocation()
+        if let keyPath { path = path.appending(keyPath, readingFrom: node) }
         return ImportError(code, path: path, entity: entity, property: property, value: value, message: message)
     }
 

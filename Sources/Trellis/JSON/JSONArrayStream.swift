@@ -84,6 +84,10 @@ public final class JSONArrayStream {
 
     /// Number of elements handed out so far.
     public private(set) var elementCount = 0
+    /// The path of the collection the key path leads to, with the array indexes it went
+    /// through shown as indexes (`$.pages[1].items` for `pages.1.items`); known once the
+    /// first ``nextElement()`` has found the collection (`$` before, and without a key path).
+    public private(set) var collectionPath = JSONPath.root
     /// The size of the input in bytes when known (a regular file or bytes in memory), for progress.
     public var totalBytes: Int? { buffer.source.totalBytes }
     /// Bytes of the input consumed so far (through the last element handed out).
@@ -256,10 +260,12 @@ public final class JSONArrayStream {
                 buffer.start += 1
                 enclosing.append(true)
                 try findKey(component.key)
+                collectionPath = collectionPath.appending(key: component.key)
             } else if byte == UInt8(ascii: "["), let index = component.index {
                 buffer.start += 1
                 enclosing.append(false)
                 try findIndex(index, component: component.key)
+                collectionPath = collectionPath.appending(index: index)
             } else {
                 throw unexpected("key path '\(JSONKeyPath(components: keyPath))': expected an object holding '\(component.key)', found \(JSONParser.describe(byte))", code: .keyPathNotFound)
             }

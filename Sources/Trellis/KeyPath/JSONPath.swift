@@ -43,6 +43,34 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Comparable 
         return copy
     }
 
+    /// This path followed by the components of `keyPath` as it reads `value` (the value at
+    /// this path): an all-digit component that indexes an array is shown as an index
+    /// (`$.a[1].id` for `a.1.id` in `{"a": [{…}, {…}]}`), every other component as a key,
+    /// including those past a missing or scalar value.
+    public func appending(_ keyPath: JSONKeyPath, readingFrom value: JSONValue?) -> JSONPath {
+        var copy = self
+        var current = value
+        for component in keyPath.components {
+            switch current {
+            case .array(let array)?:
+                if let i = component.index {
+                    copy.components.append(.index(i))
+                    current = i < array.count ? array[i] : nil
+                } else {
+                    copy.components.append(.key(component.key))
+                    current = nil
+                }
+            case .object(let object)?:
+                copy.components.append(.key(component.key))
+                current = object[component.key]
+            default:
+                copy.components.append(.key(component.key))
+                current = nil
+            }
+        }
+        return copy
+    }
+
     /// This path followed by `other`'s components.
     public func appending(_ other: JSONPath) -> JSONPath {
         var copy = self

@@ -44,7 +44,6 @@ final class InputElementReader {
     /// Bytes read from inputs already closed.
     private var bytesOfClosedSource = 0
     private let at: JSONKeyPath?
-    private let basePath: JSONPath
     private let alwaysMembers: Bool
     private let valueKey: String?
     private let entityName: String
@@ -66,7 +65,6 @@ final class InputElementReader {
         self.alwaysMembers = alwaysMembers || valueKey != nil
         self.valueKey = valueKey
         self.entityName = entityName
-        basePath = lines ? .root : at.map { JSONPath.root.appending($0) } ?? .root
         var info = stat()
         if let url = input.url {
             totalBytes = stat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
@@ -136,7 +134,7 @@ final class InputElementReader {
                 switch source {
                 case .stream(let stream):
                     if let element = try stream.nextElement() {
-                        return try accept(element)
+                        return try accept(element, in: stream.collectionPath)
                     }
                     close()
                 case .lines(let reader):
@@ -165,8 +163,8 @@ final class InputElementReader {
         source = nil
     }
 
-    /// The element for one streamed value.
-    private func accept(_ element: JSONArrayStream.Element) throws -> Element {
+    /// The element for one streamed value, from the collection at `basePath`.
+    private func accept(_ element: JSONArrayStream.Element, in basePath: JSONPath) throws -> Element {
         if element.isWholeValue {
             try checkCollection(element.value, at: basePath, linePrefix: "")
             return Element(value: element.value, path: basePath, key: nil)
@@ -199,8 +197,8 @@ final class InputElementReader {
             guard let value = at.lookup(in: record).value else {
                 throw CommandError(.invalidInput, "\(input.name): line \(recordLines[index]): no value at '\(at)' (--at)")
             }
+            targetPath = recordPath.appending(at, readingFrom: record)
             target = value
-            targetPath = recordPath.appending(at)
         }
         switch target {
         case .array(let elements):
