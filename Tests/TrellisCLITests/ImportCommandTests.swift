@@ -70,6 +70,24 @@ struct CommandWorkspace {
         #expect(w.exists("trellis.sqlite"))
     }
 
+    /// An abstract entity's objects are counted under their sub-entities: it gets no row of zeros.
+    @Test func anAbstractImportedEntityHasNoRow() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("vehicles.json", #"[{"id": 1, "type": "car"}, {"id": 2, "type": "bike"}, {"id": 3, "type": "bike"}]"#)
+        let fixtures = Fixtures.url("coredata").path
+        let result = w.run("import", "vehicles.json", "--model", fixtures + "/Vehicles.xcdatamodeld",
+                           "--bindings", fixtures + "/vehicles-bindings.json", "--entity", "Vehicle")
+        #expect(result.stderr == "")
+        #expect(CommandWorkspace.withoutTime(result.stdout) == """
+            entity  inserted   updated  unchanged   deleted
+            Bike           2         0          0         0
+            Car            1         0          0         0
+            imported 3 elements from 1 file into trellis.sqlite in T s
+
+            """)
+    }
+
     @Test func jsonReportIsOneLine() throws {
         let w = try CommandWorkspace()
         defer { w.remove() }

@@ -4,9 +4,12 @@ import Trellis
 /// The text `trellis import` prints: a table (default) or one JSON object (`--report json`).
 enum ImportSummary {
     /// Entities to show: the model's entities that the report counts, in model order,
-    /// plus the imported entity (even when nothing was counted for it).
+    /// plus the imported entity even when nothing was counted for it, unless it is abstract
+    /// (its objects are counted under their sub-entities: its row would always be zeros).
     static func entities(_ report: ImportReport, model: ObjectModel, imported: String) -> [String] {
-        model.entities.map(\.name).filter { $0 == imported || report.counts[$0] != nil }
+        model.entities.filter { entity in
+            report.counts[entity.name] != nil || (entity.name == imported && !entity.isAbstract)
+        }.map(\.name)
     }
 
     /// ```
