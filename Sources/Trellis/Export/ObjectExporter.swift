@@ -179,7 +179,7 @@ public struct ObjectExporter {
     static func holdsOnlyNulls(_ value: JSONValue) -> Bool {
         switch value {
         case .null: return true
-        case .object(let object): return object.members.allSatisfy { holdsOnlyNulls($0.value) }
+        case .object(let object): return object.values.allSatisfy { holdsOnlyNulls($0) }
         default: return false
         }
     }

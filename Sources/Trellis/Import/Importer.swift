@@ -944,15 +944,19 @@ final class AttributePlan {
         self.index = index
         self.isOptional = isOptional
         self.keyPath = keyPath
+        keyCache = keyPath.firstKeyCache()
         self.type = type
         self.name = name
         self.transformerName = transformerName
         self.identityPosition = identityPosition
     }
 
+    /// Where the key is in objects of the last shape met (one plan serves one importer).
+    @exclusivity(unchecked) private var keyCache: JSONObject.KeyPositionCache
+
     /// The value at the key path in `object` (``JSONKeyPath/lookup(in:)-JSONObject``).
     @inline(__always)
-    func lookup(in object: JSONObject) -> JSONLookup { keyPath.lookup(in: object) }
+    func lookup(in object: JSONObject) -> JSONLookup { keyPath.lookup(in: object, cache: &keyCache) }
 }
 
 final class RelationshipPlan {
@@ -966,15 +970,19 @@ final class RelationshipPlan {
     init(slot: Int, keyPath: JSONKeyPath, name: String, isToMany: Bool, destination: EntityInfo, append: Bool) {
         self.slot = slot
         self.keyPath = keyPath
+        keyCache = keyPath.firstKeyCache()
         self.name = name
         self.isToMany = isToMany
         self.destination = destination
         self.append = append
     }
 
+    /// Where the key is in objects of the last shape met (one plan serves one importer).
+    @exclusivity(unchecked) private var keyCache: JSONObject.KeyPositionCache
+
     /// The value at the key path in `object` (``JSONKeyPath/lookup(in:)-JSONObject``).
     @inline(__always)
-    func lookup(in object: JSONObject) -> JSONLookup { keyPath.lookup(in: object) }
+    func lookup(in object: JSONObject) -> JSONLookup { keyPath.lookup(in: object, cache: &keyCache) }
 }
 
 /// The report status of each object an import touched (0 inserted, 1 updated, 2 unchanged),

@@ -13,9 +13,16 @@ struct JSONEmitter {
         output.reserveCapacity(4096)
     }
 
-    private enum Frame {
-        case array([JSONValue], Int)
-        case object([JSONObject.Member], Int)
+    /// A container being written: its values, its keys (nil for an array), the order of its
+    /// members (sorted keys; nil: as stored) and the position reached in that order.
+    private struct Frame {
+        let values: [JSONValue]
+        let keys: [String]?
+        let order: [Int]?
+        var position: Int
+
+        /// The member or element at `position` in the writing order.
+        var index: Int { order?[position] ?? position }
     }
 
     /// Appends `value`, written as if nested `depth` levels deep (for pretty indentation);
@@ -38,7 +45,7 @@ struct JSONEmitter {
                     appendASCII("[]")
                 } else {
                     output.append(UInt8(ascii: "["))
-                    frames.append(.array(elements, 0))
+                    frames.append(Frame(values: elements, keys: nil, order: nil, position: 0))
                     newline(depth + frames.count)
                     current = elements[0]
                     continue outer
@@ -47,43 +54,33 @@ struct JSONEmitter {
                 if object.isEmpty {
                     appendASCII("{}")
                 } else {
-                    var members = object.members
-                    if sortedKeys { members.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } }
+                    let keys = object.keys
+                    let order = sortedKeys ? keys.indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) } : nil
+                    let first = order?[0] ?? 0
                     output.append(UInt8(ascii: "{"))
-                    frames.append(.object(members, 0))
+                    frames.append(Frame(values: object.values, keys: keys, order: order, position: 0))
                     newline(depth + frames.count)
-                    appendKey(members[0].key)
-                    current = members[0].value
+                    appendKey(keys[first])
+                    current = object.values[first]
                     continue outer
                 }
             }
             // The value is written: move to the next sibling, closing finished containers.
-            while let frame = frames.last {
-                switch frame {
-                case .array(let elements, let i):
-                    if i + 1 < elements.count {
-                        output.append(UInt8(ascii: ","))
-                        newline(depth + frames.count)
-                        frames[frames.count - 1] = .array(elements, i + 1)
-                        current = elements[i + 1]
-                        continue outer
-                    }
-                    frames.removeLast()
+            while !frames.isEmpty {
+                let top = frames.count - 1
+                if frames[top].position + 1 < frames[top].values.count {
+                    output.append(UInt8(ascii: ","))
                     newline(depth + frames.count)
-                    output.append(UInt8(ascii: "]"))
-                case .object(let members, let i):
-                    if i + 1 < members.count {
-                        output.append(UInt8(ascii: ","))
-                        newline(depth + frames.count)
-                        frames[frames.count - 1] = .object(members, i + 1)
-                        appendKey(members[i + 1].key)
-                        current = members[i + 1].value
-                        continue outer
-                    }
-                    frames.removeLast()
-                    newline(depth + frames.count)
-                    output.append(UInt8(ascii: "}"))
+                    frames[top].position += 1
+                    let index = frames[top].index
+                    if let keys = frames[top].keys { appendKey(keys[index]) }
+                    current = frames[top].values[index]
+                    continue outer
                 }
+                let isObject = frames[top].keys != nil
+                frames.removeLast()
+                newline(depth + frames.count)
+                output.append(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
             }
             return
         }
@@ -123,9 +120,10 @@ struct JSONEmitter {
             guard d.isFinite else {
                 var path = pathPrefix
                 for frame in frames {
-                    switch frame {
-                    case .array(_, let i): path = path.appending(index: i)
-                    case .object(let members, let i): path = path.appending(key: members[i].key)
+                    if let keys = frame.keys {
+                        path = path.appending(key: keys[frame.index])
+                    } else {
+                        path = path.appending(index: frame.position)
                     }
                 }
                 throw JSONWriteError(

@@ -34,10 +34,10 @@ struct JSONParser: ~Copyable {
     let maximumDepth: Int
     let replacesLoneSurrogates: Bool
 
+    /// Elements of the arrays and member values of the objects being built.
     var values = JSONParserStack<JSONValue>(capacity: 64)
-    /// Members of the objects being built: the key is pushed with a `.null` value, which
-    /// the member's value replaces when it is complete.
-    var members = JSONParserStack<JSONObject.Member>(capacity: 32)
+    /// Keys of the objects being built (their values are in `values`).
+    var keys = JSONParserStack<String>(capacity: 32)
     var fingerprints = JSONParserStack<UInt64>(capacity: 32)
     var frames = JSONParserStack<Frame>(capacity: 16)
     var scratch: [UInt8] = []
@@ -47,6 +47,10 @@ struct JSONParser: ~Copyable {
     var keyPredictor = JSONKeyPredictor()
     /// Small flat objects read recently, by their text.
     var objectCache: JSONObjectCache
+    /// Object shapes (key sequences) made recently, by a hash of their keys' fingerprints:
+    /// records of an array share one.
+    var shapeCache = [JSONObjectShape?](repeating: nil, count: JSONParser.shapeCacheSize)
+    static let shapeCacheSize = 64
     var valueCache: JSONStringCache
     /// Set by ``parseString(isKey:)``: a hash of the key's bytes (see ``fingerprint``).
     var lastFingerprint: UInt64 = 0
@@ -77,10 +81,10 @@ struct JSONParser: ~Copyable {
         pos = 0
         self.isFinal = isFinal
         // A failed attempt (e.g. one that ran out of input) may leave partial containers.
-        if frames.count > 0 || values.count > 0 || members.count > 0 {
+        if frames.count > 0 || values.count > 0 || keys.count > 0 {
             frames.removeAll(from: 0)
             values.removeAll(from: 0)
-            members.removeAll(from: 0)
+            keys.removeAll(from: 0)
             fingerprints.removeAll(from: 0)
         }
     }
@@ -159,11 +163,8 @@ struct JSONParser: ~Copyable {
             // Close every container the value completes.
             while frames.count > baseFrame {
                 let frame = frames.last
-                if frame.isObject {
-                    members.swapLastValue(with: &value)
-                } else {
-                    values.push(moving: &value, leaving: .null)
-                }
+                // An element, or a member's value (its key is in `keys`).
+                values.push(moving: &value, leaving: .null)
                 skipWhitespace()
                 guard pos < end else {
                     throw endFailure(frame.isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
@@ -185,7 +186,8 @@ struct JSONParser: ~Copyable {
                         let words = JSONObjectCache.words(base + frame.textStart, count: length)
                         let hash = JSONObjectCache.hash(words, count: length)
                         if let cached = objectCache.lookup(words, count: length, hash: hash) {
-                            members.removeAll(from: frame.keyStart)
+                            keys.removeAll(from: frame.keyStart)
+                            values.removeAll(from: frame.valueStart)
                             fingerprints.removeAll(from: frame.keyStart)
                             value = cached
                         } else {
@@ -216,7 +218,7 @@ struct JSONParser: ~Copyable {
                 message: "arrays and objects nested deeper than \(maximumDepth) levels")
         }
         if frames.count > 0 { frames.base[frames.count &- 1].isFlat = false }
-        frames.push(Frame(isObject: isObject, valueStart: values.count, keyStart: members.count, textStart: pos))
+        frames.push(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count, textStart: pos))
         pos &+= 1
     }
 
@@ -233,11 +235,11 @@ struct JSONParser: ~Copyable {
         }
         pos &+= 1
         let keyStart = pos
-        let slot = keyPredictor.slot(depth: frames.count, index: members.count &- frames.last.keyStart)
+        let slot = keyPredictor.slot(depth: frames.count, index: keys.count &- frames.last.keyStart)
         if let slot, keyStart &+ JSONKeyPredictor.maximumLength < end, JSONKeyPredictor.matches(slot, at: base + keyStart) {
             pos = keyStart &+ slot.pointee.length &+ 1
             fingerprints.push(slot.pointee.fingerprint)
-            members.push((key: slot.pointee.key, value: .null))
+            keys.push(slot.pointee.key)
         } else {
             let key = try parseString(isKey: true)
             fingerprints.push(lastFingerprint)
@@ -250,7 +252,7 @@ struct JSONParser: ~Copyable {
                         available: end &- keyStart, in: slot)
                 }
             }
-            members.push((key: key, value: .null))
+            keys.push(key)
         }
         skipWhitespace()
         guard pos < end else { throw endFailure("expected ':' after object key") }
@@ -261,16 +263,40 @@ struct JSONParser: ~Copyable {
     }
 
     /// Moves the frame's keys and values into an object. Duplicate keys: the last value
-    /// wins, at the first key's position (``JSONObject/append(key:value:)``).
+    /// wins, at the first key's position (``JSONObject/append(key:value:)``). Objects with
+    /// the keys of one made recently share its ``JSONObjectShape``.
     private mutating func makeObject(_ frame: Frame) -> JSONObject {
-        let n = members.count &- frame.keyStart
-        let memberBase = members.base + frame.keyStart
+        let n = keys.count &- frame.keyStart
+        let keyBase = keys.base + frame.keyStart
+        let prints = fingerprints.base + frame.keyStart
+        // The shape cache, by a hash of the fingerprints (0, for an escaped key, never caches).
+        var hash = UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15
+        var cacheable = n <= JSONObject.indexThreshold
+        for i in 0..<n {
+            let f = prints[i]
+            if f == 0 { cacheable = false }
+            hash = (hash ^ f) &* 0xC2B2_AE3D_27D4_EB4F
+        }
+        let slot = Int(truncatingIfNeeded: hash >> 40) & (JSONParser.shapeCacheSize - 1)
+        if cacheable, let shape = shapeCache[slot], shape.keys.count == n {
+            var same = true
+            shape.keys.withUnsafeBufferPointer { cached in
+                for i in 0..<n where !cached[i].hasSameCodeUnits(as: keyBase[i]) {
+                    same = false
+                    break
+                }
+            }
+            if same {
+                keys.removeAll(from: frame.keyStart)
+                fingerprints.removeAll(from: frame.keyStart)
+                return JSONObject(shape: shape, values: values.moveArray(from: frame.valueStart))
+            }
+        }
         var unique = n <= JSONObject.indexThreshold
         if unique && n > 1 {
             // A 64-bit Bloom filter of the fingerprints: a key is compared with the earlier
             // keys only when its bit is already set, or when an escaped key (fingerprint 0,
             // unknown) is involved.
-            let prints = fingerprints.base + frame.keyStart
             var seen: UInt64 = 0
             var escapedSeen = false
             search: for i in 0..<n {
@@ -282,7 +308,7 @@ struct JSONParser: ~Copyable {
                 }
                 for j in 0..<i {
                     let b = prints[j]
-                    if a == b || a == 0 || b == 0, memberBase[i].key.hasSameCodeUnits(as: memberBase[j].key) {
+                    if a == b || a == 0 || b == 0, keyBase[i].hasSameCodeUnits(as: keyBase[j]) {
                         unique = false
                         break search
                     }
@@ -290,9 +316,18 @@ struct JSONParser: ~Copyable {
                 if a == 0 { escapedSeen = true } else { seen |= bit }
             }
         }
-        let result = members.moveArray(from: frame.keyStart)
         fingerprints.removeAll(from: frame.keyStart)
-        return JSONObject(parsedMembers: result, knownUnique: unique)
+        let objectKeys = keys.moveArray(from: frame.keyStart)
+        let objectValues = values.moveArray(from: frame.valueStart)
+        if unique {
+            let shape = JSONObjectShape(keys: objectKeys)
+            if cacheable { shapeCache[slot] = shape }
+            return JSONObject(shape: shape, values: objectValues)
+        }
+        // Repeated keys, or a large object: member by member (the last value wins).
+        var object = JSONObject(minimumCapacity: n)
+        for i in 0..<n { object.append(key: objectKeys[i], value: objectValues[i]) }
+        return object
     }
 
     /// A cheap summary of a key's bytes; equal keys written without escapes have equal

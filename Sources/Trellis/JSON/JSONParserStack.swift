@@ -79,11 +79,3 @@ struct JSONParserStack<Element>: ~Copyable {
         capacity = newCapacity
     }
 }
-
-extension JSONParserStack where Element == JSONObject.Member {
-    /// Exchanges the last member's value with `value` (no reference counting).
-    @inline(__always)
-    mutating func swapLastValue(with value: inout JSONValue) {
-        swap(&base[count &- 1].value, &value)
-    }
-}

@@ -32,10 +32,11 @@ extension JSONObject {
     /// (``JSONValue/isIdentical(to:)``).
     /// - Complexity: O(n) in the objects' size; no allocation.
     func isIdentical(to other: JSONObject) -> Bool {
-        let a = members, b = other.members
-        guard a.count == b.count else { return false }
-        for i in a.indices {
-            guard a[i].key.hasSameCodeUnits(as: b[i].key), a[i].value.isIdentical(to: b[i].value) else { return false }
+        guard count == other.count else { return false }
+        let sameKeys = hasSameShape(as: other)
+        for i in 0..<count {
+            guard sameKeys || key(at: i).hasSameCodeUnits(as: other.key(at: i)),
+                  values[i].isIdentical(to: other.values[i]) else { return false }
         }
         return true
     }

@@ -163,6 +163,23 @@ public struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible, Expressi
     public func lookup(in object: JSONObject) -> JSONLookup {
         guard let first = components.first else { return .present(.object(object)) }
         guard let value = object[first.key] else { return .missing }
+        return lookup(below: value)
+    }
+
+    /// ``lookup(in:)-JSONObject``, finding the first key through `cache`, which must be
+    /// made for it (``firstKeyCache()``).
+    @inline(__always)
+    func lookup(in object: JSONObject, cache: inout JSONObject.KeyPositionCache) -> JSONLookup {
+        guard let value = object.value(cachedIn: &cache) else { return .missing }
+        return lookup(below: value)
+    }
+
+    /// A cache for ``lookup(in:cache:)``: where the first component's key is.
+    func firstKeyCache() -> JSONObject.KeyPositionCache { JSONObject.KeyPositionCache(key: components[0].key) }
+
+    /// The rest of the path (after the first component) read from `value`.
+    @inline(__always)
+    private func lookup(below value: JSONValue) -> JSONLookup {
         var current = value
         for component in components.dropFirst() {
             switch current {
