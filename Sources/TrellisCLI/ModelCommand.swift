@@ -108,16 +108,14 @@ enum ModelCommand {
 
         switch target {
         case .json:
-            let text = String(decoding: loaded.modelFile.data(), as: UTF8.self)
             guard let outputPath, outputPath != "-" else {
-                stdout.write(text)
+                stdout.write(String(decoding: loaded.modelFile.data(), as: UTF8.self))
                 return
             }
-            let url = environment.url(for: outputPath)
             do {
-                try Data(text.utf8).write(to: url, options: .atomic)
-            } catch {
-                throw CommandError(.invalidInput, "\(outputPath): cannot write: \(error.localizedDescription)")
+                try loaded.modelFile.write(to: environment.url(for: outputPath))
+            } catch let error as ModelFileError {
+                throw CommandError(.writeFailed, "\(outputPath): \(error.message)")
             }
             stdout.write("wrote \(outputPath): \(counts(loaded.model))\n")
         case .xcdatamodel:
@@ -138,7 +136,12 @@ enum ModelCommand {
             if ModelLoader.format(of: url) != .xcdatamodel {
                 throw UsageError(spec: convertSpec, message: "a Core Data model is written to a .xcdatamodeld or .xcdatamodel path, not '\(path)'")
             }
-            try writer.write(loaded.model, to: url)
+            do {
+                try writer.write(loaded.model, to: url)
+            } catch var error as CoreDataModelError {
+                error.file = error.file.map { ModelLoading.relative($0, to: url, as: path) }
+                throw error
+            }
             stdout.write("wrote \(path): \(counts(loaded.model))\n")
         }
     }

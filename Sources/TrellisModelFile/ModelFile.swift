@@ -75,8 +75,18 @@ public struct ModelFile: Sendable {
     /// The model file as pretty-printed UTF-8 JSON text ending with a newline.
     public func data() -> Data { Data(ModelFileJSON.prettyText(jsonValue).utf8) }
 
-    /// Writes ``data()`` to `url` atomically.
+    /// Writes ``data()`` to `url`: atomically (a temporary file renamed over it) when `url`
+    /// is a regular file or nothing; through a symbolic link to what it points to (the
+    /// link stays); in place into a FIFO or device, which is never replaced.
+    ///
+    /// - Throws: ``ModelFileError`` `.writeFailed` naming the file (`url.relativePath`),
+    ///   with the reason: `cannot write: it is a directory`, `… the path ends with '/'`,
+    ///   or the system's (`… No space left on device`).
     public func write(to url: URL) throws {
-        try data().write(to: url, options: .atomic)
+        do {
+            try OutputFile.write(data(), to: url)
+        } catch {
+            throw ModelFileError(.writeFailed, file: url.relativePath, message: "cannot write: \(error.reason)")
+        }
     }
 }

@@ -227,5 +227,27 @@ import TrellisTestSupport
         }
         #expect(error.code == .writeFailed)
         #expect(error.file == "/proc/trellis-nope/A.xcdatamodeld")
+        #expect(error.message == "cannot write: No such file or directory")
+    }
+
+    /// A `contents` path that is a symbolic link is written through: the link stays, its
+    /// target gets the XML. A bundle path that is a file is an error, not replaced.
+    @Test func writesThroughSymbolicLinksAndNeverReplacesAFile() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try ObjectModel(entities: [EntityDescription(name: "A")])
+        let target = directory.appendingPathComponent("real-contents")
+        try Data("old".utf8).write(to: target)
+        let link = directory.appendingPathComponent("contents")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real-contents")
+        try CoreDataModelWriter().write(model, to: link)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real-contents")
+        #expect(String(decoding: try Data(contentsOf: target), as: UTF8.self) == (try CoreDataModelWriter().contents(for: model)))
+
+        let file = directory.appendingPathComponent("File.xcdatamodeld")
+        try Data("a file".utf8).write(to: file)
+        let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelWriter().write(model, to: file) }
+        #expect(error.description == "\(file.path): cannot write: Not a directory")
+        #expect(try Data(contentsOf: file) == Data("a file".utf8))
     }
 }

@@ -65,19 +65,18 @@ public struct CoreDataModelWriter: Sendable {
     ///
     /// - Throws: ``CoreDataModelError`` (`.writeFailed` with the path, or from ``contents(for:versionName:)``).
     public func write(_ model: ObjectModel, to url: URL, versionName: String? = nil) throws {
-        let fileManager = FileManager.default
         switch url.pathExtension {
         case "xcdatamodeld":
             let version = versionName ?? url.deletingPathExtension().lastPathComponent
             let versionURL = url.appendingPathComponent(version + ".xcdatamodel")
             let xml = try contents(for: model, versionName: version)
-            try perform(url.path) { try fileManager.createDirectory(at: versionURL, withIntermediateDirectories: true) }
+            try perform(url.path) { try OutputFile.createDirectory(at: versionURL) }
             try save(xml, to: versionURL.appendingPathComponent("contents"))
             try save(CoreDataModelBundle.currentVersionPlist(version: version),
                      to: url.appendingPathComponent(".xccurrentversion"))
         case "xcdatamodel":
             let xml = try contents(for: model, versionName: url.deletingPathExtension().lastPathComponent)
-            try perform(url.path) { try fileManager.createDirectory(at: url, withIntermediateDirectories: true) }
+            try perform(url.path) { try OutputFile.createDirectory(at: url) }
             try save(xml, to: url.appendingPathComponent("contents"))
         default:
             try save(try contents(for: model, versionName: versionName), to: url)
@@ -187,15 +186,18 @@ public struct CoreDataModelWriter: Sendable {
 
     // MARK: - Files
 
+    /// Writes `text` with ``OutputFile`` (atomically; through symbolic links; never
+    /// replacing a FIFO or device).
     private func save(_ text: String, to url: URL) throws {
-        try perform(url.path) { try Data(text.utf8).write(to: url, options: .atomic) }
+        try perform(url.path) { try OutputFile.write(Data(text.utf8), to: url) }
     }
 
     private func perform(_ path: String, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch {
-            throw CoreDataModelError(.writeFailed, file: path, message: "cannot write: \(error.localizedDescription)")
+            let reason = (error as? OutputFileError)?.reason ?? error.localizedDescription
+            throw CoreDataModelError(.writeFailed, file: path, message: "cannot write: \(reason)")
         }
     }
 
