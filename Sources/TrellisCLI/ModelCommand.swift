@@ -136,13 +136,15 @@ enum ModelCommand {
             if ModelLoader.format(of: url) != .xcdatamodel {
                 throw UsageError(spec: convertSpec, message: "a Core Data model is written to a .xcdatamodeld or .xcdatamodel path, not '\(path)'")
             }
+            let written: CoreDataModelWriter.Written
             do {
-                try writer.write(loaded.model, to: url)
+                written = try writer.write(loaded.model, to: url)
             } catch var error as CoreDataModelError {
                 error.file = error.file.map { ModelLoading.relative($0, to: url, as: path) }
                 throw error
             }
-            stdout.write("wrote \(path): \(counts(loaded.model))\n")
+            let version = written.isNewVersion ? written.versionName.map { " (new version \($0), now current)" } ?? "" : ""
+            stdout.write("wrote \(path)\(version): \(counts(loaded.model))\n")
         }
     }
 

@@ -80,6 +80,15 @@ enum OutputFile {
         }
     }
 
+    /// Creates the directory at `url` (its parent must exist) unless something is there.
+    /// - Returns: `false` when `url` already names something (nothing is changed).
+    /// - Throws: ``OutputFileError`` with the system's reason.
+    static func createNewDirectory(at url: URL) throws(OutputFileError) -> Bool {
+        if mkdir(url.path, 0o777) == 0 { return true }
+        if errno == EEXIST { return false }
+        throw OutputFileError(errno: errno)
+    }
+
     // MARK: - Internals
 
     /// The path a symbolic link points to (relative targets resolved against its directory).

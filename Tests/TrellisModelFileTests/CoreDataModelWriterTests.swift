@@ -174,6 +174,35 @@ import TrellisTestSupport
         #expect(text.contains(#"userDefinedModelVersionIdentifier="""#))
     }
 
+    /// Without a version name, a bundle that has versions gets the first free `NAME N`
+    /// (N ≥ 2), as Xcode's "Add Model Version" names it; the others are not touched.
+    @Test func addsTheFirstFreeNumberedVersionByDefault() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bundle = directory.appendingPathComponent("Library.xcdatamodeld")
+        let model = try ObjectModel(entities: [EntityDescription(name: "A")])
+        let writer = CoreDataModelWriter()
+        #expect(try writer.write(model, to: bundle) == .init(versionName: "Library", isNewVersion: false))
+        #expect(try writer.write(model, to: bundle, versionName: "Library 3") == .init(versionName: "Library 3", isNewVersion: false))
+        let library = try Data(contentsOf: bundle.appendingPathComponent("Library.xcdatamodel/contents"))
+        #expect(try writer.write(model, to: bundle) == .init(versionName: "Library 2", isNewVersion: true))
+        #expect(try writer.write(model, to: bundle) == .init(versionName: "Library 4", isNewVersion: true))
+        #expect(try CoreDataModelBundle(url: bundle).versionNames == ["Library", "Library 2", "Library 3", "Library 4"])
+        #expect(try CoreDataModelBundle(url: bundle).currentVersionName == "Library 4")
+        #expect(try Data(contentsOf: bundle.appendingPathComponent("Library.xcdatamodel/contents")) == library)
+    }
+
+    @Test func anExistingVersionDirectoryIsAlreadyExists() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let version = directory.appendingPathComponent("A.xcdatamodel")
+        let model = try ObjectModel(entities: [EntityDescription(name: "A")])
+        try CoreDataModelWriter().write(model, to: version)
+        let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelWriter().write(model, to: version) }
+        #expect(error.code == .alreadyExists)
+        #expect(error.file == version.path)
+    }
+
     @Test func writesASingleVersionDirectory() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -247,7 +276,7 @@ import TrellisTestSupport
         let file = directory.appendingPathComponent("File.xcdatamodeld")
         try Data("a file".utf8).write(to: file)
         let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelWriter().write(model, to: file) }
-        #expect(error.description == "\(file.path): cannot write: Not a directory")
+        #expect(error.description == "\(file.path): cannot write: it is not a directory")
         #expect(try Data(contentsOf: file) == Data("a file".utf8))
     }
 }

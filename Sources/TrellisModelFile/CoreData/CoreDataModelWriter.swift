@@ -56,30 +56,69 @@ public struct CoreDataModelWriter: Sendable {
         return "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n" + root.xmlText()
     }
 
+    /// What ``write(_:to:versionName:)`` wrote.
+    public struct Written: Sendable, Hashable {
+        /// The version written into a bundle (`Library 3`); nil for a `.xcdatamodel`
+        /// directory or a `contents` file.
+        public var versionName: String?
+        /// `true` when the version was added to a bundle that already had versions (which
+        /// were left as they were).
+        public var isNewVersion: Bool
+    }
+
     /// Writes `model` to `url`:
-    /// - `NAME.xcdatamodeld`: the bundle (created if needed) with the version
-    ///   `versionName` (default `NAME`) as `versionName.xcdatamodel/contents`, made current
-    ///   in `.xccurrentversion`; other versions already in the bundle stay.
-    /// - `NAME.xcdatamodel`: that directory with its `contents`.
+    /// - `NAME.xcdatamodeld`: the bundle (created if needed) with the model as a version
+    ///   `VERSION.xcdatamodel/contents`, made current in `.xccurrentversion`. Without
+    ///   `versionName`, a new bundle's version is `NAME`, and a bundle that has versions
+    ///   gets a new one named as Xcode's "Add Model Version" names it: `NAME N` with the
+    ///   first free N ≥ 2 (`Library 2`, `Library 3`). The versions already there are not
+    ///   touched. A `versionName` that is already in the bundle is replaced.
+    /// - `NAME.xcdatamodel`: that directory with its `contents`; it must not exist yet.
     /// - any other path: the `contents` XML itself.
     ///
-    /// - Throws: ``CoreDataModelError`` (`.writeFailed` with the path, or from ``contents(for:versionName:)``).
-    public func write(_ model: ObjectModel, to url: URL, versionName: String? = nil) throws {
+    /// Files are written with ``OutputFile``: atomically, through symbolic links, in place
+    /// into a FIFO or device.
+    ///
+    /// - Returns: the version written and whether it was added to an existing bundle.
+    /// - Throws: ``CoreDataModelError`` with the path: `.alreadyExists` for an existing
+    ///   `.xcdatamodel`, `.writeFailed` (`cannot write: it is a directory`, the system's
+    ///   reason), `.readFailed` for a bundle that cannot be listed, or the errors of
+    ///   ``contents(for:versionName:)``.
+    @discardableResult
+    public func write(_ model: ObjectModel, to url: URL, versionName: String? = nil) throws -> Written {
         switch url.pathExtension {
         case "xcdatamodeld":
-            let version = versionName ?? url.deletingPathExtension().lastPathComponent
+            let bundleName = url.deletingPathExtension().lastPathComponent
+            try perform(url.path) { try OutputFile.createDirectory(at: url) }
+            var version = versionName ?? bundleName
+            var isNewVersion = false
+            if versionName == nil {
+                let existing = Set(try CoreDataModelBundle(url: url).versionNames)
+                if !existing.isEmpty {
+                    version = (2...).lazy.map { "\(bundleName) \($0)" }.first { !existing.contains($0) } ?? bundleName
+                    isNewVersion = true
+                }
+            }
             let versionURL = url.appendingPathComponent(version + ".xcdatamodel")
             let xml = try contents(for: model, versionName: version)
-            try perform(url.path) { try OutputFile.createDirectory(at: versionURL) }
+            if isNewVersion {
+                try createNew(versionURL)
+            } else {
+                try perform(url.path) { try OutputFile.createDirectory(at: versionURL) }
+            }
             try save(xml, to: versionURL.appendingPathComponent("contents"))
             try save(CoreDataModelBundle.currentVersionPlist(version: version),
                      to: url.appendingPathComponent(".xccurrentversion"))
+            return Written(versionName: version, isNewVersion: isNewVersion)
         case "xcdatamodel":
             let xml = try contents(for: model, versionName: url.deletingPathExtension().lastPathComponent)
-            try perform(url.path) { try OutputFile.createDirectory(at: url) }
+            try perform(url.path) { try OutputFile.createDirectory(at: url.deletingLastPathComponent()) }
+            try createNew(url)
             try save(xml, to: url.appendingPathComponent("contents"))
+            return Written(versionName: nil, isNewVersion: false)
         default:
             try save(try contents(for: model, versionName: versionName), to: url)
+            return Written(versionName: nil, isNewVersion: false)
         }
     }
 
@@ -190,6 +229,18 @@ public struct CoreDataModelWriter: Sendable {
     /// replacing a FIFO or device).
     private func save(_ text: String, to url: URL) throws {
         try perform(url.path) { try OutputFile.write(Data(text.utf8), to: url) }
+    }
+
+    /// Creates the version directory `url`, which must not exist (`mkdir(2)`, so two
+    /// writers cannot both take it).
+    private func createNew(_ url: URL) throws {
+        var created = false
+        try perform(url.path) { created = try OutputFile.createNewDirectory(at: url) }
+        guard created else {
+            throw CoreDataModelError(.alreadyExists, file: url.path,
+                                     message: "already exists; a model version is not overwritten (remove it first, or write "
+                                         + "to a .xcdatamodeld bundle, which gets a new version)")
+        }
     }
 
     private func perform(_ path: String, _ body: () throws -> Void) throws {
