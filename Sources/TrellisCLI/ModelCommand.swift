@@ -144,6 +144,11 @@ enum ModelCommand {
                 throw error
             }
             let version = written.isNewVersion ? written.versionName.map { " (new version \($0), now current)" } ?? "" : ""
+            if let label = loaded.model.versionLabel,
+               let back = try? CoreDataModelReader.read(from: url, version: written.versionName), back.model.versionLabel != label {
+                stderr.write("warning: the version label '\(label)' is lost: it equals the name of the version written, "
+                             + "which a Core Data model records as its label only in a bundle with several versions\n")
+            }
             stdout.write("wrote \(path)\(version): \(counts(loaded.model))\n")
         }
     }

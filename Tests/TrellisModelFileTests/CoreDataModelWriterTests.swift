@@ -203,6 +203,23 @@ import TrellisTestSupport
         #expect(error.file == version.path)
     }
 
+    /// Core Data has no place for a key convention: each property without a `JSONKeyPath`
+    /// gets the one the convention gives it, so the model maps the same keys.
+    @Test func keyConventionIsWrittenAsKeyPaths() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [
+                AttributeDescription(name: "a.b", type: .string),
+                AttributeDescription(name: "itemID", type: .integer64),
+                AttributeDescription(name: "explicit", type: .string, userInfo: ["JSONKeyPath": "x.y"]),
+            ], relationships: [RelationshipDescription(name: "parentItem", destinationEntity: "Item")]),
+        ], keyConvention: .propertyName)
+        let read = try CoreDataModelReader.read(contents: Data(try CoreDataModelWriter().contents(for: model).utf8))
+        let item = try read.model.requireEntity("Item")
+        #expect(item.attributes.map(\.jsonKeyPathText) == [#"a\.b"#, "itemID", "x.y"])
+        #expect(item.relationships.map(\.jsonKeyPathText) == ["parentItem"])
+        #expect(item.attributeMappings.map(\.keyPath) == (try model.requireEntity("Item")).attributeMappings.map(\.keyPath))
+    }
+
     @Test func writesASingleVersionDirectory() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

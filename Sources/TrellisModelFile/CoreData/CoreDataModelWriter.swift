@@ -10,7 +10,9 @@ import Trellis
 ///
 /// Settings kept by ``CoreDataModelReader`` under ``CoreDataSettings``' reserved keys are
 /// applied, so a model read from Xcode's XML is written back as it was (attribute order
-/// aside). JSON attributes become `Transformable`.
+/// aside). JSON attributes become `Transformable`. A model's ``ObjectModel/keyConvention``,
+/// which a Core Data model has no place for, is written out as the `JSONKeyPath` of every
+/// property without one, so the model maps the same JSON keys.
 ///
 ///     try CoreDataModelWriter().write(model, to: URL(fileURLWithPath: "Characters.xcdatamodeld"))
 public struct CoreDataModelWriter: Sendable {
@@ -47,7 +49,7 @@ public struct CoreDataModelWriter: Sendable {
         root.set("userDefinedModelVersionIdentifier", label ?? "")
         var modelFragments: [XMLTreeElement] = []
         for entity in model.entities {
-            root.children.append(try element(for: entity))
+            root.children.append(try element(for: entity, keyConvention: model.keyConvention))
             if let text = entity.userInfo[CoreDataSettings.modelElementsKey] {
                 modelFragments += try fragments(text, entity: entity.name, property: nil)
             }
@@ -153,14 +155,17 @@ public struct CoreDataModelWriter: Sendable {
 
     // MARK: - Elements
 
-    private func element(for entity: EntityDescription) throws -> XMLTreeElement {
+    private func element(for entity: EntityDescription, keyConvention: KeyConvention) throws -> XMLTreeElement {
         var element = XMLTreeElement(name: "entity")
         element.attributes = try applying(entity.userInfo, to: CoreDataXML.baseAttributes(of: entity),
                                           order: CoreDataSettings.entityAttributeOrder, entity: entity.name, property: nil)
         for attribute in entity.attributes {
+            var attribute = attribute
+            attribute.userInfo = CoreDataModelWriter.materialising(keyConvention, in: attribute.userInfo, name: attribute.name)
             element.children.append(try self.element(for: attribute, entity: entity.name))
         }
-        for relationship in entity.relationships {
+        for var relationship in entity.relationships {
+            relationship.userInfo = CoreDataModelWriter.materialising(keyConvention, in: relationship.userInfo, name: relationship.name)
             var child = XMLTreeElement(name: "relationship")
             child.attributes = try applying(relationship.userInfo, to: CoreDataXML.baseAttributes(of: relationship),
                                             order: CoreDataSettings.relationshipAttributeOrder,
@@ -182,6 +187,18 @@ public struct CoreDataModelWriter: Sendable {
                                           order: CoreDataSettings.attributeAttributeOrder, entity: entity, property: attribute.name)
         element.children = try children(userInfo: attribute.userInfo, entity: entity, property: attribute.name)
         return element
+    }
+
+    /// `userInfo` with the `JSONKeyPath` the model's key convention gives a property that
+    /// has none (`userID` → `user_id` under `snakeCase`), written in key path syntax (a dot in
+    /// the name escaped: `a\.b`). Core Data has no model-level user info to hold the
+    /// convention, and Groot maps only properties with a `JSONKeyPath`, so the converted
+    /// model maps the same keys.
+    static func materialising(_ keyConvention: KeyConvention, in userInfo: [String: String], name: String) -> [String: String] {
+        guard userInfo[Annotation.jsonKeyPath] == nil, let key = keyConvention.jsonKey(forPropertyName: name) else { return userInfo }
+        var userInfo = userInfo
+        userInfo[Annotation.jsonKeyPath] = JSONKeyPath(key: key).description
+        return userInfo
     }
 
     /// Kept child elements, then `<userInfo>` with the annotations (sorted by key).
