@@ -20,7 +20,8 @@ public struct ModelFile: Sendable {
     /// A model file for `model` with `bindingDeclarations`.
     /// - Throws: ``ModelFileError`` when a declaration is invalid or a name the model uses is not bound.
     public init(model: ObjectModel, bindingDeclarations: BindingDeclarations = BindingDeclarations()) throws {
-        try ModelFileDecoder.checkNames(entities: model.entities, bindings: bindingDeclarations)
+        try ModelFileDecoder.checkUses(entities: model.entities, bindings: bindingDeclarations)
+        try ModelFileDecoder.checkEntityMappers(bindingDeclarations.entityMappers, in: model, at: .root.appending(key: "bindings"))
         self.model = model
         self.bindingDeclarations = bindingDeclarations
         self.bindings = try bindingDeclarations.makeBindings()
