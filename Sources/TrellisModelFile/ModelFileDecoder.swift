@@ -68,7 +68,7 @@ struct ModelFileDecoder {
         do {
             model = try ObjectModel(entities: entities, keyConvention: keyConvention, versionLabel: versionLabel)
         } catch let error as ModelValidationError {
-            let paths = error.problems.map { problemPath($0, entities: entities) }
+            let paths = problemPaths(error.problems, entities: entities)
             let count = error.problems.count
             throw ModelFileError(.invalidModel,
                                  message: count == 1 ? "invalid model (1 problem):" : "invalid model (\(count) problems):",
@@ -344,7 +344,24 @@ struct ModelFileDecoder {
         text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
     }
 
-    /// The path of the entity or property a validation problem concerns.
+    /// The path of the entity or property each validation problem concerns. The n-th
+    /// `duplicateEntity` problem of a name points at the declaration that repeats it
+    /// (`$.entities[1]` when `$.entities[0]` declared it first), not at the first one.
+    static func problemPaths(_ problems: [ModelError], entities: [EntityDescription]) -> [JSONPath] {
+        var repeats: [String: Int] = [:]
+        return problems.map { problem in
+            guard problem.code == .duplicateEntity else { return problemPath(problem, entities: entities) }
+            let name = problem.entity
+            let declarations = entities.indices.filter { entities[$0].name == name }
+            let n = repeats[name, default: 0] + 1
+            repeats[name] = n
+            guard n < declarations.count else { return problemPath(problem, entities: entities) }
+            return JSONPath.root.appending(key: "entities").appending(index: declarations[n])
+        }
+    }
+
+    /// The path of the entity or property a validation problem concerns (its entity's
+    /// first declaration).
     static func problemPath(_ problem: ModelError, entities: [EntityDescription]) -> JSONPath {
         guard let i = entities.firstIndex(where: { $0.name == problem.entity }) else { return .root.appending(key: "entities") }
         let entityPath = JSONPath.root.appending(key: "entities").appending(index: i)
