@@ -38,6 +38,10 @@ extension JSONCommand {
                 stderr.write("error: unknown option '\(argument)'\n\(checkUsage)\n")
                 return 64
             }
+            if argument.isEmpty {
+                stderr.write("error: empty FILE argument\n\(checkUsage)\n")
+                return 64
+            }
             files.append(argument)
         }
         guard !files.isEmpty else {

@@ -48,6 +48,10 @@ extension JSONCommand {
                 stderr.write("error: unexpected argument '\(argument)' (format reads one FILE)\n\(formatUsage)\n")
                 return 64
             }
+            if argument.isEmpty {
+                stderr.write("error: empty FILE argument\n\(formatUsage)\n")
+                return 64
+            }
             file = argument
         }
         guard let file else {

@@ -108,16 +108,14 @@ enum ModelCommand {
 
         switch target {
         case .json:
-            let text = String(decoding: loaded.modelFile.data(), as: UTF8.self)
             guard let outputPath, outputPath != "-" else {
-                stdout.write(text)
+                stdout.write(String(decoding: loaded.modelFile.data(), as: UTF8.self))
                 return
             }
-            let url = environment.url(for: outputPath)
             do {
-                try Data(text.utf8).write(to: url, options: .atomic)
-            } catch {
-                throw CommandError(.invalidInput, "\(outputPath): cannot write: \(error.localizedDescription)")
+                try loaded.modelFile.write(to: environment.url(for: outputPath))
+            } catch let error as ModelFileError {
+                throw CommandError(.writeFailed, "\(outputPath): \(error.message)")
             }
             stdout.write("wrote \(outputPath): \(counts(loaded.model))\n")
         case .xcdatamodel:
@@ -138,8 +136,20 @@ enum ModelCommand {
             if ModelLoader.format(of: url) != .xcdatamodel {
                 throw UsageError(spec: convertSpec, message: "a Core Data model is written to a .xcdatamodeld or .xcdatamodel path, not '\(path)'")
             }
-            try writer.write(loaded.model, to: url)
-            stdout.write("wrote \(path): \(counts(loaded.model))\n")
+            let written: CoreDataModelWriter.Written
+            do {
+                written = try writer.write(loaded.model, to: url)
+            } catch var error as CoreDataModelError {
+                error.file = error.file.map { ModelLoading.relative($0, to: url, as: path) }
+                throw error
+            }
+            let version = written.isNewVersion ? written.versionName.map { " (new version \($0), now current)" } ?? "" : ""
+            if let label = loaded.model.versionLabel,
+               let back = try? CoreDataModelReader.read(from: url, version: written.versionName), back.model.versionLabel != label {
+                stderr.write("warning: the version label '\(label)' is lost: it equals the name of the version written, "
+                             + "which a Core Data model records as its label only in a bundle with several versions\n")
+            }
+            stdout.write("wrote \(path)\(version): \(counts(loaded.model))\n")
         }
     }
 

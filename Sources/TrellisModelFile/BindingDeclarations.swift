@@ -36,11 +36,18 @@ public struct BindingDeclarations: Sendable, Hashable {
     /// declared entity mappers and dictionary transformers.
     ///
     /// - Throws: ``ModelFileError`` `.invalidValue` when a transformer aliases a name that
-    ///   is not a built-in, or a key path cannot be parsed (the path points into `bindings`).
+    ///   is not a built-in, or a key path cannot be parsed (the path points into a model
+    ///   file's `bindings`: `$.bindings.transformers.StringToInteger`).
     public func makeBindings() throws -> MappingBindings {
+        try makeBindings(at: .root.appending(key: "bindings"))
+    }
+
+    /// As ``makeBindings()``, with error paths under `section`: `$.bindings` in a model
+    /// file, `$` in a bindings file (`$.transformers.StringToInteger`).
+    func makeBindings(at section: JSONPath) throws -> MappingBindings {
         var registry = ValueTransformerRegistry.standard
         for name in transformers.keys.sorted() {
-            let path = JSONPath.root.appending(key: "bindings").appending(key: "transformers").appending(key: name)
+            let path = section.appending(key: "transformers").appending(key: name)
             switch transformers[name] {
             case .builtIn(let base)?:
                 guard let transformer = try? ValueTransformerRegistry.standard.transformer(named: base) else {
@@ -58,8 +65,7 @@ public struct BindingDeclarations: Sendable, Hashable {
         var mappers: [EntityMapper] = []
         for name in entityMappers.keys.sorted() {
             guard let declaration = entityMappers[name] else { continue }
-            let path = JSONPath.root.appending(key: "bindings").appending(key: "entityMappers").appending(key: name)
-                .appending(key: "keyPath")
+            let path = section.appending(key: "entityMappers").appending(key: name).appending(key: "keyPath")
             let keyPath: JSONKeyPath
             do {
                 keyPath = try JSONKeyPath(parsing: declaration.keyPath)
@@ -72,7 +78,7 @@ public struct BindingDeclarations: Sendable, Hashable {
         var dictionaryTransformers: [DictionaryTransformer] = []
         for name in self.dictionaryTransformers.keys.sorted() {
             guard let declaration = self.dictionaryTransformers[name] else { continue }
-            let path = JSONPath.root.appending(key: "bindings").appending(key: "dictionaryTransformers").appending(key: name)
+            let path = section.appending(key: "dictionaryTransformers").appending(key: name)
             let steps = try declaration.compiled(at: path)
             dictionaryTransformers.append(DictionaryTransformer(name: name) { object in try steps.apply(to: object) })
         }

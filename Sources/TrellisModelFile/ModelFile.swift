@@ -20,7 +20,8 @@ public struct ModelFile: Sendable {
     /// A model file for `model` with `bindingDeclarations`.
     /// - Throws: ``ModelFileError`` when a declaration is invalid or a name the model uses is not bound.
     public init(model: ObjectModel, bindingDeclarations: BindingDeclarations = BindingDeclarations()) throws {
-        try ModelFileDecoder.checkNames(entities: model.entities, bindings: bindingDeclarations)
+        try ModelFileDecoder.checkUses(entities: model.entities, bindings: bindingDeclarations)
+        try ModelFileDecoder.checkEntityMappers(bindingDeclarations.entityMappers, in: model, at: .root.appending(key: "bindings"))
         self.model = model
         self.bindingDeclarations = bindingDeclarations
         self.bindings = try bindingDeclarations.makeBindings()
@@ -75,8 +76,18 @@ public struct ModelFile: Sendable {
     /// The model file as pretty-printed UTF-8 JSON text ending with a newline.
     public func data() -> Data { Data(ModelFileJSON.prettyText(jsonValue).utf8) }
 
-    /// Writes ``data()`` to `url` atomically.
+    /// Writes ``data()`` to `url`: atomically (a temporary file renamed over it) when `url`
+    /// is a regular file or nothing; through a symbolic link to what it points to (the
+    /// link stays); in place into a FIFO or device, which is never replaced.
+    ///
+    /// - Throws: ``ModelFileError`` `.writeFailed` naming the file (`url.relativePath`),
+    ///   with the reason: `cannot write: it is a directory`, `… the path ends with '/'`,
+    ///   or the system's (`… No space left on device`).
     public func write(to url: URL) throws {
-        try data().write(to: url, options: .atomic)
+        do {
+            try OutputFile.write(data(), to: url)
+        } catch {
+            throw ModelFileError(.writeFailed, file: url.relativePath, message: "cannot write: \(error.reason)")
+        }
     }
 }

@@ -18,7 +18,12 @@ struct ModelFileDecoder {
 
     // MARK: - Top level
 
-    static func decode(_ json: JSONValue) throws -> ModelFile {
+    /// The model file in `json`.
+    ///
+    /// - Parameter checkingNames: `false` skips the checks of the names the model uses
+    ///   against `bindings` (for a loader that adds a bindings file's declarations first);
+    ///   the declarations themselves are still checked.
+    static func decode(_ json: JSONValue, checkingNames: Bool = true) throws -> ModelFile {
         let top = try FieldReader(json, at: .root, what: "a model file", allowed: topKeys)
         guard let format = try top.string("format") else {
             throw ModelFileError(.missingKey, path: .root,
@@ -63,13 +68,16 @@ struct ModelFileDecoder {
         do {
             model = try ObjectModel(entities: entities, keyConvention: keyConvention, versionLabel: versionLabel)
         } catch let error as ModelValidationError {
-            let paths = error.problems.map { problemPath($0, entities: entities) }
+            let paths = problemPaths(error.problems, entities: entities)
             let count = error.problems.count
             throw ModelFileError(.invalidModel,
                                  message: count == 1 ? "invalid model (1 problem):" : "invalid model (\(count) problems):",
                                  problems: error.problems, problemPaths: paths)
         }
-        try checkNames(entities: entities, bindings: bindings)
+        if checkingNames {
+            try checkUses(entities: entities, bindings: bindings)
+            try checkEntityMappers(bindings.entityMappers, in: model, at: .root.appending(key: "bindings"))
+        }
         let runtime = try bindings.makeBindings()
         return ModelFile(model: model, bindingDeclarations: bindings, bindings: runtime)
     }
@@ -227,8 +235,10 @@ struct ModelFileDecoder {
     // MARK: - Checks
 
     /// Every transformer, entity mapper and dictionary transformer name used is bound (or
-    /// a built-in transformer), and entity mapper tables name entities of the model.
-    static func checkNames(entities: [EntityDescription], bindings: BindingDeclarations) throws {
+    /// a built-in transformer).
+    /// - Throws: ``ModelFileError`` `.unboundName` at the first use of an unbound name
+    ///   (`$.entities[0].attributes[3].transformer`), listing the names used and bound.
+    static func checkUses(entities: [EntityDescription], bindings: BindingDeclarations) throws {
         let builtIns = BindingDeclarations.builtInTransformerNames
         var usedTransformers: [(name: String, path: JSONPath)] = []
         var usedMappers: [(name: String, path: JSONPath)] = []
@@ -265,19 +275,37 @@ struct ModelFileDecoder {
                                      + "\(uses(usedDictionaryTransformers)); bound in \"bindings.dictionaryTransformers\": "
                                      + BindingDeclarations.listing(bindings.dictionaryTransformers.keys.sorted()))
         }
-        let entityNames = Set(entities.map(\.name))
-        for name in bindings.entityMappers.keys.sorted() {
-            guard let mapper = bindings.entityMappers[name] else { continue }
-            let at = JSONPath.root.appending(key: "bindings").appending(key: "entityMappers").appending(key: name)
-            for value in mapper.entities.keys.sorted() {
-                if let target = mapper.entities[value], !entityNames.contains(target) {
-                    throw ModelFileError(.invalidValue, path: at.appending(key: "entities").appending(key: value),
-                                         message: "unknown entity '\(target)'; the model has: \(entityNames.sorted().joined(separator: ", "))")
+    }
+
+    /// Every entity an entity mapper picks (its `entities` values and `default`) is an entity
+    /// of `model`, and for each entity using the mapper (`entityMapperName`), that entity or
+    /// one of its sub-entities (the importer accepts nothing else).
+    ///
+    /// - Parameter section: where the declarations are: `$.bindings` in a model file, `$`
+    ///   in a bindings file.
+    /// - Throws: ``ModelFileError`` `.invalidValue` at the entry
+    ///   (`$.entityMappers.VehicleMapper.entities.car`): `unknown entity 'Boat'; the model
+    ///   has: …`, or `'Garage' is not Vehicle or one of its sub-entities (…); allowed: Bike, Car, Vehicle`.
+    static func checkEntityMappers(_ mappers: [String: EntityMapperDeclaration], in model: ObjectModel,
+                                   at section: JSONPath) throws {
+        let entityNames = model.entities.map(\.name).sorted()
+        for name in mappers.keys.sorted() {
+            guard let mapper = mappers[name] else { continue }
+            let at = section.appending(key: "entityMappers").appending(key: name)
+            var targets = mapper.entities.keys.sorted().map { (path: at.appending(key: "entities").appending(key: $0), entity: mapper.entities[$0] ?? "") }
+            if let target = mapper.defaultEntity { targets.append((at.appending(key: "default"), target)) }
+            let users = model.entities.filter { $0.entityMapperName == name }.map(\.name)
+            for target in targets {
+                guard model.entity(named: target.entity) != nil else {
+                    throw ModelFileError(.invalidValue, path: target.path,
+                                         message: "unknown entity '\(target.entity)'; the model has: \(entityNames.joined(separator: ", "))")
                 }
-            }
-            if let target = mapper.defaultEntity, !entityNames.contains(target) {
-                throw ModelFileError(.invalidValue, path: at.appending(key: "default"),
-                                     message: "unknown entity '\(target)'; the model has: \(entityNames.sorted().joined(separator: ", "))")
+                for user in users where !model.entity(target.entity, isKindOf: user) {
+                    let allowed = model.entities.map(\.name).filter { model.entity($0, isKindOf: user) }.sorted()
+                    throw ModelFileError(.invalidValue, path: target.path,
+                                         message: "'\(target.entity)' is not \(user) or one of its sub-entities (entity \(user) "
+                                             + "uses entity mapper '\(name)'); allowed: \(allowed.joined(separator: ", "))")
+                }
             }
         }
     }
@@ -316,7 +344,24 @@ struct ModelFileDecoder {
         text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
     }
 
-    /// The path of the entity or property a validation problem concerns.
+    /// The path of the entity or property each validation problem concerns. The n-th
+    /// `duplicateEntity` problem of a name points at the declaration that repeats it
+    /// (`$.entities[1]` when `$.entities[0]` declared it first), not at the first one.
+    static func problemPaths(_ problems: [ModelError], entities: [EntityDescription]) -> [JSONPath] {
+        var repeats: [String: Int] = [:]
+        return problems.map { problem in
+            guard problem.code == .duplicateEntity else { return problemPath(problem, entities: entities) }
+            let name = problem.entity
+            let declarations = entities.indices.filter { entities[$0].name == name }
+            let n = repeats[name, default: 0] + 1
+            repeats[name] = n
+            guard n < declarations.count else { return problemPath(problem, entities: entities) }
+            return JSONPath.root.appending(key: "entities").appending(index: declarations[n])
+        }
+    }
+
+    /// The path of the entity or property a validation problem concerns (its entity's
+    /// first declaration).
     static func problemPath(_ problem: ModelError, entities: [EntityDescription]) -> JSONPath {
         guard let i = entities.firstIndex(where: { $0.name == problem.entity }) else { return .root.appending(key: "entities") }
         let entityPath = JSONPath.root.appending(key: "entities").appending(index: i)

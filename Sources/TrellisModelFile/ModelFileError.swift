@@ -42,6 +42,9 @@ public struct ModelFileError: Error, Sendable, CustomStringConvertible {
         public static let unboundName = Code(rawValue: "unboundName")
         /// The model is invalid (see ``ModelFileError/problems``).
         public static let invalidModel = Code(rawValue: "invalidModel")
+        /// The file cannot be written (``ModelFile/write(to:)``): a directory, a path ending
+        /// with `/`, or the system's reason (a full disk, no permission).
+        public static let writeFailed = Code(rawValue: "writeFailed")
 
         /// Matches a thrown `ModelFileError` with this code: `catch ModelFileError.Code.unknownKey`.
         public static func ~= (code: Code, error: any Error) -> Bool {

@@ -66,39 +66,78 @@ public enum ModelLoader {
     ///   - version: for a `.xcdatamodeld` bundle, the version to read (default: the current one).
     /// - Throws: ``ModelFileError`` (JSON model or bindings file problems, `.unboundName`
     ///   listing the names the model uses and the built-ins) or ``CoreDataModelError``.
+    ///   An error about a declaration of the bindings file names that file
+    ///   (`bindingsURL.relativePath`) and its path there (`$.entityMappers.M.entities.car`).
     public static func load(url: URL, bindingsURL: URL? = nil, version: String? = nil) throws -> LoadedModel {
         let declarations = try bindingsURL.map(readBindings(from:)) ?? BindingDeclarations()
-        return try load(url: url, bindings: declarations, version: version)
+        return try load(url: url, bindings: declarations, version: version, bindingsFile: bindingsURL?.relativePath)
     }
 
-    /// Reads the model at `url` with `bindings` declared in code.
+    /// Reads the model at `url` with `bindings` declared in code or read from a bindings file.
     ///
-    /// - Parameter requiringBoundNames: `false` lets a Core Data model load with names
-    ///   that are not bound (for inspecting it, as `trellis model show` does); a JSON
-    ///   model file always binds its names.
+    /// The declarations are checked against the model whatever `requiringBoundNames` says:
+    /// each value transformer alias must name a built-in, each key path must parse, and
+    /// each entity an entity mapper picks must exist and be the entity using the mapper or
+    /// one of its sub-entities.
+    ///
+    /// - Parameters:
+    ///   - requiringBoundNames: `false` lets a Core Data model load with names that are
+    ///     not bound (for inspecting it, as `trellis model show` does); a JSON model file
+    ///     always binds its names.
+    ///   - bindingsFile: the name of the file `bindings` was read from, given to errors
+    ///     about its declarations (whose paths start at that file's root: `$.transformers.X`);
+    ///     nil for declarations made in code (paths from `$` too, no file).
     /// - Throws: as ``load(url:bindingsURL:version:)``.
     public static func load(url: URL, bindings extra: BindingDeclarations, version: String? = nil,
-                            requiringBoundNames: Bool = true) throws -> LoadedModel {
+                            requiringBoundNames: Bool = true, bindingsFile: String? = nil) throws -> LoadedModel {
+        try attributing(to: bindingsFile) { _ = try extra.makeBindings(at: .root) }
         switch format(of: url) {
         case .json:
             if let version {
                 throw ModelFileError(.invalidValue, file: url.relativePath,
                                      message: "version '\(version)' asked for, but only a .xcdatamodeld bundle has versions")
             }
-            let file = extra.isEmpty ? try ModelFile.read(from: url) : try readJSONModel(url, adding: extra)
-            return LoadedModel(model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations,
+            guard !extra.isEmpty else {
+                let file = try ModelFile.read(from: url)
+                return LoadedModel(model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations,
+                                   format: .json, versionName: nil, warnings: [])
+            }
+            // The file's own section and the bindings file are checked each where it is;
+            // the names the model uses against both.
+            let file = try readJSONModel(url, checkingNames: false)
+            var own = file.bindingDeclarations.entityMappers
+            for name in extra.entityMappers.keys { own[name] = nil }
+            try attributing(to: url.relativePath) {
+                try ModelFileDecoder.checkEntityMappers(own, in: file.model, at: .root.appending(key: "bindings"))
+            }
+            try attributing(to: bindingsFile) {
+                try ModelFileDecoder.checkEntityMappers(extra.entityMappers, in: file.model, at: .root)
+            }
+            let declarations = merging(file.bindingDeclarations, extra)
+            try attributing(to: url.relativePath) {
+                try ModelFileDecoder.checkUses(entities: file.model.entities, bindings: declarations)
+            }
+            return LoadedModel(model: file.model, bindings: try declarations.makeBindings(), bindingDeclarations: declarations,
                                format: .json, versionName: nil, warnings: [])
         case .xcdatamodel:
             let read = try CoreDataModelReader.read(from: url, version: version)
-            return try loaded(read.model, extra, format: .xcdatamodel, versionName: read.versionName,
-                              warnings: read.warnings.map(\.description), file: url.relativePath,
-                              checkingNames: requiringBoundNames)
+            try attributing(to: bindingsFile) {
+                try ModelFileDecoder.checkEntityMappers(extra.entityMappers, in: read.model, at: .root)
+            }
+            if requiringBoundNames {
+                try attributing(to: url.relativePath) { try checkUses(of: read.model, bindings: extra) }
+            }
+            return LoadedModel(model: read.model, bindings: try extra.makeBindings(at: .root), bindingDeclarations: extra,
+                               format: .xcdatamodel, versionName: read.versionName,
+                               warnings: read.warnings.map(\.description))
         }
     }
 
-    /// Reads a bindings file: the `bindings` section of the JSON model format as a file of its own.
+    /// Reads a bindings file: the `bindings` section of the JSON model format as a file of
+    /// its own, with its declarations checked (built-in names, key paths).
     /// - Throws: ``ModelFileError`` naming the file: `.readFailed`, `.malformedJSON`, or
-    ///   `.unknownKey` / `.wrongType` / `.missingKey` with the JSON path (`$.entityMappers.M.keyPath`).
+    ///   `.unknownKey` / `.wrongType` / `.missingKey` / `.invalidValue` with the JSON path
+    ///   in the file (`$.entityMappers.M.keyPath`, `$.transformers["A.B"]`).
     public static func readBindings(from url: URL) throws -> BindingDeclarations {
         let data: Data
         do {
@@ -107,21 +146,30 @@ public enum ModelLoader {
             let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
             throw ModelFileError(.readFailed, file: url.relativePath, message: reason)
         }
-        do {
-            return try ModelFileDecoder.decodeBindings(try ModelFileJSON.parse(data), at: .root)
-        } catch var error as ModelFileError {
-            error.file = url.relativePath
-            throw error
+        return try attributing(to: url.relativePath) {
+            let declarations = try ModelFileDecoder.decodeBindings(try ModelFileJSON.parse(data), at: .root)
+            _ = try declarations.makeBindings(at: .root)
+            return declarations
         }
     }
 
     /// Checks that every name `model` uses is bound in `bindings` (value transformers may
-    /// also be built-ins), and that entity mappers name entities of the model.
+    /// also be built-ins), and that entity mappers name entities of the model: the entity
+    /// using the mapper or one of its sub-entities.
     ///
     /// - Throws: ``ModelFileError`` `.unboundName` listing every unbound name with the
     ///   entity and property using it, the names the model uses, those bound and the
-    ///   built-in transformers; `.invalidValue` for an entity mapper naming an unknown entity.
+    ///   built-in transformers; `.invalidValue` for an entity mapper naming an unknown
+    ///   entity or one that is not a kind of the entity using it (path `$.entityMappers.…`).
     public static func checkNames(of model: ObjectModel, bindings: BindingDeclarations) throws {
+        try checkUses(of: model, bindings: bindings)
+        try ModelFileDecoder.checkEntityMappers(bindings.entityMappers, in: model, at: .root)
+    }
+
+    // MARK: - Internals
+
+    /// Every name `model` uses is bound (see ``checkNames(of:bindings:)``).
+    private static func checkUses(of model: ObjectModel, bindings: BindingDeclarations) throws {
         let uses = NameUses(model)
         let builtIns = BindingDeclarations.builtInTransformerNames
         var unbound: [String] = []
@@ -134,52 +182,31 @@ public enum ModelLoader {
         for use in uses.dictionaryTransformers where bindings.dictionaryTransformers[use.name] == nil {
             unbound.append("dictionary transformer '\(use.name)' (\(use.site))")
         }
-        if !unbound.isEmpty {
-            func list(_ names: [String]) -> String { BindingDeclarations.listing(Array(Set(names)).sorted()) }
-            let message = (unbound.count == 1 ? "a name the model uses is not bound: " : "names the model uses are not bound: ")
-                + unbound.joined(separator: ", ") + ". "
-                + "The model uses value transformers: \(list(uses.transformers.map(\.name))); "
-                + "entity mappers: \(list(uses.entityMappers.map(\.name))); "
-                + "dictionary transformers: \(list(uses.dictionaryTransformers.map(\.name))). "
-                + "Bound: \(list(Array(bindings.transformers.keys) + Array(bindings.entityMappers.keys) + Array(bindings.dictionaryTransformers.keys))). "
-                + "Built-in value transformers: \(BindingDeclarations.listing(builtIns))."
-            throw ModelFileError(.unboundName, message: message)
-        }
-        let entityNames = Set(model.entities.map(\.name))
-        for name in bindings.entityMappers.keys.sorted() {
-            guard let mapper = bindings.entityMappers[name] else { continue }
-            let at = JSONPath.root.appending(key: "entityMappers").appending(key: name)
-            for value in mapper.entities.keys.sorted() {
-                if let target = mapper.entities[value], !entityNames.contains(target) {
-                    throw ModelFileError(.invalidValue, path: at.appending(key: "entities").appending(key: value),
-                                         message: "unknown entity '\(target)'; the model has: \(entityNames.sorted().joined(separator: ", "))")
-                }
-            }
-            if let target = mapper.defaultEntity, !entityNames.contains(target) {
-                throw ModelFileError(.invalidValue, path: at.appending(key: "default"),
-                                     message: "unknown entity '\(target)'; the model has: \(entityNames.sorted().joined(separator: ", "))")
-            }
-        }
+        guard !unbound.isEmpty else { return }
+        func list(_ names: [String]) -> String { BindingDeclarations.listing(Array(Set(names)).sorted()) }
+        let message = (unbound.count == 1 ? "a name the model uses is not bound: " : "names the model uses are not bound: ")
+            + unbound.joined(separator: ", ") + ". "
+            + "The model uses value transformers: \(list(uses.transformers.map(\.name))); "
+            + "entity mappers: \(list(uses.entityMappers.map(\.name))); "
+            + "dictionary transformers: \(list(uses.dictionaryTransformers.map(\.name))). "
+            + "Bound: \(list(Array(bindings.transformers.keys) + Array(bindings.entityMappers.keys) + Array(bindings.dictionaryTransformers.keys))). "
+            + "Built-in value transformers: \(BindingDeclarations.listing(builtIns))."
+        throw ModelFileError(.unboundName, message: message)
     }
 
-    // MARK: - Internals
-
-    private static func loaded(_ model: ObjectModel, _ declarations: BindingDeclarations, format: ModelFileFormat,
-                               versionName: String?, warnings: [String], file: String,
-                               checkingNames: Bool = true) throws -> LoadedModel {
+    /// Runs `body`, giving a ``ModelFileError`` it throws without a file the name `file`.
+    @discardableResult
+    private static func attributing<T>(to file: String?, _ body: () throws -> T) throws -> T {
         do {
-            if checkingNames { try checkNames(of: model, bindings: declarations) }
-            return LoadedModel(model: model, bindings: try declarations.makeBindings(), bindingDeclarations: declarations,
-                               format: format, versionName: versionName, warnings: warnings)
+            return try body()
         } catch var error as ModelFileError {
-            if error.file == nil, error.path == nil { error.file = file }
+            if error.file == nil { error.file = file }
             throw error
         }
     }
 
-    /// A JSON model file whose `bindings` section gets `extra`'s entries before it is
-    /// decoded (so its names are checked against both).
-    private static func readJSONModel(_ url: URL, adding extra: BindingDeclarations) throws -> ModelFile {
+    /// A JSON model file, its names checked against its own `bindings` section or not.
+    private static func readJSONModel(_ url: URL, checkingNames: Bool) throws -> ModelFile {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -187,17 +214,8 @@ public enum ModelLoader {
             let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
             throw ModelFileError(.readFailed, file: url.relativePath, message: reason)
         }
-        do {
-            guard case .object(var top) = try ModelFileJSON.parse(data) else { return try ModelFile.read(data: data) }
-            var declarations = BindingDeclarations()
-            if let section = top["bindings"] {
-                declarations = try ModelFileDecoder.decodeBindings(section, at: .root.appending(key: "bindings"))
-            }
-            top["bindings"] = ModelFileEncoder.bindings(merging(declarations, extra))
-            return try ModelFile.read(json: .object(top))
-        } catch var error as ModelFileError {
-            error.file = url.relativePath
-            throw error
+        return try attributing(to: url.relativePath) {
+            try ModelFileDecoder.decode(try ModelFileJSON.parse(data), checkingNames: checkingNames)
         }
     }
 

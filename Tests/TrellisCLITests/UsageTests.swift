@@ -92,6 +92,41 @@ func trellis(arguments: [String], in directory: URL? = nil) -> CommandResult {
         #expect(result == CommandResult(status: 64, stdout: "", stderr: testCase.stderr))
     }
 
+    /// An empty value (`--model=`, an unset shell variable) is bad usage naming the option,
+    /// for every option of every command that takes a value, given either way.
+    @Test(arguments: [
+        (ImportCommand.spec, ["import", "a.json", "--model", "m.json", "--entity", "E"]),
+        (ExportCommand.spec, ["export", "--model", "m.json", "--entity", "E"]),
+        (SchemaCommand.spec, ["schema", "--model", "m.json"]),
+        (ModelCommand.convertSpec, ["model", "convert", "m.json"]),
+        (ModelCommand.showSpec, ["model", "show", "m.json"]),
+    ])
+    func emptyOptionValueIsBadUsage(_ spec: CommandSpec, _ base: [String]) {
+        let usage = "usage: \(spec.usageLine)\n  See 'trellis \(spec.name) --help' for more information.\n"
+        for option in spec.options where option.valueName != nil && !option.allowsEmptyValue {
+            let expected = CommandResult(status: 64, stdout: "",
+                                         stderr: "error: empty value for '\(option.synopsis)'\n" + usage)
+            let rest = Array(base.drop { $0 != option.name }.dropFirst(2))
+            let without = Array(base.prefix { $0 != option.name }) + rest
+            #expect(trellis(arguments: without + ["\(option.name)="]) == expected, "\(option.name)=")
+            #expect(trellis(arguments: without + [option.name, ""]) == expected, "\(option.name) ''")
+        }
+    }
+
+    @Test func emptyArgumentIsBadUsage() {
+        #expect(trellis("schema", "--model=") == CommandResult(status: 64, stdout: "", stderr: "error: empty value for '--model <model>'\n"
+            + "usage: trellis schema --model <model> [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"))
+        #expect(trellis("import", "a.json", "", "--model", "m", "--entity", "E")
+                == CommandResult(status: 64, stdout: "", stderr: "error: empty value for '<file>'\n" + Self.importUsage))
+        #expect(trellis("model", "show", "").stderr.hasPrefix("error: empty value for '<model>'\nusage: trellis model show "))
+        #expect(trellis("json", "check", "a.json", "") == CommandResult(
+            status: 64, stdout: "", stderr: "error: empty FILE argument\nusage: trellis json check FILE...\n"))
+        #expect(trellis("json", "format", "") == CommandResult(
+            status: 64, stdout: "", stderr: "error: empty FILE argument\nusage: trellis json format [--compact] [--sort-keys] FILE|-\n"))
+        // A JSON key may be empty: --value-key takes "".
+        #expect(!trellis("import", "a.json", "--model", "m", "--entity", "E", "--value-key=").stderr.contains("empty value"))
+    }
+
     @Test func topLevelHelpListsSubcommands() {
         let result = trellis("--help")
         #expect(result.status == 0)

@@ -83,6 +83,38 @@ import TrellisTestSupport
         #expect(error.message == "unknown entity 'Boat'; the model has: Bike, Car, Garage, Vehicle")
     }
 
+    @Test func entityMapperPickingAnEntityThatIsNotASubEntityIsAnError() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bindings.json")
+        try Data(#"{"entityMappers": {"VehicleMapper": {"keyPath": "type", "entities": {"car": "Car"}, "default": "Garage"}}}"#.utf8)
+            .write(to: file)
+        let error = try #require(throws: ModelFileError.self) {
+            try ModelLoader.load(url: Self.fixture("Vehicles.xcdatamodeld"), bindingsURL: file)
+        }
+        #expect(error.code == .invalidValue)
+        #expect(error.file == file.relativePath)
+        #expect(error.path?.description == "$.entityMappers.VehicleMapper.default")
+        #expect(error.message == "'Garage' is not Vehicle or one of its sub-entities (entity Vehicle uses entity mapper "
+                + "'VehicleMapper'); allowed: Bike, Car, Vehicle")
+        // Without the name check too (as `trellis schema` and `model show` load).
+        let bindings = try ModelLoader.readBindings(from: file)
+        #expect(throws: ModelFileError.self) {
+            try ModelLoader.load(url: Self.fixture("Vehicles.xcdatamodeld"), bindings: bindings, requiringBoundNames: false)
+        }
+    }
+
+    @Test func bindingsFileDeclarationsAreCheckedWhenRead() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bindings.json")
+        try Data(#"{"dictionaryTransformers": {"D": {"remove": ["a..b"]}}}"#.utf8).write(to: file)
+        let error = try #require(throws: ModelFileError.self) { try ModelLoader.readBindings(from: file) }
+        #expect(error.code == .invalidValue)
+        #expect(error.file == file.relativePath)
+        #expect(error.path?.description == "$.dictionaryTransformers.D.remove[0]")
+    }
+
     @Test func bindingsFileErrorsNameTheFileAndPath() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

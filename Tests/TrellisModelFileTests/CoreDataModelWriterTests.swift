@@ -174,6 +174,52 @@ import TrellisTestSupport
         #expect(text.contains(#"userDefinedModelVersionIdentifier="""#))
     }
 
+    /// Without a version name, a bundle that has versions gets the first free `NAME N`
+    /// (N ≥ 2), as Xcode's "Add Model Version" names it; the others are not touched.
+    @Test func addsTheFirstFreeNumberedVersionByDefault() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bundle = directory.appendingPathComponent("Library.xcdatamodeld")
+        let model = try ObjectModel(entities: [EntityDescription(name: "A")])
+        let writer = CoreDataModelWriter()
+        #expect(try writer.write(model, to: bundle) == .init(versionName: "Library", isNewVersion: false))
+        #expect(try writer.write(model, to: bundle, versionName: "Library 3") == .init(versionName: "Library 3", isNewVersion: false))
+        let library = try Data(contentsOf: bundle.appendingPathComponent("Library.xcdatamodel/contents"))
+        #expect(try writer.write(model, to: bundle) == .init(versionName: "Library 2", isNewVersion: true))
+        #expect(try writer.write(model, to: bundle) == .init(versionName: "Library 4", isNewVersion: true))
+        #expect(try CoreDataModelBundle(url: bundle).versionNames == ["Library", "Library 2", "Library 3", "Library 4"])
+        #expect(try CoreDataModelBundle(url: bundle).currentVersionName == "Library 4")
+        #expect(try Data(contentsOf: bundle.appendingPathComponent("Library.xcdatamodel/contents")) == library)
+    }
+
+    @Test func anExistingVersionDirectoryIsAlreadyExists() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let version = directory.appendingPathComponent("A.xcdatamodel")
+        let model = try ObjectModel(entities: [EntityDescription(name: "A")])
+        try CoreDataModelWriter().write(model, to: version)
+        let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelWriter().write(model, to: version) }
+        #expect(error.code == .alreadyExists)
+        #expect(error.file == version.path)
+    }
+
+    /// Core Data has no place for a key convention: each property without a `JSONKeyPath`
+    /// gets the one the convention gives it, so the model maps the same keys.
+    @Test func keyConventionIsWrittenAsKeyPaths() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [
+                AttributeDescription(name: "a.b", type: .string),
+                AttributeDescription(name: "itemID", type: .integer64),
+                AttributeDescription(name: "explicit", type: .string, userInfo: ["JSONKeyPath": "x.y"]),
+            ], relationships: [RelationshipDescription(name: "parentItem", destinationEntity: "Item")]),
+        ], keyConvention: .propertyName)
+        let read = try CoreDataModelReader.read(contents: Data(try CoreDataModelWriter().contents(for: model).utf8))
+        let item = try read.model.requireEntity("Item")
+        #expect(item.attributes.map(\.jsonKeyPathText) == [#"a\.b"#, "itemID", "x.y"])
+        #expect(item.relationships.map(\.jsonKeyPathText) == ["parentItem"])
+        #expect(item.attributeMappings.map(\.keyPath) == (try model.requireEntity("Item")).attributeMappings.map(\.keyPath))
+    }
+
     @Test func writesASingleVersionDirectory() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -227,5 +273,27 @@ import TrellisTestSupport
         }
         #expect(error.code == .writeFailed)
         #expect(error.file == "/proc/trellis-nope/A.xcdatamodeld")
+        #expect(error.message == "cannot write: No such file or directory")
+    }
+
+    /// A `contents` path that is a symbolic link is written through: the link stays, its
+    /// target gets the XML. A bundle path that is a file is an error, not replaced.
+    @Test func writesThroughSymbolicLinksAndNeverReplacesAFile() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try ObjectModel(entities: [EntityDescription(name: "A")])
+        let target = directory.appendingPathComponent("real-contents")
+        try Data("old".utf8).write(to: target)
+        let link = directory.appendingPathComponent("contents")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real-contents")
+        try CoreDataModelWriter().write(model, to: link)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real-contents")
+        #expect(String(decoding: try Data(contentsOf: target), as: UTF8.self) == (try CoreDataModelWriter().contents(for: model)))
+
+        let file = directory.appendingPathComponent("File.xcdatamodeld")
+        try Data("a file".utf8).write(to: file)
+        let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelWriter().write(model, to: file) }
+        #expect(error.description == "\(file.path): cannot write: it is not a directory")
+        #expect(try Data(contentsOf: file) == Data("a file".utf8))
     }
 }

@@ -113,6 +113,11 @@ import Trellis
              "invalid model (2 problems):\n"
                  + "  $.entities[1].parent: entity B: parent entity 'C' does not exist\n"
                  + "  $.entities[0].identityAttributes: entity A, property id: identity attribute 'id' is not an attribute of the entity"),
+        Case("duplicate entity", entities: #"[{"name": "A"}, {"name": "A"}]"#, .invalidModel,
+             "invalid model (1 problem):\n  $.entities[1]: entity A: the entity is declared twice"),
+        Case("entity declared three times", entities: #"[{"name": "A"}, {"name": "B"}, {"name": "A"}, {"name": "A"}]"#, .invalidModel,
+             "invalid model (2 problems):\n  $.entities[2]: entity A: the entity is declared twice\n"
+                 + "  $.entities[3]: entity A: the entity is declared twice"),
         Case("unbound transformer", entities: #"[{"name": "A", "attributes": [{"name": "d", "type": "date", "transformer": "TwitterDate"}]}]"#,
              .unboundName, "$.entities[0].attributes[0].transformer: value transformer 'TwitterDate' is not bound; "
                  + "the model uses transformers: TwitterDate; bound in \"bindings.transformers\": none; built-in: "

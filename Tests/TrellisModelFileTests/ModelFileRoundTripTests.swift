@@ -183,6 +183,14 @@ import TrellisTestSupport
         #expect(JSONValue.object(out) == ["tags": ["b"], "items": [["secret": 1], ["keep": 3]], "name": "x"])
     }
 
+    @Test func writeNamesTheFileAndSaysWhyItFailed() throws {
+        let file = try Self.read(#"{"format": "trellis-model", "formatVersion": 1, "entities": []}"#)
+        let directory = FileManager.default.temporaryDirectory
+        let error = try #require(throws: ModelFileError.self) { try file.write(to: directory) }
+        #expect(error.code == .writeFailed)
+        #expect(error.description == "\(directory.relativePath): cannot write: it is a directory")
+    }
+
     @Test func exampleModelsRead() throws {
         for example in ["twitter", "citm"] {
             let url = Fixtures.repositoryRoot().appendingPathComponent("Examples/\(example)/model.json")

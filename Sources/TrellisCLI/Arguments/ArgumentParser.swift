@@ -2,7 +2,11 @@
 ///
 /// Accepted forms: `--name value`, `--name=value`, flags (`--dry-run`), positionals, `-`
 /// (a positional meaning standard input) and `--` (everything after it is positional).
-/// `-h` / `--help` anywhere asks for help. Every problem is a ``UsageError`` (exit 64).
+/// `-h` / `--help` anywhere asks for help. Every problem is a ``UsageError`` (exit 64),
+/// an empty value among them (`--model=`, `--store ''`, a positional `''`): no path,
+/// name or number is empty, so it is a slip of the shell (an unset variable), reported
+/// naming the option (`empty value for '--model <model>'`) rather than as a file that
+/// "cannot be read". Options declared with ``OptionSpec/allowsEmptyValue`` take it.
 struct ArgumentParser {
     let spec: CommandSpec
 
@@ -21,6 +25,10 @@ struct ArgumentParser {
             let argument = arguments[index]
             index += 1
             if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
+                if argument.isEmpty, let last = spec.arguments.indices.last {
+                    let declared = spec.arguments[min(parsed.positionals.count, last)]
+                    throw UsageError(spec: spec, message: "empty value for '<\(declared.valueName)>'")
+                }
                 parsed.positionals.append(argument)
                 continue
             }
@@ -54,6 +62,9 @@ struct ArgumentParser {
                 }
                 value = arguments[index]
                 index += 1
+            }
+            if value.isEmpty, !option.allowsEmptyValue {
+                throw UsageError(spec: spec, message: "empty value for '\(name) <\(valueName)>'")
             }
             if let allowed = option.allowedValues, !allowed.contains(value) {
                 throw UsageError(spec: spec, message: "invalid value '\(value)' for '\(name)'; expected one of: \(allowed.joined(separator: ", "))")

@@ -114,6 +114,8 @@ struct OptionSpec: Sendable {
     var allowedValues: [String]?
     /// Shown in help; the command applies it.
     var defaultValue: String?
+    /// Accepts the empty string (a JSON key may be `""`); otherwise an empty value is bad usage.
+    var allowsEmptyValue = false
 
     /// `--model <model>` or `--dry-run`.
     var synopsis: String { valueName.map { "\(name) <\($0)>" } ?? name }

@@ -17,6 +17,8 @@ public struct CommandError: Error, Sendable, CustomStringConvertible {
         public static let importFailed = Code(rawValue: "importFailed")
         /// The store cannot be opened or written.
         public static let store = Code(rawValue: "store")
+        /// An output file (`-o`) cannot be written.
+        public static let writeFailed = Code(rawValue: "writeFailed")
 
         /// Matches a thrown `CommandError` with this code: `catch CommandError.Code.store`.
         public static func ~= (code: Code, error: any Error) -> Bool {

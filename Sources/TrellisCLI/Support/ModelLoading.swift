@@ -30,7 +30,9 @@ enum ModelLoading {
         }
     }
 
-    /// As ``load(_:bindings:environment:)``, throwing the loader's own errors (files named as given).
+    /// As ``load(_:bindings:environment:)``, throwing the loader's own errors, which name
+    /// the files as given: the model's `path`, or `bindingsPath` for a problem with a
+    /// declaration in the bindings file (with its path in that file: `$.transformers["A"]`).
     static func read(_ path: String, bindingsPath: String?, version: String?, environment: CommandEnvironment,
                      requiringBoundNames: Bool) throws -> LoadedModel {
         let url = environment.url(for: path)
@@ -44,9 +46,10 @@ enum ModelLoading {
             }
         }
         do {
-            return try ModelLoader.load(url: url, bindings: bindings, version: version, requiringBoundNames: requiringBoundNames)
+            return try ModelLoader.load(url: url, bindings: bindings, version: version, requiringBoundNames: requiringBoundNames,
+                                        bindingsFile: bindingsPath)
         } catch var error as ModelFileError {
-            if error.file != nil { error.file = path }
+            if let file = error.file, file != bindingsPath { error.file = path }
             throw error
         } catch var error as CoreDataModelError {
             error.file = error.file.map { relative($0, to: url, as: path) }

@@ -48,6 +48,8 @@ public struct CoreDataModelError: Error, Sendable, CustomStringConvertible {
         public static let unrepresentable = Code(rawValue: "unrepresentable")
         /// A file or directory cannot be written.
         public static let writeFailed = Code(rawValue: "writeFailed")
+        /// The writer does not replace what is there: an existing `.xcdatamodel` version directory.
+        public static let alreadyExists = Code(rawValue: "alreadyExists")
 
         /// Matches a thrown `CoreDataModelError` with this code, or whose model problems
         /// include a ``ModelError`` with the same code name (`catch CoreDataModelError.Code.unknownDestination`).

@@ -10,7 +10,9 @@ import Trellis
 ///
 /// Settings kept by ``CoreDataModelReader`` under ``CoreDataSettings``' reserved keys are
 /// applied, so a model read from Xcode's XML is written back as it was (attribute order
-/// aside). JSON attributes become `Transformable`.
+/// aside). JSON attributes become `Transformable`. A model's ``ObjectModel/keyConvention``,
+/// which a Core Data model has no place for, is written out as the `JSONKeyPath` of every
+/// property without one, so the model maps the same JSON keys.
 ///
 ///     try CoreDataModelWriter().write(model, to: URL(fileURLWithPath: "Characters.xcdatamodeld"))
 public struct CoreDataModelWriter: Sendable {
@@ -47,7 +49,7 @@ public struct CoreDataModelWriter: Sendable {
         root.set("userDefinedModelVersionIdentifier", label ?? "")
         var modelFragments: [XMLTreeElement] = []
         for entity in model.entities {
-            root.children.append(try element(for: entity))
+            root.children.append(try element(for: entity, keyConvention: model.keyConvention))
             if let text = entity.userInfo[CoreDataSettings.modelElementsKey] {
                 modelFragments += try fragments(text, entity: entity.name, property: nil)
             }
@@ -56,31 +58,69 @@ public struct CoreDataModelWriter: Sendable {
         return "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n" + root.xmlText()
     }
 
+    /// What ``write(_:to:versionName:)`` wrote.
+    public struct Written: Sendable, Hashable {
+        /// The version written into a bundle (`Library 3`); nil for a `.xcdatamodel`
+        /// directory or a `contents` file.
+        public var versionName: String?
+        /// `true` when the version was added to a bundle that already had versions (which
+        /// were left as they were).
+        public var isNewVersion: Bool
+    }
+
     /// Writes `model` to `url`:
-    /// - `NAME.xcdatamodeld`: the bundle (created if needed) with the version
-    ///   `versionName` (default `NAME`) as `versionName.xcdatamodel/contents`, made current
-    ///   in `.xccurrentversion`; other versions already in the bundle stay.
-    /// - `NAME.xcdatamodel`: that directory with its `contents`.
+    /// - `NAME.xcdatamodeld`: the bundle (created if needed) with the model as a version
+    ///   `VERSION.xcdatamodel/contents`, made current in `.xccurrentversion`. Without
+    ///   `versionName`, a new bundle's version is `NAME`, and a bundle that has versions
+    ///   gets a new one named as Xcode's "Add Model Version" names it: `NAME N` with the
+    ///   first free N ≥ 2 (`Library 2`, `Library 3`). The versions already there are not
+    ///   touched. A `versionName` that is already in the bundle is replaced.
+    /// - `NAME.xcdatamodel`: that directory with its `contents`; it must not exist yet.
     /// - any other path: the `contents` XML itself.
     ///
-    /// - Throws: ``CoreDataModelError`` (`.writeFailed` with the path, or from ``contents(for:versionName:)``).
-    public func write(_ model: ObjectModel, to url: URL, versionName: String? = nil) throws {
-        let fileManager = FileManager.default
+    /// Files are written with ``OutputFile``: atomically, through symbolic links, in place
+    /// into a FIFO or device.
+    ///
+    /// - Returns: the version written and whether it was added to an existing bundle.
+    /// - Throws: ``CoreDataModelError`` with the path: `.alreadyExists` for an existing
+    ///   `.xcdatamodel`, `.writeFailed` (`cannot write: it is a directory`, the system's
+    ///   reason), `.readFailed` for a bundle that cannot be listed, or the errors of
+    ///   ``contents(for:versionName:)``.
+    @discardableResult
+    public func write(_ model: ObjectModel, to url: URL, versionName: String? = nil) throws -> Written {
         switch url.pathExtension {
         case "xcdatamodeld":
-            let version = versionName ?? url.deletingPathExtension().lastPathComponent
+            let bundleName = url.deletingPathExtension().lastPathComponent
+            try perform(url.path) { try OutputFile.createDirectory(at: url) }
+            var version = versionName ?? bundleName
+            var isNewVersion = false
+            if versionName == nil {
+                let existing = Set(try CoreDataModelBundle(url: url).versionNames)
+                if !existing.isEmpty {
+                    version = (2...).lazy.map { "\(bundleName) \($0)" }.first { !existing.contains($0) } ?? bundleName
+                    isNewVersion = true
+                }
+            }
             let versionURL = url.appendingPathComponent(version + ".xcdatamodel")
             let xml = try contents(for: model, versionName: version)
-            try perform(url.path) { try fileManager.createDirectory(at: versionURL, withIntermediateDirectories: true) }
+            if isNewVersion {
+                try createNew(versionURL)
+            } else {
+                try perform(url.path) { try OutputFile.createDirectory(at: versionURL) }
+            }
             try save(xml, to: versionURL.appendingPathComponent("contents"))
             try save(CoreDataModelBundle.currentVersionPlist(version: version),
                      to: url.appendingPathComponent(".xccurrentversion"))
+            return Written(versionName: version, isNewVersion: isNewVersion)
         case "xcdatamodel":
             let xml = try contents(for: model, versionName: url.deletingPathExtension().lastPathComponent)
-            try perform(url.path) { try fileManager.createDirectory(at: url, withIntermediateDirectories: true) }
+            try perform(url.path) { try OutputFile.createDirectory(at: url.deletingLastPathComponent()) }
+            try createNew(url)
             try save(xml, to: url.appendingPathComponent("contents"))
+            return Written(versionName: nil, isNewVersion: false)
         default:
             try save(try contents(for: model, versionName: versionName), to: url)
+            return Written(versionName: nil, isNewVersion: false)
         }
     }
 
@@ -115,14 +155,17 @@ public struct CoreDataModelWriter: Sendable {
 
     // MARK: - Elements
 
-    private func element(for entity: EntityDescription) throws -> XMLTreeElement {
+    private func element(for entity: EntityDescription, keyConvention: KeyConvention) throws -> XMLTreeElement {
         var element = XMLTreeElement(name: "entity")
         element.attributes = try applying(entity.userInfo, to: CoreDataXML.baseAttributes(of: entity),
                                           order: CoreDataSettings.entityAttributeOrder, entity: entity.name, property: nil)
         for attribute in entity.attributes {
+            var attribute = attribute
+            attribute.userInfo = CoreDataModelWriter.materialising(keyConvention, in: attribute.userInfo, name: attribute.name)
             element.children.append(try self.element(for: attribute, entity: entity.name))
         }
-        for relationship in entity.relationships {
+        for var relationship in entity.relationships {
+            relationship.userInfo = CoreDataModelWriter.materialising(keyConvention, in: relationship.userInfo, name: relationship.name)
             var child = XMLTreeElement(name: "relationship")
             child.attributes = try applying(relationship.userInfo, to: CoreDataXML.baseAttributes(of: relationship),
                                             order: CoreDataSettings.relationshipAttributeOrder,
@@ -144,6 +187,18 @@ public struct CoreDataModelWriter: Sendable {
                                           order: CoreDataSettings.attributeAttributeOrder, entity: entity, property: attribute.name)
         element.children = try children(userInfo: attribute.userInfo, entity: entity, property: attribute.name)
         return element
+    }
+
+    /// `userInfo` with the `JSONKeyPath` the model's key convention gives a property that
+    /// has none (`userID` → `user_id` under `snakeCase`), written in key path syntax (a dot in
+    /// the name escaped: `a\.b`). Core Data has no model-level user info to hold the
+    /// convention, and Groot maps only properties with a `JSONKeyPath`, so the converted
+    /// model maps the same keys.
+    static func materialising(_ keyConvention: KeyConvention, in userInfo: [String: String], name: String) -> [String: String] {
+        guard userInfo[Annotation.jsonKeyPath] == nil, let key = keyConvention.jsonKey(forPropertyName: name) else { return userInfo }
+        var userInfo = userInfo
+        userInfo[Annotation.jsonKeyPath] = JSONKeyPath(key: key).description
+        return userInfo
     }
 
     /// Kept child elements, then `<userInfo>` with the annotations (sorted by key).
@@ -187,15 +242,30 @@ public struct CoreDataModelWriter: Sendable {
 
     // MARK: - Files
 
+    /// Writes `text` with ``OutputFile`` (atomically; through symbolic links; never
+    /// replacing a FIFO or device).
     private func save(_ text: String, to url: URL) throws {
-        try perform(url.path) { try Data(text.utf8).write(to: url, options: .atomic) }
+        try perform(url.path) { try OutputFile.write(Data(text.utf8), to: url) }
+    }
+
+    /// Creates the version directory `url`, which must not exist (`mkdir(2)`, so two
+    /// writers cannot both take it).
+    private func createNew(_ url: URL) throws {
+        var created = false
+        try perform(url.path) { created = try OutputFile.createNewDirectory(at: url) }
+        guard created else {
+            throw CoreDataModelError(.alreadyExists, file: url.path,
+                                     message: "already exists; a model version is not overwritten (remove it first, or write "
+                                         + "to a .xcdatamodeld bundle, which gets a new version)")
+        }
     }
 
     private func perform(_ path: String, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch {
-            throw CoreDataModelError(.writeFailed, file: path, message: "cannot write: \(error.localizedDescription)")
+            let reason = (error as? OutputFileError)?.reason ?? error.localizedDescription
+            throw CoreDataModelError(.writeFailed, file: path, message: "cannot write: \(reason)")
         }
     }
 
