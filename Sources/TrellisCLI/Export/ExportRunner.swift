@@ -26,7 +26,7 @@ struct ExportRunner {
             }
             throw CommandError(.store, "\(options.storePath): no such store")
         }
-        let store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model, readOnly: true,
+        let store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model, readOnly: true, migrationPolicy: .onOpen,
                                           busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         let context = ObjectContext(store: store, bindings: file.bindings)
         var exportOptions = ExportOptions()
