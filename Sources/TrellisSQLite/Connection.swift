@@ -96,6 +96,24 @@ final class Connection {
         statements.removeAll()
     }
 
+    /// Copies the whole database into `destination` (an empty database) with the online
+    /// backup API (https://sqlite.org/backup.html), in one step: the copy is one committed
+    /// state of this database, read in one read transaction.
+    /// - Throws: `StoreError` for SQLite's result (`.busy` when a lock could not be had).
+    func copy(into destination: Connection) throws(StoreError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw SQLiteResult.error(code: sqlite3_extended_errcode(destination.handle),
+                                     message: "cannot copy \(path): " + String(cString: sqlite3_errmsg(destination.handle)), sql: nil)
+        }
+        let stepped = sqlite3_backup_step(backup, -1)
+        let finished = sqlite3_backup_finish(backup)
+        let rc = stepped == SQLITE_DONE ? finished : stepped
+        guard rc == SQLITE_OK || rc == SQLITE_DONE else {
+            throw SQLiteResult.error(code: rc, message: "cannot copy \(path): " + String(cString: sqlite3_errstr(rc)), sql: nil,
+                                     systemErrno: SQLiteResult.systemErrno(handle, threadErrno: errno))
+        }
+    }
+
     /// The rowid of the last row inserted on this connection (https://sqlite.org/c3ref/last_insert_rowid.html).
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

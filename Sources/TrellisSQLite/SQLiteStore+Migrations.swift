@@ -14,7 +14,9 @@ import Trellis
 /// | `schemaHash` | FNV-1a 64-bit hash of `schema`, 16 hex digits |
 ///
 /// On open the recorded description is compared with the model's. Allowed (applied
-/// automatically in one transaction): new entities (a new table, or new columns when
+/// automatically in one transaction: when the store opens, or, with
+/// ``SQLiteStore/MigrationPolicy/inWriteTransactions``, inside each write session until one
+/// commits): new entities (a new table, or new columns when
 /// the entity joins an existing hierarchy), new attributes, new relationships, changed
 /// optionality, default values, JSON mappings, version label. A new attribute with a default
 /// value gets it in the stored objects (Core Data's lightweight migration does the same).
@@ -42,14 +44,36 @@ extension SQLiteStore {
 
     static let metadataTableSQL = "CREATE TABLE \"trellis_metadata\" (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" TEXT NOT NULL)"
 
-    static func prepareSchema(connection: Connection, model: ObjectModel, path: String) throws(StoreError) -> StoreLayout {
-        let writable = !connection.isReadOnly
-        try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+    /// What a file needs before it fits the model, as found by ``prepareSchema(connection:model:path:applying:)``.
+    enum SchemaWork: Sendable, Equatable {
+        /// The file fits the model as it is.
+        case none
+        /// Only `trellis_metadata` changes (the version label, defaults, optionality, mappings).
+        case metadata
+        /// New tables, columns or indexes (and default values for the stored objects).
+        case migration
+        /// An empty database: the whole schema.
+        case creation
+
+        /// Whether the model's tables or columns are missing from the file until the work is done.
+        var changesTables: Bool { self == .migration || self == .creation }
+    }
+
+    /// Compares the file with the model and, when `applying`, creates or migrates the schema
+    /// (in one transaction, committed); otherwise only checks that it could, writing nothing.
+    ///
+    /// - Returns: the layout of the schema the model gets, and what the file needed.
+    /// - Throws: `.incompatibleSchema` naming every difference that is not additive; `.notAStore`;
+    ///   `.readOnly` when applying work to a file that cannot be written.
+    static func prepareSchema(connection: Connection, model: ObjectModel, path: String,
+                              applying: Bool) throws(StoreError) -> (layout: StoreLayout, work: SchemaWork) {
+        let writes = applying && !connection.isReadOnly
+        try connection.execute(writes ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
-            let layout = try prepareSchemaInTransaction(connection: connection, model: model, path: path)
+            let prepared = try prepareSchemaInTransaction(connection: connection, model: model, path: path, applying: applying)
             try connection.execute("COMMIT")
             connection.clearStatementCache()
-            return layout
+            return prepared
         } catch {
             try? connection.execute("ROLLBACK")
             connection.clearStatementCache()
@@ -61,8 +85,12 @@ extension SQLiteStore {
         }
     }
 
-    private static func prepareSchemaInTransaction(connection: Connection, model: ObjectModel,
-                                                   path: String) throws(StoreError) -> StoreLayout {
+    /// ``prepareSchema(connection:model:path:applying:)`` inside the caller's transaction:
+    /// a write session applies the work a store opened with
+    /// ``SQLiteStore/MigrationPolicy/inWriteTransactions`` left pending, so that it commits or
+    /// rolls back with the session.
+    static func prepareSchemaInTransaction(connection: Connection, model: ObjectModel, path: String,
+                                           applying: Bool) throws(StoreError) -> (layout: StoreLayout, work: SchemaWork) {
         let writable = !connection.isReadOnly
         let hasMetadata = try tableExists(SchemaDescription.metadataTable, connection: connection)
         guard hasMetadata else {
@@ -70,14 +98,16 @@ extension SQLiteStore {
             guard objectCount == 0 else {
                 throw StoreError(.notAStore, message: "\(path) is an SQLite database but not a Trellis store (it has no trellis_metadata table)")
             }
-            guard writable else {
-                throw StoreError(.readOnly, message: "cannot create a store in the read-only file \(path)")
-            }
             let description = try SchemaDescription(model: model, previous: nil)
-            try connection.execute(metadataTableSQL)
-            for statement in Schema(description).createStatements { try connection.execute(statement) }
-            try writeMetadata(description, model: model, connection: connection)
-            return try StoreLayout(model: model, description: description)
+            if applying {
+                guard writable else {
+                    throw StoreError(.readOnly, message: "cannot create a store in the read-only file \(path)")
+                }
+                try connection.execute(metadataTableSQL)
+                for statement in Schema(description).createStatements { try connection.execute(statement) }
+                try writeMetadata(description, model: model, connection: connection)
+            }
+            return (try StoreLayout(model: model, description: description), .creation)
         }
 
         let metadata = try readMetadata(connection: connection)
@@ -88,28 +118,32 @@ extension SQLiteStore {
         }
         let description = try SchemaDescription(model: model, previous: stored)
         if description == stored {
-            if writable, metadata["modelVersion"] != model.versionLabel {
+            let versionChanged = metadata["modelVersion"] != model.versionLabel
+            if applying, writable, versionChanged {
                 try writeMetadata(description, model: model, connection: connection)
             }
-            return try StoreLayout(model: model, description: description)
+            return (try StoreLayout(model: model, description: description), versionChanged ? .metadata : .none)
         }
-        try checkCompatibility(stored: stored, new: description)
-        guard writable else {
-            throw StoreError(.readOnly, message: "the store \(path) needs a migration for the model (new entities or properties) "
-                             + "but is read-only")
+        try checkCompatibility(stored: stored, new: description, readOnly: !writable)
+        let statements = migrationStatements(from: stored, to: description)
+        if applying {
+            guard writable else {
+                throw StoreError(.readOnly, message: "the store \(path) needs a migration for the model (new entities or properties) "
+                                 + "but is read-only")
+            }
+            for statement in statements { try connection.execute(statement) }
         }
-        for statement in migrationStatements(from: stored, to: description) { try connection.execute(statement) }
-        try fillNewAttributes(from: stored, to: description, model: model, connection: connection)
-        try writeMetadata(description, model: model, connection: connection)
-        return try StoreLayout(model: model, description: description)
+        try fillNewAttributes(from: stored, to: description, model: model, connection: connection, applying: applying)
+        if applying { try writeMetadata(description, model: model, connection: connection) }
+        return (try StoreLayout(model: model, description: description), statements.isEmpty ? .metadata : .migration)
     }
 
     /// Gives the stored objects a value for each attribute the migration adds: its default
-    /// value (`UPDATE … WHERE "_entity" IN (<kinds>)`), or, for a required attribute without
-    /// one, throws `.incompatibleSchema` when such objects exist (the caller's transaction
-    /// then leaves the file untouched).
+    /// value (`UPDATE … WHERE "_entity" IN (<kinds>)`, when `applying`), or, for a required
+    /// attribute without one, throws `.incompatibleSchema` when such objects exist (the
+    /// caller's transaction then leaves the file untouched).
     static func fillNewAttributes(from stored: SchemaDescription, to new: SchemaDescription, model: ObjectModel,
-                                  connection: Connection) throws(StoreError) {
+                                  connection: Connection, applying: Bool) throws(StoreError) {
         let before = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for entity in new.entities {
             guard let old = before[entity.name], let resolved = model.entity(named: entity.name) else { continue }  // a new entity has no objects
@@ -122,6 +156,7 @@ extension SQLiteStore {
                 let table = SQL.identifier(entity.table), column = SQL.identifier(attribute.column)
                 let sql: String
                 if description.defaultValue != nil {
+                    guard applying else { continue }
                     sql = "UPDATE \(table) SET \(column) = ?1 WHERE \"_entity\" IN (\(kinds))"
                 } else if !description.isOptional {
                     sql = "SELECT count(*) FROM \(table) WHERE \"_entity\" IN (\(kinds)) AND \"_placeholder\" = 0"
@@ -137,9 +172,9 @@ extension SQLiteStore {
                     let count = try statement.runReturningInt64() ?? 0
                     if count > 0 {
                         throw StoreError(.incompatibleSchema,
-                                         message: "the store's schema cannot be migrated to the model: entity \(entity.name), property "
-                                             + "\(attribute.name): the new attribute is required and has no default value, but \(count) "
-                                             + "stored object\(count == 1 ? " has" : "s have") no value for it",
+                                         message: incompatibilityPreamble(readOnly: connection.isReadOnly)
+                                             + "entity \(entity.name), property \(attribute.name): the new attribute is required and "
+                                             + "has no default value, but \(count) stored object\(count == 1 ? " has" : "s have") no value for it",
                                          details: "make the attribute optional or give it a default value")
                     }
                 }
@@ -149,53 +184,69 @@ extension SQLiteStore {
 
     // MARK: - Compatibility
 
-    /// Throws `.incompatibleSchema` for the first difference that is not additive.
-    static func checkCompatibility(stored: SchemaDescription, new: SchemaDescription) throws(StoreError) {
-        func refuse(_ entity: String, _ property: String?, _ what: String) -> StoreError {
-            let place = property.map { "entity \(entity), property \($0)" } ?? "entity \(entity)"
-            return StoreError(.incompatibleSchema, message: "the store's schema cannot be migrated to the model: \(place): \(what)",
-                              details: "only new entities, attributes and relationships are migrated automatically")
+    /// Throws `.incompatibleSchema` naming every difference that is not additive, in model
+    /// order, separated by `; ` (`… entity Power: the entity was removed; entity Character,
+    /// property powers: the relationship was removed`). The message says the store's schema
+    /// "cannot be migrated to the model" for a store that migrates (`readOnly` false), and
+    /// "does not fit the model" for one that only reads the file.
+    static func checkCompatibility(stored: SchemaDescription, new: SchemaDescription, readOnly: Bool) throws(StoreError) {
+        let differences = incompatibilities(stored: stored, new: new)
+        guard !differences.isEmpty else { return }
+        throw StoreError(.incompatibleSchema, message: incompatibilityPreamble(readOnly: readOnly) + differences.joined(separator: "; "),
+                         details: "only new entities, attributes and relationships are migrated automatically")
+    }
+
+    /// `the store's schema cannot be migrated to the model: ` or `the store's schema does not fit the model: `.
+    static func incompatibilityPreamble(readOnly: Bool) -> String {
+        readOnly ? "the store's schema does not fit the model: " : "the store's schema cannot be migrated to the model: "
+    }
+
+    /// Every difference between `stored` and `new` that is not additive, as `entity E[, property
+    /// P]: what changed`: removed entities first, then each remaining entity's changes.
+    static func incompatibilities(stored: SchemaDescription, new: SchemaDescription) -> [String] {
+        var differences: [String] = []
+        func refuse(_ entity: String, _ property: String?, _ what: String) {
+            differences.append((property.map { "entity \(entity), property \($0)" } ?? "entity \(entity)") + ": " + what)
         }
         for old in stored.entities where new.entity(named: old.name) == nil {
-            throw refuse(old.name, nil, "the entity was removed")
+            refuse(old.name, nil, "the entity was removed")
         }
         for old in stored.entities {
             guard let entity = new.entity(named: old.name) else { continue }
             if entity.parent != old.parent {
-                throw refuse(old.name, nil, "the parent entity changed from \(old.parent ?? "none") to \(entity.parent ?? "none")")
-            }
-            if entity.table != old.table {
-                throw refuse(old.name, nil, "the entity moved to another inheritance hierarchy")
+                refuse(old.name, nil, "the parent entity changed from \(old.parent ?? "none") to \(entity.parent ?? "none")")
+            } else if entity.table != old.table {
+                refuse(old.name, nil, "the entity moved to another inheritance hierarchy")
             }
             if entity.identity != old.identity {
-                throw refuse(old.name, nil, "the identity attributes changed from [\(old.identity.joined(separator: ", "))] "
-                             + "to [\(entity.identity.joined(separator: ", "))]")
+                refuse(old.name, nil, "the identity attributes changed from [\(old.identity.joined(separator: ", "))] "
+                       + "to [\(entity.identity.joined(separator: ", "))]")
             }
             for attribute in old.attributes {
                 guard let now = entity.attributes.first(where: { $0.name == attribute.name }) else {
-                    throw refuse(old.name, attribute.name, "the attribute was removed")
+                    refuse(old.name, attribute.name, "the attribute was removed")
+                    continue
                 }
                 if now.type != attribute.type {
-                    throw refuse(old.name, attribute.name, "the attribute type changed from \(attribute.type) to \(now.type)")
+                    refuse(old.name, attribute.name, "the attribute type changed from \(attribute.type) to \(now.type)")
                 }
             }
             for relationship in old.relationships {
                 guard let now = entity.relationships.first(where: { $0.name == relationship.name }) else {
-                    throw refuse(old.name, relationship.name, "the relationship was removed")
+                    refuse(old.name, relationship.name, "the relationship was removed")
+                    continue
                 }
                 if now.destination != relationship.destination {
-                    throw refuse(old.name, relationship.name,
-                                 "the destination changed from \(relationship.destination) to \(now.destination)")
-                }
-                if now.isToMany != relationship.isToMany || now.isOrdered != relationship.isOrdered {
-                    throw refuse(old.name, relationship.name, "the relationship changed between to-one, to-many and ordered")
-                }
-                if now.storage != relationship.storage {
-                    throw refuse(old.name, relationship.name,
-                                 "its storage changed from \(relationship.storage.rawValue) to \(now.storage.rawValue) (a changed inverse)")
+                    refuse(old.name, relationship.name, "the destination changed from \(relationship.destination) to \(now.destination)")
+                } else if now.isToMany != relationship.isToMany || now.isOrdered != relationship.isOrdered {
+                    refuse(old.name, relationship.name, "the relationship changed between to-one, to-many and ordered")
+                } else if now.storage != relationship.storage {
+                    refuse(old.name, relationship.name,
+                           "its storage changed from \(relationship.storage.rawValue) to \(now.storage.rawValue) (a changed inverse)")
                 }
             }
         }
+        return differences
     }
 
     /// DDL turning `stored`'s schema into `new`'s: new tables, new columns, new or changed indexes.

@@ -17,7 +17,11 @@ import Trellis
 /// - a Trellis store made for an older model is migrated when the model only adds
 ///   entities, attributes or relationships (`ALTER TABLE … ADD COLUMN`, `CREATE TABLE`,
 ///   in one transaction); any other difference throws `StoreError.incompatibleSchema`
-///   naming the entity and property, leaving the file untouched;
+///   naming every entity and property that changed, leaving the file untouched;
+/// - with ``MigrationPolicy/inWriteTransactions``, opening only checks: the schema work is
+///   done inside the sessions, so a write session that rolls back leaves the file exactly as
+///   it was, and a read-only store reads the file as the migration would make it without
+///   writing it (see ``MigrationPolicy``);
 /// - a file that is not an SQLite database, or a database without `trellis_metadata`
 ///   that already has tables, throws `StoreError.notAStore`;
 /// - a file that cannot be written (or ``Configuration/isReadOnly``) opens for reading;
@@ -36,8 +40,37 @@ import Trellis
 public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // SAFETY: `connection` is neither Sendable nor thread-safe. It is only used inside
     // `withConnection`, which holds `lock` for the whole use; no reference to it (or to a
-    // session wrapping it) escapes the closure. Every other stored property is immutable
+    // session wrapping it) escapes the closure. `pendingWork` and `journalModeIsPending` are
+    // read and written only while `lock` is held. Every other stored property is immutable
     // and Sendable.
+
+    /// When the file gets the schema its model needs: the whole schema (a new or empty
+    /// file), or an additive migration (see `SQLiteStore+Migrations.swift`).
+    public enum MigrationPolicy: Sendable, Hashable {
+        /// Opening the store creates or migrates the schema in its own transaction, committed
+        /// before `init` returns (the default).
+        case onOpen
+        /// Opening the store only checks that the file can be migrated (throwing
+        /// `.incompatibleSchema` otherwise) and writes nothing. The work is done inside the
+        /// sessions, until a write session commits it together with its own changes:
+        ///
+        /// - a write session applies it first, inside its transaction, so a session that
+        ///   rolls back (a failed import, a dry run) leaves the file byte for byte as it was;
+        /// - a read session before then applies it inside a transaction that it rolls back
+        ///   (`BEGIN IMMEDIATE`, so it waits for another connection's write lock);
+        /// - a store that cannot write the file (``Configuration/isReadOnly``, or a file
+        ///   without write permission) reads, in each read session, a private copy of the
+        ///   file (`sqlite3_backup`, https://sqlite.org/backup.html, into a temporary database,
+        ///   https://sqlite.org/inmemorydb.html#temp_db) with the work applied: an empty file
+        ///   reads as a store without objects, a store made for an older model as the migration
+        ///   would leave it (new attributes hold their default values). The copy costs time and
+        ///   temporary space in proportion to the file's size; the file is never written.
+        ///
+        /// An empty file stays in SQLite's rollback-journal mode until the first write session
+        /// commits, and turns to WAL then, because switching to WAL writes the file's header
+        /// (https://sqlite.org/wal.html#activating_and_configuring_wal_mode).
+        case inWriteTransactions
+    }
 
     /// How a store is opened.
     public struct Configuration: Sendable, Hashable {
@@ -50,12 +83,16 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         /// Identities per batched lookup statement (chunking below SQLite's parameter
         /// limit, https://sqlite.org/limits.html#max_variable_number). Default 500.
         public var lookupChunkSize: Int
+        /// When the file gets the schema or migration the model needs. Default ``MigrationPolicy/onOpen``.
+        public var migrationPolicy: MigrationPolicy
 
         /// A configuration; `lookupChunkSize` is clamped to 1...8000.
-        public init(isReadOnly: Bool = false, busyTimeoutMilliseconds: Int = 5000, lookupChunkSize: Int = 500) {
+        public init(isReadOnly: Bool = false, busyTimeoutMilliseconds: Int = 5000, lookupChunkSize: Int = 500,
+                    migrationPolicy: MigrationPolicy = .onOpen) {
             self.isReadOnly = isReadOnly
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.lookupChunkSize = max(1, min(lookupChunkSize, 8000))
+            self.migrationPolicy = migrationPolicy
         }
     }
 
@@ -73,13 +110,20 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// same thread) fails with an error instead of deadlocking.
     private let lock = NSRecursiveLock()
     private let connection: Connection
+    /// The schema work the file still needs (``MigrationPolicy/inWriteTransactions``: until a
+    /// write session commits it). Guarded by `lock`.
+    private var pendingWork: SchemaWork
+    /// The file was empty when opened and stays in rollback-journal mode until its first
+    /// commit, which turns it to WAL. Guarded by `lock`.
+    private var journalModeIsPending: Bool
 
     /// Opens the store file at `path` (created when missing, unless read-only) for `model`.
     ///
     /// - Throws: `StoreError` — `.notAStore` (not an SQLite database, or not a Trellis
     ///   store), `.incompatibleSchema` (the model changed in a way that cannot be migrated:
-    ///   the message names the entity and property), `.readOnly` (a new or outdated store
-    ///   in a file that cannot be written), `.busy`, `.engine`.
+    ///   the message names every entity and property that changed), `.readOnly` (a new or
+    ///   outdated store in a file that cannot be written, with ``MigrationPolicy/onOpen``),
+    ///   `.busy`, `.engine`.
     public init(path: String, model: ObjectModel, configuration: Configuration = Configuration()) throws {
         self.model = model
         self.path = path
@@ -88,17 +132,27 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.connection = connection
         self.isReadOnly = connection.isReadOnly
         sqlite3_busy_timeout(connection.handle, Int32(clamping: configuration.busyTimeoutMilliseconds))
-        try SQLiteStore.configure(connection, path: path)
-        self.layout = try SQLiteStore.prepareSchema(connection: connection, model: model, path: path)
+        let applying = configuration.migrationPolicy == .onOpen
+        let isEmpty = try SQLiteStore.configure(connection, path: path, keepsJournalModeWhenEmpty: !applying)
+        let prepared = try SQLiteStore.prepareSchema(connection: connection, model: model, path: path, applying: applying)
+        self.layout = prepared.layout
+        self.pendingWork = applying ? .none : prepared.work
+        self.journalModeIsPending = !applying && isEmpty && !connection.isReadOnly
     }
 
     // MARK: - Sessions
 
     /// Runs `body` in one read transaction: every fetch inside sees the same committed
     /// state, whatever other connections commit meanwhile.
+    ///
+    /// With ``MigrationPolicy/inWriteTransactions``, before the schema work is committed, the
+    /// session reads the file as the work would leave it, without writing it (see there).
     public func read<T>(_ body: (any StoreSession) throws -> T) throws -> T {
         try withConnection { connection in
             try SQLiteStore.refuseNesting(connection)
+            if pendingWork.changesTables {
+                return try readWithPendingWork(connection, body)
+            }
             try connection.execute("BEGIN DEFERRED")
             let session = SQLiteSession(connection: connection, layout: layout, model: model,
                                         isWritable: false, chunkSize: configuration.lookupChunkSize)
@@ -112,8 +166,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: commits when it returns, rolls
     /// back everything when it throws (the error is rethrown).
+    ///
+    /// With ``MigrationPolicy/inWriteTransactions``, the schema work the file still needs is
+    /// done first, in the same transaction: it commits or rolls back with `body`'s changes.
     /// - Throws: `StoreError.readOnly` for a read-only store; `.busy` when another
-    ///   connection holds the write lock beyond the busy timeout; whatever `body` throws.
+    ///   connection holds the write lock beyond the busy timeout; `.incompatibleSchema` when
+    ///   the pending migration no longer applies; whatever `body` throws.
     public func write<T>(_ body: (any StoreSession) throws -> T) throws -> T {
         guard !isReadOnly else {
             throw StoreError(.readOnly, message: "the store \(path) is read-only")
@@ -121,35 +179,91 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return try withConnection { connection in
             try SQLiteStore.refuseNesting(connection)
             try connection.execute("BEGIN IMMEDIATE")
-            let session = SQLiteSession(connection: connection, layout: layout, model: model,
-                                        isWritable: true, chunkSize: configuration.lookupChunkSize)
+            var session: SQLiteSession?
             do {
-                let result = try body(session)
-                try session.recreateDroppedIndexes()
-                session.invalidate()
+                if pendingWork != .none { try applyPendingWork(on: connection) }
+                let writeSession = SQLiteSession(connection: connection, layout: layout, model: model,
+                                                 isWritable: true, chunkSize: configuration.lookupChunkSize)
+                session = writeSession
+                let result = try body(writeSession)
+                try writeSession.recreateDroppedIndexes()
+                writeSession.invalidate()
                 try connection.execute("COMMIT")
+                committedPendingWork(connection)
                 return result
             } catch {
-                session.invalidate()
+                session?.invalidate()
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                // Statements prepared against the rolled-back schema are not kept.
+                if pendingWork != .none { connection.clearStatementCache() }
                 throw error
             }
         }
     }
 
+    // MARK: - Deferred schema work
+
+    /// Does the pending schema work inside the transaction open on `connection` (the
+    /// file's, or a private copy's), checking it still leads to the layout the store opened with.
+    private func applyPendingWork(on connection: Connection) throws(StoreError) {
+        let prepared = try SQLiteStore.prepareSchemaInTransaction(connection: connection, model: model, path: path, applying: true)
+        guard prepared.layout.description == layout.description else {
+            throw StoreError(.incompatibleSchema, message: "the store's schema changed since \(path) was opened "
+                             + "(another process migrated it); open the store again")
+        }
+    }
+
+    /// After a write session committed the pending work: nothing is pending, and a file that
+    /// was empty turns to WAL mode (best effort: the next store to open it does it otherwise).
+    private func committedPendingWork(_ connection: Connection) {
+        guard pendingWork != .none else { return }
+        pendingWork = .none
+        if journalModeIsPending {
+            journalModeIsPending = false
+            try? connection.execute("PRAGMA journal_mode = WAL")
+        }
+    }
+
+    /// A read session while the file lacks tables or columns of the layout: on a writable
+    /// connection, the work is applied inside a transaction that is rolled back; otherwise
+    /// on a private copy of the file, made for this session and dropped after it.
+    private func readWithPendingWork<T>(_ connection: Connection, _ body: (any StoreSession) throws -> T) throws -> T {
+        let target: Connection
+        if connection.isReadOnly {
+            target = try Connection(path: "", readOnly: false)
+            try connection.copy(into: target)
+        } else {
+            target = connection
+        }
+        try target.execute("BEGIN IMMEDIATE")
+        defer {
+            try? target.execute("ROLLBACK")
+            target.clearStatementCache()
+        }
+        try applyPendingWork(on: target)
+        let session = SQLiteSession(connection: target, layout: layout, model: model,
+                                    isWritable: false, chunkSize: configuration.lookupChunkSize)
+        defer { session.invalidate() }
+        return try body(session)
+    }
+
     /// Sets the connection's PRAGMAs (https://sqlite.org/pragma.html); the first statement
-    /// that reads the file turns "not a database" into `.notAStore`.
-    private static func configure(_ connection: Connection, path: String) throws(StoreError) {
-        let statements = connection.isReadOnly
-            ? ["PRAGMA foreign_keys = ON", "SELECT count(*) FROM sqlite_master"]
-            : ["PRAGMA foreign_keys = ON", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"]
-        for sql in statements {
-            do {
-                try connection.execute(sql)
-            } catch {
-                guard error.code == .notAStore else { throw error }
-                throw StoreError(.notAStore, message: "\(path) is not an SQLite database", details: error.details)
+    /// that reads the file turns "not a database" into `.notAStore`. An empty file is left in
+    /// rollback-journal mode when `keepsJournalModeWhenEmpty` (switching to WAL writes its header).
+    /// - Returns: whether the file is empty (no pages).
+    private static func configure(_ connection: Connection, path: String,
+                                  keepsJournalModeWhenEmpty: Bool) throws(StoreError) -> Bool {
+        do {
+            try connection.execute("PRAGMA foreign_keys = ON")
+            let isEmpty = try connection.makeStatement("PRAGMA page_count").runReturningInt64() == 0
+            if !connection.isReadOnly {
+                if !(isEmpty && keepsJournalModeWhenEmpty) { try connection.execute("PRAGMA journal_mode = WAL") }
+                try connection.execute("PRAGMA synchronous = NORMAL")
             }
+            return isEmpty
+        } catch {
+            guard error.code == .notAStore else { throw error }
+            throw StoreError(.notAStore, message: "\(path) is not an SQLite database", details: error.details)
         }
     }
 

@@ -74,6 +74,57 @@ import Trellis
         #expect(ids(#"meta={"lang":"fr"}"#) == "[]\n")
     }
 
+    @Test func anEmptyFileIsAnEmptyStore() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("empty.sqlite", "")
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--store", "empty.sqlite")
+                == CommandResult(status: 0, stdout: "[]\n", stderr: ""))
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--store", "empty.sqlite", "--where", "id=1", "--pretty")
+                == CommandResult(status: 0, stdout: "[]\n", stderr: ""))
+        #expect(try Data(contentsOf: w.url.appendingPathComponent("empty.sqlite")).isEmpty)
+        // A file that is not an SQLite database is still refused.
+        try w.write("notes.txt", String(repeating: "not a database\n", count: 200))
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--store", "notes.txt") == CommandResult(
+            status: 1, stdout: "",
+            stderr: "error: notes.txt: not a Trellis store: \(w.url.appendingPathComponent("notes.txt").path) is not an SQLite database\n"))
+    }
+
+    @Test func aStoreMadeForAnOlderModelExportsAsTheMigrationWouldLeaveIt() throws {
+        let w = try Self.imported()
+        defer { w.remove() }
+        // `views` has a default (0); `summary` has none (null); `Trial` is a new entity.
+        try w.write("model2.json", ImportCommandTests.extendedModel.replacingOccurrences(
+            of: #""default": 0, "jsonKeyPath": "views"}"#,
+            with: #""default": 0, "jsonKeyPath": "views"}, {"name": "summary", "type": "string", "jsonKeyPath": "summary"}"#))
+        let store = w.url.appendingPathComponent("trellis.sqlite")
+        let bytes = try Data(contentsOf: store)
+        let state = try SQLiteShell.state(of: store)
+        #expect(w.run("export", "--model", "model2.json", "--entity", "Post", "--where", "id=1") == CommandResult(status: 0, stdout: #"""
+            [{"id":1,"title":"One","stats":{"score":5},"views":0,"summary":null,"author":10}]
+
+            """#, stderr: ""))
+        #expect(w.run("export", "--model", "model2.json", "--entity", "Trial") == CommandResult(status: 0, stdout: "[]\n", stderr: ""))
+        #expect(try Data(contentsOf: store) == bytes)
+        #expect(try SQLiteShell.state(of: store) == state)
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "id=1").stdout
+                == #"[{"id":1,"title":"One","stats":{"score":5},"author":10}]"# + "\n")
+    }
+
+    @Test func aModelThatDoesNotFitTheStoreNamesEveryDifference() throws {
+        let w = try Self.imported()
+        defer { w.remove() }
+        try w.write("item.json", #"""
+            {"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Item", "identityAttributes": ["id"],
+             "attributes": [{"name": "id", "type": "integer64", "jsonKeyPath": "id"}]}]}
+            """#)
+        #expect(w.run("export", "--model", "item.json", "--entity", "Item") == CommandResult(status: 1, stdout: "", stderr: """
+            error: trellis.sqlite: the store's schema does not fit the model: entity Post: the entity was removed; \
+            entity Author: the entity was removed
+
+            """))
+    }
+
     @Test func badConditionsAndMissingStore() throws {
         let w = try Self.imported()
         defer { w.remove() }

@@ -113,6 +113,107 @@ struct CommandWorkspace {
         #expect(!w.exists("trellis.sqlite"))
     }
 
+    /// The workspace's model with `Post.views` (default 0) and a new entity `Trial`: a store
+    /// made with `model.json` needs a migration for it.
+    static let extendedModel = CommandWorkspace.model
+        .replacingOccurrences(of: #"{"name": "score", "type": "integer32", "jsonKeyPath": "stats.score"}"#,
+                              with: #"{"name": "score", "type": "integer32", "jsonKeyPath": "stats.score"}, "#
+                                  + #"{"name": "views", "type": "integer32", "default": 0, "jsonKeyPath": "views"}"#)
+        .replacingOccurrences(of: "\n]}", with: ",\n  {\"name\": \"Trial\"}\n]}")
+
+    @Test func dryRunWithAModelThatNeedsAMigrationLeavesTheStoreByteForByte() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", Self.posts)
+        try w.write("model2.json", Self.extendedModel)
+        try #require(w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts").status == 0)
+        try w.write("more.json", #"{"data": {"posts": [{"id": 2, "title": "Two!", "views": 7}, {"id": 4, "author": 10}]}}"#)
+        let store = w.url.appendingPathComponent("trellis.sqlite")
+        let bytes = try Data(contentsOf: store)
+        let state = try SQLiteShell.state(of: store)
+        #expect(bytes.count > 0 && state.contains("Post: 2\n"))
+
+        let dryRun = w.run("import", "more.json", "--model", "model2.json", "--entity", "Post", "--at", "data.posts", "--dry-run")
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        #expect(dryRun.stderr == "")
+        #expect(CommandWorkspace.withoutTime(dryRun.stdout) == """
+            entity  inserted   updated  unchanged   deleted
+            Post           1         1          0         0
+            dry run: 2 elements from 1 file checked against trellis.sqlite in T s; nothing was written
+
+            """)
+        #expect(try Data(contentsOf: store) == bytes)
+        #expect(try SQLiteShell.state(of: store) == state)
+        // The model the store was made for still fits it.
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post") == CommandResult(status: 0, stdout: #"""
+            [{"id":1,"title":"One again","stats":{"score":5},"author":10},{"id":2,"title":"Two","stats":{"score":null},"author":10}]
+
+            """#, stderr: ""))
+
+        // The real import reports what the dry run did, and migrates the store.
+        let real = w.run("import", "more.json", "--model", "model2.json", "--entity", "Post", "--at", "data.posts")
+        #expect(CommandWorkspace.withoutTime(real.stdout) == CommandWorkspace.withoutTime(dryRun.stdout)
+            .replacingOccurrences(of: "dry run: 2 elements from 1 file checked against trellis.sqlite in T s; nothing was written",
+                                  with: "imported 2 elements from 1 file into trellis.sqlite in T s"))
+        #expect(try SQLiteShell.query(store, #"SELECT "id", "views" FROM "Post" ORDER BY "id""#) == "1|0\n2|7\n4|0")
+        #expect(try SQLiteShell.query(store, "SELECT name FROM sqlite_master WHERE name = 'Trial'") == "Trial")
+    }
+
+    @Test func dryRunIntoAnEmptyFileLeavesItEmpty() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", Self.posts)
+        try w.write("empty.sqlite", "")
+        let before = try FileManager.default.contentsOfDirectory(atPath: w.url.path).sorted()
+        let result = w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts",
+                           "--store", "empty.sqlite", "--dry-run")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(CommandWorkspace.withoutTime(result.stdout) == """
+            entity  inserted   updated  unchanged   deleted
+            Post           2         0          0         0
+            Author         1         0          0         0
+            dry run: 3 elements from 1 file checked against empty.sqlite in T s; nothing was written
+
+            """)
+        #expect(try Data(contentsOf: w.url.appendingPathComponent("empty.sqlite")).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: w.url.path).sorted() == before)
+    }
+
+    @Test func aFailedImportWithAModelThatNeedsAMigrationLeavesTheStoreUnmigrated() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", Self.posts)
+        try w.write("model2.json", Self.extendedModel)
+        try #require(w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts").status == 0)
+        let store = w.url.appendingPathComponent("trellis.sqlite")
+        let bytes = try Data(contentsOf: store)
+        let state = try SQLiteShell.state(of: store)
+        try w.write("bad.json", #"[{"id": 5}, {"id": 6, "views": "many"}]"#)
+        let result = w.run("import", "bad.json", "--model", "model2.json", "--entity", "Post")
+        #expect(result == CommandResult(
+            status: 1, stdout: "", stderr: "error: bad.json: $[1].views: cannot store \"many\" in Post.views (integer32): not a decimal number\n"))
+        #expect(try Data(contentsOf: store) == bytes)
+        #expect(try SQLiteShell.state(of: store) == state)
+    }
+
+    @Test func aModelThatCannotBeMigratedNamesEveryDifference() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("posts.json", Self.posts)
+        try #require(w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts").status == 0)
+        try w.write("other.json", #"""
+            {"format": "trellis-model", "formatVersion": 1, "entities": [
+              {"name": "Post", "identityAttributes": ["id"], "attributes": [{"name": "id", "type": "string", "jsonKeyPath": "id"}]}]}
+            """#)
+        try w.write("one.json", #"[{"id": "x"}]"#)
+        #expect(w.run("import", "one.json", "--model", "other.json", "--entity", "Post") == CommandResult(status: 1, stdout: "", stderr: """
+            error: trellis.sqlite: the store's schema cannot be migrated to the model: entity Author: the entity was removed; \
+            entity Post, property id: the attribute type changed from integer64 to string; entity Post, property title: the attribute \
+            was removed; entity Post, property score: the attribute was removed; entity Post, property author: the relationship was removed
+
+            """))
+    }
+
     @Test func objectOfObjectsWithKeyAttributeAndValueKey() throws {
         let w = try CommandWorkspace()
         defer { w.remove() }

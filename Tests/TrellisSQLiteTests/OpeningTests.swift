@@ -105,11 +105,12 @@ import Trellis
         Incompatible(label: "identity", change: { $0[1].userInfo["identityAttributes"] = "id, name" },
                      message: "entity Power: the identity attributes changed from [id] to [id, name]"),
         Incompatible(label: "removed entity", change: { $0[0].relationships.remove(at: 0); $0.remove(at: 1) },
-                     message: "entity Power: the entity was removed"),
+                     message: "entity Power: the entity was removed; entity Character, property powers: the relationship was removed"),
         Incompatible(label: "to-one became to-many", change: {
             $0[0].relationships[1].isToMany = true
             $0[2].relationships[0].isToMany = false
-        }, message: "entity Character, property publisher: the relationship changed between to-one, to-many and ordered"),
+        }, message: "entity Character, property publisher: the relationship changed between to-one, to-many and ordered; "
+            + "entity Publisher, property characters: the relationship changed between to-one, to-many and ordered"),
         Incompatible(label: "new parent", change: {
             $0[1].parentName = "Thing"
             $0.append(EntityDescription(name: "Thing"))
@@ -187,6 +188,115 @@ import Trellis
         // Nor can a new store be created read-only.
         #expect(throws: StoreError.self) {
             _ = try SQLiteStore(path: directory.path("missing.sqlite"), model: try charactersModel(), configuration: .init(isReadOnly: true))
+        }
+    }
+
+    /// The characters model with `Character.level` (default 1) and a new entity `Team`.
+    func extendedModel() throws -> ObjectModel {
+        var entities = try charactersModel().entities
+        entities[0].attributes.append(AttributeDescription(name: "level", type: .integer32, isOptional: false, defaultValue: .integer(1)))
+        entities.append(EntityDescription(name: "Team", attributes: [AttributeDescription(name: "name", type: .string)]))
+        return try ObjectModel(entities: entities, versionLabel: "2")
+    }
+
+    struct Rollback: Error {}
+
+    @Test func aDeferredMigrationRollsBackWithItsWriteSession() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        do { try seed(try SQLiteStore(path: path, model: try charactersModel(versionLabel: "1"))) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let observer = try SQLiteStore(path: path, model: try charactersModel(versionLabel: "1"), configuration: .init(isReadOnly: true))
+        let tables = try observer.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name")
+        let metadata = try observer.rows("SELECT key, value FROM trellis_metadata ORDER BY key")
+
+        let store = try SQLiteStore(path: path, model: try extendedModel(), configuration: .init(migrationPolicy: .inWriteTransactions))
+        func fileIsUnchanged() throws {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+            #expect(try observer.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name") == tables)
+            #expect(try observer.rows("SELECT key, value FROM trellis_metadata ORDER BY key") == metadata)
+            #expect(try observer.rows(#"SELECT * FROM "Character""#) == [["1", "Character", "0", "a", "Ann", nil, nil, "4.5", "1", "1"]])
+        }
+        try fileIsUnchanged()
+        // A write session sees the migrated schema and rolls it back with its own changes.
+        #expect(throws: Rollback.self) {
+            try store.write { session in
+                #expect(try session.fetch(entity: "Character", identities: [[.string("a")]]).map(\.attributes[6]) == [.integer(1)])
+                _ = try session.apply(ChangeSet(inserted: [
+                    ObjectSnapshot(id: tid("Team", 1), isPlaceholder: false, attributes: [.string("JLA")], relationships: []),
+                ]))
+                throw Rollback()
+            }
+        }
+        try fileIsUnchanged()
+        // A read session sees the objects as the migration leaves them, and writes nothing.
+        #expect(try store.read { try $0.fetch(entity: "Character", identities: [[.string("a")]]) }.map(\.attributes[6]) == [.integer(1)])
+        #expect(try store.read { try $0.count(entity: "Team", matching: nil) } == 0)
+        try fileIsUnchanged()
+        // A write session that commits commits the migration with its changes.
+        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+            ObjectSnapshot(id: tid("Team", 1), isPlaceholder: false, attributes: [.string("JLA")], relationships: []),
+        ])) }
+        #expect(try observer.rows(#"SELECT "id", "level" FROM "Character""#) == [["a", "1"]])
+        #expect(try observer.rows(#"SELECT "name" FROM "Team""#) == [["JLA"]])
+        #expect(try observer.rows("SELECT value FROM trellis_metadata WHERE key = 'modelVersion'") == [["2"]])
+        #expect(try store.read { try $0.count(entity: "Team", matching: nil) } == 1)
+    }
+
+    @Test func aDeferredStoreInAnEmptyFileLeavesItEmptyUntilAWriteCommits() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let store = try SQLiteStore(path: path, model: try charactersModel(), configuration: .init(migrationPolicy: .inWriteTransactions))
+        #expect(try store.read { try $0.count(entity: "Character", matching: nil) } == 0)
+        #expect(throws: Rollback.self) { try store.write { _ in throw Rollback() } }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["empty.sqlite"])
+
+        try seed(store)
+        #expect(try store.rows("PRAGMA journal_mode") == [["wal"]])
+        #expect(try store.rows(#"SELECT "id" FROM "Character""#) == [["a"]])
+        #expect(try store.rows("SELECT value FROM trellis_metadata WHERE key = 'format'") == [["1"]])
+    }
+
+    @Test func aDeferredReadOnlyStoreReadsAMigratedCopyAndNeverWritesTheFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        do { try seed(try SQLiteStore(path: path, model: try charactersModel())) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let reader = SQLiteStore.Configuration(isReadOnly: true, migrationPolicy: .inWriteTransactions)
+
+        let store = try SQLiteStore(path: path, model: try extendedModel(), configuration: reader)
+        #expect(try store.read { try $0.fetch(entity: "Character", identities: [[.string("a")]]) }.map(\.attributes)
+                == [[.string("a"), .string("Ann"), nil, nil, .double(4.5), .bool(true), .integer(1)]])
+        #expect(try store.read { try $0.count(entity: "Team", matching: nil) } == 0)
+        #expect { try store.write { _ in } } throws: { ($0 as? StoreError)?.code == .readOnly }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        // Each read session copies the file again, so it sees what was committed since.
+        do { _ = try SQLiteStore(path: path, model: try charactersModel()).write { try $0.apply(ChangeSet(deleted: [
+            ObjectID(entityName: "Character", primaryKey: 1)])) } }
+        #expect(try store.read { try $0.count(entity: "Character", matching: nil) } == 0)
+
+        // An empty file reads as a store without objects, and stays empty.
+        let empty = directory.path("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        let emptyStore = try SQLiteStore(path: empty, model: try charactersModel(), configuration: reader)
+        #expect(try emptyStore.read { try $0.fetch(entity: "Character", matching: nil) }.isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty)
+
+        // A model that does not fit is refused when the store opens, naming every difference.
+        var entities = try charactersModel().entities
+        entities[0].attributes[4].type = .string
+        entities[1].attributes.remove(at: 1)
+        #expect {
+            _ = try SQLiteStore(path: path, model: try ObjectModel(entities: entities), configuration: reader)
+        } throws: { error in
+            (error as? StoreError)?.code == .incompatibleSchema && (error as? StoreError)?.message
+                == "the store's schema does not fit the model: entity Character, property rating: the attribute type changed "
+                + "from double to string; entity Power, property name: the attribute was removed"
         }
     }
 

@@ -5,6 +5,10 @@ import TrellisSQLite
 
 /// Runs one `trellis export`: the objects of the entity (optionally those whose attribute
 /// equals a value) as one JSON array, compact or pretty, ending with a newline.
+///
+/// The store is opened read-only with ``SQLiteStore/MigrationPolicy/inWriteTransactions``, so
+/// export never writes it: an empty file reads as a store without objects, and a store made
+/// for an older model is read, from a private copy, as the migration would leave it.
 struct ExportRunner {
     let options: ExportCommand.Options
     let environment: CommandEnvironment
@@ -26,7 +30,7 @@ struct ExportRunner {
             }
             throw CommandError(.store, "\(options.storePath): no such store")
         }
-        let store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model, readOnly: true,
+        let store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model, readOnly: true, migrationPolicy: .inWriteTransactions,
                                           busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         let context = ObjectContext(store: store, bindings: file.bindings)
         var exportOptions = ExportOptions()

@@ -50,7 +50,8 @@ struct ImportRunner {
             let staged = StagedStore(for: storeURL)
             var published: ImportReport?
             do {
-                let built = try importObjects(from: readers, into: staged.url, model: file, entity: entity.name, progress: progress)
+                let built = try importObjects(from: readers, into: staged.url, model: file, entity: entity.name, progress: progress,
+                                              migrationPolicy: .onOpen)
                 try staged.publish(path: options.storePath)
                 published = built
             } catch is StagedStore.DestinationExists {
@@ -83,11 +84,17 @@ struct ImportRunner {
     /// Imports the elements of `readers` into the SQLite store at `url` (opened or created;
     /// nil: an in-memory store, for a dry run without a store) in one transaction. The store
     /// is closed when this returns.
+    ///
+    /// An existing store is migrated inside that transaction (``SQLiteStore/MigrationPolicy/inWriteTransactions``),
+    /// so a failed import leaves it as it was, and a dry run, rolled back, too: its report is the
+    /// real import's, from the migrated store, and the file keeps every byte. A store being
+    /// created (staged, private) gets its schema when it opens.
     private func importObjects(from readers: [InputElementReader], into url: URL?, model file: LoadedModel, entity: String,
-                               progress: ProgressBar) throws -> ImportReport {
+                               progress: ProgressBar,
+                               migrationPolicy: SQLiteStore.MigrationPolicy = .inWriteTransactions) throws -> ImportReport {
         let store: any PersistentStore
         if let url {
-            store = try StoreOpening.open(url, path: options.storePath, model: file.model,
+            store = try StoreOpening.open(url, path: options.storePath, model: file.model, migrationPolicy: migrationPolicy,
                                           busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         } else {
             store = InMemoryStore(model: file.model)

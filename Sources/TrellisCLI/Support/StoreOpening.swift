@@ -27,11 +27,18 @@ enum StoreOpening {
     }
 
     /// Opens (or creates) the SQLite store at `url` for `model`.
+    ///
+    /// With ``SQLiteStore/MigrationPolicy/inWriteTransactions`` the schema work the model needs
+    /// is done inside the import's transaction (and rolled back with it: a failed import or a
+    /// dry run leaves the file as it was), and a read-only store (export) reads the file as the
+    /// work would leave it, without writing it.
     /// - Throws: ``CommandError`` `.store`.
     static func open(_ url: URL, path: String, model: ObjectModel, readOnly: Bool = false,
+                     migrationPolicy: SQLiteStore.MigrationPolicy,
                      busyTimeoutMilliseconds: Int = defaultBusyTimeoutMilliseconds) throws -> SQLiteStore {
         do {
-            let configuration = SQLiteStore.Configuration(isReadOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            let configuration = SQLiteStore.Configuration(isReadOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                                          migrationPolicy: migrationPolicy)
             return try SQLiteStore(path: url.path, model: model, configuration: configuration)
         } catch let error as StoreError {
             throw commandError(error, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
@@ -39,13 +46,14 @@ enum StoreOpening {
     }
 
     /// `PATH: not a Trellis store: …`, `PATH: the store is read-only`,
+    /// `PATH: the store's schema cannot be migrated to the model: entity E: the entity was removed`,
     /// `PATH: cannot write the store: disk I/O error: File too large`, …
     static func commandError(_ error: StoreError, path: String,
                              busyTimeoutMilliseconds: Int = defaultBusyTimeoutMilliseconds) -> CommandError {
         switch error.code {
         case .notAStore: return CommandError(.store, "\(path): not a Trellis store: \(error.message)")
         case .readOnly: return CommandError(.store, "\(path): the store is read-only")
-        case .incompatibleSchema: return CommandError(.store, "\(path): the store does not fit the model: \(error.message)")
+        case .incompatibleSchema: return CommandError(.store, "\(path): \(error.message)")
         case .busy:
             return CommandError(.store, "\(path): the store is locked by another writer (gave up after "
                                 + "\(seconds(busyTimeoutMilliseconds)); see --busy-timeout): \(error.message)")
