@@ -158,7 +158,7 @@ import Trellis
             #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: trellis.sqlite: the store is read-only\n"),
                     "\(way)")
             #expect(try Data(contentsOf: store) == before, "\(way)")
-            #expect(try SQLite.query(store, "PRAGMA integrity_check") == "ok", "\(way)")
+            #expect(try SQLiteShell.query(store, "PRAGMA integrity_check") == "ok", "\(way)")
             // Reading a read-only store works.
             let again = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status"], in: directory.url, launcher: way.launcher)
             #expect(again == exported, "\(way)")
@@ -180,14 +180,14 @@ import Trellis
                                             in: directory.url, launcher: TrellisProcess.fileSizeLimit(blocks: 200))
         #expect(result == TrellisProcess.Result(
             status: 1, stdout: "", stderr: "error: trellis.sqlite: cannot write the store: disk I/O error: File too large\n"))
-        #expect(try SQLite.query(store, "PRAGMA integrity_check") == "ok")
+        #expect(try SQLiteShell.query(store, "PRAGMA integrity_check") == "ok")
         #expect(try Data(contentsOf: store) == before)
-        #expect(try SQLite.query(store, "SELECT count(*), sum(length(text)) FROM Status") == "115|13308")
+        #expect(try SQLiteShell.query(store, "SELECT count(*), sum(length(text)) FROM Status") == "115|13308")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
                     .filter { $0.hasPrefix(".trellis.sqlite.creating-") } == [])
         // Without the limit the same import works.
         #expect(try Self.importing(["changed.json"], in: directory).status == 0)
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Status WHERE text LIKE 'changed changed %'") == "100")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Status WHERE text LIKE 'changed changed %'") == "100")
     }
 
     @Test func diskFullWhileCreatingTheStoreCreatesNothing() throws {
@@ -221,7 +221,7 @@ import Trellis
 
             """, stderr: ""))
         let store = directory.url.appendingPathComponent("trellis.sqlite")
-        #expect(try SQLite.query(store, "SELECT count(*), sum(id), min(text), max(text) FROM Status") == "200|20100|status 1|status 99")
+        #expect(try SQLiteShell.query(store, "SELECT count(*), sum(id), min(text), max(text) FROM Status") == "200|20100|status 1|status 99")
         // A bad value in the last file still rolls back all 200.
         try Data(#"{"id": "two hundred and one"}"#.utf8).write(to: directory.url.appendingPathComponent("bad.json"))
         let failed = try TrellisProcess.run(["import"] + files + ["bad.json", "--model", Self.model, "--entity", "Status", "--store", "other.sqlite"],
@@ -258,7 +258,7 @@ import Trellis
         let real = try TrellisProcess.run(["import", "-", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
                                           in: directory.url, input: payload)
         #expect(real.status == 0, "\(real)")
-        #expect(try SQLite.query(directory.url.appendingPathComponent("trellis.sqlite"), "SELECT count(*) FROM Status") == "115")
+        #expect(try SQLiteShell.query(directory.url.appendingPathComponent("trellis.sqlite"), "SELECT count(*) FROM Status") == "115")
     }
 }
 
@@ -346,7 +346,7 @@ enum ReadOnlyStore: CustomStringConvertible {
         #expect(try TrellisProcess.run(["import", "garage.json", "--entity", "Garage"] + model, in: directory.url).status == 0)
         let store = directory.url.appendingPathComponent("trellis.sqlite")
         let query = #"SELECT "_entity", "identifier", "wheels", "doors", "garage" IS NOT NULL FROM "Vehicle" ORDER BY "identifier""#
-        let before = try SQLite.query(store, query)
+        let before = try SQLiteShell.query(store, query)
         #expect(before == "Bike|1|2||1\nCar|2|0|2|1")
 
         let result = try TrellisProcess.run(["import", "-", "--entity", "Car"] + model, in: directory.url,
@@ -355,6 +355,6 @@ enum ReadOnlyStore: CustomStringConvertible {
             error: <stdin>: $[0]: Car 1 has the identity of Bike/1, a Bike: identities are unique across Vehicle and its sub-entities, and an object cannot change its entity
 
             """))
-        #expect(try SQLite.query(store, query) == before)
+        #expect(try SQLiteShell.query(store, query) == before)
     }
 }

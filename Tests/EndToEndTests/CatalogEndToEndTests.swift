@@ -40,24 +40,24 @@ import TrellisTestSupport
         let store = directory.url.appendingPathComponent("citm.sqlite")
         // python3 -c 'import json; c=json.load(open("Examples/citm/citm_catalog.json")); print(len(c["events"]), len(c["performances"]))'
         // → 184 243
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Event") == "184")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Performance") == "243")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Event") == "184")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Performance") == "243")
         // python3 -c 'import json; c=json.load(open("Examples/citm/citm_catalog.json")); p=c["performances"]; print(len({s["seatCategoryId"] for x in p for s in x["seatCategories"]} | set(map(int, c["seatCategoryNames"]))), len({a["areaId"] for x in p for s in x["seatCategories"] for a in s["areas"]} | set(map(int, c["areaNames"]))))'
         // → 64 17
-        #expect(try SQLite.query(store, "SELECT count(*) FROM SeatCategory") == "64")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Area") == "17")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM SeatCategory") == "64")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Area") == "17")
         // python3 -c 'import json; c=json.load(open("Examples/citm/citm_catalog.json")); e=c["events"].values(); print(len({i for x in e for i in x["topicIds"]} | set(map(int, c["topicNames"]))), len({i for x in e for i in x["subTopicIds"]} | set(map(int, c["subTopicNames"]))))'
         // → 4 19
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Topic") == "4")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM SubTopic") == "19")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Venue") == "1")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Topic") == "4")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM SubTopic") == "19")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Venue") == "1")
         // Every placeholder (an event, topic, … known first by id) was completed by a later import.
         for table in ["Event", "Performance", "SeatCategory", "Area", "Topic", "SubTopic", "Venue"] {
-            #expect(try SQLite.query(store, "SELECT count(*) FROM \(table) WHERE _placeholder <> 0") == "0", "\(table)")
+            #expect(try SQLiteShell.query(store, "SELECT count(*) FROM \(table) WHERE _placeholder <> 0") == "0", "\(table)")
         }
         // …and every named entity got its name from its table.
         for table in ["Event", "SeatCategory", "Area", "Topic", "SubTopic", "Venue"] {
-            #expect(try SQLite.query(store, "SELECT count(*) FROM \(table) WHERE name IS NULL") == "0", "\(table)")
+            #expect(try SQLiteShell.query(store, "SELECT count(*) FROM \(table) WHERE name IS NULL") == "0", "\(table)")
         }
     }
 
@@ -67,14 +67,14 @@ import TrellisTestSupport
         let store = directory.url.appendingPathComponent("citm.sqlite")
         // python3 -c 'import json; c=json.load(open("Examples/citm/citm_catalog.json")); print(sum(1 for p in c["performances"] if p["eventId"] == 138586341))'
         // → 1
-        #expect(try SQLite.query(store, """
+        #expect(try SQLiteShell.query(store, """
             SELECT p.id FROM Performance p JOIN Event e ON p.event = e._pk WHERE e.id = 138586341
             """) == "339887544")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Performance WHERE event IS NULL") == "0")
-        #expect(try SQLite.query(store, "SELECT name FROM Event WHERE id = 138586341") == "30th Anniversary Tour")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Performance WHERE event IS NULL") == "0")
+        #expect(try SQLiteShell.query(store, "SELECT name FROM Event WHERE id = 138586341") == "30th Anniversary Tour")
         // Names from the id → name tables reach the objects first created from nested identifiers.
-        #expect(try SQLite.query(store, "SELECT name FROM Area WHERE id = 205705993") == "Arrière-scène central")
-        #expect(try SQLite.query(store, "SELECT name FROM Venue WHERE code = 'PLEYEL_PLEYEL'") == "Salle Pleyel")
+        #expect(try SQLiteShell.query(store, "SELECT name FROM Area WHERE id = 205705993") == "Arrière-scène central")
+        #expect(try SQLiteShell.query(store, "SELECT name FROM Venue WHERE code = 'PLEYEL_PLEYEL'") == "Salle Pleyel")
     }
 
     @Test func reimportingTheCatalogChangesNothing() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import Trellis
 import TrellisModelFile
 import TrellisSQLite
@@ -108,16 +109,16 @@ import TrellisSQLite
         // Before sqlite3 opens the store (a read-only connection leaves -wal and -shm files).
         #expect(try Self.leftovers(in: directory) == [])
 
-        #expect(try SQLite.query(storeURL, #"SELECT count(*), count(DISTINCT "id"), min("id"), max("id") FROM "Record""#)
+        #expect(try SQLiteShell.query(storeURL, #"SELECT count(*), count(DISTINCT "id"), min("id"), max("id") FROM "Record""#)
                 == "100000|100000|0|99999")
-        let overlap = try SQLite.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" BETWEEN 30000 AND 69999 GROUP BY 1"#)
+        let overlap = try SQLiteShell.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" BETWEEN 30000 AND 69999 GROUP BY 1"#)
         #expect(overlap == "v002|40000" || overlap == "v003|40000", "the records both imports wrote: \(overlap)")
         let aLast = overlap.hasPrefix("v002")
         let last = aLast ? "v002" : "v003"
-        #expect(try SQLite.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" < 30000 GROUP BY 1"#) == "v002|30000")
-        #expect(try SQLite.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" >= 70000 GROUP BY 1"#) == "v003|30000")
-        #expect(try SQLite.query(storeURL, #"SELECT "version", count(*) FROM "Category" GROUP BY 1"#) == "\(last)|10")
-        #expect(try SQLite.query(storeURL, #"""
+        #expect(try SQLiteShell.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" < 30000 GROUP BY 1"#) == "v002|30000")
+        #expect(try SQLiteShell.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" >= 70000 GROUP BY 1"#) == "v003|30000")
+        #expect(try SQLiteShell.query(storeURL, #"SELECT "version", count(*) FROM "Category" GROUP BY 1"#) == "\(last)|10")
+        #expect(try SQLiteShell.query(storeURL, #"""
             SELECT count(*) FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
             WHERE c."id" = r."id" % 10 AND r."name" = 'record ' || r."id" AND r."score" = r."id" * 7
             """#) == "100000")
@@ -133,7 +134,7 @@ import TrellisSQLite
             #expect(RecordsWorkload.counts(inReport: first.stdout) == "Record \(70_000 - base) \(base) 0 0, \(categories)")
             #expect(RecordsWorkload.counts(inReport: second.stdout) == "Record 30000 40000 0 0, Category 0 10 0 0")
         }
-        #expect(try SQLite.query(storeURL, "PRAGMA integrity_check") == "ok")
+        #expect(try SQLiteShell.query(storeURL, "PRAGMA integrity_check") == "ok")
     }
 
     /// An import that fails must not delete a store that another import created and wrote

@@ -177,9 +177,9 @@ import TrellisTestSupport
             }
             let count = try writePayload()
             let outcome = try run(trigger: trigger, in: directory)
-            let integrity = try SQLite.query(store, "PRAGMA integrity_check")
+            let integrity = try SQLiteShell.query(store, "PRAGMA integrity_check")
             #expect(integrity == "ok", "\(note)")
-            #expect(try SQLite.query(store, "PRAGMA foreign_key_check") == "", "\(note)")
+            #expect(try SQLiteShell.query(store, "PRAGMA foreign_key_check") == "", "\(note)")
             let state = try RecordsWorkload.state(of: store)
             let unchanged = RecordsWorkload.expectedState(count: committed.count, version: committed.version)
             let applied = RecordsWorkload.expectedState(count: count, version: version)
@@ -235,7 +235,7 @@ import TrellisTestSupport
         #expect(RecordsWorkload.counts(inReport: final.stdout)
                 == "Record \(finalCount - committed.count) \(committed.count) 0 0, Category 0 10 0 0", "\(seedNote)")
         #expect(try RecordsWorkload.state(of: store) == RecordsWorkload.expectedState(count: finalCount, version: version))
-        #expect(try SQLite.query(store, "PRAGMA integrity_check") == "ok")
+        #expect(try SQLiteShell.query(store, "PRAGMA integrity_check") == "ok")
         // Private files of the killed creating imports are removed by the next import there.
         try workload.payload(0..<10, version: 1).write(to: directory.url.appendingPathComponent("payload.json"))
         #expect(try TrellisProcess.run(Self.importArguments(store: "fresh.sqlite"), in: directory.url).status == 0)
@@ -305,7 +305,7 @@ import TrellisTestSupport
     func checkCreation(_ fresh: URL, outcome: Run, count: Int, version: Int, note: String,
                        in directory: TemporaryDirectory) throws {
         if FileManager.default.fileExists(atPath: fresh.path) {
-            #expect(try SQLite.query(fresh, "PRAGMA integrity_check") == "ok", "\(note)")
+            #expect(try SQLiteShell.query(fresh, "PRAGMA integrity_check") == "ok", "\(note)")
             #expect(try RecordsWorkload.state(of: fresh) == RecordsWorkload.expectedState(count: count, version: version), "\(note)")
             #expect(outcome.wasKilled || outcome.result.status == 0, "\(note): \(outcome.result)")
         } else {

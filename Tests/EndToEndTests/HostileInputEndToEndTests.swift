@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import Trellis
 
 /// Hostile input through the `trellis` binary and a real SQLite store: a 100 MB string,
@@ -47,8 +48,8 @@ import Trellis
         let result = try importNotes(file, extra, in: directory)
         #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: \(message)\n"), sourceLocation: sourceLocation)
         #expect(try Data(contentsOf: store) == before, sourceLocation: sourceLocation)
-        #expect(try SQLite.query(store, "PRAGMA integrity_check") == "ok", sourceLocation: sourceLocation)
-        #expect(try SQLite.query(store, #"SELECT id, body, count FROM "Note""#) == "a|first|1", sourceLocation: sourceLocation)
+        #expect(try SQLiteShell.query(store, "PRAGMA integrity_check") == "ok", sourceLocation: sourceLocation)
+        #expect(try SQLiteShell.query(store, #"SELECT id, body, count FROM "Note""#) == "a|first|1", sourceLocation: sourceLocation)
     }
 
     // MARK: - A 100 MB string
@@ -70,7 +71,7 @@ import Trellis
         let result = try Self.importNotes("big.json", ["--report", "json"], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try JSONReader.parse(result.stdout)["entities"] == ["Note": ["inserted": 0, "updated": 1, "unchanged": 0, "deleted": 0]])
-        #expect(try SQLite.query(store, #"SELECT length(CAST(body AS BLOB)), length(body), substr(body, 99999990) FROM "Note""#)
+        #expect(try SQLiteShell.query(store, #"SELECT length(CAST(body AS BLOB)), length(body), substr(body, 99999990) FROM "Note""#)
                 == "100000000|100000000|defghijklmn")
 
         let output = directory.url.appendingPathComponent("out.json")
@@ -135,7 +136,7 @@ import Trellis
         try Self.write(#"[{"id": "b", "count": 9223372036854775807."# + String(repeating: "0", count: 9_981) + "}]", to: "fits.json",
                        in: directory)
         #expect(try Self.importNotes("fits.json", in: directory).status == 0)
-        #expect(try SQLite.query(store, #"SELECT id, count FROM "Note" ORDER BY _pk"#) == "a|1\nb|9223372036854775807")
+        #expect(try SQLiteShell.query(store, #"SELECT id, count FROM "Note" ORDER BY _pk"#) == "a|1\nb|9223372036854775807")
     }
 
     // MARK: - NUL characters, identities
@@ -155,7 +156,7 @@ import Trellis
         let imported = try TrellisProcess.run(["import", "nul.json", "--model", "model.json", "--entity", "K", "--report", "json"], in: directory.url)
         #expect(try JSONReader.parse(imported.stdout)["entities"] == ["K": ["inserted": 2, "updated": 0, "unchanged": 0, "deleted": 0]])
         let store = directory.url.appendingPathComponent("trellis.sqlite")
-        #expect(try SQLite.query(store, "SELECT hex(id), hex(v), j FROM K ORDER BY _pk")
+        #expect(try SQLiteShell.query(store, "SELECT hex(id), hex(v), j FROM K ORDER BY _pk")
                 == #"780079|007600|{"k\u0000":"\u0000"}"# + "\n78||")
         let exported = try TrellisProcess.run(["export", "--model", "model.json", "--entity", "K"], in: directory.url)
         #expect(exported == TrellisProcess.Result(status: 0, stdout: text, stderr: ""))
@@ -171,7 +172,7 @@ import Trellis
         try Self.write(#"[{"id": null, "body": "n1"}, {"id": null, "body": "n2"}, {"id": 42, "body": "number"}, {"id": "42", "body": "string"}, "#
                            + #"{"id": true, "body": "bool"}, {"id": 4.0, "body": "decimal"}]"#, to: "ids.json", in: directory)
         #expect(try Self.importNotes("ids.json", in: directory).status == 0)
-        #expect(try SQLite.query(store, #"SELECT quote(id), body FROM "Note" ORDER BY _pk"#)
+        #expect(try SQLiteShell.query(store, #"SELECT quote(id), body FROM "Note" ORDER BY _pk"#)
                 == "'a'|first\nNULL|n1\nNULL|n2\n'42'|string\n'true'|bool\n'4.0'|decimal")
         try Self.write(#"[{"id": [1], "body": "array"}]"#, to: "array.json", in: directory)
         let before = try Data(contentsOf: store)
@@ -193,7 +194,7 @@ import Trellis
         try Self.write(Data(#"[{"id": "a", "body": "e\#u{301}"}]"#.utf8), to: "changed.json", in: directory)
         let changed = try Self.importNotes("changed.json", ["--report", "json"], in: directory)
         #expect(try JSONReader.parse(changed.stdout)["entities"] == ["Note": ["inserted": 0, "updated": 1, "unchanged": 0, "deleted": 0]])
-        #expect(try SQLite.query(store, #"SELECT hex(id), hex(body) FROM "Note" ORDER BY _pk"#) == "61|65CC81\nC3A9|6E6663\n65CC81|6E6664")
+        #expect(try SQLiteShell.query(store, #"SELECT hex(id), hex(body) FROM "Note" ORDER BY _pk"#) == "61|65CC81\nC3A9|6E6663\n65CC81|6E6664")
     }
 
     // MARK: - Names that are SQL keywords or hold quotes and semicolons
@@ -291,9 +292,9 @@ import Trellis
         ])
 
         let store = directory.url.appendingPathComponent("trellis.sqlite")
-        #expect(try SQLite.query(store, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        #expect(try SQLiteShell.query(store, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
                 == "Order\nOrder.values\nTable\n\(vehicle)\ntrellis_metadata")
-        #expect(try SQLite.query(store, #"SELECT "select", quote("group"), "a""b", quote("x; DROP TABLE y") FROM "Order" ORDER BY "_pk""#)
+        #expect(try SQLiteShell.query(store, #"SELECT "select", quote("group"), "a""b", quote("x; DROP TABLE y") FROM "Order" ORDER BY "_pk""#)
                 == "1|'g'|quote|'semi'\n2|NULL|'; DROP TABLE \"Table\"; --|NULL")
         let exported = try TrellisProcess.run(["export", "--model", "model.json", "--entity", "Order"], in: directory.url)
         #expect(exported.stdout == #"[{"select":1,"group":"g","a\"b":"quote","x; DROP TABLE y":"semi","from":"t1","values":["t2","t3"]},"#
@@ -319,10 +320,10 @@ import Trellis
         try Self.write(#"[{"select": 1, "new": "added"}]"#, to: "new.json", in: directory)
         let migrated = try TrellisProcess.run(["import", "new.json", "--model", "model2.json", "--entity", "Order"], in: directory.url)
         #expect(migrated.status == 0, "\(migrated)")
-        #expect(try SQLite.query(store, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        #expect(try SQLiteShell.query(store, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
                 == "Order\nOrder.values\nTable\nTable\"; DROP TABLE \"Table\"; --\n\(vehicle)\ntrellis_metadata")
-        #expect(try SQLite.query(store, #"SELECT "select", quote("""); DROP TABLE ""Order""; --") FROM "Order" ORDER BY "_pk""#)
+        #expect(try SQLiteShell.query(store, #"SELECT "select", quote("""); DROP TABLE ""Order""; --") FROM "Order" ORDER BY "_pk""#)
                 == "1|'added'\n2|NULL")
-        #expect(try SQLite.query(store, "PRAGMA integrity_check") == "ok")
+        #expect(try SQLiteShell.query(store, "PRAGMA integrity_check") == "ok")
     }
 }

@@ -37,8 +37,8 @@ import TrellisTestSupport
             "User           1         0          0         0",
         ])
         let store = directory.url.appendingPathComponent("trellis.sqlite")
-        #expect(try SQLite.query(store, "SELECT id, retweetCount, favoriteCount FROM Status") == "1|3|0")
-        #expect(try SQLite.query(store, "SELECT id, name, lang FROM User") == "5|alice|en")
+        #expect(try SQLiteShell.query(store, "SELECT id, retweetCount, favoriteCount FROM Status") == "1|3|0")
+        #expect(try SQLiteShell.query(store, "SELECT id, name, lang FROM User") == "5|alice|en")
     }
 
     /// The same with a retweet (it used to fail with a misleading error).
@@ -56,8 +56,8 @@ import TrellisTestSupport
             "User           2         0          0         0",
         ])
         let store = directory.url.appendingPathComponent("trellis.sqlite")
-        #expect(try SQLite.query(store, "SELECT id FROM Status ORDER BY id") == "1\n2")
-        #expect(try SQLite.query(store, "SELECT id, name FROM User ORDER BY id") == "5|alice\n6|bob")
+        #expect(try SQLiteShell.query(store, "SELECT id FROM Status ORDER BY id") == "1\n2")
+        #expect(try SQLiteShell.query(store, "SELECT id, name FROM User ORDER BY id") == "5|alice\n6|bob")
     }
 
     struct Refusal: Sendable, CustomTestStringConvertible {
@@ -98,7 +98,7 @@ import TrellisTestSupport
                                             in: directory.url)
         #expect(result.status == 1)
         let store = directory.url.appendingPathComponent("trellis.sqlite")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Status") == "115")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Status WHERE id = 100") == "0")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Status") == "115")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Status WHERE id = 100") == "0")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import Trellis
 
 /// The payloads of the crash-safety and concurrency tests: `Record`s with an integer
@@ -104,7 +105,7 @@ struct RecordsWorkload {
         """
 
     static func state(of store: URL) throws -> String {
-        try SQLite.query(store, stateQuery)
+        try SQLiteShell.query(store, stateQuery)
     }
 
     /// ``stateQuery``'s result for a store holding exactly records `0..<count` at `version`.

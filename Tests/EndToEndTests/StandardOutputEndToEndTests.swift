@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import Trellis
 
 /// A command whose standard output cannot be written fails: exit status 1 and
@@ -66,7 +67,7 @@ import Trellis
         if extra == ["--dry-run"] {
             #expect(!FileManager.default.fileExists(atPath: store.path))
         } else {
-            #expect(try SQLite.query(store, "SELECT count(*) FROM Status") == "115")
+            #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Status") == "115")
         }
     }
 

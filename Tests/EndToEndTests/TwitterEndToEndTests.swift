@@ -43,13 +43,13 @@ import TrellisTestSupport
         #expect(lines.count == 5 && lines[4].hasPrefix("imported 100 elements from 1 file into trellis.sqlite in "))
 
         let store = directory.url.appendingPathComponent("trellis.sqlite")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Status") == "\(Self.statusCount)")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM User") == "\(Self.userCount)")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Hashtag") == "\(Self.hashtagCount)")
-        #expect(try SQLite.query(store, "SELECT count(*) FROM Status WHERE _placeholder <> 0") == "0")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Status") == "\(Self.statusCount)")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM User") == "\(Self.userCount)")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Hashtag") == "\(Self.hashtagCount)")
+        #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Status WHERE _placeholder <> 0") == "0")
         // 64-bit ids stay exact (505874924095815681 > 2^53; a Double would give …680).
-        #expect(try SQLite.query(store, "SELECT id FROM Status WHERE id = 505874924095815681") == "505874924095815681")
-        #expect(try SQLite.query(store, "SELECT max(id) FROM Status") == "505874924095815681")
+        #expect(try SQLiteShell.query(store, "SELECT id FROM Status WHERE id = 505874924095815681") == "505874924095815681")
+        #expect(try SQLiteShell.query(store, "SELECT max(id) FROM Status") == "505874924095815681")
     }
 
     @Test func mentionsLinkToUsersAndNeverBlankThemOut() throws {
@@ -58,7 +58,7 @@ import TrellisTestSupport
         #expect(try TrellisProcess.run(Self.importArguments, in: directory.url).status == 0)
         let store = directory.url.appendingPathComponent("trellis.sqlite")
         // Status 505874924095815681 mentions user 866260188 (@aym0566x), known only from mentions.
-        let mentioned = try SQLite.query(store, """
+        let mentioned = try SQLiteShell.query(store, """
             SELECT u.id, u.screenName, u.name FROM "Status.mentionedUsers" j JOIN Status s ON s._pk = j.source \
             JOIN User u ON u._pk = j.destination WHERE s.id = 505874924095815681
             """)
@@ -66,7 +66,7 @@ import TrellisTestSupport
         // Users that are both full users and mentioned keep their full data (followers count).
         // python3 -c 'import json; s=json.load(open("Examples/twitter/twitter.json"))["statuses"]; a=s+[x["retweeted_status"] for x in s if "retweeted_status" in x]; u={x["user"]["id"] for x in a}; print(len(u & {m["id"] for x in a for m in x["entities"]["user_mentions"]}))'
         // → 16
-        let fullAndMentioned = try SQLite.query(store, """
+        let fullAndMentioned = try SQLiteShell.query(store, """
             SELECT count(DISTINCT u._pk) FROM User u JOIN "Status.mentionedUsers" j ON j.destination = u._pk \
             WHERE u.followersCount IS NOT NULL
             """)
@@ -115,7 +115,7 @@ import TrellisTestSupport
         defer { directory.remove() }
         #expect(try TrellisProcess.run(Self.importArguments, in: directory.url).status == 0)
         let store = directory.url.appendingPathComponent("trellis.sqlite")
-        let before = try SQLite.query(store, "SELECT (SELECT count(*) FROM Status), (SELECT count(*) FROM User), max(id) FROM Status")
+        let before = try SQLiteShell.query(store, "SELECT (SELECT count(*) FROM Status), (SELECT count(*) FROM User), max(id) FROM Status")
 
         // A copy of the payload with one string where a number belongs, in the middle.
         var payload = try JSONReader.parse(Data(contentsOf: directory.url.appendingPathComponent("Examples/twitter/twitter.json")))
@@ -128,7 +128,7 @@ import TrellisTestSupport
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix("error: bad.json: $.statuses[50].user.id: cannot store \"abc\" in User.id (integer64)"),
                 "\(result.stderr)")
-        #expect(try SQLite.query(store, "SELECT (SELECT count(*) FROM Status), (SELECT count(*) FROM User), max(id) FROM Status")
+        #expect(try SQLiteShell.query(store, "SELECT (SELECT count(*) FROM Status), (SELECT count(*) FROM User), max(id) FROM Status")
                     == before)
     }
 
@@ -149,6 +149,6 @@ import TrellisTestSupport
         let result = try TrellisProcess.run(arguments, in: directory.url)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("Status        115         0          0         0\n"))
-        #expect(try SQLite.query(directory.url.appendingPathComponent("trellis.sqlite"), "SELECT count(*) FROM Status") == "115")
+        #expect(try SQLiteShell.query(directory.url.appendingPathComponent("trellis.sqlite"), "SELECT count(*) FROM Status") == "115")
     }
 }

@@ -228,12 +228,9 @@ import Trellis
 @Suite struct OrderedOneToManyTests {
     func id(_ entity: String, _ pk: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: pk) }
 
-    /// Album.tracks (ordered) ↔ Track.album (to-one): membership follows the foreign key, which
-    /// the context may change alone; the join table keeps the order.
-    @Test func membershipFollowsTheForeignKeyAndOrderTheJoinTable() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let model = try ObjectModel(entities: [
+    /// Album.tracks (ordered) ↔ Track.album (to-one).
+    static func albumModel() throws -> ObjectModel {
+        try ObjectModel(entities: [
             EntityDescription(name: "Album", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
                 RelationshipDescription(name: "tracks", destinationEntity: "Track", inverseName: "album", isToMany: true, isOrdered: true),
             ]),
@@ -241,7 +238,14 @@ import Trellis
                 RelationshipDescription(name: "album", destinationEntity: "Album", inverseName: "tracks"),
             ]),
         ])
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: model)
+    }
+
+    /// Album.tracks (ordered) ↔ Track.album (to-one): membership follows the foreign key, which
+    /// the context may change alone; the join table keeps the order.
+    @Test func membershipFollowsTheForeignKeyAndOrderTheJoinTable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.albumModel())
         _ = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Album", 1), isPlaceholder: false, attributes: [.string("A")], relationships: [[tid("Track", 3), tid("Track", 2)]]),
             ObjectSnapshot(id: tid("Album", 4), isPlaceholder: false, attributes: [.string("B")], relationships: [[]]),
@@ -274,15 +278,7 @@ import Trellis
     @Test func aTrackMovingAwayAndBackComesLast() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let model = try ObjectModel(entities: [
-            EntityDescription(name: "Album", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
-                RelationshipDescription(name: "tracks", destinationEntity: "Track", inverseName: "album", isToMany: true, isOrdered: true),
-            ]),
-            EntityDescription(name: "Track", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
-                RelationshipDescription(name: "album", destinationEntity: "Album", inverseName: "tracks"),
-            ]),
-        ])
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: model)
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.albumModel())
         _ = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Album", 1), isPlaceholder: false, attributes: [.string("A")],
                            relationships: [[tid("Track", 4), tid("Track", 2), tid("Track", 3)]]),

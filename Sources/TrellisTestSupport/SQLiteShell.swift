@@ -1,12 +1,17 @@
 import Foundation
-import Testing
 
-/// Reads a store with the `sqlite3` command-line shell, independently of Trellis.
-enum SQLiteShell {
+/// Reads a store with the `sqlite3` command-line shell, independently of Trellis (for tests).
+public enum SQLiteShell {
+    /// `sqlite3` exited with a failure; the message is what it wrote on standard error.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// The rows of `sql` as `sqlite3 -batch -readonly` prints them (`|` between columns, one
     /// row per line), without the final newline. Run it after comparing a store's bytes: a
     /// read-only connection may leave `-wal` and `-shm` files next to it.
-    static func query(_ database: URL, _ sql: String) throws -> String {
+    /// - Throws: ``Failure`` when `sqlite3` fails (the message is its standard error).
+    public static func query(_ database: URL, _ sql: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sqlite3", "-batch", "-readonly", database.path, sql]
@@ -18,7 +23,9 @@ enum SQLiteShell {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "sqlite3 failed: \(String(decoding: errors, as: UTF8.self))")
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "sqlite3 failed: \(String(decoding: errors, as: UTF8.self))")
+        }
         var text = String(decoding: data, as: UTF8.self)
         if text.hasSuffix("\n") { text.removeLast() }
         return text
@@ -26,7 +33,7 @@ enum SQLiteShell {
 
     /// Everything a test compares to say a store did not change: the schema, the metadata and
     /// the row count of every table.
-    static func state(of database: URL) throws -> String {
+    public static func state(of database: URL) throws -> String {
         let tables = try query(database, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             .split(separator: "\n").map(String.init)
         var text = try query(database, "SELECT type, name, sql FROM sqlite_master ORDER BY type, name") + "\n"
