@@ -274,7 +274,8 @@ import Trellis
     }
 
     /// A track that leaves an album through its to-one alone leaves no row in the album's
-    /// order table: moving back, it comes last, as any track joining through its to-one.
+    /// order table: moving back, it comes after the tracks the order lists, as any track
+    /// joining through its to-one (those come by key).
     @Test func aTrackMovingAwayAndBackComesLast() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }

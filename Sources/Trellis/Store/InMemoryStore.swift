@@ -71,7 +71,16 @@ private final class StateBox: @unchecked Sendable {
 struct InMemoryState {
     /// One table per inheritance root (indexed by entity number; non-roots stay empty).
     var tables: [InMemoryTable]
+    /// The order given to an ordered to-many whose inverse is a to-one (membership follows
+    /// the inverse's foreign keys), as the SQLite store's order table keeps it.
+    var orders: [OrderSlot: [ObjectID]] = [:]
     init(tableCount: Int) { tables = Array(repeating: InMemoryTable(), count: tableCount) }
+}
+
+/// An object's relationship slot.
+struct OrderSlot: Hashable {
+    let object: ObjectID
+    let slot: Int
 }
 
 struct InMemoryTable {
@@ -322,7 +331,16 @@ final class InMemorySession: StoreSession {
     /// Sets relationship `index` of `id` and keeps the inverse side in step.
     private func setRelationship(_ id: ObjectID, _ info: EntityInfo, _ index: Int, _ given: [ObjectID]) throws {
         let rel = info.relationships[index]
-        if rel.storage == .derivedFromInverse { return }  // kept from the inverse's foreign keys
+        if rel.storage == .derivedFromInverse {
+            // Membership is kept from the inverse's foreign keys; an ordered one takes its order
+            // from here (members it does not list come last, by key), as in the SQLite store.
+            if rel.isOrdered {
+                var seen = Set<ObjectID>()
+                state.orders[OrderSlot(object: id, slot: index)] = given.filter { seen.insert($0).inserted }
+                applyOrder(id, index)
+            }
+            return
+        }
         var new = given
         if !rel.isToMany {
             guard new.count <= 1 else {
@@ -364,6 +382,7 @@ final class InMemorySession: StoreSession {
             guard let inverse else { continue }
             if rel.inverseIsToMany {
                 InMemorySession.insert(id, into: &state.tables[root].rows.values[k].relationships[inverse], ordered: rel.inverseIsOrdered)
+                if !rel.isToMany, rel.inverseIsOrdered { applyOrder(d, inverse) }
             } else {
                 // One-to-one: the destination's previous source loses its link.
                 let previous = state.tables[root].rows.values[k].relationships[inverse].first
@@ -376,7 +395,27 @@ final class InMemorySession: StoreSession {
             }
         }
         if let inverse {
-            for d in removed { unlink(d, inverse, from: id) }
+            for d in removed {
+                unlink(d, inverse, from: id)
+                // An object that leaves an ordered to-many through its to-one loses its place
+                // there: coming back, it comes last (the SQLite store deletes its order row).
+                if !rel.isToMany, rel.inverseIsOrdered, let order = state.orders[OrderSlot(object: d, slot: inverse)] {
+                    state.orders[OrderSlot(object: d, slot: inverse)] = order.filter { $0 != id }
+                }
+            }
+        }
+    }
+
+    /// Puts the members of `owner`'s ordered to-many `slot` (whose inverse is a to-one) in the
+    /// order last given for it; members it does not list come last, by key.
+    private func applyOrder(_ owner: ObjectID, _ slot: Int) {
+        let order = state.orders[OrderSlot(object: owner, slot: slot)] ?? []
+        _ = modifyRow(owner) { row in
+            let members = row.relationships[slot]
+            let memberSet = Set(members)
+            let listed = order.filter { memberSet.contains($0) }
+            let listedSet = Set(listed)
+            row.relationships[slot] = listed + members.filter { !listedSet.contains($0) }.sorted { $0.primaryKey < $1.primaryKey }
         }
     }
 
