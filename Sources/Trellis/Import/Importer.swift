@@ -522,8 +522,8 @@ final class Importer {
 
         let walkPlan = p.walk === object.info ? plan : try self.plan(p.walk)
         for r in walkPlan.relationships {
-            guard let ids = try destinations(r, json) else { continue }
-            try setLinks(object, r, ids)
+            guard let links = try destinations(r, json) else { continue }
+            try setLinks(object, r, links)
         }
         if isNew || completes {
             for (i, attribute) in object.entity.attributes.enumerated() where !attribute.isOptional && object.values[i] == nil {
@@ -560,16 +560,26 @@ final class Importer {
 
     /// The IDs a relationship's JSON value resolves to, applying the nested objects (phase 3
     /// order); nil when the key is missing (or null under `nullPolicy == .ignore`): no change.
-    private func destinations(_ r: RelationshipPlan, _ json: JSONObject) throws -> [ObjectID]? {
+    /// What an element sets a relationship to: `ids` in place of the current links, or after
+    /// them (`appends`: an appending to-many given an array).
+    struct NewLinks {
+        let ids: [ObjectID]
+        let appends: Bool
+    }
+
+    /// The relationship's new links from the element's JSON; nil when it leaves them as they
+    /// are (key missing, or null under ``NullPolicy/ignore``). A `null` empties even an
+    /// appending to-many (``NullPolicy/clear``).
+    private func destinations(_ r: RelationshipPlan, _ json: JSONObject) throws -> NewLinks? {
         switch r.lookup(in: json) {
         case .missing:
             return nil
         case .null:
-            return options.nullPolicy == .ignore ? nil : []
+            return options.nullPolicy == .ignore ? nil : NewLinks(ids: [], appends: false)
         case .present(let v):
             steps.append(.keyPath(r.keyPath))
             defer { steps.removeLast() }
-            if !r.isToMany { return [try apply(r.destination)] }
+            if !r.isToMany { return NewLinks(ids: [try apply(r.destination)], appends: false) }
             guard case .array(let items) = v else { return nil }  // phase 1 has thrown `.notAnArray`
             var ids: [ObjectID] = []
             ids.reserveCapacity(items.count)
@@ -578,14 +588,14 @@ final class Importer {
                 ids.append(try apply(r.destination))
                 steps.removeLast()
             }
-            return unique(ids)
+            return NewLinks(ids: unique(ids), appends: r.append)
         }
     }
 
-    /// Sets a relationship of a registered object to `ids` (after the current links, without
-    /// repeats, for an appending to-many).
-    private func setLinks(_ object: ManagedObject, _ r: RelationshipPlan, _ ids: [ObjectID]) throws {
-        try context.setLinksCore(object, r.slot, r.append ? appending(ids, to: context.links(of: object, r.slot)) : ids)
+    /// Sets a relationship of a registered object to the new links (after the current ones,
+    /// without repeats, when they append).
+    private func setLinks(_ object: ManagedObject, _ r: RelationshipPlan, _ links: NewLinks) throws {
+        try context.setLinksCore(object, r.slot, links.appends ? appending(links.ids, to: context.links(of: object, r.slot)) : links.ids)
     }
 
     /// `current` followed by the IDs of `ids` it lacks (the `append` merge policy).
@@ -665,14 +675,14 @@ final class Importer {
         let walkPlan = try plan(p.walk)
         var object: ManagedObject?
         for r in walkPlan.relationships {
-            guard let ids = try destinations(r, json) else { continue }
+            guard let links = try destinations(r, json) else { continue }
             if object == nil {
                 // Registered meanwhile by a nested occurrence, or with inverse changes waiting
                 // (a member moving to another team): its links are set as for any object.
                 // Otherwise only a link that differs from the snapshot registers it.
                 if !isAheadOfSnapshot(id) {
                     let current = stored[s].snapshot.relationships[r.slot]
-                    if context.linksEqual(current, r.append ? appending(ids, to: current) : ids,
+                    if context.linksEqual(current, links.appends ? appending(links.ids, to: current) : links.ids,
                                           unorderedToMany: r.isToMany && !stored[s].info.relationships[r.slot].isOrdered) {
                         continue
                     }
@@ -681,7 +691,7 @@ final class Importer {
                 touch(materialized)
                 object = materialized
             }
-            if let object { try setLinks(object, r, ids) }
+            if let object { try setLinks(object, r, links) }
         }
         if object == nil { unchangedStored.append(s) }
         return id
