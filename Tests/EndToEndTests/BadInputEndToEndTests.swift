@@ -352,7 +352,7 @@ enum ReadOnlyStore: CustomStringConvertible {
         let result = try TrellisProcess.run(["import", "-", "--entity", "Car"] + model, in: directory.url,
                                             input: Data(#"[{"id":1,"doors":5}]"#.utf8))
         #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: """
-            error: <stdin>: $[0]: Car 1 has the identity of Bike/1, a Bike: identities are unique across Vehicle and its sub-entities, and an object cannot change its entity
+            error: <stdin>: $[0]: Car 1 has the identity of Bike 1: identities are unique across Vehicle and its sub-entities, and an object cannot change its entity
 
             """))
         #expect(try SQLiteShell.query(store, query) == before)

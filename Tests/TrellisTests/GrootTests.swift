@@ -172,6 +172,24 @@ import TrellisTestSupport
         }
     }
 
+    /// Objects are named by entity and identity in messages, never by a temporary object ID,
+    /// so the message does not depend on the batch size (found by a tester).
+    @Test func mapperConflictMessageIsTheSameForEveryBatchSize() throws {
+        for batchSize in [5000, 1] {
+            let context = ObjectContext(store: InMemoryStore(model: try Self.shapesModel()), bindings: Self.shapeBindings)
+            var options = ImportOptions()
+            options.batchSize = batchSize
+            do {
+                _ = try context.importObjects(from: [["id": 1, "type": "circle"], ["id": 1, "type": "triangle"]], entity: "Shape",
+                                              options: options)
+                Issue.record("expected an error")
+            } catch let error as ImportError {
+                #expect(error.description == "$[1]: Circle 1 exists, but the entity mapper chose Triangle for it, "
+                        + "and an object cannot change its entity", "batch size \(batchSize)")
+            }
+        }
+    }
+
     @Test func dictionaryTransformerDerivesIDFromLegacyID() throws {
         let model = try ObjectModel(entities: [EntityDescription(
             name: "Character",

@@ -44,13 +44,13 @@ import Testing
 
     @Test(arguments: [
         (entity: "Triangle", json: ["id": 1, "sides": 3] as JSONValue,
-         message: "$[0]: Triangle 1 has the identity of Circle/1, a Circle: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
+         message: "$[0]: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
         (entity: "Circle", json: ["id": 5, "radius": 2] as JSONValue,
-         message: "$[0]: Circle 5 has the identity of Shape/2, a Shape: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
+         message: "$[0]: Circle 5 has the identity of Shape 5: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
         (entity: "Holder", json: ["id": 9, "triangle": 1] as JSONValue,
-         message: "$[0].triangle: Triangle 1 has the identity of Circle/1, a Circle: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
+         message: "$[0].triangle: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
         (entity: "Holder", json: ["id": 9, "triangle": ["id": 1, "sides": 4]] as JSONValue,
-         message: "$[0].triangle: Triangle 1 has the identity of Circle/1, a Circle: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
+         message: "$[0].triangle: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
     ])
     func anotherEntitysIdentityIsAnErrorAndChangesNothing(_ test: (entity: String, json: JSONValue, message: String)) throws {
         let (store, model) = try Self.seeded()

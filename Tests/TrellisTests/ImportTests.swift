@@ -126,7 +126,7 @@ import Testing
             Issue.record("expected an error")
         } catch let error as ImportError {
             #expect(error.code == .identityConflict)
-            #expect(error.description == "$[1]: Villain 1 has the identity of Character/1, a Character: identities are unique across Character and its sub-entities, and an object cannot change its entity")
+            #expect(error.description == "$[1]: Villain 1 has the identity of Character 1: identities are unique across Character and its sub-entities, and an object cannot change its entity")
         }
         #expect(try GraphFixture.rows(store, "Character").map { GraphFixture.describe($0, model) } == [#"id=1 name="Joker" realName=nil"#])
         #expect(context.registeredObjectCount == 0)

@@ -479,7 +479,7 @@ final class Importer {
         }
         guard p.walk.includes(found.number) else {
             throw fail(.invalidEntity, nil, requested.name, nil, .object(json),
-                       "\(id) is \(withIndefiniteArticle(found.name)), but the entity mapper chose \(p.walk.name)")
+                       "\(found.name) \(identity) exists, but the entity mapper chose \(p.walk.name) for it, and an object cannot change its entity")
         }
         if duplicate, requested === root, steps.isEmpty {
             diagnose(.duplicateIdentity, "\(requested.name) \(identity) appears more than once; merged, last value wins")
@@ -735,7 +735,7 @@ final class Importer {
                                   _ value: JSONValue?) -> ImportError {
         let declaring = schema.entities[requested.namespace].name
         return fail(.identityConflict, nil, requested.name, nil, value,
-                    "\(requested.name) \(identity) has the identity of \(existing), \(withIndefiniteArticle(existingInfo.name)): "
+                    "\(requested.name) \(identity) has the identity of \(existingInfo.name) \(identity): "
                         + "identities are unique across \(declaring) and its sub-entities, and an object cannot change its entity")
     }
 
