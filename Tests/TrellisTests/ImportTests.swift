@@ -553,4 +553,27 @@ import Testing
             }
         }
     }
+
+    /// An identity repeated among the top-level elements is diagnosed whatever the batch
+    /// size: within a batch, and against the elements of earlier batches (found by a tester).
+    @Test func duplicateIdentitiesAreDiagnosedAcrossBatches() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Person", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
+                                                           GraphFixture.attribute("name", .string, key: "name")],
+                              userInfo: ["identityAttributes": "id"]),
+        ])
+        for batchSize in [5000, 2, 1] {
+            let context = ObjectContext(store: InMemoryStore(model: model))
+            var options = ImportOptions()
+            options.batchSize = batchSize
+            let report = try context.importObjects(from: [["id": 1, "name": "a"], ["id": 1, "name": "b"], ["id": "1"], ["id": 2]],
+                                                   entity: "Person", options: options)
+            #expect(report.diagnostics.map(\.code) == [.duplicateIdentity, .duplicateIdentity], "batch size \(batchSize)")
+            #expect(report.diagnostics.map { $0.path?.description ?? "-" } == ["$[1]", "$[2]"], "batch size \(batchSize)")
+            #expect(report.counts(for: "Person") == .init(inserted: 2), "batch size \(batchSize)")
+            // A later import meeting the same identities again is not a duplicate.
+            let again = try context.importObjects(from: [["id": 1], ["id": 2]], entity: "Person", options: options)
+            #expect(again.diagnostics.isEmpty, "batch size \(batchSize)")
+        }
+    }
 }

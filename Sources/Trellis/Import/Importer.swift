@@ -202,6 +202,10 @@ final class Importer {
             report.counts[object.entity.name, default: .init()].deleted += 1
             report.deletedObjectIDs.append(object.objectID)
         }
+        for object in topLevel {
+            let id = object.objectID
+            if let info = schema.info(named: id.entityName) { status[info.rootNumber].markTopLevel(id.primaryKey) }
+        }
         if options.reportsObjectIDs { report.objectIDs += options.dryRun ? temporaryIDs : topLevel.map(\.objectID) }
         if options.deleteMissing != nil {
             for object in topLevel { importedIDs.insert(object.objectID) }
@@ -481,7 +485,9 @@ final class Importer {
             throw fail(.invalidEntity, nil, requested.name, nil, .object(json),
                        "\(found.name) \(identity) exists, but the entity mapper chose \(p.walk.name) for it, and an object cannot change its entity")
         }
-        if duplicate, requested === root, steps.isEmpty {
+        // Met in this batch, or a top-level element of an earlier one.
+        let metEarlier = !id.isTemporary && status[found.rootNumber].isTopLevel(id.primaryKey)
+        if duplicate || metEarlier, requested === root, steps.isEmpty {
             diagnose(.duplicateIdentity, "\(requested.name) \(identity) appears more than once; merged, last value wins")
         }
     }
@@ -999,26 +1005,41 @@ final class RelationshipPlan {
 /// by primary key: a byte array for the dense keys stores hand out (1, 2, 3, …), a
 /// dictionary for the rest. One byte per object instead of a hash table entry.
 struct StatusTable {
+    /// Per key: 0 for none, else the code + 1, with ``topLevelFlag`` when the object was
+    /// a top-level element of the import.
     private var dense: [UInt8] = []
     private var sparse: [Int64: UInt8] = [:]
     private static let denseLimit: Int64 = 1 << 28
+    private static let topLevelFlag: UInt8 = 0x80
 
-    func code(of key: Int64) -> UInt8? {
+    private func entry(_ key: Int64) -> UInt8 {
         if key > 0 && key < StatusTable.denseLimit {
-            guard Int(key) < dense.count else { return nil }
-            let stored = dense[Int(key)]
-            return stored == 0 ? nil : stored - 1
+            return Int(key) < dense.count ? dense[Int(key)] : 0
         }
-        return sparse[key]
+        return sparse[key] ?? 0
     }
 
-    mutating func set(_ code: UInt8, for key: Int64) {
+    private mutating func setEntry(_ value: UInt8, _ key: Int64) {
         if key > 0 && key < StatusTable.denseLimit {
             let i = Int(key)
             if i >= dense.count { dense += [UInt8](repeating: 0, count: max(i + 1 - dense.count, dense.count)) }
-            dense[i] = code + 1
+            dense[i] = value
         } else {
-            sparse[key] = code
+            sparse[key] = value
         }
     }
+
+    func code(of key: Int64) -> UInt8? {
+        let stored = entry(key) & ~StatusTable.topLevelFlag
+        return stored == 0 ? nil : stored - 1
+    }
+
+    mutating func set(_ code: UInt8, for key: Int64) {
+        setEntry((entry(key) & StatusTable.topLevelFlag) | (code + 1), key)
+    }
+
+    /// Whether the object was a top-level element of an earlier batch (``markTopLevel(_:)``).
+    func isTopLevel(_ key: Int64) -> Bool { entry(key) & StatusTable.topLevelFlag != 0 }
+
+    mutating func markTopLevel(_ key: Int64) { setEntry(entry(key) | StatusTable.topLevelFlag, key) }
 }
