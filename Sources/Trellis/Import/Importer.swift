@@ -202,10 +202,8 @@ final class Importer {
             report.counts[object.entity.name, default: .init()].deleted += 1
             report.deletedObjectIDs.append(object.objectID)
         }
-        for object in topLevel {
-            let id = object.objectID
-            if let info = schema.info(named: id.entityName) { status[info.rootNumber].markTopLevel(id.primaryKey) }
-        }
+        // (Top-level objects are all of the imported entity's hierarchy, so of its root's table.)
+        for object in topLevel { status[root.rootNumber].markTopLevel(object.objectID.primaryKey) }
         if options.reportsObjectIDs { report.objectIDs += options.dryRun ? temporaryIDs : topLevel.map(\.objectID) }
         if options.deleteMissing != nil {
             for object in topLevel { importedIDs.insert(object.objectID) }
@@ -486,8 +484,8 @@ final class Importer {
                        "\(found.name) \(identity) exists, but the entity mapper chose \(p.walk.name) for it, and an object cannot change its entity")
         }
         // Met in this batch, or a top-level element of an earlier one.
-        let metEarlier = !id.isTemporary && status[found.rootNumber].isTopLevel(id.primaryKey)
-        if duplicate || metEarlier, requested === root, steps.isEmpty {
+        if requested === root, steps.isEmpty,
+           duplicate || (!id.isTemporary && status[root.rootNumber].isTopLevel(id.primaryKey)) {
             diagnose(.duplicateIdentity, "\(requested.name) \(identity) appears more than once; merged, last value wins")
         }
     }
@@ -1012,6 +1010,7 @@ struct StatusTable {
     private static let denseLimit: Int64 = 1 << 28
     private static let topLevelFlag: UInt8 = 0x80
 
+    @inline(__always)
     private func entry(_ key: Int64) -> UInt8 {
         if key > 0 && key < StatusTable.denseLimit {
             return Int(key) < dense.count ? dense[Int(key)] : 0
@@ -1019,6 +1018,7 @@ struct StatusTable {
         return sparse[key] ?? 0
     }
 
+    @inline(__always)
     private mutating func setEntry(_ value: UInt8, _ key: Int64) {
         if key > 0 && key < StatusTable.denseLimit {
             let i = Int(key)
@@ -1029,17 +1029,21 @@ struct StatusTable {
         }
     }
 
+    @inline(__always)
     func code(of key: Int64) -> UInt8? {
         let stored = entry(key) & ~StatusTable.topLevelFlag
         return stored == 0 ? nil : stored - 1
     }
 
+    @inline(__always)
     mutating func set(_ code: UInt8, for key: Int64) {
         setEntry((entry(key) & StatusTable.topLevelFlag) | (code + 1), key)
     }
 
     /// Whether the object was a top-level element of an earlier batch (``markTopLevel(_:)``).
+    @inline(__always)
     func isTopLevel(_ key: Int64) -> Bool { entry(key) & StatusTable.topLevelFlag != 0 }
 
+    @inline(__always)
     mutating func markTopLevel(_ key: Int64) { setEntry(entry(key) | StatusTable.topLevelFlag, key) }
 }
