@@ -121,12 +121,19 @@ struct CommandWorkspace {
                                   + #"{"name": "views", "type": "integer32", "default": 0, "jsonKeyPath": "views"}"#)
         .replacingOccurrences(of: "\n]}", with: ",\n  {\"name\": \"Trial\"}\n]}")
 
-    @Test func dryRunWithAModelThatNeedsAMigrationLeavesTheStoreByteForByte() throws {
+    /// A workspace whose store holds `posts` imported with `model.json`, and `model2.json`
+    /// (``extendedModel``) beside it.
+    static func workspaceWithImportedPosts() throws -> CommandWorkspace {
         let w = try CommandWorkspace()
-        defer { w.remove() }
         try w.write("posts.json", Self.posts)
         try w.write("model2.json", Self.extendedModel)
         try #require(w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts").status == 0)
+        return w
+    }
+
+    @Test func dryRunWithAModelThatNeedsAMigrationLeavesTheStoreByteForByte() throws {
+        let w = try Self.workspaceWithImportedPosts()
+        defer { w.remove() }
         try w.write("more.json", #"{"data": {"posts": [{"id": 2, "title": "Two!", "views": 7}, {"id": 4, "author": 10}]}}"#)
         let store = w.url.appendingPathComponent("trellis.sqlite")
         let bytes = try Data(contentsOf: store)
@@ -180,11 +187,8 @@ struct CommandWorkspace {
     }
 
     @Test func aFailedImportWithAModelThatNeedsAMigrationLeavesTheStoreUnmigrated() throws {
-        let w = try CommandWorkspace()
+        let w = try Self.workspaceWithImportedPosts()
         defer { w.remove() }
-        try w.write("posts.json", Self.posts)
-        try w.write("model2.json", Self.extendedModel)
-        try #require(w.run("import", "posts.json", "--model", "model.json", "--entity", "Post", "--at", "data.posts").status == 0)
         let store = w.url.appendingPathComponent("trellis.sqlite")
         let bytes = try Data(contentsOf: store)
         let state = try SQLiteShell.state(of: store)
