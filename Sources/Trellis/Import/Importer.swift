@@ -562,8 +562,6 @@ final class Importer {
         }
     }
 
-    /// The IDs a relationship's JSON value resolves to, applying the nested objects (phase 3
-    /// order); nil when the key is missing (or null under `nullPolicy == .ignore`): no change.
     /// What an element sets a relationship to: `ids` in place of the current links, or after
     /// them (`appends`: an appending to-many given an array).
     struct NewLinks {
@@ -571,9 +569,9 @@ final class Importer {
         let appends: Bool
     }
 
-    /// The relationship's new links from the element's JSON; nil when it leaves them as they
-    /// are (key missing, or null under ``NullPolicy/ignore``). A `null` empties even an
-    /// appending to-many (``NullPolicy/clear``).
+    /// The relationship's new links from the element's JSON, applying the nested objects
+    /// (phase 3 order); nil when it leaves them as they are (key missing, or null under
+    /// ``NullPolicy/ignore``). A `null` empties even an appending to-many (``NullPolicy/clear``).
     private func destinations(_ r: RelationshipPlan, _ json: JSONObject) throws -> NewLinks? {
         switch r.lookup(in: json) {
         case .missing:

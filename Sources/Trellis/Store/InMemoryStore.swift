@@ -72,8 +72,8 @@ struct InMemoryState {
     /// One table per inheritance root (indexed by entity number; non-roots stay empty).
     var tables: [InMemoryTable]
     /// The order given to an ordered to-many whose inverse is a to-one (membership follows
-    /// the inverse's foreign keys), as the SQLite store's order table keeps it.
-    var orders: [OrderSlot: [ObjectID]] = [:]
+    /// the inverse's foreign keys), member → position, as the SQLite store's order table keeps it.
+    var orders: [OrderSlot: [ObjectID: Int]] = [:]
     init(tableCount: Int) { tables = Array(repeating: InMemoryTable(), count: tableCount) }
 }
 
@@ -102,6 +102,9 @@ struct InMemoryRow {
 final class InMemorySession: StoreSession {
     let store: InMemoryStore
     @exclusivity(unchecked) var state: InMemoryState
+    /// Ordered to-manys whose inverse is a to-one changed by the current `apply`: put in
+    /// their order once it is done (``applyOrder(_:)``).
+    private var reorder: Set<OrderSlot> = []
     let writable: Bool
     var isValid = true
     var failure: (any Error)?
@@ -260,6 +263,8 @@ final class InMemorySession: StoreSession {
                 try setRelationship(id, info, c.index, remap(c.destinations, mapping))
             }
         }
+        for slot in reorder { applyOrder(slot) }
+        reorder.removeAll()
         return mapping
     }
 
@@ -335,9 +340,11 @@ final class InMemorySession: StoreSession {
             // Membership is kept from the inverse's foreign keys; an ordered one takes its order
             // from here (members it does not list come last, by key), as in the SQLite store.
             if rel.isOrdered {
-                var seen = Set<ObjectID>()
-                state.orders[OrderSlot(object: id, slot: index)] = given.filter { seen.insert($0).inserted }
-                applyOrder(id, index)
+                var positions: [ObjectID: Int] = [:]
+                for (i, d) in given.enumerated() where positions[d] == nil { positions[d] = i }
+                let slot = OrderSlot(object: id, slot: index)
+                state.orders[slot] = positions
+                reorder.insert(slot)
             }
             return
         }
@@ -382,7 +389,7 @@ final class InMemorySession: StoreSession {
             guard let inverse else { continue }
             if rel.inverseIsToMany {
                 InMemorySession.insert(id, into: &state.tables[root].rows.values[k].relationships[inverse], ordered: rel.inverseIsOrdered)
-                if !rel.isToMany, rel.inverseIsOrdered { applyOrder(d, inverse) }
+                if !rel.isToMany, rel.inverseIsOrdered { reorder.insert(OrderSlot(object: d, slot: inverse)) }
             } else {
                 // One-to-one: the destination's previous source loses its link.
                 let previous = state.tables[root].rows.values[k].relationships[inverse].first
@@ -398,24 +405,24 @@ final class InMemorySession: StoreSession {
             for d in removed {
                 unlink(d, inverse, from: id)
                 // An object that leaves an ordered to-many through its to-one loses its place
-                // there: coming back, it comes last (the SQLite store deletes its order row).
-                if !rel.isToMany, rel.inverseIsOrdered, let order = state.orders[OrderSlot(object: d, slot: inverse)] {
-                    state.orders[OrderSlot(object: d, slot: inverse)] = order.filter { $0 != id }
+                // there: coming back, it joins the members the order does not list (the SQLite
+                // store deletes its order row).
+                if !rel.isToMany, rel.inverseIsOrdered {
+                    state.orders[OrderSlot(object: d, slot: inverse)]?[id] = nil
                 }
             }
         }
     }
 
-    /// Puts the members of `owner`'s ordered to-many `slot` (whose inverse is a to-one) in the
-    /// order last given for it; members it does not list come last, by key.
-    private func applyOrder(_ owner: ObjectID, _ slot: Int) {
-        let order = state.orders[OrderSlot(object: owner, slot: slot)] ?? []
-        _ = modifyRow(owner) { row in
-            let members = row.relationships[slot]
-            let memberSet = Set(members)
-            let listed = order.filter { memberSet.contains($0) }
-            let listedSet = Set(listed)
-            row.relationships[slot] = listed + members.filter { !listedSet.contains($0) }.sorted { $0.primaryKey < $1.primaryKey }
+    /// Puts the members of an ordered to-many whose inverse is a to-one in the order last
+    /// given for it; members it does not list come after, by key.
+    private func applyOrder(_ slot: OrderSlot) {
+        let positions = state.orders[slot] ?? [:]
+        _ = modifyRow(slot.object) { row in
+            let members = row.relationships[slot.slot]
+            let listed = members.filter { positions[$0] != nil }.sorted { positions[$0]! < positions[$1]! }
+            let unlisted = members.filter { positions[$0] == nil }.sorted { $0.primaryKey < $1.primaryKey }
+            row.relationships[slot.slot] = listed + unlisted
         }
     }
 
