@@ -8,7 +8,7 @@ extension ModelCommand {
     static func show(_ parsed: ParsedArguments, environment: CommandEnvironment,
                      stdout: inout some TextOutputStream) throws {
         let path = parsed.positionals.first ?? ""
-        let loaded = try load(path, parsed, environment: environment, requiringBoundNames: false)
+        let loaded = try load(path, parsed, environment: environment)
         stdout.write(ModelSummary(loaded: loaded, path: path).text)
     }
 }

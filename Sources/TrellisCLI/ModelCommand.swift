@@ -97,7 +97,7 @@ enum ModelCommand {
 
         // A conversion carries the names over whether or not they are bound; unbound ones
         // are reported, since whoever uses the converted model has to bind them.
-        let loaded = try load(inputPath, parsed, environment: environment, requiringBoundNames: false)
+        let loaded = try load(inputPath, parsed, environment: environment)
         for warning in loaded.warnings { stderr.write("warning: \(inputPath): \(warning)\n") }
         do {
             try ModelLoader.checkNames(of: loaded.model, bindings: loaded.bindingDeclarations)
@@ -173,9 +173,9 @@ enum ModelCommand {
     // MARK: - Shared
 
     /// The model at `path` with `--bindings` and `--version`, errors naming the paths as given.
-    static func load(_ path: String, _ parsed: ParsedArguments, environment: CommandEnvironment,
-                     requiringBoundNames: Bool) throws -> LoadedModel {
+    /// Names need not be bound: `convert` carries them over and `show` lists them.
+    static func load(_ path: String, _ parsed: ParsedArguments, environment: CommandEnvironment) throws -> LoadedModel {
         try ModelLoading.read(path, bindingsPath: parsed.value("--bindings"), version: parsed.value("--version"),
-                              environment: environment, requiringBoundNames: requiringBoundNames)
+                              environment: environment, requiringBoundNames: false)
     }
 }
