@@ -97,7 +97,7 @@ struct FieldReader {
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"
         case .number(let n): return "the number \(n.text)"
-        case .string(let s): return "the string \(ModelFileJSON.quoted(s))"
+        case .string(let s): return "the string \(JSONWriter.quoted(s))"
         case .array: return "an array"
         case .object: return "an object"
         }

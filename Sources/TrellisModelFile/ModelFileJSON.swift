@@ -32,7 +32,7 @@ enum ModelFileJSON {
         case .bool(let b): out += b ? "true" : "false"
         case .number(let n):
             if case .double(let d) = n.storage, !d.isFinite { out += "null" } else { out += n.text }  // never NaN or infinity
-        case .string(let s): out += quoted(s)
+        case .string(let s): out += JSONWriter.quoted(s)
         case .array(let elements):
             if elements.isEmpty {
                 out += "[]"
@@ -59,14 +59,11 @@ enum ModelFileJSON {
             }
             out += "{\n"
             for (i, member) in object.members.enumerated() {
-                out += pad + quoted(member.key) + ": "
+                out += pad + JSONWriter.quoted(member.key) + ": "
                 write(member.value, indent: indent + 1, into: &out)
                 out += i + 1 < object.count ? ",\n" : "\n"
             }
             out += closingPad + "}"
         }
     }
-
-    /// A JSON string literal (RFC 8259 §7): `"`, `\` and control characters escaped.
-    static func quoted(_ string: String) -> String { JSONWriter.quoted(string) }
 }
