@@ -13,6 +13,18 @@ import Trellis
         ])) }
     }
 
+    /// A store at `path` for ``charactersModel()`` holding the ``seed(_:)`` objects.
+    func seededStore(at path: String) throws -> SQLiteStore {
+        let store = try SQLiteStore(path: path, model: try charactersModel())
+        try seed(store)
+        return store
+    }
+
+    /// The store's tables and indexes, to show a refused migration left them as they were.
+    func schema(of store: SQLiteStore) throws -> [[String?]] {
+        try store.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name")
+    }
+
     @Test func additiveModelChangesMigrateAndKeepData() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -73,16 +85,15 @@ import Trellis
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
-        let original = try SQLiteStore(path: path, model: try charactersModel())
-        try seed(original)
-        let before = try original.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name")
+        let original = try seededStore(at: path)
+        let before = try schema(of: original)
         var entities = try charactersModel().entities
         entities[0].attributes.append(AttributeDescription(name: "level", type: .integer32, isOptional: false))
         let error = #expect(throws: StoreError.self) { _ = try SQLiteStore(path: path, model: try ObjectModel(entities: entities)) }
         #expect(error?.code == .incompatibleSchema)
         #expect(error?.message == "the store's schema cannot be migrated to the model: entity Character, property level: "
                 + "the new attribute is required and has no default value, but 1 stored object has no value for it")
-        #expect(try original.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name") == before)
+        #expect(try schema(of: original) == before)
         // An entity without stored objects takes it.
         entities[1].attributes.append(AttributeDescription(name: "rank", type: .integer32, isOptional: false))
         entities[0].attributes.removeLast()
@@ -122,9 +133,8 @@ import Trellis
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
-        let original = try SQLiteStore(path: path, model: try charactersModel())
-        try seed(original)
-        let before = try original.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name")
+        let original = try seededStore(at: path)
+        let before = try schema(of: original)
         let metadata = try original.rows("SELECT key, value FROM trellis_metadata ORDER BY key")
 
         var entities = try charactersModel().entities
@@ -136,7 +146,7 @@ import Trellis
             guard let error = error as? StoreError, error.code == .incompatibleSchema else { return false }
             return error.message == "the store's schema cannot be migrated to the model: \(incompatible.message)"
         }
-        #expect(try original.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name") == before)
+        #expect(try schema(of: original) == before)
         #expect(try original.rows("SELECT key, value FROM trellis_metadata ORDER BY key") == metadata)
         #expect(try original.read { try $0.count(entity: "Character", matching: nil) } == 1)
     }
