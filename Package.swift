@@ -30,7 +30,7 @@ let package = Package(
         // `trellis-bench`: the benchmark executable (run it with `-c release`).
         .executableTarget(name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite"], path: "Benchmarks/trellis-bench"),
         // Fixture lookup and helpers shared by the test targets (not a product).
-        .target(name: "TrellisTestSupport", dependencies: ["Trellis"], path: "Sources/TrellisTestSupport"),
+        .target(name: "TrellisTestSupport", dependencies: ["Trellis", "TrellisSQLite"], path: "Sources/TrellisTestSupport"),
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
         .testTarget(name: "TrellisSQLiteTests", dependencies: ["TrellisSQLite", "TrellisTestSupport"],
                     path: "Tests/TrellisSQLiteTests"),

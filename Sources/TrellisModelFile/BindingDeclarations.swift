@@ -30,7 +30,7 @@ public struct BindingDeclarations: Sendable, Hashable {
     public var isEmpty: Bool { transformers.isEmpty && entityMappers.isEmpty && dictionaryTransformers.isEmpty }
 
     /// The names of the standard value transformers a model may use without binding them.
-    public static var builtInTransformerNames: [String] { ValueTransformerRegistry.standard.names }
+    public static var builtInTransformerNames: [String] { JSONValueTransformerRegistry.standard.names }
 
     /// The runtime bindings: the standard transformers plus the declared ones, and the
     /// declared entity mappers and dictionary transformers.
@@ -45,19 +45,19 @@ public struct BindingDeclarations: Sendable, Hashable {
     /// As ``makeBindings()``, with error paths under `section`: `$.bindings` in a model
     /// file, `$` in a bindings file (`$.transformers.StringToInteger`).
     func makeBindings(at section: JSONPath) throws -> MappingBindings {
-        var registry = ValueTransformerRegistry.standard
+        var registry = JSONValueTransformerRegistry.standard
         for name in transformers.keys.sorted() {
             let path = section.appending(key: "transformers").appending(key: name)
             switch transformers[name] {
             case .builtIn(let base)?:
-                guard let transformer = try? ValueTransformerRegistry.standard.transformer(named: base) else {
+                guard let transformer = try? JSONValueTransformerRegistry.standard.transformer(named: base) else {
                     throw ModelFileError(.invalidValue, path: path,
                                          message: "'\(base)' is not a built-in value transformer; built-ins: "
                                              + BindingDeclarations.listing(BindingDeclarations.builtInTransformerNames))
                 }
-                registry.register(Trellis.ValueTransformer(name: name, forward: transformer.forward, reverse: transformer.reverse))
+                registry.register(Trellis.JSONValueTransformer(name: name, forward: transformer.forward, reverse: transformer.reverse))
             case .dateFormat(let format)?:
-                registry.register(Trellis.ValueTransformer.dateFormat(name: name, format: format))
+                registry.register(Trellis.JSONValueTransformer.dateFormat(name: name, format: format))
             case nil:
                 break
             }

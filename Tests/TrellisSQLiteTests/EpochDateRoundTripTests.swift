@@ -19,7 +19,7 @@ import TrellisTestSupport
 
     /// Imports each value with `transformer`, stores, fetches and exports it; returns the
     /// exported number texts, in input order.
-    static func roundTrip(_ values: [Int64], through transformer: ValueTransformer) throws -> [String] {
+    static func roundTrip(_ values: [Int64], through transformer: JSONValueTransformer) throws -> [String] {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try model())
@@ -81,8 +81,8 @@ import TrellisTestSupport
         let values = Self.randomValues(Self.year1600 * 1000...Self.year2400 * 1000, count: 20_000, seed: 1984)
         var wrong: [(Int64, String)] = []
         for value in values {
-            let date = try ValueTransformer.epochMilliseconds.transformedValue(.number(JSONNumber(value)))
-            let json = try ValueTransformer.epochMilliseconds.reverseTransformedValue(date!)
+            let date = try JSONValueTransformer.epochMilliseconds.transformedValue(.number(JSONNumber(value)))
+            let json = try JSONValueTransformer.epochMilliseconds.reverseTransformedValue(date!)
             if case .number(let n) = json, n.text == String(value) { continue }
             wrong.append((value, "\(json)"))
         }

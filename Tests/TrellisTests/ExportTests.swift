@@ -135,8 +135,8 @@ import Testing
                                        GraphFixture.attribute("code", .string, key: "code", transformer: "Broken")],
             userInfo: ["identityAttributes": "id"])])
         struct Nope: Error {}
-        var registry = ValueTransformerRegistry()
-        registry.register(ValueTransformer(name: "Broken", forward: { $0.stringValue.map(AttributeValue.string) },
+        var registry = JSONValueTransformerRegistry()
+        registry.register(JSONValueTransformer(name: "Broken", forward: { $0.stringValue.map(AttributeValue.string) },
                                            reverse: { _ in throw TransformError(code: .invalidValue, transformerName: "Broken", message: "no way back") }))
         let context = ObjectContext(store: InMemoryStore(model: model), bindings: MappingBindings(transformers: registry))
         _ = try context.importObjects(from: [["id": 1, "code": "x"]], entity: "Item")

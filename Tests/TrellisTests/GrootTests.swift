@@ -308,8 +308,8 @@ import TrellisTestSupport
             attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
                          GraphFixture.attribute("name", .string, key: "name", transformer: "Secret")],
             userInfo: ["identityAttributes": "id"])])
-        var transformers = ValueTransformerRegistry()
-        transformers.register(ValueTransformer(name: "Secret", forward: { json in json.stringValue.map(AttributeValue.string) },
+        var transformers = JSONValueTransformerRegistry()
+        transformers.register(JSONValueTransformer(name: "Secret", forward: { json in json.stringValue.map(AttributeValue.string) },
                                                reverse: { _ in .null }))
         let context = ObjectContext(store: InMemoryStore(model: model), bindings: MappingBindings(transformers: transformers))
         _ = try context.importObjects(from: [["id": 1, "name": "Batman"]], entity: "Character")

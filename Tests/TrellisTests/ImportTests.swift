@@ -348,12 +348,12 @@ import Testing
                          GraphFixture.attribute("code", .integer32, key: "code", transformer: "Hex"),
                          GraphFixture.attribute("other", .string, key: "other", transformer: "Missing")],
             userInfo: ["identityAttributes": "id"])])
-        var registry = ValueTransformerRegistry()
-        registry.register(ValueTransformer(name: "Hex", forward: { json in
+        var registry = JSONValueTransformerRegistry()
+        registry.register(JSONValueTransformer(name: "Hex", forward: { json in
             guard let s = json.stringValue else { return .string("not hex") }
             return Int64(s, radix: 16).map(AttributeValue.integer)
         }, reverse: { value in .string(String(value.integerValue ?? 0, radix: 16)) }))
-        registry.register(ValueTransformer(name: "Upper", forward: { _ in nil }, reverse: nil))
+        registry.register(JSONValueTransformer(name: "Upper", forward: { _ in nil }, reverse: nil))
         let store = InMemoryStore(model: model)
         let context = ObjectContext(store: store, bindings: MappingBindings(transformers: registry))
         _ = try context.importObjects(from: [["id": 1, "code": "ff"]], entity: "Item")

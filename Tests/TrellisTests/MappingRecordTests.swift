@@ -132,9 +132,9 @@ private struct Hero: JSONMappable, Equatable {
         }
     }
 
-    static var registry: ValueTransformerRegistry {
-        var registry = ValueTransformerRegistry()
-        registry.register(ValueTransformer(name: "cents", forward: { json in
+    static var registry: JSONValueTransformerRegistry {
+        var registry = JSONValueTransformerRegistry()
+        registry.register(JSONValueTransformer(name: "cents", forward: { json in
             guard case .string(let text) = json, text.hasPrefix("$"), let value = Decimal(string: String(text.dropFirst())) else {
                 return nil
             }

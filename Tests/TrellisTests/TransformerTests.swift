@@ -52,15 +52,15 @@ import Testing
     // MARK: - Registry
 
     @Test func standardRegistryHoldsTheBuiltIns() {
-        #expect(ValueTransformerRegistry.standard.names == [
+        #expect(JSONValueTransformerRegistry.standard.names == [
             "base64", "decimal-from-string", "epoch-milliseconds", "epoch-seconds", "integer-from-string", "iso8601",
             "iso8601-date", "parse", "string-from-number", "url", "uuid",
         ])
-        #expect(ValueTransformerRegistry.standard.names.allSatisfy { (try? ValueTransformerRegistry.standard.transformer(named: $0).isReversible) == true })
+        #expect(JSONValueTransformerRegistry.standard.names.allSatisfy { (try? JSONValueTransformerRegistry.standard.transformer(named: $0).isReversible) == true })
     }
 
     @Test func unknownNameListsTheRegisteredNames() throws {
-        let error = try #require(throws: TransformError.self) { try ValueTransformerRegistry.standard.transformer(named: "Iso8601") }
+        let error = try #require(throws: TransformError.self) { try JSONValueTransformerRegistry.standard.transformer(named: "Iso8601") }
         #expect(error.code == .unknownTransformer)
         #expect(error.transformerName == "Iso8601")
         #expect(error.value == nil)
@@ -69,29 +69,29 @@ import Testing
             decimal-from-string, epoch-milliseconds, epoch-seconds, integer-from-string, iso8601, iso8601-date, parse, \
             string-from-number, url, uuid
             """)
-        let empty = try #require(throws: TransformError.self) { try ValueTransformerRegistry().transformer(named: "x") }
+        let empty = try #require(throws: TransformError.self) { try JSONValueTransformerRegistry().transformer(named: "x") }
         #expect(empty.message == "no value transformer of this name is registered; registered: none")
     }
 
     @Test func registerReplacesByNameAndCopiesAreIndependent() throws {
-        var registry = ValueTransformerRegistry.standard
-        registry.register(ValueTransformer(name: "iso8601", forward: { _ in .string("custom") }, reverse: nil))
-        registry.register(ValueTransformer(name: "shout", forward: { json in
+        var registry = JSONValueTransformerRegistry.standard
+        registry.register(JSONValueTransformer(name: "iso8601", forward: { _ in .string("custom") }, reverse: nil))
+        registry.register(JSONValueTransformer(name: "shout", forward: { json in
             try JSONCoercion.string(from: json).map { .string($0.uppercased()) }
         }, reverse: nil))
         #expect(try registry.transformer(named: "iso8601").transformedValue("2015-02-16") == .string("custom"))
         #expect(try registry.transformer(named: "shout").transformedValue("hi") == .string("HI"))
         #expect(registry.names.count == 12)
         // The standard registry is untouched.
-        #expect(try ValueTransformerRegistry.standard.transformer(named: "iso8601").transformedValue("2015-02-16") == Self.date(1_424_044_800))
-        #expect(ValueTransformerRegistry.standard.names.count == 11)
+        #expect(try JSONValueTransformerRegistry.standard.transformer(named: "iso8601").transformedValue("2015-02-16") == Self.date(1_424_044_800))
+        #expect(JSONValueTransformerRegistry.standard.names.count == 11)
         #expect(registry.removeTransformer(named: "shout")?.name == "shout")
         #expect(registry.removeTransformer(named: "shout") == nil)
-        #expect(ValueTransformerRegistry([.base64, .uuid, .base64]).names == ["base64", "uuid"])
+        #expect(JSONValueTransformerRegistry([.base64, .uuid, .base64]).names == ["base64", "uuid"])
     }
 
     @Test func bindingSpecificationsNameOrDescribeATransformer() throws {
-        let registry = ValueTransformerRegistry.standard
+        let registry = JSONValueTransformerRegistry.standard
         #expect(try registry.transformer(for: "integer-from-string").name == "integer-from-string")
         let twitter = try registry.transformer(for: ["dateFormat": "EEE MMM dd HH:mm:ss Z yyyy"])
         #expect(twitter.name == "dateFormat(EEE MMM dd HH:mm:ss Z yyyy)")
@@ -145,20 +145,20 @@ import Testing
 
     @Test(arguments: forward)
     func transformsForward(_ c: Forward) throws {
-        let transformer = try ValueTransformerRegistry.standard.transformer(named: c.name)
+        let transformer = try JSONValueTransformerRegistry.standard.transformer(named: c.name)
         #expect(try transformer.transformedValue(c.json) == c.value)
         #expect(try transformer.forward(c.json) == c.value)
     }
 
     @Test func fullDateReverseDropsTheTimeOfDay() throws {
-        let transformer = try ValueTransformerRegistry.standard.transformer(named: "iso8601-date")
+        let transformer = try JSONValueTransformerRegistry.standard.transformer(named: "iso8601-date")
         #expect(try transformer.reverseTransformedValue(Self.date(1_314_131_052.249)) == "2011-08-23")
         #expect(try transformer.reverseTransformedValue(Self.date(-0.5)) == "1969-12-31")
     }
 
-    @Test(arguments: ValueTransformerRegistry.standard.names)
+    @Test(arguments: JSONValueTransformerRegistry.standard.names)
     func nullIsNoValue(_ name: String) throws {
-        #expect(try ValueTransformerRegistry.standard.transformer(named: name).transformedValue(nil) == nil)
+        #expect(try JSONValueTransformerRegistry.standard.transformer(named: name).transformedValue(nil) == nil)
     }
 
     // MARK: - Built-ins, reverse
@@ -193,7 +193,7 @@ import Testing
 
     @Test(arguments: reverse)
     func transformsInReverseAndBack(_ c: Reverse) throws {
-        let transformer = try ValueTransformerRegistry.standard.transformer(named: c.name)
+        let transformer = try JSONValueTransformerRegistry.standard.transformer(named: c.name)
         let json = try transformer.reverseTransformedValue(c.value)
         #expect(ValueSnippet.text(of: json, limit: 1000) == c.json)
         #expect(try transformer.transformedValue(json) == c.value)
@@ -241,7 +241,7 @@ import Testing
 
     @Test(arguments: failures)
     func rejects(_ c: Failure) throws {
-        let transformer = try ValueTransformerRegistry.standard.transformer(named: c.name)
+        let transformer = try JSONValueTransformerRegistry.standard.transformer(named: c.name)
         let error = try #require(throws: TransformError.self) { try transformer.transformedValue(c.json) }
         #expect(error.code == c.code)
         #expect(error.transformerName == c.name)
@@ -267,15 +267,15 @@ import Testing
         ("parse", .string("Ed1nuqPvcm"), .typeMismatch, #"value transformer "parse": expected a date or binary data, got "Ed1nuqPvcm""#),
     ] as [(String, AttributeValue, TransformError.Code, String)])
     func rejectsInReverse(_ name: String, _ value: AttributeValue, _ code: TransformError.Code, _ description: String) throws {
-        let transformer = try ValueTransformerRegistry.standard.transformer(named: name)
+        let transformer = try JSONValueTransformerRegistry.standard.transformer(named: name)
         let error = try #require(throws: TransformError.self) { try transformer.reverseTransformedValue(value) }
         #expect(error.code == code)
         #expect(error.description == description)
     }
 
-    /// The example in `ValueTransformer`'s documentation.
+    /// The example in `JSONValueTransformer`'s documentation.
     @Test func customTransformerFromTheDocumentation() throws {
-        let cents = ValueTransformer(name: "cents", forward: { json in
+        let cents = JSONValueTransformer(name: "cents", forward: { json in
             guard let value = try JSONCoercion.decimal(from: json) else { return nil }
             return .decimal(value / 100)
         }, reverse: { value in
@@ -284,7 +284,7 @@ import Testing
             }
             return JSONCoercion.json(from: .decimal(d * 100), as: .decimal)
         })
-        var registry = ValueTransformerRegistry.standard
+        var registry = JSONValueTransformerRegistry.standard
         registry.register(cents)
         let transformer = try registry.transformer(named: "cents")
         #expect(try transformer.transformedValue(1250) == Self.decimal("12.5"))
@@ -294,7 +294,7 @@ import Testing
     }
 
     @Test func missingReverseIsNotReversible() throws {
-        let oneWay = ValueTransformer(name: "one-way", forward: { _ in nil }, reverse: nil)
+        let oneWay = JSONValueTransformer(name: "one-way", forward: { _ in nil }, reverse: nil)
         #expect(!oneWay.isReversible)
         let error = try #require(throws: TransformError.self) { try oneWay.reverseTransformedValue(.integer(1)) }
         #expect(error.code == .notReversible)
@@ -308,12 +308,12 @@ import Testing
 
     @Test func foreignErrorsAreWrapped() throws {
         struct Oops: Error, CustomStringConvertible { var description: String { "oops" } }
-        let failing = ValueTransformer(name: "failing", forward: { _ in throw Oops() }, reverse: { _ in throw Oops() })
+        let failing = JSONValueTransformer(name: "failing", forward: { _ in throw Oops() }, reverse: { _ in throw Oops() })
         let forward = try #require(throws: TransformError.self) { try failing.transformedValue("v") }
         #expect(forward.description == #"value transformer "failing": string "v" is not valid: oops"#)
         let reverse = try #require(throws: TransformError.self) { try failing.reverseTransformedValue(.bool(true)) }
         #expect(reverse.description == #"value transformer "failing": oops"#)
-        let coercing = ValueTransformer(name: "coercing", forward: { json in try JSONCoercion.int64(from: json).map(AttributeValue.integer) }, reverse: nil)
+        let coercing = JSONValueTransformer(name: "coercing", forward: { json in try JSONCoercion.int64(from: json).map(AttributeValue.integer) }, reverse: nil)
         let coercion = try #require(throws: TransformError.self) { try coercing.transformedValue("1.5") }
         #expect(coercion.code == .inexact)
         #expect(coercion.description == #"value transformer "coercing": string "1.5" is not valid: not a whole number"#)
@@ -322,7 +322,7 @@ import Testing
     // MARK: - Fixed-format dates
 
     @Test func twitterDatesReadAndWrite() throws {
-        let twitter = ValueTransformer.dateFormat(name: "twitter", format: "EEE MMM dd HH:mm:ss Z yyyy")
+        let twitter = JSONValueTransformer.dateFormat(name: "twitter", format: "EEE MMM dd HH:mm:ss Z yyyy")
         #expect(twitter.name == "twitter")
         #expect(try twitter.transformedValue("Sun Aug 31 00:29:15 +0000 2014") == Self.date(1_409_444_955))
         #expect(try twitter.transformedValue("Sun Aug 31 02:29:15 +0200 2014") == Self.date(1_409_444_955))
@@ -341,25 +341,25 @@ import Testing
     @Test(arguments: ["Sun Aug 31 00:\u{0613}\u{1F60B}\u{2728}\u{2728}", "Sun Aug 31 00:29:15 +0000 2014\u{0301}",
                       "Sun Aug\u{00A0}31 00:29:15 +0000 2014", "\u{1F60B}"])
     func textThatCannotMatchIsInvalidNotACrash(_ text: String) throws {
-        let twitter = ValueTransformer.dateFormat(name: "twitter", format: "EEE MMM dd HH:mm:ss Z yyyy")
+        let twitter = JSONValueTransformer.dateFormat(name: "twitter", format: "EEE MMM dd HH:mm:ss Z yyyy")
         let error = try #require(throws: TransformError.self) { try twitter.transformedValue(.string(text)) }
         #expect(error.code == .invalidValue)
         #expect(error.message == "not a date in the format EEE MMM dd HH:mm:ss Z yyyy")
         // A pattern with a literal that is not ASCII still reads its own dates.
-        let french = ValueTransformer.dateFormat(format: "dd 'à' HH:mm yyyy-MM")
+        let french = JSONValueTransformer.dateFormat(format: "dd 'à' HH:mm yyyy-MM")
         #expect(try french.transformedValue("16 à 19:30 2015-02") == Self.date(1_422_819_000 + 15 * 86_400))
         #expect(throws: TransformError.self) { try french.transformedValue(.string("16 a\u{0300} 19:30 2015-02")) }
     }
 
     @Test func fixedFormatWithoutZoneReadsUTC() throws {
-        let day = ValueTransformer.dateFormat(format: "dd/MM/yyyy HH:mm")
+        let day = JSONValueTransformer.dateFormat(format: "dd/MM/yyyy HH:mm")
         #expect(day.name == "dateFormat(dd/MM/yyyy HH:mm)")
         #expect(try day.transformedValue("16/02/2015 19:30") == Self.date(1_424_115_000))
         #expect(try day.reverseTransformedValue(Self.date(1_424_115_000)) == "16/02/2015 19:30")
     }
 
     @Test func fixedFormatIsSafeToShareAcrossTasks() async throws {
-        let twitter = ValueTransformer.dateFormat(format: "EEE MMM dd HH:mm:ss Z yyyy")
+        let twitter = JSONValueTransformer.dateFormat(format: "EEE MMM dd HH:mm:ss Z yyyy")
         let results = try await withThrowingTaskGroup(of: AttributeValue?.self) { group in
             for i in 0..<64 {
                 group.addTask {

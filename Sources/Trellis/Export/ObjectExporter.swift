@@ -114,7 +114,7 @@ public struct ObjectExporter {
         let attribute = object.entity.attributes[index]
         guard let value = object.values[index] else { return nil }
         guard let name = attribute.transformerName else { return exportJSON(value, as: attribute.type) }
-        let transformer: ValueTransformer
+        let transformer: JSONValueTransformer
         do {
             transformer = try context.bindings.transformers.transformer(named: name)
         } catch {

@@ -24,7 +24,7 @@ final class Importer {
     var schema: ModelSchema { context.schema }
 
     private var plans: [EntityPlan?]
-    private var transformers: [String: ValueTransformer] = [:]
+    private var transformers: [String: JSONValueTransformer] = [:]
 
     // Batch state.
     @exclusivity(unchecked) private var elements: [ImportElement] = []
@@ -780,7 +780,7 @@ final class Importer {
         return result
     }
 
-    private func valueTransformer(_ name: String, entity: String, attribute: String, keyPath: JSONKeyPath?) throws -> ValueTransformer {
+    private func valueTransformer(_ name: String, entity: String, attribute: String, keyPath: JSONKeyPath?) throws -> JSONValueTransformer {
         if let t = transformers[name] { return t }
         do {
             let t = try context.bindings.transformers.transformer(named: name)

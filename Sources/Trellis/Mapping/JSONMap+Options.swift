@@ -29,8 +29,8 @@ extension JSONMap {
         /// conversion error instead. Missing and `null` values are nil either way.
         public var strict: Bool
         /// The transformers `map.from(_:using: "name")` finds by name; default
-        /// ``ValueTransformerRegistry/standard`` (`iso8601`, `epoch-seconds`, …).
-        public var transformers: ValueTransformerRegistry
+        /// ``JSONValueTransformerRegistry/standard`` (`iso8601`, `epoch-seconds`, …).
+        public var transformers: JSONValueTransformerRegistry
         /// How `init(jsonData:)` and `init(jsonString:)` parse (depth limit, lone
         /// surrogates, byte order mark); default ``JSONReader/Options/init(maximumDepth:loneSurrogatePolicy:allowsByteOrderMark:)``.
         public var readerOptions: JSONReader.Options
@@ -45,7 +45,7 @@ extension JSONMap {
         /// Options with the defaults: flexible dates, lenient optionals, the standard
         /// transformers, the reader's default limits, a default `JSONDecoder`.
         public init(dateStrategy: DateStrategy = .flexible, strict: Bool = false,
-                    transformers: ValueTransformerRegistry = .standard,
+                    transformers: JSONValueTransformerRegistry = .standard,
                     readerOptions: JSONReader.Options = JSONReader.Options(),
                     maximumDepth: Int = 512,
                     makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) {

@@ -259,7 +259,7 @@ extension JSONMap {
 
     /// Runs a registered transformer: the map of its result, or nil for "no value".
     /// Stored values are not transformed again.
-    func transformed(by transformer: ValueTransformer, expected: Any.Type) throws -> JSONMap? {
+    func transformed(by transformer: JSONValueTransformer, expected: Any.Type) throws -> JSONMap? {
         if case .attribute? = source?.node { return self }
         let json = try root
         let value: AttributeValue?
@@ -273,7 +273,7 @@ extension JSONMap {
     }
 
     /// The registered transformer `name`, or `.unknownTransformer` at the key path.
-    func registeredTransformer(_ name: String, keyPath: String, expected: Any.Type) throws -> ValueTransformer {
+    func registeredTransformer(_ name: String, keyPath: String, expected: Any.Type) throws -> JSONValueTransformer {
         do {
             return try options.transformers.transformer(named: name)
         } catch {

@@ -150,11 +150,11 @@ extension Date: JSONMapValue {
         case .flexible:
             return try map.scalar(Date.self) { try JSONCoercion.date(from: $0) }
         case .rfc3339:
-            return try map.scalar(Date.self) { try ValueTransformer.iso8601.transformedValue($0)?.dateValue }
+            return try map.scalar(Date.self) { try JSONValueTransformer.iso8601.transformedValue($0)?.dateValue }
         case .epochSeconds:
-            return try map.scalar(Date.self) { try ValueTransformer.epochSeconds.transformedValue($0)?.dateValue }
+            return try map.scalar(Date.self) { try JSONValueTransformer.epochSeconds.transformedValue($0)?.dateValue }
         case .epochMilliseconds:
-            return try map.scalar(Date.self) { try ValueTransformer.epochMilliseconds.transformedValue($0)?.dateValue }
+            return try map.scalar(Date.self) { try JSONValueTransformer.epochMilliseconds.transformedValue($0)?.dateValue }
         case .custom(let convert):
             return try map.scalar(Date.self) { try convert($0) }
         }

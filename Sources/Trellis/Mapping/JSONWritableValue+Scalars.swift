@@ -11,7 +11,7 @@ extension JSONWriteMap {
     }
 
     /// A date through a built-in transformer's reverse, errors located here.
-    func reversed(_ date: Date, by transformer: ValueTransformer) throws -> JSONValue {
+    func reversed(_ date: Date, by transformer: JSONValueTransformer) throws -> JSONValue {
         do {
             return try transformer.reverseTransformedValue(.date(date))
         } catch let error as TransformError {

@@ -30,8 +30,8 @@ extension JSONWriteMap {
         /// How dates are written; default ``DateStrategy/rfc3339``.
         public var dateStrategy: DateStrategy
         /// The transformers `write(_:to:using: "name")` finds by name; default
-        /// ``ValueTransformerRegistry/standard``.
-        public var transformers: ValueTransformerRegistry
+        /// ``JSONValueTransformerRegistry/standard``.
+        public var transformers: JSONValueTransformerRegistry
 
         /// The deepest nesting of models written (default 512); deeper is
         /// `.depthLimitExceeded`, which is how a cycle of class instances ends.
@@ -44,7 +44,7 @@ extension JSONWriteMap {
         /// Options with the defaults: nil as `null`, RFC 3339 dates, the standard
         /// transformers, a default `JSONEncoder`.
         public init(nilPolicy: NilPolicy = .null, dateStrategy: DateStrategy = .rfc3339,
-                    transformers: ValueTransformerRegistry = .standard,
+                    transformers: JSONValueTransformerRegistry = .standard,
                     maximumDepth: Int = 512,
                     makeEncoder: @escaping @Sendable () -> JSONEncoder = JSONWriteMap.Options.sortedKeysEncoder) {
             self.nilPolicy = nilPolicy

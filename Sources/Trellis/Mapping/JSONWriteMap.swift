@@ -106,7 +106,7 @@ public struct JSONWriteMap {
     /// - Throws: ``MappingError`` `.unknownTransformer`, `.notReversible`, or the
     ///   transformer's error at the value's path.
     public mutating func write<T: JSONWritableValue>(_ value: T, to keyPath: String, using transformerName: String) throws {
-        let transformer: ValueTransformer
+        let transformer: JSONValueTransformer
         do {
             transformer = try options.transformers.transformer(named: transformerName)
         } catch {

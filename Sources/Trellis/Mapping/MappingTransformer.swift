@@ -37,10 +37,10 @@ public struct MappingTransformer<Value>: Sendable {
 
 extension MappingTransformer where Value == Date {
     /// A typed view of a value transformer between JSON and `.date` attribute values
-    /// (one of the built-ins, or a ``ValueTransformer/dateFormat(name:format:)``).
+    /// (one of the built-ins, or a ``JSONValueTransformer/dateFormat(name:format:)``).
     ///
     ///     let twitter = MappingTransformer(dates: .dateFormat(format: "EEE MMM dd HH:mm:ss Z yyyy"))
-    public init(dates transformer: ValueTransformer) {
+    public init(dates transformer: JSONValueTransformer) {
         let forward: @Sendable (JSONValue) throws -> Date = { json in
             let value = try transformer.transformedValue(json)
             guard case .date(let date)? = value else {
@@ -77,7 +77,7 @@ extension MappingTransformer where Value == Date {
     public static var epochMilliseconds: MappingTransformer<Date> { MappingTransformer(dates: .epochMilliseconds) }
 
     /// Dates in a fixed `DateFormatter` pattern (Unicode TR 35), read and written in
-    /// UTC with the `en_US_POSIX` locale (``ValueTransformer/dateFormat(name:format:)``).
+    /// UTC with the `en_US_POSIX` locale (``JSONValueTransformer/dateFormat(name:format:)``).
     ///
     ///     day = try map.from("day", using: .dateFormat("yyyyMMdd"))
     public static func dateFormat(_ format: String) -> MappingTransformer<Date> {

@@ -3,7 +3,7 @@
 /// JSON mapping comes from the user-info annotations, with Groot's spelling:
 /// `JSONKeyPath` (where the value is in an object; without it the attribute is not
 /// mapped, unless the model opts into a key convention) and `JSONTransformerName` (a
-/// named ``ValueTransformer`` applied on import, and reversed on export).
+/// named ``JSONValueTransformer`` applied on import, and reversed on export).
 public struct AttributeDescription: Sendable, Hashable {
     /// The property name (unique within the entity and its parents).
     public var name: String

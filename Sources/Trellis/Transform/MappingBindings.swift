@@ -51,11 +51,11 @@ public struct DictionaryTransformer: Sendable {
 /// transformers (`JSONDictionaryTransformerName`). In an app they are Swift code; on the
 /// command line a model file's `bindings` section declares them.
 public struct MappingBindings: Sendable {
-    public var transformers: ValueTransformerRegistry
+    public var transformers: JSONValueTransformerRegistry
     public var entityMappers: [String: EntityMapper]
     public var dictionaryTransformers: [String: DictionaryTransformer]
 
-    public init(transformers: ValueTransformerRegistry = .standard, entityMappers: [EntityMapper] = [],
+    public init(transformers: JSONValueTransformerRegistry = .standard, entityMappers: [EntityMapper] = [],
                 dictionaryTransformers: [DictionaryTransformer] = []) {
         self.transformers = transformers
         self.entityMappers = Dictionary(entityMappers.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })

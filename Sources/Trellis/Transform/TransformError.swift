@@ -2,7 +2,7 @@
 /// the transformer has no reverse.
 ///
 ///     do {
-///         let transformer = try ValueTransformerRegistry.standard.transformer(named: "integer-from-string")
+///         let transformer = try JSONValueTransformerRegistry.standard.transformer(named: "integer-from-string")
 ///         _ = try transformer.transformedValue("12a")
 ///     } catch let error as TransformError {
 ///         print(error)  // value transformer "integer-from-string": string "12a" is not valid: not a decimal number
@@ -19,7 +19,7 @@ public struct TransformError: Error, CustomStringConvertible, Sendable, Hashable
         /// A code by name; use the static constants rather than spelling names.
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// No transformer is registered under the name (``ValueTransformerRegistry/transformer(named:)``).
+        /// No transformer is registered under the name (``JSONValueTransformerRegistry/transformer(named:)``).
         public static let unknownTransformer = Code(rawValue: "unknownTransformer")
         /// The input's JSON kind (or attribute value case, in reverse) is not one the
         /// transformer accepts (an array for `iso8601`).

@@ -1,10 +1,10 @@
 import Foundation
 
-extension ValueTransformer {
+extension JSONValueTransformer {
     /// A transformer for dates in a fixed `DateFormatter` pattern (Unicode TR 35 date
     /// field symbols), such as Twitter's `created_at`:
     ///
-    ///     let twitter = ValueTransformer.dateFormat(format: "EEE MMM dd HH:mm:ss Z yyyy")
+    ///     let twitter = JSONValueTransformer.dateFormat(format: "EEE MMM dd HH:mm:ss Z yyyy")
     ///     try twitter.transformedValue("Sun Aug 31 00:29:15 +0000 2014")  // .date(2014-08-31T00:29:15Z)
     ///
     /// The formatter uses the `en_US_POSIX` locale, the Gregorian calendar and GMT, so
@@ -12,7 +12,7 @@ extension ValueTransformer {
     /// the machine's settings. Both directions are supported; the reverse writes the
     /// date in GMT (`+0000` for `Z`). This is a factory, not a registered name: a
     /// bindings file says `{"dateFormat": "<format>"}` (see
-    /// ``ValueTransformerRegistry/transformer(for:)``).
+    /// ``JSONValueTransformerRegistry/transformer(for:)``).
     ///
     /// Built on Foundation's `DateFormatter` for correctness over speed (tens of
     /// microseconds a date); RFC 3339 text should use ``iso8601`` instead. Calls are
@@ -24,10 +24,10 @@ extension ValueTransformer {
     /// - Returns: a transformer returning nil for JSON `null`, `.date` for a string in
     ///   the format, and throwing ``TransformError`` (`invalidValue` for a string not in
     ///   the format, `typeMismatch` for other kinds).
-    public static func dateFormat(name: String? = nil, format: String) -> ValueTransformer {
+    public static func dateFormat(name: String? = nil, format: String) -> JSONValueTransformer {
         let name = name ?? dateFormatName(format)
         let formatter = LockedDateFormatter(format: format)
-        return ValueTransformer(
+        return JSONValueTransformer(
             name: name,
             forward: { json in
                 try BuiltIn.string(json, name, expecting: "a date string in the format \(format)").map { s in

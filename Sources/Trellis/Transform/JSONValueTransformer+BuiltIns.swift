@@ -1,11 +1,11 @@
 import Foundation
 
-// The built-in transformers of `ValueTransformerRegistry.standard` (its doc comment has
+// The built-in transformers of `JSONValueTransformerRegistry.standard` (its doc comment has
 // the table). Each returns nil for JSON null and throws `TransformError` only.
 
-extension ValueTransformer {
-    /// Every built-in, in the order of ``ValueTransformerRegistry``'s table.
-    static let builtIns: [ValueTransformer] = [
+extension JSONValueTransformer {
+    /// Every built-in, in the order of ``JSONValueTransformerRegistry``'s table.
+    static let builtIns: [JSONValueTransformer] = [
         .iso8601, .iso8601Date, .epochSeconds, .epochMilliseconds, .integerFromString, .decimalFromString,
         .stringFromNumber, .url, .uuid, .base64, .parse,
     ]
@@ -13,7 +13,7 @@ extension ValueTransformer {
     /// `iso8601`: an RFC 3339 date-time (0–9 fraction digits; `Z`, `±hh:mm`, `±hhmm`, or
     /// no offset meaning UTC) or full-date `yyyy-MM-dd` (midnight UTC) ↔ `.date`; writes
     /// RFC 3339 UTC with milliseconds (`2015-02-16T19:30:00.000Z`). See ``RFC3339``.
-    public static let iso8601 = ValueTransformer(
+    public static let iso8601 = JSONValueTransformer(
         name: "iso8601",
         forward: { json in
             try BuiltIn.string(json, "iso8601", expecting: "an RFC 3339 date string").map { s in
@@ -29,7 +29,7 @@ extension ValueTransformer {
 
     /// `iso8601-date`: an RFC 3339 full-date `yyyy-MM-dd` ↔ `.date` at midnight UTC;
     /// writes the UTC day of the date.
-    public static let iso8601Date = ValueTransformer(
+    public static let iso8601Date = JSONValueTransformer(
         name: "iso8601-date",
         forward: { json in
             try BuiltIn.string(json, "iso8601-date", expecting: "a yyyy-MM-dd string").map { s in
@@ -49,7 +49,7 @@ extension ValueTransformer {
     /// reads back as the same date (`1314131052.249`), to the precision `Date` carries
     /// (see `EpochInstant.epochText(for:scale:)`: integral seconds within ±10^12 s come
     /// back as the same integer, even where `Date` cannot hold them exactly).
-    public static let epochSeconds = ValueTransformer(
+    public static let epochSeconds = JSONValueTransformer(
         name: "epoch-seconds",
         forward: { json in try BuiltIn.epochDate(json, scale: 0, "epoch-seconds").map(AttributeValue.date) },
         reverse: { value in
@@ -71,7 +71,7 @@ extension ValueTransformer {
     /// beyond the precision `Date` carries (any integral value within ±10^15 ms comes
     /// back as the same integer, e.g. `143646844205` in 1974, which `Date` holds as
     /// 143646844.20500004 s).
-    public static let epochMilliseconds = ValueTransformer(
+    public static let epochMilliseconds = JSONValueTransformer(
         name: "epoch-milliseconds",
         forward: { json in try BuiltIn.epochDate(json, scale: 3, "epoch-milliseconds").map(AttributeValue.date) },
         reverse: { value in
@@ -94,7 +94,7 @@ extension ValueTransformer {
     /// `integer-from-string`: a numeric string (or a number) ↔ `.integer`, exact and never
     /// through `Double` (`"9223372036854775807"` → Int64.max); writes decimal digits as a
     /// string. Beyond Int64: `overflow`; a fraction: `inexact`.
-    public static let integerFromString = ValueTransformer(
+    public static let integerFromString = JSONValueTransformer(
         name: "integer-from-string",
         forward: { json in
             try BuiltIn.coerce("integer-from-string") { try JSONCoercion.int64(from: json) }.map(AttributeValue.integer)
@@ -107,7 +107,7 @@ extension ValueTransformer {
 
     /// `decimal-from-string`: a numeric string (or a number) ↔ `.decimal`, exact, at most
     /// 38 significant digits (more: `inexact`); writes the decimal's digits as a string.
-    public static let decimalFromString = ValueTransformer(
+    public static let decimalFromString = JSONValueTransformer(
         name: "decimal-from-string",
         forward: { json in
             try BuiltIn.coerce("decimal-from-string") { try JSONCoercion.decimal(from: json) }.map(AttributeValue.decimal)
@@ -125,7 +125,7 @@ extension ValueTransformer {
     /// (`505874924095815681` → `"505874924095815681"`, `1.50` → `"1.50"`); a string is
     /// kept as is. Writes the string as a number; a string that is not a JSON number is
     /// an `invalidValue` error.
-    public static let stringFromNumber = ValueTransformer(
+    public static let stringFromNumber = JSONValueTransformer(
         name: "string-from-number",
         forward: { json in
             switch json {
@@ -148,7 +148,7 @@ extension ValueTransformer {
     )
 
     /// `url`: a string that is an RFC 3986 URI reference (absolute or relative) ↔ `.uri`.
-    public static let url = ValueTransformer(
+    public static let url = JSONValueTransformer(
         name: "url",
         forward: { json in try BuiltIn.coerce("url") { try JSONCoercion.url(from: json) }.map(AttributeValue.uri) },
         reverse: { value in
@@ -158,7 +158,7 @@ extension ValueTransformer {
     )
 
     /// `uuid`: a string of 8-4-4-4-12 hexadecimal digits, any case ↔ `.uuid`; writes lowercase.
-    public static let uuid = ValueTransformer(
+    public static let uuid = JSONValueTransformer(
         name: "uuid",
         forward: { json in try BuiltIn.coerce("uuid") { try JSONCoercion.uuid(from: json) }.map(AttributeValue.uuid) },
         reverse: { value in
@@ -168,7 +168,7 @@ extension ValueTransformer {
     )
 
     /// `base64`: an RFC 4648 §4 base64 string with padding ↔ `.binary`.
-    public static let base64 = ValueTransformer(
+    public static let base64 = JSONValueTransformer(
         name: "base64",
         forward: { json in try BuiltIn.coerce("base64") { try JSONCoercion.data(from: json) }.map(AttributeValue.binary) },
         reverse: { value in
@@ -189,7 +189,7 @@ extension ValueTransformer {
     ///
     /// Reverse: `.date` → the Date object (RFC 3339 UTC with milliseconds), `.binary` →
     /// the Bytes object; other values → `typeMismatch` (a pointer's class is unknown).
-    public static let parse = ValueTransformer(
+    public static let parse = JSONValueTransformer(
         name: "parse",
         forward: { json in try BuiltIn.parseObject(json) },
         reverse: { value in

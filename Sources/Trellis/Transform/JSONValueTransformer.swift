@@ -6,23 +6,23 @@ import Foundation
 /// A property annotated with a transformer name (`"JSONTransformerName":
 /// "integer-from-string"`, or a bindings file's `"transformers"` map) is imported through
 /// ``forward`` instead of ``JSONCoercion``, and exported through ``reverse``. Names are
-/// looked up in a ``ValueTransformerRegistry``; ``ValueTransformerRegistry/standard``
-/// holds the built-ins (see ``ValueTransformerRegistry``).
+/// looked up in a ``JSONValueTransformerRegistry``; ``JSONValueTransformerRegistry/standard``
+/// holds the built-ins (see ``JSONValueTransformerRegistry``).
 ///
-///     let cents = ValueTransformer(name: "cents", forward: { json in
+///     let cents = JSONValueTransformer(name: "cents", forward: { json in
 ///         guard let value = try JSONCoercion.decimal(from: json) else { return nil }
 ///         return .decimal(value / 100)
 ///     }, reverse: { value in
 ///         guard case .decimal(let d) = value else { throw TransformError(code: .typeMismatch, transformerName: "cents", message: "expected a decimal") }
 ///         return JSONCoercion.json(from: .decimal(d * 100), as: .decimal)
 ///     })
-///     var registry = ValueTransformerRegistry.standard
+///     var registry = JSONValueTransformerRegistry.standard
 ///     registry.register(cents)
 ///
-/// Foundation also declares a `ValueTransformer` class; inside a module that imports
+/// Foundation also declares a `JSONValueTransformer` class; inside a module that imports
 /// both, this one wins (a module shadows the modules it imports), and
-/// `Trellis.ValueTransformer` always names it.
-public struct ValueTransformer: Sendable {
+/// `Trellis.JSONValueTransformer` always names it.
+public struct JSONValueTransformer: Sendable {
     /// The name bindings and annotations use (kebab-case for the built-ins: `iso8601`).
     public let name: String
     /// JSON → attribute value. Returns nil for "no value" (every built-in returns nil for

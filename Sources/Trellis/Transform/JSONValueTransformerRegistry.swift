@@ -4,7 +4,7 @@
 /// A value type: copies are independent (copy-on-write storage), so a caller can
 /// start from ``standard`` and add its own transformers without affecting anyone else.
 ///
-///     var registry = ValueTransformerRegistry.standard
+///     var registry = JSONValueTransformerRegistry.standard
 ///     registry.register(.dateFormat(name: "twitter-date", format: "EEE MMM dd HH:mm:ss Z yyyy"))
 ///     let transformer = try registry.transformer(named: "integer-from-string")
 ///
@@ -24,11 +24,11 @@
 /// | `base64`              | string, RFC 4648 §4 base64 with padding → `.binary`                          | padded base64 string                 |
 /// | `parse`               | Parse typed object: `{"__type":"Date","iso":…}` → `.date`; `{"__type":"Bytes","base64":…}` → `.binary`; `{"__type":"Pointer","className":…,"objectId":…}` → `.string(objectId)` (the pointer's identity, for relationships by identifier); other `__type`s → error | `.date` → the Date object, `.binary` → the Bytes object; others (a pointer lost its class name) → error |
 ///
-/// Fixed-format dates have no fixed name; ``ValueTransformer/dateFormat(name:format:)``
+/// Fixed-format dates have no fixed name; ``JSONValueTransformer/dateFormat(name:format:)``
 /// makes one per format (a bindings file says `{"dateFormat": "EEE MMM dd HH:mm:ss Z yyyy"}`,
 /// see ``transformer(for:)``).
-public struct ValueTransformerRegistry: Sendable {
-    private var transformers: [String: ValueTransformer]
+public struct JSONValueTransformerRegistry: Sendable {
+    private var transformers: [String: JSONValueTransformer]
 
     /// An empty registry.
     public init() {
@@ -36,22 +36,22 @@ public struct ValueTransformerRegistry: Sendable {
     }
 
     /// A registry holding `transformers`; a later one replaces an earlier one of the same name.
-    public init(_ transformers: [ValueTransformer]) {
+    public init(_ transformers: [JSONValueTransformer]) {
         self.init()
         for transformer in transformers { register(transformer) }
     }
 
     /// The built-in transformers (the table above).
-    public static let standard = ValueTransformerRegistry(ValueTransformer.builtIns)
+    public static let standard = JSONValueTransformerRegistry(JSONValueTransformer.builtIns)
 
     /// Adds `transformer`, replacing any transformer registered under the same name.
-    public mutating func register(_ transformer: ValueTransformer) {
+    public mutating func register(_ transformer: JSONValueTransformer) {
         transformers[transformer.name] = transformer
     }
 
     /// Removes the transformer named `name`, returning it (nil when there was none).
     @discardableResult
-    public mutating func removeTransformer(named name: String) -> ValueTransformer? {
+    public mutating func removeTransformer(named name: String) -> JSONValueTransformer? {
         transformers.removeValue(forKey: name)
     }
 
@@ -59,7 +59,7 @@ public struct ValueTransformerRegistry: Sendable {
     ///
     /// - Throws: ``TransformError`` with code ``TransformError/Code/unknownTransformer``,
     ///   whose message lists the registered names in sorted order.
-    public func transformer(named name: String) throws -> ValueTransformer {
+    public func transformer(named name: String) throws -> JSONValueTransformer {
         if let transformer = transformers[name] { return transformer }
         let known = names.isEmpty ? "none" : names.joined(separator: ", ")
         throw TransformError(code: .unknownTransformer, transformerName: name,
@@ -68,18 +68,18 @@ public struct ValueTransformerRegistry: Sendable {
 
     /// The transformer a bindings file describes: a string is a registered name
     /// (``transformer(named:)``); an object `{"dateFormat": "<format>"}` makes a
-    /// ``ValueTransformer/dateFormat(name:format:)`` transformer (named by the format,
+    /// ``JSONValueTransformer/dateFormat(name:format:)`` transformer (named by the format,
     /// unless the registry has a transformer under the name `dateFormat(<format>)`).
     ///
     /// - Throws: ``TransformError``: `unknownTransformer` for an unregistered name,
     ///   `invalidValue` for any other JSON shape.
-    public func transformer(for specification: JSONValue) throws -> ValueTransformer {
+    public func transformer(for specification: JSONValue) throws -> JSONValueTransformer {
         switch specification {
         case .string(let name):
             return try transformer(named: name)
         case .object(let object) where object.count == 1:
             if case .string(let format)? = object["dateFormat"], !format.isEmpty {
-                let name = ValueTransformer.dateFormatName(format)
+                let name = JSONValueTransformer.dateFormatName(format)
                 return transformers[name] ?? .dateFormat(name: name, format: format)
             }
         default:

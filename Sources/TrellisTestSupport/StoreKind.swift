@@ -1,0 +1,94 @@
+import Foundation
+import Trellis
+import TrellisSQLite
+
+/// The stores every store and import contract test runs on.
+///
+/// A test that should hold on every store takes its store from here:
+///
+///     @Test(arguments: StoreKind.allCases)
+///     func nullClearsAToOne(kind: StoreKind) throws {
+///         let store = try kind.makeStore(model: model)
+///         let context = ObjectContext(store: store.store)
+///         …
+///     }
+///
+/// A new store (PostgreSQL) is one more case here; every parameterized test then runs on it.
+public enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case inMemory
+    case sqlite
+
+    public var description: String { rawValue }
+
+    /// A fresh, empty store of this kind for `model`; its files (if any) are removed when
+    /// the returned ``TestStore`` is released.
+    public func makeStore(model: ObjectModel) throws -> TestStore {
+        switch self {
+        case .inMemory:
+            return TestStore(kind: self, store: InMemoryStore(model: model), directory: nil)
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("trellis-store-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let path = directory.appendingPathComponent("store.sqlite").path
+            return TestStore(kind: self, store: try SQLiteStore(path: path, model: model), directory: directory)
+        }
+    }
+}
+
+/// A store made for one test, with what it takes to inspect it.
+public final class TestStore: @unchecked Sendable {
+    // SAFETY: every property is immutable after init; the store is itself Sendable.
+    public let kind: StoreKind
+    public let store: any PersistentStore
+    /// The temporary directory holding the store's files (nil for the in-memory store).
+    public let directory: URL?
+
+    init(kind: StoreKind, store: any PersistentStore, directory: URL?) {
+        self.kind = kind
+        self.store = store
+        self.directory = directory
+    }
+
+    deinit {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Every stored object as text, one line per object in entity then object ID order:
+    /// `Cat/1 {id: 1, name: "Tom"} owner=[Owner/1]` (placeholders marked). Two dumps are
+    /// equal exactly when the stored graph is, so "the store is unchanged" is
+    /// `dump()` before == `dump()` after, on every kind of store.
+    public func dump() throws -> String {
+        try store.read { session in
+            var lines: [String] = []
+            for entity in session.model.resolvedEntities where !entity.isAbstract {
+                let snapshots = try session.fetch(entity: entity.name, matching: nil)
+                    .filter { $0.id.entityName == entity.name }
+                    .sorted { $0.id < $1.id }
+                for snapshot in snapshots {
+                    lines.append(TestStore.line(snapshot, entity: entity))
+                }
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// The stored objects of exactly `entity` (not its sub-entities), by object ID.
+    public func snapshots(of entity: String) throws -> [ObjectSnapshot] {
+        try store.read { session in
+            try session.fetch(entity: entity, matching: nil)
+                .filter { $0.id.entityName == entity }
+                .sorted { $0.id < $1.id }
+        }
+    }
+
+    static func line(_ snapshot: ObjectSnapshot, entity: ResolvedEntity) -> String {
+        let attributes = zip(entity.attributes, snapshot.attributes).map { attribute, value in
+            "\(attribute.name): \(value.map { "\($0)" } ?? "nil")"
+        }.joined(separator: ", ")
+        let relationships = zip(entity.relationships, snapshot.relationships).map { relationship, ids in
+            "\(relationship.name)=[\(ids.map(\.description).joined(separator: ", "))]"
+        }.joined(separator: " ")
+        return "\(snapshot.id)\(snapshot.isPlaceholder ? " (placeholder)" : "") {\(attributes)} \(relationships)"
+    }
+}
