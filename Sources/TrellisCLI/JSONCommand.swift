@@ -1,77 +1,116 @@
 import Foundation
 import Trellis
 
-/// `trellis json <subcommand>`: check and format JSON files.
-///
-///     trellis json check FILE…                               # exit 0 when all are valid
-///     trellis json format [--compact] [--sort-keys] FILE|-   # pretty (2 spaces) by default
-///
-/// Exit status: 0 success, 1 failure (invalid JSON, unreadable file), 64 bad usage
-/// (with a `usage:` line on standard error).
-public enum JSONCommand {
-    static let usage = "usage: trellis json <check|format> [options]"
+/// `trellis json check|format`: the group (``spec``) and the input reading its subcommands
+/// share; ``JSONCheckCommand`` and ``JSONFormatCommand`` run.
+enum JSONCommand {
+    static let spec = CommandSpec(name: "json", abstract: "Check or format JSON files.")
 
-    static let help = """
-        \(usage)
-
-        Subcommands:
-          check FILE...                              check that each FILE is valid JSON (RFC 8259)
-          format [--compact] [--sort-keys] FILE|-    write FILE (or standard input) as pretty or compact JSON
-
-        Run 'trellis json <subcommand> --help' for details.
-
-        """
-
-    /// Runs `trellis json` with `arguments` (after `json`).
-    /// - Parameters:
-    ///   - standardInput: read when a file argument is `-`.
-    /// - Returns: the exit status.
-    public static func run(
-        arguments: [String], stdout: inout some TextOutputStream, stderr: inout some TextOutputStream,
-        standardInput: FileHandle = .standardInput
-    ) -> Int32 {
-        guard let subcommand = arguments.first else {
-            stderr.write("error: missing subcommand\n\(usage)\n")
-            return 64
-        }
-        let rest = Array(arguments.dropFirst())
-        switch subcommand {
-        case "--help", "-h", "help":
-            stdout.write(help)
-            return 0
-        case "check":
-            return check(arguments: rest, stdout: &stdout, stderr: &stderr, standardInput: standardInput)
-        case "format":
-            return format(arguments: rest, stdout: &stdout, stderr: &stderr, standardInput: standardInput)
-        default:
-            stderr.write("error: unknown subcommand '\(subcommand)'\n\(usage)\n")
-            return 64
-        }
-    }
-
-    // MARK: - Input
-
+    /// What reading an input failed on (the message after `error: FILE: `).
     enum InputError: Error {
         case noSuchFile
         case unreadable(String)
+
+        var message: String {
+            switch self {
+            case .noSuchFile: return "no such file"
+            case .unreadable(let reason): return reason
+            }
+        }
     }
 
-    /// The bytes of `path` (`-`: all of standard input).
-    static func read(_ path: String, standardInput: FileHandle) throws(InputError) -> Data {
+    /// `<stdin>` for `-`, else the path as given: how messages name an input.
+    static func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+
+    /// The bytes of `path` (`-`: all of standard input), relative paths resolved in `environment`.
+    static func read(_ path: String, environment: CommandEnvironment) throws(InputError) -> Data {
         if path == "-" {
             do {
-                return try standardInput.readToEnd() ?? Data()
+                return try environment.standardInput.readToEnd() ?? Data()
             } catch {
                 throw .unreadable(error.localizedDescription)
             }
         }
+        let url = environment.url(for: path)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .noSuchFile }
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { throw .noSuchFile }
         if isDirectory.boolValue { throw .unreadable("is a directory") }
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+            return try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
             throw .unreadable("cannot read the file")
         }
+    }
+
+    /// `error: FILE:LINE:COLUMN: message` for a parse error, `error: FILE: message` otherwise.
+    static func message(for error: any Error, file: String) -> String {
+        let name = displayName(file)
+        switch error {
+        case let error as JSONParseError: return "error: \(name):\(error.line):\(error.column): \(error.message)\n"
+        case let error as InputError: return "error: \(name): \(error.message)\n"
+        default: return "error: \(name): \(error)\n"
+        }
+    }
+}
+
+/// `trellis json check <file>...`: whether each file holds exactly one valid JSON text.
+enum JSONCheckCommand: LeafCommand {
+    static let files = ArgumentKey<[String]>(repeating: "file", help: "A file to check; '-' reads standard input.")
+
+    static let spec = CommandSpec(
+        name: "json check",
+        abstract: "Check that each file holds exactly one valid JSON text (RFC 8259).",
+        discussion: """
+            Prints nothing and exits 0 when all are valid; otherwise prints one line per \
+            problem on standard error and exits 1: 'error: FILE:LINE:COLUMN: MESSAGE' (lines \
+            and columns start at 1; columns count Unicode scalars), or 'error: FILE: no such \
+            file'. Standard input is named <stdin>.
+            """,
+        arguments: [files])
+
+    static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
+        var failed = false
+        for file in arguments[files] {
+            do {
+                try JSONReader.validate(try JSONCommand.read(file, environment: context.environment))
+            } catch {
+                context.stderr.write(JSONCommand.message(for: error, file: file))
+                failed = true
+            }
+        }
+        if failed { throw ReportedFailure() }
+    }
+}
+
+/// `trellis json format [--compact] [--sort-keys] <file>`: one JSON text, reformatted.
+enum JSONFormatCommand: LeafCommand {
+    static let file = ArgumentKey<String>("file", help: "The file to format; '-' reads standard input.")
+    static let compact = OptionKey<Bool>(flag: "--compact", help: "No whitespace at all.")
+    static let sortKeys = OptionKey<Bool>(flag: "--sort-keys", help: "Members of every object sorted by key.")
+
+    static let spec = CommandSpec(
+        name: "json format",
+        abstract: "Write a JSON file as pretty or compact JSON.",
+        discussion: """
+            Reads one JSON text and writes it to standard output, followed by a newline: \
+            pretty (two-space indent, "key": value) by default. Numbers are written exactly as \
+            read; keys keep their order unless sorted.
+            """,
+        arguments: [file],
+        options: [compact, sortKeys])
+
+    static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
+        let path = arguments[file]
+        var options = JSONWriter.Options(format: arguments[compact] ? .compact : .pretty)
+        options.sortedKeys = arguments[sortKeys]
+        let text: String
+        do {
+            let value = try JSONReader.parse(try JSONCommand.read(path, environment: context.environment))
+            text = try JSONWriter.string(for: value, options: options)
+        } catch {
+            context.stderr.write(JSONCommand.message(for: error, file: path))
+            throw ReportedFailure()
+        }
+        context.stdout.write(text + "\n")
     }
 }

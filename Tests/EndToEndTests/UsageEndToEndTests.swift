@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 
 /// The built binary's exit statuses and streams for help and bad usage.
 @Suite struct UsageEndToEndTests {
@@ -10,6 +11,34 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stderr == "")
         #expect(result.stdout.hasPrefix("OVERVIEW: Import JSON files into a store, merging objects by identity.\n"))
+    }
+
+    /// `trellis` alone is the overview (status 0), `--version` the version, and an unknown
+    /// help topic is bad usage, not the parent's help.
+    @Test func overviewVersionAndUnknownHelpTopics() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let overview = try String(contentsOf: Fixtures.url("help/trellis.txt"), encoding: .utf8)
+        #expect(try TrellisProcess.run([], in: directory.url) == TrellisProcess.Result(status: 0, stdout: overview, stderr: ""))
+        #expect(try TrellisProcess.run(["--version"], in: directory.url) == TrellisProcess.Result(
+            status: 0, stdout: "trellis 0.1.0\n", stderr: ""))
+        #expect(try TrellisProcess.run(["help", "model", "infer"], in: directory.url) == TrellisProcess.Result(
+            status: 64, stdout: "",
+            stderr: "error: unknown subcommand 'infer' of 'trellis model'; expected one of: convert, show\n"
+                + "usage: trellis help [<subcommand>...]\n  See 'trellis help --help' for more information.\n"))
+    }
+
+    /// `-` is named `<stdin>` in every command's messages.
+    @Test func standardInputIsNamedStdinEverywhere() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.copyExample("twitter/model.json")
+        let bad = Data("[1,\n 2 3]".utf8)
+        for arguments in [["json", "check", "-"], ["json", "format", "-"],
+                          ["import", "-", "--model", "Examples/twitter/model.json", "--entity", "Status"]] {
+            #expect(try TrellisProcess.run(arguments, in: directory.url, input: bad) == TrellisProcess.Result(
+                status: 1, stdout: "", stderr: "error: <stdin>:2:4: expected ',' or ']' after array element\n"), "\(arguments)")
+        }
     }
 
     @Test func aChildThatExitsBeforeReadingStandardInputDoesNotEndTheTestRun() throws {

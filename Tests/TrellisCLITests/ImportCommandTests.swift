@@ -249,7 +249,7 @@ struct CommandWorkspace {
         let result = w.run("import", "posts.ndjson", "--format", "ndjson", "--model", "model.json", "--entity", "Post")
         #expect(result == CommandResult(
             status: 1, stdout: "",
-            stderr: "error: posts.ndjson: line 4: $[2].id: cannot store \"x\" in Post.id (integer64): not a decimal number\n"))
+            stderr: "error: posts.ndjson:4: $[2].id: cannot store \"x\" in Post.id (integer64): not a decimal number\n"))
     }
 
     @Test func severalNDJSONFilesNameTheFileAndLine() throws {
@@ -259,7 +259,7 @@ struct CommandWorkspace {
         try w.write("b.ndjson", "{\"id\": 3}\n{\"id\": 4, \"stats\": {\"score\": []}}\n")
         let result = w.run("import", "a.ndjson", "b.ndjson", "--format", "ndjson", "--model", "model.json", "--entity", "Post")
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("error: b.ndjson: line 2: $[1].stats.score: cannot store [] in Post.score (integer32)"),
+        #expect(result.stderr.hasPrefix("error: b.ndjson:2: $[1].stats.score: cannot store [] in Post.score (integer32)"),
                 "\(result.stderr)")
         #expect(!w.exists("trellis.sqlite"))
         let good = w.run("import", "a.ndjson", "--format", "ndjson", "--model", "model.json", "--entity", "Post", "--report", "json")

@@ -71,20 +71,20 @@ import Trellis
 
     static let scalarCases: [ScalarCase] = [
         ScalarCase(text: #"{"search_metadata": {"count": 100}}"#, at: "search_metadata.count",
-                   message: "$.search_metadata.count: expected an array or object of Status objects, found a number"),
-        ScalarCase(text: #"{"a": null}"#, at: "a", message: "$.a: expected an array or object of Status objects, found null"),
-        ScalarCase(text: #"{"a": "x"}"#, at: "a", message: "$.a: expected an array or object of Status objects, found a string"),
-        ScalarCase(text: #"{"a": [true]}"#, at: "a.0", message: #"$.a[0]: expected an array or object of Status objects, found a boolean"#),
-        ScalarCase(text: "7", at: nil, message: "$: expected an array or object of Status objects, found a number"),
+                   message: ": $.search_metadata.count: expected an array or object of Status objects, found a number"),
+        ScalarCase(text: #"{"a": null}"#, at: "a", message: ": $.a: expected an array or object of Status objects, found null"),
+        ScalarCase(text: #"{"a": "x"}"#, at: "a", message: ": $.a: expected an array or object of Status objects, found a string"),
+        ScalarCase(text: #"{"a": [true]}"#, at: "a.0", message: #": $.a[0]: expected an array or object of Status objects, found a boolean"#),
+        ScalarCase(text: "7", at: nil, message: ": $: expected an array or object of Status objects, found a number"),
         ScalarCase(text: "{\"a\": [1]}\n{\"a\": 2}\n", at: "a", lines: true,
-                   message: "line 2: $[1].a: expected an array or object of Status objects, found a number"),
+                   message: ":2: $[1].a: expected an array or object of Status objects, found a number"),
     ]
 
     @Test(arguments: scalarCases)
     func scalarOrNullAtTheKeyPathIsAnError(_ c: ScalarCase) throws {
         var message = ""
         do { _ = try Self.elements(c.text, at: c.at, lines: c.lines) } catch let error as CommandError { message = error.message }
-        #expect(message.hasSuffix(".json: " + c.message), "\(message)")
+        #expect(message.hasSuffix(".json" + c.message), "\(message)")
     }
 
     @Test func keyAttributeOrValueKeyMeanObjectOfObjects() throws {

@@ -6,21 +6,10 @@ import TrellisTestSupport
 
 /// Runs `trellis json …` in-process and compares stdout, stderr and the exit status exactly.
 @Suite struct JSONCommandTests {
-    struct Outcome: Equatable, CustomStringConvertible {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var description: String { "status \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
-    }
+    typealias Outcome = CommandResult
 
     static func run(_ arguments: [String], stdin: String = "") -> Outcome {
-        var out = ""
-        var err = ""
-        let pipe = Pipe()
-        pipe.fileHandleForWriting.write(Data(stdin.utf8))
-        try? pipe.fileHandleForWriting.close()
-        let status = JSONCommand.run(arguments: arguments, stdout: &out, stderr: &err, standardInput: pipe.fileHandleForReading)
-        return Outcome(status: status, stdout: out, stderr: err)
+        trellis(arguments: ["json"] + arguments, stdin: stdin)
     }
 
     /// A fresh directory holding `files` (name → contents).
@@ -51,16 +40,16 @@ import TrellisTestSupport
         let missing = dir.appendingPathComponent("missing.json").path
         let outcome = Self.run(["check", good, bad, missing, worse])
         #expect(outcome == Outcome(status: 1, stdout: "", stderr: """
-            \(bad):2:10: error: expected ',' or '}' after object member
-            \(missing): error: no such file
-            \(worse):1:4: error: expected a JSON value, found ']'
+            error: \(bad):2:10: expected ',' or '}' after object member
+            error: \(missing): no such file
+            error: \(worse):1:4: expected a JSON value, found ']'
 
             """))
     }
 
     @Test func checkReadsStandardInput() {
         #expect(Self.run(["check", "-"], stdin: "{\"x\": true}") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(Self.run(["check", "-"], stdin: "{\"x\": tru}") == Outcome(status: 1, stdout: "", stderr: "-:1:10: error: invalid literal, expected 'true'\n"))
+        #expect(Self.run(["check", "-"], stdin: "{\"x\": tru}") == Outcome(status: 1, stdout: "", stderr: "error: <stdin>:1:10: invalid literal, expected 'true'\n"))
     }
 
     @Test func checkAcceptsTheCorpus() {
@@ -68,13 +57,12 @@ import TrellisTestSupport
         #expect(Self.run(["check"] + files) == Outcome(status: 0, stdout: "", stderr: ""))
     }
 
+    static let checkUsage = "usage: trellis json check <file>...\n  See 'trellis json check --help' for more information.\n"
+
     @Test func checkUsageErrors() {
-        #expect(Self.run(["check"]) == Outcome(status: 64, stdout: "", stderr: "error: missing FILE\nusage: trellis json check FILE...\n"))
-        #expect(Self.run(["check", "--strict", "a.json"]) == Outcome(status: 64, stdout: "", stderr: "error: unknown option '--strict'\nusage: trellis json check FILE...\n"))
-        let help = Self.run(["check", "--help"])
-        #expect(help.status == 0 && help.stderr == "")
-        #expect(help.stdout == JSONCommand.checkHelp)
-        #expect(help.stdout.hasPrefix("usage: trellis json check FILE...\n"))
+        #expect(Self.run(["check"]) == Outcome(status: 64, stdout: "", stderr: "error: missing expected argument '<file>'\n" + Self.checkUsage))
+        #expect(Self.run(["check", "--strict", "a.json"]) == Outcome(
+            status: 64, stdout: "", stderr: "error: unknown option '--strict'\n" + Self.checkUsage))
     }
 
     // MARK: - format
@@ -115,16 +103,17 @@ import TrellisTestSupport
         let bad = dir.appendingPathComponent("bad.json").path
         #expect(Self.run(["format", bad]) == Outcome(status: 1, stdout: "", stderr: "error: \(bad):1:6: expected ',' or ']' after array element, found end of input\n"))
         #expect(Self.run(["format", "/nonexistent/x.json"]) == Outcome(status: 1, stdout: "", stderr: "error: /nonexistent/x.json: no such file\n"))
-        #expect(Self.run(["format", "-"], stdin: "") == Outcome(status: 1, stdout: "", stderr: "error: -:1:1: expected a JSON value, found end of input\n"))
+        #expect(Self.run(["format", "-"], stdin: "") == Outcome(
+            status: 1, stdout: "", stderr: "error: <stdin>:1:1: expected a JSON value, found end of input\n"))
     }
 
     @Test func formatUsageErrors() {
-        let usage = "usage: trellis json format [--compact] [--sort-keys] FILE|-\n"
-        #expect(Self.run(["format"]) == Outcome(status: 64, stdout: "", stderr: "error: missing FILE\n" + usage))
-        #expect(Self.run(["format", "a", "b"]) == Outcome(status: 64, stdout: "", stderr: "error: unexpected argument 'b' (format reads one FILE)\n" + usage))
+        let usage = "usage: trellis json format <file> [--compact] [--sort-keys]\n  See 'trellis json format --help' for more information.\n"
+        #expect(Self.run(["format"]) == Outcome(status: 64, stdout: "", stderr: "error: missing expected argument '<file>'\n" + usage))
+        #expect(Self.run(["format", "a", "b"]) == Outcome(status: 64, stdout: "", stderr: "error: unexpected argument 'b'\n" + usage))
         #expect(Self.run(["format", "--pretty", "a"]) == Outcome(status: 64, stdout: "", stderr: "error: unknown option '--pretty'\n" + usage))
-        let help = Self.run(["format", "--help"])
-        #expect(help == Outcome(status: 0, stdout: JSONCommand.formatHelp, stderr: ""))
+        #expect(Self.run(["format", "--compact", "--compact", "a"]) == Outcome(
+            status: 64, stdout: "", stderr: "error: option '--compact' is given more than once\n" + usage))
     }
 
     @Test func formatRoundTripsTheCorpus() throws {
@@ -133,20 +122,5 @@ import TrellisTestSupport
         #expect(outcome.status == 0 && outcome.stderr == "")
         let expected = try JSONWriter.string(for: JSONReader.parse(Fixtures.data("corpus/twitter.json"))) + "\n"
         #expect(outcome.stdout == expected)
-    }
-
-    // MARK: - json
-
-    @Test func jsonUsageAndDispatch() {
-        #expect(Self.run([]) == Outcome(status: 64, stdout: "", stderr: "error: missing subcommand\nusage: trellis json <check|format> [options]\n"))
-        #expect(Self.run(["lint"]) == Outcome(status: 64, stdout: "", stderr: "error: unknown subcommand 'lint'\nusage: trellis json <check|format> [options]\n"))
-        #expect(Self.run(["--help"]) == Outcome(status: 0, stdout: JSONCommand.help, stderr: ""))
-
-        var out = ""
-        var err = ""
-        let status = TrellisCommand.run(arguments: ["json", "check"], stdout: &out, stderr: &err)
-        #expect(status == 64)
-        #expect(out == "")
-        #expect(err == "error: missing FILE\nusage: trellis json check FILE...\n")
     }
 }

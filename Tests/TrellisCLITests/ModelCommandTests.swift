@@ -252,10 +252,10 @@ import TrellisTestSupport
         + "  See 'trellis model convert --help' for more information.\n"
 
     static let usageCases = [
-        UsageCase(arguments: ["model"], stderr: "error: missing subcommand; expected convert or show\n"
-                      + "usage: trellis model <subcommand>\n  See 'trellis model --help' for more information.\n"),
-        UsageCase(arguments: ["model", "frob"], stderr: "error: unknown subcommand 'frob'; expected convert or show\n"
-                      + "usage: trellis model <subcommand>\n  See 'trellis model --help' for more information.\n"),
+        UsageCase(arguments: ["model", "frob"], stderr: "error: unknown subcommand 'frob' of 'trellis model'; expected one of: convert, show\n"
+                      + "usage: trellis model <subcommand> [options]\n  See 'trellis model --help' for more information.\n"),
+        UsageCase(arguments: ["model", "shwo"], stderr: "error: unknown subcommand 'shwo' of 'trellis model'; did you mean 'show'?\n"
+                      + "usage: trellis model <subcommand> [options]\n  See 'trellis model --help' for more information.\n"),
         UsageCase(arguments: ["model", "convert"], stderr: "error: missing expected argument '<input>'\n" + convertUsage),
         UsageCase(arguments: ["model", "convert", "m.json", "--to", "yaml"],
                   stderr: "error: invalid value 'yaml' for '--to'; expected one of: json, xcdatamodel\n" + convertUsage),

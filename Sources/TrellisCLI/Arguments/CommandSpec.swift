@@ -1,121 +1,95 @@
-/// The command-line interface of one subcommand: its options, arguments and help text.
-/// ``ArgumentParser`` parses against it; ``helpText`` and ``usageLine`` render it in the
-/// style of swift-argument-parser (`OVERVIEW:`, `USAGE:`, `ARGUMENTS:`, `OPTIONS:`).
+// The command-line grammar of `trellis`: every command is a `CommandSpec` (name, help,
+// positional arguments, options), every option an `OptionKey<Value>` declared once with its
+// type, default and help, and the commands form one tree (`TrellisCommand.root`,
+// TrellisCommand.swift) that dispatches, parses and prints help for all of them alike.
+//
+// To add an option to a command:
+//   1. declare it once, in the command's type (or in `CommonOptions` if several commands take it):
+//        static let limit = OptionKey<Int?>("--limit", valueName: "count", help: "At most this many objects.")
+//      (`Value` is an `OptionValue`: String, a String-backed CaseIterable enum, JSONKeyPath,
+//      Seconds, Int…; conform a new type by giving `init(optionText:) throws(OptionValueError)`.
+//      No `default:` and a non-Optional `Value` make it required; `OptionKey<Bool>(flag:help:)`
+//      is a flag);
+//   2. list it in the command's `spec.options` (help order);
+//   3. read it typed in `run`: `let limit = arguments[Self.limit]`. Cross-option rules go in
+//      the command's options struct and throw `UsageError("…")` (exit 64, with the usage line);
+//   4. record its help: `TRELLIS_RECORD_HELP=1 swift test --filter HelpGoldenTests` rewrites
+//      `Tests/Fixtures/help/*.txt` (and fails, so the run is never taken for a pass); review the
+//      diff, run again, and document the option in docs/CLI.md.
+//
+// To add a command:
+//   1. write `enum CountCommand: LeafCommand` with `static let spec = CommandSpec(name: "count",
+//      abstract: "…", options: [CommonOptions.model, …])` and
+//      `static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws`
+//      (write to `context.stdout`; throw `CommandError` for a failure, exit 1);
+//   2. add `.command(CountCommand.self)` to `TrellisCommand.root` (or to a group's list,
+//      e.g. `model`; a subcommand's spec name is its full path, `"model infer"`);
+//   3. record its help golden file as above (the test fails for a command without one).
+
+/// The command-line interface of one command: its options, arguments and help text.
+/// ``ArgumentParser`` parses against it; ``helpText`` and ``usageLine``
+/// (CommandSpec+Help.swift) render it in the style of swift-argument-parser
+/// (`OVERVIEW:`, `USAGE:`, `ARGUMENTS:`, `OPTIONS:`).
 struct CommandSpec: Sendable {
-    /// `import`.
+    /// The command's path below `trellis`: `import`, `model convert`.
     var name: String
-    /// One sentence for `trellis --help` and the `OVERVIEW:` line.
+    /// One sentence for the parent's list of subcommands and the `OVERVIEW:` line.
     var abstract: String
     /// Paragraphs shown after the overview.
-    var discussion: String = ""
-    /// Positional arguments, in order.
-    var arguments: [ArgumentSpec] = []
+    var discussion: String
+    /// Positional arguments, in order (at most one repeating, last).
+    var arguments: [ArgumentSpec]
     /// Options, in help order.
-    var options: [OptionSpec] = []
+    var options: [OptionSpec]
 
-    /// `trellis import <file>... --model <model> …`: required options first, then optional ones in brackets.
-    var usageLine: String {
-        var parts = ["trellis", name]
-        for argument in arguments {
-            let text = "<\(argument.valueName)>" + (argument.isRepeating ? "..." : "")
-            parts.append(argument.isRequired ? text : "[\(text)]")
-        }
-        for option in options where option.isRequired { parts.append(option.synopsis) }
-        for option in options where !option.isRequired { parts.append("[\(option.synopsis)]") }
-        return parts.joined(separator: " ")
+    init(name: String, abstract: String, discussion: String = "", arguments: [any ArgumentDeclaration] = [],
+         options: [any OptionDeclaration] = []) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.arguments = arguments.map(\.spec)
+        self.options = options.map(\.spec)
     }
 
-    /// The full `--help` text.
-    var helpText: String {
-        var text = "OVERVIEW: \(abstract)\n"
-        if !discussion.isEmpty { text += "\n" + CommandSpec.wrapped(discussion, width: 80) + "\n" }
-        text += "\nUSAGE: \(usageLine)\n"
-        if !arguments.isEmpty {
-            text += "\nARGUMENTS:\n"
-            for argument in arguments {
-                text += CommandSpec.row("<\(argument.valueName)>", argument.help)
-            }
-        }
-        text += "\nOPTIONS:\n"
-        for option in options {
-            var help = option.help
-            if let values = option.allowedValues { help += " (values: \(values.joined(separator: ", ")))" }
-            if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
-            text += CommandSpec.row(option.synopsis, help)
-        }
-        text += CommandSpec.row("-h, --help", "Show help information.")
-        return text
-    }
+    /// The last word of ``name``: what is typed to choose this command in its group (`convert`).
+    var word: String { String(name.split(separator: " ").last ?? "") }
 
     /// The option named `name` (`--model`), if declared.
     func option(_ name: String) -> OptionSpec? { options.first { $0.name == name } }
-
-    /// `text` with lines broken at spaces so none exceeds `width` columns (paragraphs kept).
-    static func wrapped(_ text: String, width: Int) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { paragraph in
-            var lines: [String] = []
-            var line = ""
-            for word in paragraph.split(separator: " ") {
-                if !line.isEmpty, line.count + 1 + word.count > width {
-                    lines.append(line)
-                    line = ""
-                }
-                line += (line.isEmpty ? "" : " ") + word
-            }
-            lines.append(line)
-            return lines.joined(separator: "\n")
-        }.joined(separator: "\n")
-    }
-
-    /// A help row: the label padded to a column, the help wrapped at 80 columns.
-    static func row(_ label: String, _ help: String) -> String {
-        let column = 26
-        var text = "  " + label
-        let words = help.split(separator: " ", omittingEmptySubsequences: true)
-        var line = ""
-        var lines: [String] = []
-        for word in words {
-            if !line.isEmpty, line.count + 1 + word.count > 80 - column {
-                lines.append(line)
-                line = ""
-            }
-            line += (line.isEmpty ? "" : " ") + word
-        }
-        if !line.isEmpty { lines.append(line) }
-        if text.count + 2 > column {
-            text += "\n" + String(repeating: " ", count: column)
-        } else {
-            text += String(repeating: " ", count: column - text.count)
-        }
-        text += lines.joined(separator: "\n" + String(repeating: " ", count: column))
-        return text + "\n"
-    }
 }
 
-/// A positional argument.
+/// A positional argument (untyped; declared through ``ArgumentKey``).
 struct ArgumentSpec: Sendable {
     /// `file` (shown as `<file>`).
     var valueName: String
     var help: String
-    var isRequired: Bool = true
+    var isRequired: Bool
     /// Accepts one or more values (`<file>...`).
-    var isRepeating: Bool = false
+    var isRepeating: Bool
 }
 
-/// A long option (`--model <model>`) or flag (`--dry-run`).
+/// A long option (`--model <model>`) or flag (`--dry-run`) (untyped; declared through
+/// ``OptionKey``).
 struct OptionSpec: Sendable {
     /// `--model`.
     var name: String
     /// `model` (shown as `<model>`); nil for a flag.
     var valueName: String?
     var help: String
-    var isRequired: Bool = false
     /// The only accepted values, when the option is an enumeration.
     var allowedValues: [String]?
-    /// Shown in help; the command applies it.
-    var defaultValue: String?
+    /// The value when not given, as command-line text (shown in help as `(default: …)`).
+    var defaultText: String?
     /// Accepts the empty string (a JSON key may be `""`); otherwise an empty value is bad usage.
-    var allowsEmptyValue = false
+    var allowsEmptyValue: Bool
+    /// The typed value of a given text (or of ``defaultText``).
+    let convert: @Sendable (String) throws(OptionValueError) -> any Sendable
+    /// The value when not given and without a default: `false` for a flag, `nil` for an
+    /// optional value; nil (no value at all) when the option is required.
+    let absentValue: (any Sendable)?
+
+    /// Must be given: no default and no absent value.
+    var isRequired: Bool { defaultText == nil && absentValue == nil }
 
     /// `--model <model>` or `--dry-run`.
     var synopsis: String { valueName.map { "\(name) <\($0)>" } ?? name }

@@ -4,7 +4,15 @@ import TrellisModelFile
 
 /// `trellis export --model MODEL --entity NAME [options]`: the objects of an entity as a
 /// JSON array on standard output.
-enum ExportCommand {
+enum ExportCommand: LeafCommand {
+    static let pretty = OptionKey<Bool>(flag: "--pretty", help: "Indent the JSON (two spaces, one member per line).")
+    static let condition = OptionKey<Condition?>(
+        "--where", valueName: "attribute=value",
+        help: "Only objects whose attribute equals the value (coerced to the attribute's type).")
+    static let relationships = OptionKey<RelationshipMode>(
+        "--relationships", valueName: "mode", help: "Related objects as nested objects or as their identifiers.",
+        default: "ids")
+
     static let spec = CommandSpec(
         name: "export",
         abstract: "Export the objects of an entity as a JSON array.",
@@ -14,19 +22,33 @@ enum ExportCommand {
             applied. Objects are in store order.
             """,
         options: [
-            OptionSpec(name: "--model", valueName: "model", help: ModelLoading.modelHelp, isRequired: true),
-            OptionSpec(name: "--entity", valueName: "entity", help: "The entity to export (with its sub-entities).",
-                       isRequired: true),
-            OptionSpec(name: "--store", valueName: "path", help: "The SQLite store.", defaultValue: "trellis.sqlite"),
-            StoreOpening.busyTimeoutOption,
-            OptionSpec(name: "--pretty", help: "Indent the JSON (two spaces, one member per line)."),
-            OptionSpec(name: "--where", valueName: "attribute=value",
-                       help: "Only objects whose attribute equals the value (coerced to the attribute's type)."),
-            OptionSpec(name: "--relationships", valueName: "mode",
-                       help: "Related objects as nested objects or as their identifiers.",
-                       allowedValues: ["ids", "nested"], defaultValue: "ids"),
-            ModelLoading.bindingsOption,
+            CommonOptions.model,
+            CommonOptions.entity.with(help: "The entity to export (with its sub-entities)."),
+            CommonOptions.store,
+            CommonOptions.busyTimeout,
+            pretty, condition, relationships,
+            CommonOptions.bindings,
         ])
+
+    /// `--where ATTRIBUTE=VALUE`.
+    struct Condition: OptionValue {
+        var attribute: String
+        var value: String
+
+        init(optionText text: String) throws(OptionValueError) {
+            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { throw .expected("ATTRIBUTE=VALUE") }
+            attribute = String(text[..<equals])
+            value = String(text[text.index(after: equals)...])
+        }
+    }
+
+    /// `--relationships`.
+    enum RelationshipMode: String, CaseIterable, OptionValue {
+        /// Related objects as their identity values.
+        case ids
+        /// Related objects written in full, once per exported object.
+        case nested
+    }
 
     /// The parsed options.
     struct Options {
@@ -36,31 +58,22 @@ enum ExportCommand {
         var storePath: String
         var busyTimeoutMilliseconds: Int
         var pretty: Bool
-        var condition: (attribute: String, value: String)?
+        var condition: Condition?
         var nested: Bool
 
-        init(_ parsed: ParsedArguments) throws(UsageError) {
-            modelPath = parsed.value("--model") ?? ""
-            bindingsPath = parsed.value("--bindings")
-            entity = parsed.value("--entity") ?? ""
-            storePath = parsed.value("--store") ?? "trellis.sqlite"
-            busyTimeoutMilliseconds = try StoreOpening.busyTimeoutMilliseconds(parsed, spec: ExportCommand.spec)
-            pretty = parsed.flag("--pretty")
-            nested = parsed.value("--relationships") == "nested"
-            if let text = parsed.value("--where") {
-                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-                    throw UsageError(spec: ExportCommand.spec,
-                                     message: "invalid value '\(text)' for '--where'; expected ATTRIBUTE=VALUE")
-                }
-                condition = (String(text[..<equals]), String(text[text.index(after: equals)...]))
-            }
+        init(_ arguments: ParsedArguments) {
+            modelPath = arguments[CommonOptions.model]
+            bindingsPath = arguments[CommonOptions.bindings]
+            entity = arguments[CommonOptions.entity]
+            storePath = arguments[CommonOptions.store]
+            busyTimeoutMilliseconds = arguments[CommonOptions.busyTimeout].milliseconds
+            pretty = arguments[ExportCommand.pretty]
+            condition = arguments[ExportCommand.condition]
+            nested = arguments[relationships] == .nested
         }
     }
 
-    static func run(arguments: [String], environment: CommandEnvironment,
-                    stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
-        CommandRunner.run(spec, arguments, stdout: &stdout, stderr: &stderr) { parsed, out, _ in
-            out.write(try ExportRunner(options: try Options(parsed), environment: environment).run())
-        }
+    static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
+        context.stdout.write(try ExportRunner(options: Options(arguments), environment: context.environment).run())
     }
 }

@@ -45,7 +45,8 @@ struct ChainedImportSource: ImportSource {
         return nil
     }
 
-    /// `FILE: PATH` (or `FILE: line N: PATH` for NDJSON) for a path of an element of this source.
+    /// `FILE: PATH` (or `FILE:LINE: PATH` for NDJSON, LINE the record's) for a path of an
+    /// element of this source.
     func locate(_ path: JSONPath) -> String {
         var components = path.components[...]
         var index = 0
@@ -58,7 +59,7 @@ struct ChainedImportSource: ImportSource {
         let reader = readers[index]
         let shown = JSONPath(components: Array(components))
         if reader.isLines, case .index(let record)? = components.first, let line = reader.line(ofRecord: record) {
-            return "\(reader.input.name): line \(line): \(shown)"
+            return "\(reader.input.name):\(line): \(shown)"
         }
         return "\(reader.input.name): \(shown)"
     }

@@ -4,7 +4,21 @@ import TrellisModelFile
 
 /// `trellis import FILE…|- --model MODEL --entity NAME [options]`: imports JSON files into
 /// a store in one transaction, merging objects by identity, and prints a summary.
-enum ImportCommand {
+enum ImportCommand: LeafCommand {
+    static let files = ArgumentKey<[String]>(repeating: "file", help: "A JSON file to import; '-' reads standard input.")
+    static let at = OptionKey<JSONKeyPath?>(
+        "--at", valueName: "key-path", help: "The key path of the collection inside each document (statuses, response.docs).")
+    static let keyAttribute = OptionKey<String?>(
+        "--key-attribute", valueName: "attribute", help: "For an object of objects: store each object's key into this attribute.")
+    static let valueKey = OptionKey<String?>(
+        "--value-key", valueName: "key",
+        help: "Wrap each element that is not an object as {\"key\": element} (for id → name tables).", allowsEmptyValue: true)
+    static let format = OptionKey<InputFormat>(
+        "--format", valueName: "format", help: "The input format: one JSON document, or one per line.", default: "json")
+    static let report = OptionKey<ReportFormat>(
+        "--report", valueName: "format", help: "The summary format on standard output.", default: "text")
+    static let dryRun = OptionKey<Bool>(flag: "--dry-run", help: "Import and report, then roll back: the store is not changed.")
+
     static let spec = CommandSpec(
         name: "import",
         abstract: "Import JSON files into a store, merging objects by identity.",
@@ -15,29 +29,31 @@ enum ImportCommand {
             or, with --key-attribute or --value-key, an object whose values are the objects \
             (keyed by id).
             """,
-        arguments: [
-            ArgumentSpec(valueName: "file", help: "A JSON file to import; '-' reads standard input.", isRepeating: true),
-        ],
+        arguments: [files],
         options: [
-            OptionSpec(name: "--model", valueName: "model", help: ModelLoading.modelHelp, isRequired: true),
-            OptionSpec(name: "--entity", valueName: "entity", help: "The entity of the imported objects.", isRequired: true),
-            OptionSpec(name: "--store", valueName: "path", help: "The SQLite store; created when missing.",
-                       defaultValue: "trellis.sqlite"),
-            StoreOpening.busyTimeoutOption,
-            OptionSpec(name: "--at", valueName: "key-path",
-                       help: "The key path of the collection inside each document (statuses, response.docs)."),
-            OptionSpec(name: "--key-attribute", valueName: "attribute",
-                       help: "For an object of objects: store each object's key into this attribute."),
-            OptionSpec(name: "--value-key", valueName: "key",
-                       help: "Wrap each element that is not an object as {\"key\": element} (for id → name tables).",
-                       allowsEmptyValue: true),
-            OptionSpec(name: "--format", valueName: "format", help: "The input format: one JSON document, or one per line.",
-                       allowedValues: ["json", "ndjson"], defaultValue: "json"),
-            OptionSpec(name: "--report", valueName: "format", help: "The summary format on standard output.",
-                       allowedValues: ["text", "json"], defaultValue: "text"),
-            OptionSpec(name: "--dry-run", help: "Import and report, then roll back: the store is not changed."),
-            ModelLoading.bindingsOption,
+            CommonOptions.model,
+            CommonOptions.entity.with(help: "The entity of the imported objects."),
+            CommonOptions.store.with(help: "The SQLite store; created when missing."),
+            CommonOptions.busyTimeout,
+            at, keyAttribute, valueKey, format, report, dryRun,
+            CommonOptions.bindings,
         ])
+
+    /// `--format`.
+    enum InputFormat: String, CaseIterable, OptionValue {
+        /// One JSON document per file.
+        case json
+        /// One JSON document per line (NDJSON, JSON Lines).
+        case ndjson
+    }
+
+    /// `--report`.
+    enum ReportFormat: String, CaseIterable, OptionValue {
+        /// A table per entity and a summary line.
+        case text
+        /// One JSON object on one line.
+        case json
+    }
 
     /// The parsed and checked options.
     struct Options {
@@ -54,37 +70,28 @@ enum ImportCommand {
         var jsonReport: Bool
         var dryRun: Bool
 
-        init(_ parsed: ParsedArguments, environment: CommandEnvironment) throws(UsageError) {
-            inputs = parsed.positionals.map { InputFile(argument: $0, environment: environment) }
+        init(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) {
+            inputs = arguments[files].map { InputFile(argument: $0, environment: environment) }
             if inputs.filter(\.isStandardInput).count > 1 {
-                throw UsageError(spec: ImportCommand.spec, message: "'-' (standard input) can be given only once")
+                throw UsageError("'-' (standard input) can be given only once")
             }
-            modelPath = parsed.value("--model") ?? ""
-            bindingsPath = parsed.value("--bindings")
-            entity = parsed.value("--entity") ?? ""
-            storePath = parsed.value("--store") ?? "trellis.sqlite"
-            busyTimeoutMilliseconds = try StoreOpening.busyTimeoutMilliseconds(parsed, spec: ImportCommand.spec)
-            if let text = parsed.value("--at") {
-                do {
-                    at = try JSONKeyPath(parsing: text)
-                } catch {
-                    throw UsageError(spec: ImportCommand.spec, message: "invalid value for '--at': \(error)")
-                }
-            }
-            keyAttribute = parsed.value("--key-attribute")
-            valueKey = parsed.value("--value-key")
-            lines = parsed.value("--format") == "ndjson"
-            jsonReport = parsed.value("--report") == "json"
-            dryRun = parsed.flag("--dry-run")
+            modelPath = arguments[CommonOptions.model]
+            bindingsPath = arguments[CommonOptions.bindings]
+            entity = arguments[CommonOptions.entity]
+            storePath = arguments[CommonOptions.store]
+            busyTimeoutMilliseconds = arguments[CommonOptions.busyTimeout].milliseconds
+            at = arguments[ImportCommand.at]
+            keyAttribute = arguments[ImportCommand.keyAttribute]
+            valueKey = arguments[ImportCommand.valueKey]
+            lines = arguments[format] == .ndjson
+            jsonReport = arguments[report] == .json
+            dryRun = arguments[ImportCommand.dryRun]
         }
     }
 
-    static func run(arguments: [String], environment: CommandEnvironment,
-                    stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
-        CommandRunner.run(spec, arguments, stdout: &stdout, stderr: &stderr) { parsed, out, _ in
-            let options = try Options(parsed, environment: environment)
-            out.write(try ImportRunner(options: options, environment: environment).run())
-        }
+    static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
+        let options = try Options(arguments, environment: context.environment)
+        context.stdout.write(try ImportRunner(options: options, environment: context.environment).run())
     }
 }
 
@@ -94,6 +101,8 @@ struct InputFile {
     let name: String
     /// Resolved against the current directory; nil for standard input.
     let url: URL?
+    /// The environment's standard input, read when ``url`` is nil.
+    let standardInput: FileHandle
 
     init(argument: String, environment: CommandEnvironment) {
         if argument == "-" {
@@ -103,6 +112,7 @@ struct InputFile {
             name = argument
             url = environment.url(for: argument)
         }
+        standardInput = environment.standardInput
     }
 
     var isStandardInput: Bool { url == nil }

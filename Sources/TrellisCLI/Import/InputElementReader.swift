@@ -69,8 +69,9 @@ final class InputElementReader {
         if let url = input.url {
             totalBytes = stat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
         } else {
-            totalBytes = fstat(0, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-                ? max(0, Int(info.st_size) - max(0, Int(lseek(0, 0, SEEK_CUR)))) : nil
+            let descriptor = input.standardInput.fileDescriptor
+            totalBytes = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+                ? max(0, Int(info.st_size) - max(0, Int(lseek(descriptor, 0, SEEK_CUR)))) : nil
         }
     }
 
@@ -83,11 +84,11 @@ final class InputElementReader {
             case (let url?, false):
                 return .stream(try JSONArrayStream(contentsOf: url, at: at, objects: objects))
             case (nil, false):
-                return .stream(JSONArrayStream(fileHandle: FileHandle.standardInput, at: at, objects: objects))
+                return .stream(JSONArrayStream(fileHandle: input.standardInput, at: at, objects: objects))
             case (let url?, true):
                 return .lines(try JSONLinesReader(contentsOf: url))
             case (nil, true):
-                return .lines(JSONLinesReader(fileHandle: FileHandle.standardInput))
+                return .lines(JSONLinesReader(fileHandle: input.standardInput))
             }
         } catch {
             throw CommandError(.invalidInput, "\(input.name): \(error.message)")
@@ -166,7 +167,7 @@ final class InputElementReader {
     /// The element for one streamed value, from the collection at `basePath`.
     private func accept(_ element: JSONArrayStream.Element, in basePath: JSONPath) throws -> Element {
         if element.isWholeValue {
-            try checkCollection(element.value, at: basePath, linePrefix: "")
+            try checkCollection(element.value, at: basePath, lineSuffix: "")
             return Element(value: element.value, path: basePath, key: nil)
         }
         if let key = element.key {
@@ -176,7 +177,7 @@ final class InputElementReader {
     }
 
     /// Throws unless `value`, the collection at `--at` (or the whole document), is an array or an object.
-    private func checkCollection(_ value: JSONValue, at path: JSONPath, linePrefix: String) throws {
+    private func checkCollection(_ value: JSONValue, at path: JSONPath, lineSuffix: String) throws {
         let found: String
         switch value {
         case .array, .object: return
@@ -185,7 +186,7 @@ final class InputElementReader {
         case .number: found = "a number"
         case .string: found = "a string"
         }
-        throw CommandError(.invalidInput, "\(input.name): \(linePrefix)\(path): expected an array or object of \(entityName) objects, found \(found)")
+        throw CommandError(.invalidInput, "\(input.name)\(lineSuffix): \(path): expected an array or object of \(entityName) objects, found \(found)")
     }
 
     /// The elements of one NDJSON record (the record itself, or the collection at `--at` in it).
@@ -195,7 +196,7 @@ final class InputElementReader {
         var targetPath = recordPath
         if let at {
             guard let value = at.lookup(in: record).value else {
-                throw CommandError(.invalidInput, "\(input.name): line \(recordLines[index]): no value at '\(at)' (--at)")
+                throw CommandError(.invalidInput, "\(input.name):\(recordLines[index]): no value at '\(at)' (--at)")
             }
             targetPath = recordPath.appending(at, readingFrom: record)
             target = value
@@ -214,7 +215,7 @@ final class InputElementReader {
                 pending.append(Element(value: target, path: targetPath, key: nil))
             }
         default:
-            if at != nil { try checkCollection(target, at: targetPath, linePrefix: "line \(recordLines[index]): ") }
+            if at != nil { try checkCollection(target, at: targetPath, lineSuffix: ":\(recordLines[index])") }
             pending.append(Element(value: wrapped(target), path: targetPath, key: nil))
         }
     }

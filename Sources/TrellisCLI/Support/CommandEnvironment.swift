@@ -7,18 +7,23 @@ import Darwin
 #endif
 
 /// What a command runs against besides its arguments: the directory relative paths are
-/// resolved against, and whether standard error is a terminal (for the progress bar).
+/// resolved against, standard input (read for a `-` argument), and whether standard error
+/// is a terminal (for the progress bar).
 public struct CommandEnvironment: Sendable {
     /// Relative paths (inputs, `--model`, `--store`) are resolved against this directory.
     public var currentDirectory: URL
     /// Shows a progress bar on standard error for large inputs.
     public var showsProgress: Bool
+    /// Read where a command is given `-` as a file (named `<stdin>` in messages).
+    public var standardInput: FileHandle
 
-    /// The process's current directory, no progress bar.
-    public init(currentDirectory: URL? = nil, showsProgress: Bool = false) {
+    /// The process's current directory and standard input unless given; no progress bar
+    /// unless asked.
+    public init(currentDirectory: URL? = nil, showsProgress: Bool = false, standardInput: FileHandle = .standardInput) {
         self.currentDirectory = currentDirectory
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         self.showsProgress = showsProgress
+        self.standardInput = standardInput
     }
 
     /// The process's current directory; a progress bar when standard error is a terminal (isatty(2)).

@@ -4,14 +4,6 @@ import TrellisModelFile
 
 /// Reading `--model` and checking names against it, with the messages every command shares.
 enum ModelLoading {
-    /// The help of `--model`.
-    static let modelHelp = "The model: a Trellis JSON model file, a .xcdatamodeld or a .xcdatamodel."
-
-    /// `--bindings <file>`, for every command that takes a model.
-    static let bindingsOption = OptionSpec(
-        name: "--bindings", valueName: "file",
-        help: "A JSON bindings section for the names the model uses (needed by Core Data models that name any).")
-
     /// The model at `path` (relative to the current directory): a Trellis JSON model file,
     /// a `.xcdatamodeld` bundle or a `.xcdatamodel` (see ``ModelLoader``), with the bindings
     /// file at `bindingsPath`.

@@ -4,28 +4,6 @@ import TrellisSQLite
 
 /// Opening `--store` with messages that name the file and say what is wrong.
 enum StoreOpening {
-    /// How long a command waits for another process's write lock on the store, by default,
-    /// in milliseconds: 60 s. Longer than the library's 5 s (``SQLiteStore/Configuration``),
-    /// because a second `trellis import` must outwait a whole first import (a transaction
-    /// that lasts as long as its input takes to read), not one statement.
-    static let defaultBusyTimeoutMilliseconds = 60_000
-
-    /// `--busy-timeout <seconds>`, for the commands that open a store.
-    static let busyTimeoutOption = OptionSpec(
-        name: "--busy-timeout", valueName: "seconds",
-        help: "How long to wait while another process writes to the store before failing (0: fail at once).",
-        defaultValue: "60")
-
-    /// The value of `--busy-timeout` in milliseconds (the default when absent).
-    /// - Throws: ``UsageError`` unless the value is a finite number of seconds, 0 or more.
-    static func busyTimeoutMilliseconds(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> Int {
-        guard let text = parsed.value("--busy-timeout") else { return defaultBusyTimeoutMilliseconds }
-        guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
-            throw UsageError(spec: spec, message: "invalid value '\(text)' for '--busy-timeout'; expected a number of seconds (0 or more)")
-        }
-        return Int(min(seconds * 1000, Double(Int32.max)).rounded())
-    }
-
     /// Opens (or creates) the SQLite store at `url` for `model`.
     ///
     /// With ``SQLiteStore/MigrationPolicy/inWriteTransactions`` the schema work the model needs
@@ -35,7 +13,7 @@ enum StoreOpening {
     /// - Throws: ``CommandError`` `.store`.
     static func open(_ url: URL, path: String, model: ObjectModel, readOnly: Bool = false,
                      migrationPolicy: SQLiteStore.MigrationPolicy,
-                     busyTimeoutMilliseconds: Int = defaultBusyTimeoutMilliseconds) throws -> SQLiteStore {
+                     busyTimeoutMilliseconds: Int) throws -> SQLiteStore {
         do {
             let configuration = SQLiteStore.Configuration(isReadOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
                                                           migrationPolicy: migrationPolicy)
@@ -48,8 +26,7 @@ enum StoreOpening {
     /// `PATH: not a Trellis store: …`, `PATH: the store is read-only`,
     /// `PATH: the store's schema cannot be migrated to the model: entity E: the entity was removed`,
     /// `PATH: cannot write the store: disk I/O error: File too large`, …
-    static func commandError(_ error: StoreError, path: String,
-                             busyTimeoutMilliseconds: Int = defaultBusyTimeoutMilliseconds) -> CommandError {
+    static func commandError(_ error: StoreError, path: String, busyTimeoutMilliseconds: Int) -> CommandError {
         switch error.code {
         case .notAStore: return CommandError(.store, "\(path): not a Trellis store: \(error.message)")
         case .readOnly: return CommandError(.store, "\(path): the store is read-only")

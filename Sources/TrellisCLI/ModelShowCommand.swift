@@ -2,14 +2,21 @@ import Foundation
 import Trellis
 import TrellisModelFile
 
-extension ModelCommand {
-    /// `trellis model show MODEL`: the summary on standard output. Names that are not bound
-    /// are reported in the summary instead of failing.
-    static func show(_ parsed: ParsedArguments, environment: CommandEnvironment,
-                     stdout: inout some TextOutputStream) throws {
-        let path = parsed.positionals.first ?? ""
-        let loaded = try load(path, parsed, environment: environment)
-        stdout.write(ModelSummary(loaded: loaded, path: path).text)
+/// `trellis model show MODEL`: the summary on standard output. Names that are not bound
+/// are reported in the summary instead of failing.
+enum ModelShowCommand: LeafCommand {
+    static let model = ArgumentKey<String>("model", help: "A Trellis JSON model file, .xcdatamodeld or .xcdatamodel.")
+
+    static let spec = CommandSpec(
+        name: "model show",
+        abstract: "Summarise a model: entities, attributes, relationships, identity.",
+        arguments: [model],
+        options: [CommonOptions.bindings, ModelCommand.version])
+
+    static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
+        let path = arguments[model]
+        let loaded = try ModelCommand.load(path, arguments, environment: context.environment)
+        context.stdout.write(ModelSummary(loaded: loaded, path: path).text)
     }
 }
 
