@@ -51,17 +51,18 @@ extension Importer {
                         leaf = leaves.occurrence(of: object, NamespacedIdentity(namespace: requested.namespace, key: identity),
                                                  requested: requested, walk: walk, at: prepared.count)
                         if leaf >= 0 {
-                            prepared.append(Prepared(object: object, identity: identity, walk: walk, leaf: leaf))
+                            prepared.append(Prepared(object: object, identity: identity, walk: walk, requested: requested.number, leaf: leaf,
+                                                     end: prepared.count + 1))
                             return
                         }
                     }
                     requests[requested.namespace].insert(identity)
                 }
             }
-            prepared.append(Prepared(object: object, identity: identity, walk: walk, leaf: leaf))
-            for r in walkPlan.relationships {
-                guard case .present(let v) = r.lookup(in: object) else { continue }
-                steps.append(.keyPath(r.keyPath))
+            let position = prepared.count
+            prepared.append(Prepared(object: object, identity: identity, walk: walk, requested: requested.number, leaf: leaf))
+            try walkRelationships(of: object, walkPlan) { r, lookup in
+                guard case .present(let v) = lookup else { return }
                 if !r.isToMany {
                     switch v {
                     case .object: try prepare(v, r.destination, key: nil)
@@ -73,13 +74,14 @@ extension Importer {
                         throw fail(.notAnObject, nil, walk.name, r.name, v,
                                    "\(walk.name).\(r.name) takes an object or an identifier; found \(jsonSnippet(v))")
                     }
-                } else {
-                    guard case .array(let items) = v else {
-                        throw fail(.notAnArray, nil, walk.name, r.name, v,
-                                   "\(walk.name).\(r.name) is a to-many relationship; expected an array or null, found \(jsonSnippet(v))")
-                    }
-                    for (i, item) in items.enumerated() {
-                        steps.append(.index(i))
+                    return
+                }
+                guard case .array(let items) = v else {
+                    throw fail(.notAnArray, nil, walk.name, r.name, v,
+                               "\(walk.name).\(r.name) is a to-many relationship; expected an array or null, found \(jsonSnippet(v))")
+                }
+                for (i, item) in items.enumerated() {
+                    try withStep(.index(i)) {
                         switch item {
                         case .object: try prepare(item, r.destination, key: nil)
                         case .string, .number: try prepareBare(item, r.destination)
@@ -87,11 +89,10 @@ extension Importer {
                             throw fail(.notAnObject, nil, walk.name, r.name, item,
                                        "\(walk.name).\(r.name) takes objects or identifiers; found \(jsonSnippet(item))")
                         }
-                        steps.removeLast()
                     }
                 }
-                steps.removeLast()
             }
+            prepared[position].end = prepared.count
         case .string, .number:
             try prepareBare(value, requested)
         default:
@@ -114,7 +115,7 @@ extension Importer {
         }
         let identity = IdentityKey.single(converted)
         requests[requested.namespace].insert(identity)
-        prepared.append(Prepared(object: nil, identity: identity, walk: requested))
+        prepared.append(Prepared(object: nil, identity: identity, walk: requested, requested: requested.number, end: prepared.count + 1))
     }
 
     func extractIdentity(_ plan: EntityPlan, _ object: JSONObject, _ entity: EntityInfo) throws -> IdentityKey? {

@@ -46,8 +46,3 @@ extension Importer {
         }
     }
 }
-
-enum PathStep {
-    case keyPath(JSONKeyPath)
-    case index(Int)
-}

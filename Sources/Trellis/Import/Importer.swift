@@ -1,20 +1,27 @@
 /// The import engine behind ``ObjectContext/importObjects(from:entity:options:)``.
 ///
-/// Per batch of elements:
-/// 1. *prepare*: walk every element (nested objects and bare identifiers included),
-///    apply dictionary transformers and entity mappers, coerce identity values, and
-///    collect the identities per identity namespace;
-/// 2. *fetch*: one `fetch(entity:identities:)` per namespace for identities not yet registered
-///    (and, once, for objects registered before the import, refreshed from the store);
-/// 3. *apply*: walk again in the same order, finding or creating each object and setting
-///    its values and links. A stored object the fetch returned is compared with the JSON
-///    first and becomes a ``ManagedObject`` only when something differs (``StoredObject``):
-///    an unchanged object costs no registration, no change tracking and no write;
-/// 4. *flush*: write the batch's change set into the open write session, then drop the
-///    batch's objects from the context.
+/// Per batch of elements, one file per phase:
+/// 1. *collect* (`Importer+Collect.swift`): walk every element (nested objects and bare
+///    identifiers included), apply dictionary transformers and entity mappers, coerce
+///    identity values, and collect the identities per identity namespace;
+/// 2. *look up* (`Importer+Lookup.swift`): one `fetch(entity:identities:)` per namespace for
+///    identities not yet registered (and, once, for objects registered before the import,
+///    refreshed from the store);
+/// 3. *apply* (`Importer+Apply.swift`): walk again in the same order (`Importer+Walk.swift`),
+///    finding or creating each object and merging its values and links. A stored object the
+///    fetch returned is compared with the JSON first and becomes a ``ManagedObject`` only when
+///    something differs (`Importer+StoredObjects.swift`): an unchanged object costs no
+///    registration, no change tracking and no write;
+/// 4. *flush* (`Importer+Flush.swift`): write the batch's change set into the open write
+///    session, then drop the batch's objects from the context.
 ///
-/// Paths are not built on the way: a stack of steps is kept and turned into a
-/// ``JSONPath`` only for an error or a diagnostic.
+/// Each rule has one home: uniquing, the one find-or-create by identity
+/// (`Importer+Uniquing.swift`); placeholder creation and completion
+/// (`Importer+Placeholders.swift`); merge rules for values and links
+/// (`Importer+MergeRules.swift`); validation (`Importer+Validation.swift`).
+///
+/// Paths are not built on the way: a stack of steps is kept (``withStep(_:_:)``) and turned
+/// into a ``JSONPath`` only for an error or a diagnostic.
 final class Importer {
     let context: ObjectContext
     let session: any StoreSession

@@ -19,11 +19,16 @@ struct Prepared {
     var identity: IdentityKey?
     /// The entity whose relationships are walked (the mapper's choice, else the requested one).
     var walk: EntityInfo
+    /// The number of the entity the element was requested as (phase 3 checks it is the same).
+    var requested: Int
     /// For a nested object without mapped relationships (``LeafObjects``): the position in
     /// the batch of an earlier identical occurrence, whose object it resolves to without
     /// being applied again; ``firstLeaf`` for an occurrence applied in full that later ones
     /// may repeat; ``notALeaf`` otherwise.
     var leaf: Int = Prepared.notALeaf
+    /// The position in the batch after this element's subtree (its nested objects and
+    /// identifiers): where phase 3's cursor must be once the element is applied.
+    var end: Int = 0
 
     static let notALeaf = -2
     static let firstLeaf = -1
