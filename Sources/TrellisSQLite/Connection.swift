@@ -81,6 +81,18 @@ final class Connection {
         return statement
     }
 
+    /// Rows stepped through in full table scans so far by the cached statements whose SQL
+    /// starts with `prefix` (`sqlite3_stmt_status(…, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)`,
+    /// https://sqlite.org/c3ref/c_stmtstatus_counter.html). An `INSERT` that scans is one
+    /// checking deferred foreign keys against an unindexed child column (``InsertOrder``).
+    func fullScanSteps(ofStatementsStartingWith prefix: String) -> Int {
+        var steps = 0
+        for (sql, statement) in statements where sql.hasPrefix(prefix) {
+            steps += Int(sqlite3_stmt_status(statement.handle, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0))
+        }
+        return steps
+    }
+
     /// A new, uncached statement for `sql`; finalized when released.
     func makeStatement(_ sql: String) throws(StoreError) -> Statement {
         try prepare(sql, persistent: false)
