@@ -41,6 +41,7 @@ extension SQLiteSession {
         var writer = ChangeWriter(session: self)
         try writer.reserveKeys(for: changes.inserted)
         try writer.delete(changes.deleted)
+        if changes.updated.contains(where: { $0.entityName != nil }) { try writer.retype(changes.updated) }
         try writer.insert(changes.inserted)
         try writer.writeBufferedLinks()
         try writer.update(changes.updated)
@@ -261,7 +262,7 @@ struct ChangeWriter {
     mutating func update(_ updated: [ObjectChange]) throws(StoreError) {
         var columns: [String] = []
         for change in updated {
-            let entity = try self.entity(change.id.entityName)
+            let entity = try self.entity(change.entityName ?? change.id.entityName)
             let id = try permanent(change.id)
             // Changed columns, in a stable order: placeholder flag, attributes, to-ones.
             var slots: [Int] = []

@@ -37,6 +37,12 @@ public final class ManagedObject: CustomStringConvertible {
     @exclusivity(unchecked) var mark: Int = -1
     /// Scratch flag for the importer: the last flush wrote this object.
     @exclusivity(unchecked) var flushWrote = false
+    /// The object that took this placeholder's place as a sub-entity
+    /// (``ObjectContext/retype(_:as:)``); this one is then left out of every save.
+    @exclusivity(unchecked) var replacement: ManagedObject?
+    /// For an object retyped from a stored placeholder: the stored object's ID before (the
+    /// next save writes the new entity, ``ObjectChange/entityName``).
+    @exclusivity(unchecked) var retypedFrom: ObjectID?
 
     init(info: EntityInfo, id: ObjectID, isPlaceholder: Bool, values: [AttributeValue?], links: [[ObjectID]],
          committed: CommittedState?, context: ObjectContext, epoch: Int) {

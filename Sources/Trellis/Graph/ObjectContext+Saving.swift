@@ -24,8 +24,14 @@ extension ObjectContext {
     public func rollback() {
         for object in dirty {
             object.isInDirtyList = false
-            if object.isInsertedFlag {
+            if object.isInsertedFlag || object.retypedFrom != nil {
+                // (A retyped stored placeholder is faulted in again, as its old entity.)
                 unregister(object)
+                object.retypedFrom = nil
+                continue
+            }
+            if object.replacement != nil {
+                object.replacement = nil
                 continue
             }
             guard let committed = object.committed else { continue }
@@ -41,12 +47,13 @@ extension ObjectContext {
         dirty = []
         for object in registered.values where object.pending != nil { object.pending = nil }
         pendingUnregistered = [:]
+        retyped = [:]
     }
 
     /// Checks required attributes of the dirty objects registered before `epoch` (the
     /// importer checks its own objects, with JSON paths).
     func validateRequiredValues(registeredBefore epoch: Int = .max) throws {
-        for object in dirty where object.epoch < epoch && !object.isDeletedFlag && !object.isPlaceholder {
+        for object in dirty where object.epoch < epoch && !object.isDeletedFlag && !object.isPlaceholder && object.replacement == nil {
             for (i, attribute) in object.entity.attributes.enumerated() where !attribute.isOptional && object.values[i] == nil {
                 throw ContextError(.missingRequiredValue, entity: object.entity.name, property: attribute.name,
                                    message: "\(object.objectID) has no value for required attribute \(attribute.name)")
@@ -58,7 +65,19 @@ extension ObjectContext {
     /// ``ObjectChange``, or deleted).
     func makeChangeSet() -> ChangeSet {
         var changes = ChangeSet()
+        if !retyped.isEmpty {
+            // Links set before a placeholder was retyped name its old ID.
+            for object in dirty where object.replacement == nil {
+                for i in object.links.indices where object.links[i].contains(where: { retyped[$0] != nil }) {
+                    object.links[i] = resolvingRetyped(object.links[i])
+                }
+            }
+        }
         for object in dirty {
+            if object.replacement != nil {
+                object.flushWrote = false
+                continue
+            }
             if object.isDeletedFlag {
                 if !object.isInsertedFlag { changes.deleted.append(object.objectID) }
                 object.flushWrote = !object.isInsertedFlag
@@ -72,7 +91,8 @@ extension ObjectContext {
                 continue
             }
             guard let committed = object.committed else { object.flushWrote = false; continue }
-            var change = ObjectChange(id: object.objectID)
+            var change = ObjectChange(id: object.retypedFrom ?? object.objectID)
+            if object.retypedFrom != nil { change.entityName = object.entity.name }
             if object.isPlaceholder != committed.isPlaceholder { change.isPlaceholder = object.isPlaceholder }
             for i in object.values.indices where object.values[i] != committed.values[i] {
                 change.attributes.append(AttributeChange(index: i, value: object.values[i]))
@@ -89,7 +109,8 @@ extension ObjectContext {
                     }
                 }
             }
-            let changed = change.isPlaceholder != nil || !change.attributes.isEmpty || !change.relationships.isEmpty
+            let changed = change.entityName != nil || change.isPlaceholder != nil || !change.attributes.isEmpty
+                || !change.relationships.isEmpty
             if changed { changes.updated.append(change) }
             object.flushWrote = changed
         }
@@ -123,6 +144,15 @@ extension ObjectContext {
         let saved = dirty
         dirty = []
         pendingUnregistered = [:]
+        if !retyped.isEmpty {
+            for object in saved { object.retypedFrom = nil }
+            for object in registered.values {
+                for i in object.links.indices where object.links[i].contains(where: { retyped[$0] != nil }) {
+                    object.links[i] = resolvingRetyped(object.links[i])
+                }
+            }
+            retyped = [:]
+        }
         if let dropEpoch {
             var survivors = 0
             for object in registered.values {

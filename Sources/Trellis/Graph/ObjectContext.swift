@@ -39,6 +39,9 @@ public final class ObjectContext {
     /// While an import applies a batch: inverse changes that nothing will read are not
     /// recorded (``InverseBookkeeping``).
     @exclusivity(unchecked) var unreadInverses: InverseBookkeeping?
+    /// Placeholders retyped as a sub-entity since the last save, old ID → new ID
+    /// (``retype(_:as:)``): links still naming the old ID are rewritten when saving.
+    @exclusivity(unchecked) var retyped: [ObjectID: ObjectID] = [:]
     /// The open session of an import (a write session) or of ``read(_:)``; nil otherwise.
     var session: (any StoreSession)?
     /// Registration epoch: objects registered during an import get a new one and are dropped after each batch.

@@ -53,6 +53,7 @@ extension Importer {
         touch(object)
         var values = object.values
         let completes = object.isPlaceholder
+        if completes { try checkCompletable(object, json) }
         var given: [Bool] = completes ? Array(repeating: false, count: values.count) : []
         var changed = try mergeAttributes(plan, json, into: &values, of: object, p, requested, given: &given)
         if completes, completionDefaults(object, &values, given: given) { changed = true }

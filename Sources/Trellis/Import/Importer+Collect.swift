@@ -44,11 +44,14 @@ extension Importer {
             let walkPlan = walk === requested ? plan : try self.plan(walk)
             var identity: IdentityKey?
             var leaf = Prepared.notALeaf
-            if requested.namespace >= 0, !plan.identity.isEmpty {
-                identity = try extractIdentity(plan, object, requested)
+            // The identity is that of the walked entity (the mapper's choice): the parent's
+            // when the sub-entity inherits it, the sub-entity's own when it declares one
+            // (``Importer+Uniquing.swift``).
+            if walk.namespace >= 0, !walkPlan.identity.isEmpty {
+                identity = try extractIdentity(walkPlan, object, walk)
                 if let identity {
                     if !steps.isEmpty, walkPlan.relationships.isEmpty {
-                        leaf = leaves.occurrence(of: object, NamespacedIdentity(namespace: requested.namespace, key: identity),
+                        leaf = leaves.occurrence(of: object, NamespacedIdentity(namespace: walk.namespace, key: identity),
                                                  requested: requested, walk: walk, at: prepared.count)
                         if leaf >= 0 {
                             prepared.append(Prepared(object: object, identity: identity, walk: walk, requested: requested.number, leaf: leaf,
@@ -56,7 +59,7 @@ extension Importer {
                             return
                         }
                     }
-                    requests[requested.namespace].insert(identity)
+                    requests[walk.namespace].insert(identity)
                 }
             }
             let position = prepared.count

@@ -24,9 +24,10 @@ extension Importer {
             let name = schema.entities[namespace].name
             let snapshots = reread.isEmpty ? try session.fetchForImport(entity: name, identities: missing)
                                            : try session.fetch(entity: name, identities: missing)
-            // The top-level entity's objects stay unregistered until they differ; nested
-            // destinations are registered, for the inverses a new source maintains on them.
-            let keepsStored = namespace == root.namespace
+            // The top-level entity's objects (and its sub-entities') stay unregistered until
+            // they differ; nested destinations are registered, for the inverses a new source
+            // maintains on them.
+            let keepsStored = topLevelNamespaces[namespace]
             for snapshot in snapshots {
                 if let existing = context.registered[snapshot.id] {
                     if existing.epoch < importEpoch { context.refresh(existing, from: snapshot) }

@@ -20,7 +20,7 @@ extension Importer {
         case .null:
             return options.nullPolicy == .ignore ? nil : .some(nil)
         case .present(let v):
-            if a.identityPosition >= 0, let identity = p.identity, requested.namespace == info.namespace {
+            if a.identityPosition >= 0, let identity = p.identity, p.walk.namespace == info.namespace {
                 switch identity {
                 case .single(let value): return value
                 case .composite(let values): return values[a.identityPosition]

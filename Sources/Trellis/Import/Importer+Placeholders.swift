@@ -2,13 +2,10 @@
 /// finds nothing, and completed when a JSON object with that identity is imported.
 extension Importer {
     /// A placeholder of `requested` holding only `identity` (its other attributes nil, no
-    /// links); diagnosed as `.placeholderCreated`.
-    /// - Throws: `.abstractEntity` when `requested` is abstract.
+    /// links); diagnosed as `.placeholderCreated`. `requested` may be abstract: the placeholder
+    /// stands for "the `requested` with this identity", whichever sub-entity it turns out to
+    /// be; only an object of a concrete sub-entity completes it (``ObjectContext/retype(_:as:)``).
     func createPlaceholder(_ requested: EntityInfo, _ identity: IdentityKey) throws -> ManagedObject {
-        guard !requested.entity.isAbstract else {
-            throw fail(.abstractEntity, nil, requested.name, nil, .string(identity.description),
-                       "cannot create a placeholder for \(identity): \(requested.name) is abstract")
-        }
         var values = [AttributeValue?](repeating: nil, count: requested.entity.attributes.count)
         for (position, index) in requested.entity.identityAttributeIndexes.enumerated() {
             values[index] = identity.values[position]
@@ -17,6 +14,16 @@ extension Importer {
         touch(object)
         diagnose(.placeholderCreated, "no \(requested.name) with identity \(identity): created a placeholder")
         return object
+    }
+
+    /// Checks that placeholder `object` can be completed by a JSON object walked as its
+    /// own entity: not when that entity is abstract (no mapper chose a concrete sub-entity).
+    /// - Throws: `.abstractEntity`.
+    func checkCompletable(_ object: ManagedObject, _ json: JSONObject) throws {
+        guard object.entity.isAbstract else { return }
+        throw fail(.abstractEntity, nil, object.entity.name, nil, .object(json),
+                   "\(object.entity.name) is abstract: its placeholder is completed only by an object of one of its sub-entities "
+                       + "(\(object.entity.kindNames.dropFirst().joined(separator: ", "))), and no entity mapper chose one for this object")
     }
 
     /// Completes placeholder `object` with the JSON's `values`: like a new object, it takes the

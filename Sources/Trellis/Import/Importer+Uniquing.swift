@@ -1,9 +1,12 @@
 /// Uniquing: the one find-or-create by identity, shared by nested objects, top-level
 /// elements and bare identifiers.
 ///
-/// An identity is looked up in the identity namespace of the requested entity (the entity
-/// that declares the identity attributes, ``EntityInfo/namespace``), first among the
-/// registered objects, then among the batch's stored objects (``lookUpIdentities()``
+/// An identity is looked up in the identity namespace (``EntityInfo/namespace``: the topmost
+/// entity declaring those identity attributes) of the entity the element is walked as: the
+/// entity mapper's choice for a JSON object, else the requested entity. So a Cat chosen
+/// by Animal's mapper is found among the Cats when Cat declares its own identity (cats and
+/// dogs numbered apart), among all Animals when it inherits Animal's. The lookup goes first
+/// to the registered objects, then to the batch's stored objects (``lookUpIdentities()``
 /// fetched them). Whatever is found must be the requested entity or one of its sub-entities
 /// (else `.identityConflict`); a JSON object's entity mapper must have chosen an entity that
 /// includes it (else `.invalidEntity`). Nothing found: a JSON object becomes a new object of
@@ -25,13 +28,19 @@ extension Importer {
     ///   the object found), `.abstractEntity` (nothing to create), `.noSingleIdentity`.
     func resolve(_ p: Prepared, _ requested: EntityInfo) throws -> Resolution {
         if let identity = p.identity {
-            if let existing = context.registeredObject(inNamespaceOf: requested, identity) {
+            var registered = context.registeredObject(inNamespaceOf: p.walk, identity)
+            if registered == nil, !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: p.walk.namespace, key: identity)],
+               stored[s].snapshot.isPlaceholder, becomesSubEntity(stored[s].info, p) {
+                registered = try materialize(s)
+            }
+            if var existing = registered {
+                if existing.isPlaceholder, becomesSubEntity(existing.info, p) { existing = context.retype(existing, as: p.walk) }
                 guard requested.includes(existing.info.number) else {
                     throw identityConflict(existing.info, requested, identity, p)
                 }
                 if let json = p.object {
                     var duplicate = existing.mark == batchNumber
-                    if !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: requested.namespace, key: identity)] {
+                    if !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: p.walk.namespace, key: identity)] {
                         // Met earlier as a stored object, and registered since (an inverse faulted it in).
                         duplicate = duplicate || stored[s].isMet
                         stored[s].isMet = true
@@ -40,7 +49,7 @@ extension Importer {
                 }
                 return .registered(existing)
             }
-            if !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: requested.namespace, key: identity)] {
+            if !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: p.walk.namespace, key: identity)] {
                 let info = stored[s].info
                 guard requested.includes(info.number) else { throw identityConflict(info, requested, identity, p) }
                 if let json = p.object {
@@ -56,6 +65,14 @@ extension Importer {
             throw fail(.noSingleIdentity, nil, requested.name, nil, nil, "an identifier without a value")
         }
         return .new(try createObject(p, json))
+    }
+
+    /// Whether a placeholder of `entity` found for `p` becomes `p`'s walked entity: a strict
+    /// sub-entity of its own (``ObjectContext/retype(_:as:)``). A bare identifier to `Car`, or an
+    /// object the mapper makes a `Car`, completes the `Vehicle 12` placeholder as Car 12.
+    @inline(__always)
+    private func becomesSubEntity(_ entity: EntityInfo, _ p: Prepared) -> Bool {
+        entity !== p.walk && entity.includes(p.walk.number)
     }
 
     /// A new object for JSON `json` that no identity finds, of the entity its mapper chose.
@@ -90,7 +107,7 @@ extension Importer {
     /// `requested` object (a Cat) has, in the namespace of the entity declaring it (Animal).
     /// Creating the Cat would make the store's upsert overwrite the Dog's row.
     private func identityConflict(_ existing: EntityInfo, _ requested: EntityInfo, _ identity: IdentityKey, _ p: Prepared) -> ImportError {
-        let declaring = schema.entities[requested.namespace].name
+        let declaring = schema.entities[p.walk.namespace].name
         return fail(.identityConflict, nil, requested.name, nil, p.object.map(JSONValue.object) ?? .string(identity.description),
                     "\(requested.name) \(identity) has the identity of \(existing.name) \(identity): "
                         + "identities are unique across \(declaring) and its sub-entities, and an object cannot change its entity")

@@ -29,6 +29,9 @@ final class Importer {
     let root: EntityInfo
     let importEpoch: Int
     var schema: ModelSchema { context.schema }
+    /// By namespace: whether top-level elements resolve in it (the namespaces of the imported
+    /// entity and of its sub-entities, which may declare identities of their own).
+    let topLevelNamespaces: [Bool]
 
     var plans: [EntityPlan?]
     var transformers: [String: JSONValueTransformer] = [:]
@@ -77,6 +80,11 @@ final class Importer {
         self.options = options
         self.importEpoch = epoch
         self.plans = Array(repeating: nil, count: context.schema.entities.count)
+        var topLevelNamespaces = [Bool](repeating: false, count: context.schema.entities.count)
+        for info in context.schema.entities where root.includes(info.number) && info.namespace >= 0 {
+            topLevelNamespaces[info.namespace] = true
+        }
+        self.topLevelNamespaces = topLevelNamespaces
         self.requests = Array(repeating: [], count: context.schema.entities.count)
         self.status = Array(repeating: StatusTable(), count: context.schema.entities.count)
         report.isDryRun = options.dryRun

@@ -23,6 +23,13 @@ extension ObjectContext {
     /// they were read; unsaved changes are kept), so the payload is compared with what is
     /// stored.
     ///
+    /// Each JSON object's identity is looked up in the identity namespace of the entity the
+    /// entity mapper chose for it (else the requested entity), so sub-entities with identities
+    /// of their own (cats and dogs numbered apart) are found through their parent; a
+    /// placeholder of a parent entity is completed as the sub-entity an object turns out to
+    /// be (same stored object and links). docs/ModelFormat.md ("Identity across
+    /// sub-entities") gives the rule for every combination.
+    ///
     /// Relationships are walked by the entity the import was asked for (or the entity
     /// mapper's choice); relationships declared only on a sub-entity of a stored object
     /// found through its parent entity are not read (attributes of the stored object's own
@@ -115,6 +122,7 @@ struct ContextCheckpoint {
     let dirty: [ManagedObject]
     let pendingUnregistered: [ObjectID: [PendingLinks]]
     let nextTemporaryKey: Int64
+    let retyped: [ObjectID: ObjectID]
     let objects: [(ManagedObject, ObjectState)]
 
     struct ObjectState {
@@ -128,6 +136,8 @@ struct ContextCheckpoint {
         let isDeleted: Bool
         let directLinks: UInt64
         let isInDirtyList: Bool
+        let replacement: ManagedObject?
+        let retypedFrom: ObjectID?
     }
 
     init(_ context: ObjectContext) {
@@ -136,10 +146,12 @@ struct ContextCheckpoint {
         dirty = context.dirty
         pendingUnregistered = context.pendingUnregistered
         nextTemporaryKey = context.nextTemporaryKey
+        retyped = context.retyped
         objects = context.registered.values.map { o in
             (o, ObjectState(id: o.objectID, isPlaceholder: o.isPlaceholder, values: o.values, links: o.links, pending: o.pending,
                             committed: o.committed, isInserted: o.isInsertedFlag, isDeleted: o.isDeletedFlag,
-                            directLinks: o.directLinks, isInDirtyList: o.isInDirtyList))
+                            directLinks: o.directLinks, isInDirtyList: o.isInDirtyList, replacement: o.replacement,
+                            retypedFrom: o.retypedFrom))
         }
     }
 
@@ -156,6 +168,8 @@ struct ContextCheckpoint {
             o.isDeletedFlag = s.isDeleted
             o.directLinks = s.directLinks
             o.isInDirtyList = s.isInDirtyList
+            o.replacement = s.replacement
+            o.retypedFrom = s.retypedFrom
             o.context = context
         }
         context.registered = registered
@@ -163,6 +177,7 @@ struct ContextCheckpoint {
         context.dirty = dirty
         context.pendingUnregistered = pendingUnregistered
         context.nextTemporaryKey = nextTemporaryKey
+        context.retyped = retyped
         context.session = nil
     }
 }

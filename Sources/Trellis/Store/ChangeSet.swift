@@ -32,6 +32,14 @@ public struct ChangeSet: Sendable {
 /// writes exactly those columns (`INSERT … ON CONFLICT DO UPDATE SET` of the changed columns).
 public struct ObjectChange: Sendable, Hashable {
     public var id: ObjectID
+    /// The object's new entity, when a placeholder of `id`'s entity is completed as one of
+    /// its sub-entities (an import of `{"kind": "car", "id": 12}` completing the `Vehicle 12`
+    /// a bare identifier made): the stored object keeps its primary key, its values and every
+    /// link to it, and its ID becomes `ObjectID(entityName: entityName, primaryKey: id.primaryKey)`
+    /// (the store's returned mapping maps `id` to it). `attributes` and `relationships`
+    /// positions are then those of the new entity. Only a placeholder is retyped, only to a
+    /// sub-entity of its entity (else `.constraintViolation`); nil otherwise.
+    public var entityName: String?
     /// New placeholder flag, when it changed (a placeholder completed by an import: `false`).
     public var isPlaceholder: Bool?
     /// (position in the entity's attributes, new value)
@@ -39,9 +47,10 @@ public struct ObjectChange: Sendable, Hashable {
     /// (position in the entity's relationships, new destinations: `[]`/`[x]` for a to-one)
     public var relationships: [RelationshipChange]
 
-    public init(id: ObjectID, isPlaceholder: Bool? = nil, attributes: [AttributeChange] = [],
+    public init(id: ObjectID, entityName: String? = nil, isPlaceholder: Bool? = nil, attributes: [AttributeChange] = [],
                 relationships: [RelationshipChange] = []) {
         self.id = id
+        self.entityName = entityName
         self.isPlaceholder = isPlaceholder
         self.attributes = attributes
         self.relationships = relationships

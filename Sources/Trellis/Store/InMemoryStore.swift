@@ -195,12 +195,15 @@ final class InMemorySession: StoreSession {
     private func applyChanges(_ changes: ChangeSet) throws -> [ObjectID: ObjectID] {
         var mapping: [ObjectID: ObjectID] = [:]
         if !changes.deleted.isEmpty { try delete(changes.deleted) }
+        // Placeholders completed as a sub-entity first: inserts and updates name their new IDs.
+        if changes.updated.contains(where: { $0.entityName != nil }) { mapping = try retype(changes.updated) }
+        let retypes = !mapping.isEmpty
 
         var inserted: [(ObjectID, EntityInfo)] = []
         inserted.reserveCapacity(changes.inserted.count)
         for snapshot in changes.inserted {
             let info = try entityInfo(snapshot.id.entityName)
-            guard !info.entity.isAbstract else {
+            guard !info.entity.isAbstract || snapshot.isPlaceholder else {
                 throw StoreError(.constraintViolation, message: "cannot insert \(snapshot.id): \(info.name) is abstract")
             }
             try checkShape(info, attributes: snapshot.attributes.count, relationships: snapshot.relationships.count, snapshot.id)
@@ -224,7 +227,7 @@ final class InMemorySession: StoreSession {
         for (position, snapshot) in changes.inserted.enumerated() {
             let (id, info) = inserted[position]
             for (i, destinations) in snapshot.relationships.enumerated() where !destinations.isEmpty {
-                try setRelationship(id, info, i, remap(destinations, mapping))
+                try setRelationship(id, info, i, remap(destinations, mapping, retypes))
             }
         }
 
@@ -260,7 +263,7 @@ final class InMemorySession: StoreSession {
                 guard c.index >= 0, c.index < info.relationships.count else {
                     throw StoreError(.engine, message: "\(id): relationship position \(c.index) out of range")
                 }
-                try setRelationship(id, info, c.index, remap(c.destinations, mapping))
+                try setRelationship(id, info, c.index, remap(c.destinations, mapping, retypes))
             }
         }
         for slot in reorder { applyOrder(slot) }
@@ -275,7 +278,7 @@ final class InMemorySession: StoreSession {
         if let failure { throw failure }
     }
 
-    private func entityInfo(_ name: String) throws -> EntityInfo {
+    func entityInfo(_ name: String) throws -> EntityInfo {
         guard let info = schema.info(named: name) else {
             throw StoreError(.unknownObject, message: "unknown entity '\(name)'")
         }
@@ -294,12 +297,12 @@ final class InMemorySession: StoreSession {
                        isPlaceholder: row.isPlaceholder, attributes: row.attributes, relationships: row.relationships)
     }
 
-    private func remap(_ ids: [ObjectID], _ mapping: [ObjectID: ObjectID]) -> [ObjectID] {
-        if mapping.isEmpty || !ids.contains(where: \.isTemporary) { return ids }
+    private func remap(_ ids: [ObjectID], _ mapping: [ObjectID: ObjectID], _ retypes: Bool) -> [ObjectID] {
+        if mapping.isEmpty || (!retypes && !ids.contains(where: \.isTemporary)) { return ids }
         return ids.map { mapping[$0] ?? $0 }
     }
 
-    private func index(_ info: EntityInfo, _ key: Int64, _ values: [AttributeValue?]) throws {
+    func index(_ info: EntityInfo, _ key: Int64, _ values: [AttributeValue?]) throws {
         var done: [(Int, IdentityKey)] = []
         for namespace in info.lineageNamespaces {
             guard let identity = schema.entities[namespace].identity(of: values) else { continue }
