@@ -28,6 +28,9 @@ final class InputElementReader {
         var path: JSONPath
         /// The member key, for an object of objects.
         var key: String?
+        /// `true` for the whole collection read as one value (an object at `--at`, or a
+        /// document that is one object), `false` for an element or member of it.
+        var isWholeValue = false
     }
 
     private enum Source {
@@ -168,7 +171,7 @@ final class InputElementReader {
     private func accept(_ element: JSONArrayStream.Element, in basePath: JSONPath) throws -> Element {
         if element.isWholeValue {
             try checkCollection(element.value, at: basePath, lineSuffix: "")
-            return Element(value: element.value, path: basePath, key: nil)
+            return Element(value: element.value, path: basePath, key: nil, isWholeValue: true)
         }
         if let key = element.key {
             return Element(value: wrapped(element.value), path: basePath.appending(key: key), key: key)
@@ -212,7 +215,7 @@ final class InputElementReader {
                     pending.append(Element(value: wrapped(value), path: targetPath.appending(key: key), key: key))
                 }
             } else {
-                pending.append(Element(value: target, path: targetPath, key: nil))
+                pending.append(Element(value: target, path: targetPath, key: nil, isWholeValue: at != nil))
             }
         default:
             if at != nil { try checkCollection(target, at: targetPath, lineSuffix: ":\(recordLines[index])") }

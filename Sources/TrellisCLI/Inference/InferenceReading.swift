@@ -1,0 +1,55 @@
+import Foundation
+import Trellis
+import TrellisModelFile
+
+/// Reads the inputs of `trellis model infer` and of an import without `--model` into a
+/// ``ModelInference``, streaming: each element is summarised and dropped, so a 1 GB array
+/// is read in bounded memory. The elements are the ones `trellis import` reads (the same
+/// ``InputElementReader``), so the model fits what the import then sees.
+struct InferenceReading {
+    var inputs: [InputFile]
+    var at: JSONKeyPath?
+    var lines: Bool
+    var entity: String
+    /// Elements to read from each input at most (`--sample`); nil reads them all.
+    var sample: Int?
+    /// Entities of a recorded model the new samples may refer to (`eventId` → `Event`).
+    var knownEntities: [KnownEntity] = []
+
+    /// The inferred model.
+    /// - Throws: ``CommandError`` `.invalidInput`: the reader's errors (malformed JSON with
+    ///   line and column, `--at` leading nowhere), and `FILE: PATH: …` for an input without
+    ///   objects or with an element that is not an object.
+    func infer() throws -> InferredModel {
+        let inference = ModelInference(rootEntity: entity)
+        inference.knownEntities = knownEntities
+        for input in inputs {
+            try InputCheck.check(input)
+            let reader = InputElementReader(input: input, at: at, lines: lines, alwaysMembers: false, valueKey: nil,
+                                            entityName: entity)
+            var count = 0
+            do {
+                while sample.map({ count < $0 }) ?? true, let element = try reader.next() {
+                    if element.isWholeValue {
+                        count += try inference.add(collection: element.value, at: element.path, source: input.name)
+                    } else {
+                        try inference.add(element.value, at: element.path, source: input.name)
+                        count += 1
+                    }
+                }
+            } catch let error as ModelInferenceError {
+                throw CommandError(.invalidInput, error.description)
+            }
+            if count == 0 {
+                let found = lines ? "no JSON records" : "an empty array"
+                let path = lines ? nil : at.map { JSONPath.root.appending($0) } ?? .root
+                throw CommandError(.invalidInput, inference.noObjects(at: path, source: input.name, found: found).description)
+            }
+        }
+        do {
+            return try inference.inferredModel()
+        } catch {
+            throw CommandError(.invalidInput, error.description)
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Trellis
+
+/// What inference learned about the objects met at one place of the samples (the root
+/// collection, `user` inside those objects, the elements of `entities.hashtags`, …):
+/// how many there were and, per key, the classes of its values. Values are summarised as
+/// they are read and then dropped, so memory grows with the number of distinct places and
+/// keys, not with the input (see ``ShapeNode/maximumKeys`` and
+/// ``ShapeNode/uniquenessLimit``).
+final class ShapeNode {
+    /// Objects with more distinct keys than this are dictionaries (id → value tables), not
+    /// records: their keys stop being recorded.
+    static let maximumKeys = 1000
+    /// Identity candidates are checked for conflicting repeats on this many distinct values
+    /// per array (the root collection counts as one array across every input); later new
+    /// values are not recorded.
+    static let uniquenessLimit = 1 << 17
+
+    /// Objects observed here.
+    private(set) var objectCount = 0
+    /// Per key, in the order keys were first met.
+    private(set) var keys: [String: KeyStats] = [:]
+    private(set) var keyOrder: [String] = []
+    /// More than ``maximumKeys`` distinct keys were met (a dictionary, recorded as JSON).
+    private(set) var isDictionary = false
+    /// Whether this node's objects are elements of arrays (uniqueness is checked per array).
+    let isArrayElement: Bool
+    /// Per identity candidate, each value's hash in the root collection and a signature of
+    /// its object (root only; see ``checkRootUniqueness(of:)``).
+    private var rootSignatures: [String: [Int: [Int]]] = [:]
+
+    init(isArrayElement: Bool) {
+        self.isArrayElement = isArrayElement
+    }
+
+    // MARK: - Observing
+
+    /// Folds one object into the summary. `path` is the object's place (materialised only
+    /// for the first value of each class of a key).
+    func observe(_ object: JSONObject, path: @autoclosure () -> JSONPath, source: Int, depth: Int = 0) {
+        objectCount += 1
+        guard !isDictionary else { return }
+        for (key, value) in object {
+            let stats: KeyStats
+            if let known = keys[key] {
+                stats = known
+            } else {
+                guard keys.count < ShapeNode.maximumKeys else {
+                    becomeDictionary()
+                    return
+                }
+                stats = KeyStats()
+                keys[key] = stats
+                keyOrder.append(key)
+            }
+            stats.observe(value, path: path().appending(key: key), source: source, depth: depth)
+        }
+    }
+
+    /// Counts conflicting repeats of identity-candidate values within one array of objects.
+    func checkUniqueness(of objects: [JSONObject]) {
+        var seen: [String: [Int: [Int]]] = [:]
+        for object in objects { check(object, against: &seen) }
+    }
+
+    /// As ``checkUniqueness(of:)`` for one element of the root collection (which counts as
+    /// one array across every input).
+    func checkRootUniqueness(of object: JSONObject) {
+        check(object, against: &rootSignatures)
+    }
+
+    /// A value of a candidate key met again is a conflicting repeat when the two objects
+    /// differ in more than half of their other scalar members (a user mentioned twice in
+    /// one tweet is the same object; `{"id": 1, "name": "a"}` and `{"id": 1, "name": "b"}` are not).
+    private func check(_ object: JSONObject, against seen: inout [String: [Int: [Int]]]) {
+        for (key, value) in object where ShapeNode.isIdentityCandidateName(key) {
+            guard let hash = ShapeNode.identityHash(value), let stats = keys[key] else { continue }
+            let signature = ShapeNode.signature(of: object, excluding: key)
+            if let earlier = seen[key]?[hash] {
+                if ShapeNode.conflicts(earlier, signature) { stats.repeats += 1 }
+            } else if seen[key, default: [:]].count < ShapeNode.uniquenessLimit {
+                seen[key, default: [:]][hash] = signature
+            }
+        }
+    }
+
+    /// Hashes of the first eight scalar members other than `excluded` (key and value together).
+    static func signature(of object: JSONObject, excluding excluded: String) -> [Int] {
+        var hashes: [Int] = []
+        for (key, value) in object where key != excluded {
+            switch value {
+            case .array, .object: continue
+            default:
+                var hasher = Hasher()
+                hasher.combine(key)
+                hasher.combine(value)
+                hashes.append(hasher.finalize())
+            }
+            if hashes.count == 8 { break }
+        }
+        return hashes
+    }
+
+    static func conflicts(_ a: [Int], _ b: [Int]) -> Bool {
+        let size = max(a.count, b.count)
+        let common = Set(a).intersection(b).count
+        return (size - common) * 2 > size
+    }
+
+    private func becomeDictionary() {
+        isDictionary = true
+        keys.removeAll()
+        keyOrder.removeAll()
+        rootSignatures.removeAll()
+    }
+
+    // MARK: - Identity candidates
+
+    /// `id`, `objectId`, `uuid`, and keys ending in `_id` / `Id` (the `<entity>_id` /
+    /// `<entity>Id` candidates, whose entity name is known only later).
+    static func isIdentityCandidateName(_ key: String) -> Bool {
+        key == "id" || key == "objectId" || key == "uuid" || key.hasSuffix("_id") || key.hasSuffix("Id")
+    }
+
+    /// A hash of an integer or string value (nil for other kinds, which cannot be identities).
+    static func identityHash(_ value: JSONValue) -> Int? {
+        var hasher = Hasher()
+        switch value {
+        case .number(let n):
+            guard let i = n.int64Value else { return nil }
+            hasher.combine(0)
+            hasher.combine(i)
+        case .string(let s):
+            hasher.combine(1)
+            hasher.combine(s)
+        default:
+            return nil
+        }
+        return hasher.finalize()
+    }
+}
+
+/// Where a sampled value was: the input (its position in the order inputs were added) and
+/// the JSON path in it.
+struct SamplePlace: Sendable, Hashable {
+    var source: Int
+    var path: JSONPath
+}
+
+/// What one key's values were, at one ``ShapeNode``.
+final class KeyStats {
+    /// Objects that had the key (null included).
+    private(set) var present = 0
+    private(set) var counts = [Int](repeating: 0, count: ValueClass.allCases.count)
+    /// Where the first value of each class was.
+    private(set) var firstPlaces: [ValueClass: SamplePlace] = [:]
+    /// The smallest and largest integers met.
+    private(set) var integerRange: ClosedRange<Int64>?
+    /// Conflicting repeats within one array (identity candidates only; see ``ShapeNode``).
+    var repeats = 0
+    /// The objects met as values (to-one), and as elements of arrays of objects.
+    private(set) var objectChild: ShapeNode?
+    private(set) var elementChild: ShapeNode?
+
+    /// Nesting deeper than this is summarised as JSON without looking inside (the reader's
+    /// own limit is deeper; this keeps the summary small for pathological input).
+    static let maximumDepth = 64
+
+    func count(_ valueClass: ValueClass) -> Int { counts[valueClass.rawValue] }
+
+    /// The classes met (null excluded), in ``ValueClass`` order.
+    var classes: [ValueClass] { ValueClass.allCases.filter { $0 != .null && counts[$0.rawValue] > 0 } }
+
+    /// Objects where the key had a value other than `null`.
+    var nonNull: Int { present - counts[ValueClass.null.rawValue] }
+
+    func observe(_ value: JSONValue, path: @autoclosure () -> JSONPath, source: Int, depth: Int) {
+        present += 1
+        let valueClass = ValueClassifier.classify(value)
+        counts[valueClass.rawValue] += 1
+        if firstPlaces[valueClass] == nil { firstPlaces[valueClass] = SamplePlace(source: source, path: path()) }
+        switch value {
+        case .number(let n):
+            if valueClass == .integer, let i = n.int64Value {
+                integerRange = integerRange.map { min($0.lowerBound, i)...max($0.upperBound, i) } ?? i...i
+            }
+        case .object(let object):
+            guard depth < KeyStats.maximumDepth else { return }
+            let child = objectChild ?? ShapeNode(isArrayElement: false)
+            objectChild = child
+            child.observe(object, path: path(), source: source, depth: depth + 1)
+        case .array(let elements) where valueClass == .objectArray:
+            guard depth < KeyStats.maximumDepth else { return }
+            let child = elementChild ?? ShapeNode(isArrayElement: true)
+            elementChild = child
+            var objects: [JSONObject] = []
+            objects.reserveCapacity(elements.count)
+            for (i, element) in elements.enumerated() {
+                guard let object = element.objectValue else { continue }
+                objects.append(object)
+                child.observe(object, path: path().appending(index: i), source: source, depth: depth + 1)
+            }
+            child.checkUniqueness(of: objects)
+        default:
+            break
+        }
+    }
+}

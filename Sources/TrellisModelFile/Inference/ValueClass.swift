@@ -1,0 +1,166 @@
+import Foundation
+import Trellis
+
+/// What inference notes about one JSON value (docs/ModelInference.md, "Attribute types").
+/// Strings are classed by the first test they pass, in this order.
+enum ValueClass: Int, CaseIterable, Sendable, Comparable {
+    case boolean
+    /// A number without fraction or exponent that fits `Int64`.
+    case integer
+    /// A number without fraction or exponent beyond `Int64`, 38 digits at most (a `Decimal` holds it).
+    case bigInteger
+    /// A number with a fraction or an exponent that a `Double` holds exactly enough: at
+    /// most 15 significant digits, within `Double`'s range.
+    case fraction
+    /// A number a `Double` would round (more than 15 significant digits) that a `Decimal`
+    /// holds (38 digits, exponent within -128...127).
+    case preciseNumber
+    /// A number neither a `Double` nor a `Decimal` holds exactly.
+    case hugeNumber
+    /// An RFC 3339 full-date, `2015-02-16`.
+    case fullDate
+    /// An RFC 3339 date-time (`2017-10-10T16:00:00Z`, the offset optional).
+    case dateTime
+    /// Twitter's `EEE MMM dd HH:mm:ss Z yyyy` (`Sun Aug 31 00:29:15 +0000 2014`).
+    case twitterDate
+    /// Decimal digits that read back as the same text through `Int64` (`"1699"`, `"-5"`;
+    /// not `"007"` or `"+5"`).
+    case integerString
+    /// 8-4-4-4-12 hexadecimal digits in lowercase.
+    case uuid
+    /// An absolute URL (scheme and host) that `uri` attributes accept unchanged.
+    case absoluteURL
+    /// Any other string (the empty string included).
+    case text
+    /// An array of scalars (or of arrays), or an array mixing objects with other values.
+    case scalarArray
+    /// A non-empty array of objects.
+    case objectArray
+    /// `[]`.
+    case emptyArray
+    /// An object.
+    case object
+    case null
+
+    static func < (lhs: ValueClass, rhs: ValueClass) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The classes of numbers.
+    static let numbers: Set<ValueClass> = [.integer, .bigInteger, .fraction, .preciseNumber, .hugeNumber]
+    /// The classes of strings.
+    static let strings: Set<ValueClass> = [.fullDate, .dateTime, .twitterDate, .integerString, .uuid, .absoluteURL, .text]
+
+    /// How the class is named in messages: `a string`, `an integer`, `an array of objects`.
+    var phrase: String {
+        switch self {
+        case .boolean: return "a boolean"
+        case .integer: return "an integer"
+        case .bigInteger: return "an integer beyond 64 bits"
+        case .fraction, .preciseNumber, .hugeNumber: return "a number with a fraction"
+        case .fullDate: return "a date string (yyyy-MM-dd)"
+        case .dateTime: return "an RFC 3339 date-time string"
+        case .twitterDate: return "a date string (EEE MMM dd HH:mm:ss Z yyyy)"
+        case .integerString: return "a numeric string"
+        case .uuid: return "a UUID string"
+        case .absoluteURL: return "a URL string"
+        case .text: return "a string"
+        case .scalarArray: return "an array of values"
+        case .objectArray: return "an array of objects"
+        case .emptyArray: return "an empty array"
+        case .object: return "an object"
+        case .null: return "null"
+        }
+    }
+}
+
+/// Sorts JSON values into ``ValueClass``es.
+enum ValueClassifier {
+    /// Twitter's `created_at` pattern, as a `dateFormat` binding.
+    static let twitterDateFormat = "EEE MMM dd HH:mm:ss Z yyyy"
+    /// The transformer that reads it, to confirm a string that looks right parses.
+    private static let twitterDate = Trellis.JSONValueTransformer.dateFormat(format: twitterDateFormat)
+
+    /// The class of a scalar (or `null`); arrays and objects are classed by the caller.
+    static func classify(_ value: JSONValue) -> ValueClass {
+        switch value {
+        case .null: return .null
+        case .bool: return .boolean
+        case .number(let number): return classify(number)
+        case .string(let s): return classify(s)
+        case .array(let elements):
+            if elements.isEmpty { return .emptyArray }
+            return elements.allSatisfy({ $0.objectValue != nil }) ? .objectArray : .scalarArray
+        case .object: return .object
+        }
+    }
+
+    static func classify(_ number: JSONNumber) -> ValueClass {
+        if case .int = number.storage { return .integer }
+        let text = number.text
+        if number.isIntegerLiteral {
+            if number.int64Value != nil { return .integer }
+            return text.utf8.filter({ $0 >= 0x30 && $0 <= 0x39 }).count <= 38 ? .bigInteger : .hugeNumber
+        }
+        if significantDigits(text) <= 15, let d = number.doubleValue, d != 0 || isZero(text) { return .fraction }
+        return number.decimalValue != nil ? .preciseNumber : .hugeNumber
+    }
+
+    static func classify(_ s: String) -> ValueClass {
+        let utf8 = s.utf8
+        guard let first = utf8.first else { return .text }
+        if first >= 0x30 && first <= 0x39 || first == UInt8(ascii: "-") {
+            if utf8.count == 10, RFC3339.date(fromFullDate: s) != nil { return .fullDate }
+            if utf8.count >= 19, RFC3339.date(from: s) != nil { return .dateTime }
+            if let i = Int64(s), String(i) == s { return .integerString }
+        }
+        if utf8.count == 30, looksLikeTwitterDate(utf8), (try? twitterDate.forward(.string(s))) != nil { return .twitterDate }
+        if utf8.count == 36, isLowercaseUUID(utf8) { return .uuid }
+        if isAbsoluteURL(s) { return .absoluteURL }
+        return .text
+    }
+
+    // MARK: - Tests
+
+    /// Digits from the first non-zero digit to the last non-zero digit of the mantissa.
+    static func significantDigits(_ text: String) -> Int {
+        let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        let digits = mantissa.filter { $0 >= 0x30 && $0 <= 0x39 }
+        guard let start = digits.firstIndex(where: { $0 != 0x30 }), let end = digits.lastIndex(where: { $0 != 0x30 }) else { return 0 }
+        return digits.distance(from: start, to: end) + 1
+    }
+
+    private static func isZero(_ text: String) -> Bool { significantDigits(text) == 0 }
+
+    /// `Www Mmm dd hh:mm:ss ±hhmm yyyy` by shape only.
+    private static func looksLikeTwitterDate(_ utf8: String.UTF8View) -> Bool {
+        let b = Array(utf8)
+        func digit(_ i: Int) -> Bool { b[i] >= 0x30 && b[i] <= 0x39 }
+        let spaces = [3, 7, 10, 19, 25]
+        guard spaces.allSatisfy({ b[$0] == 0x20 }), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+              b[20] == UInt8(ascii: "+") || b[20] == UInt8(ascii: "-") else { return false }
+        return [8, 9, 11, 12, 14, 15, 17, 18, 21, 22, 23, 24, 26, 27, 28, 29].allSatisfy(digit)
+    }
+
+    private static func isLowercaseUUID(_ utf8: String.UTF8View) -> Bool {
+        for (i, c) in utf8.enumerated() {
+            if [8, 13, 18, 23].contains(i) {
+                guard c == UInt8(ascii: "-") else { return false }
+            } else if !((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// A string `uri` attributes accept (``JSONCoercion/url(from:)``) with a scheme and a host:
+    /// `https://x.org/a`, not `/a/b`, `mailto:a@b` or `https://x.org/{id}`.
+    static func isAbsoluteURL(_ s: String) -> Bool {
+        guard let colon = s.utf8.firstIndex(of: UInt8(ascii: ":")), s.utf8[colon...].starts(with: "://".utf8),
+              s.utf8.count <= 2048 else { return false }
+        let scheme = s.utf8[..<colon]
+        guard let first = scheme.first, (first >= 0x61 && first <= 0x7A) || (first >= 0x41 && first <= 0x5A) else { return false }
+        guard let url = try? JSONCoercion.url(from: .string(s)), url.scheme != nil, let host = url.host, !host.isEmpty else {
+            return false
+        }
+        return true
+    }
+}
