@@ -53,6 +53,7 @@ struct ModelSummary {
     }
 
     private var formatDescription: String {
+        if loaded.store != nil { return "the model recorded in the store" }
         switch loaded.format {
         case .json: return "Trellis JSON model"
         case .xcdatamodel: return loaded.versionName.map { "Core Data, version \($0)" } ?? "Core Data"

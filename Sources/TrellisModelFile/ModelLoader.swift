@@ -24,6 +24,27 @@ public struct LoadedModel: Sendable {
     public var versionName: String?
     /// Things the reader noticed but did not fail on (Core Data: skipped attributes, reserved keys).
     public var warnings: [String]
+    /// For a model recorded in a store (``ModelLoader/load(recordedModel:name:bindings:bindingsFile:)``):
+    /// the store's name; nil for a model file.
+    public var store: String?
+
+    /// A model from a model file made in code (an inferred or extended model): its model
+    /// and bindings, format `.json`; `store` names the store that records it, if any.
+    public init(file: ModelFile, store: String? = nil) {
+        self.init(model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations, format: .json,
+                  versionName: nil, warnings: [], store: store)
+    }
+
+    init(model: ObjectModel, bindings: MappingBindings, bindingDeclarations: BindingDeclarations, format: ModelFileFormat,
+         versionName: String?, warnings: [String], store: String? = nil) {
+        self.model = model
+        self.bindings = bindings
+        self.bindingDeclarations = bindingDeclarations
+        self.format = format
+        self.versionName = versionName
+        self.warnings = warnings
+        self.store = store
+    }
 
     /// The model and its binding declarations as a Trellis JSON model file (for writing).
     public var modelFile: ModelFile {
@@ -97,28 +118,14 @@ public enum ModelLoader {
                 throw ModelFileError(.invalidValue, file: url.relativePath,
                                      message: "version '\(version)' asked for, but only a .xcdatamodeld bundle has versions")
             }
-            guard !extra.isEmpty else {
-                let file = try ModelFile.read(from: url)
-                return LoadedModel(model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations,
-                                   format: .json, versionName: nil, warnings: [])
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
+                throw ModelFileError(.readFailed, file: url.relativePath, message: reason)
             }
-            // The file's own section and the bindings file are checked each where it is;
-            // the names the model uses against both.
-            let file = try readJSONModel(url, checkingNames: false)
-            var own = file.bindingDeclarations.entityMappers
-            for name in extra.entityMappers.keys { own[name] = nil }
-            try attributing(to: url.relativePath) {
-                try ModelFileDecoder.checkEntityMappers(own, in: file.model, at: .root.appending(key: "bindings"))
-            }
-            try attributing(to: bindingsFile) {
-                try ModelFileDecoder.checkEntityMappers(extra.entityMappers, in: file.model, at: .root)
-            }
-            let declarations = merging(file.bindingDeclarations, extra)
-            try attributing(to: url.relativePath) {
-                try ModelFileDecoder.checkUses(entities: file.model.entities, bindings: declarations)
-            }
-            return LoadedModel(model: file.model, bindings: try declarations.makeBindings(), bindingDeclarations: declarations,
-                               format: .json, versionName: nil, warnings: [])
+            return try loadJSON(data, name: url.relativePath, bindings: extra, bindingsFile: bindingsFile)
         case .xcdatamodel:
             let read = try CoreDataModelReader.read(from: url, version: version)
             try attributing(to: bindingsFile) {
@@ -131,6 +138,18 @@ public enum ModelLoader {
                                format: .xcdatamodel, versionName: read.versionName,
                                warnings: read.warnings.map(\.description))
         }
+    }
+
+    /// Reads a Trellis JSON model file's text recorded in a store (`SQLiteStore.recordedModel(atPath:)`),
+    /// with `bindings` added as for a model file; errors name the file `name` (the store's).
+    ///
+    /// - Throws: ``ModelFileError`` as ``load(url:bindingsURL:version:)`` does for a JSON model file.
+    public static func load(recordedModel data: Data, name: String, bindings extra: BindingDeclarations = BindingDeclarations(),
+                            bindingsFile: String? = nil) throws -> LoadedModel {
+        try attributing(to: bindingsFile) { _ = try extra.makeBindings(at: .root) }
+        var loaded = try loadJSON(data, name: name, bindings: extra, bindingsFile: bindingsFile)
+        loaded.store = name
+        return loaded
     }
 
     /// Reads a bindings file: the `bindings` section of the JSON model format as a file of
@@ -205,18 +224,32 @@ public enum ModelLoader {
         }
     }
 
-    /// A JSON model file, its names checked against its own `bindings` section or not.
-    private static func readJSONModel(_ url: URL, checkingNames: Bool) throws -> ModelFile {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
-            throw ModelFileError(.readFailed, file: url.relativePath, message: reason)
+    /// A JSON model file's bytes (named `name` in errors) with the bindings in `extra`: the
+    /// file's own section and `extra` are checked each where it is, the names the model
+    /// uses against both.
+    private static func loadJSON(_ data: Data, name: String, bindings extra: BindingDeclarations,
+                                 bindingsFile: String?) throws -> LoadedModel {
+        let file = try attributing(to: name) {
+            try ModelFileDecoder.decode(try ModelFileJSON.parse(data), checkingNames: extra.isEmpty)
         }
-        return try attributing(to: url.relativePath) {
-            try ModelFileDecoder.decode(try ModelFileJSON.parse(data), checkingNames: checkingNames)
+        guard !extra.isEmpty else {
+            return LoadedModel(model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations,
+                               format: .json, versionName: nil, warnings: [])
         }
+        var own = file.bindingDeclarations.entityMappers
+        for name in extra.entityMappers.keys { own[name] = nil }
+        try attributing(to: name) {
+            try ModelFileDecoder.checkEntityMappers(own, in: file.model, at: .root.appending(key: "bindings"))
+        }
+        try attributing(to: bindingsFile) {
+            try ModelFileDecoder.checkEntityMappers(extra.entityMappers, in: file.model, at: .root)
+        }
+        let declarations = merging(file.bindingDeclarations, extra)
+        try attributing(to: name) {
+            try ModelFileDecoder.checkUses(entities: file.model.entities, bindings: declarations)
+        }
+        return LoadedModel(model: file.model, bindings: try declarations.makeBindings(), bindingDeclarations: declarations,
+                           format: .json, versionName: nil, warnings: [])
     }
 
     /// `base` with `extra`'s entries added; `extra` wins for a name declared in both.

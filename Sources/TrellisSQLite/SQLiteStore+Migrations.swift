@@ -12,6 +12,7 @@ import Trellis
 /// | `modelVersion` | the model's ``ObjectModel/versionLabel`` (row absent when nil) |
 /// | `schema` | the ``SchemaDescription`` as JSON (entities, tables, columns, types) |
 /// | `schemaHash` | FNV-1a 64-bit hash of `schema`, 16 hex digits |
+/// | `model` | the model file the store was last written with, when the opener gave one (``Configuration/modelRecord``; see `SQLiteStore+ModelRecord.swift`) |
 ///
 /// On open the recorded description is compared with the model's. Allowed (applied
 /// automatically in one transaction: when the store opens, or, with
@@ -65,12 +66,13 @@ extension SQLiteStore {
     /// - Returns: the layout of the schema the model gets, and what the file needed.
     /// - Throws: `.incompatibleSchema` naming every difference that is not additive; `.notAStore`;
     ///   `.readOnly` when applying work to a file that cannot be written.
-    static func prepareSchema(connection: Connection, model: ObjectModel, path: String,
+    static func prepareSchema(connection: Connection, model: ObjectModel, path: String, modelRecord: String? = nil,
                               applying: Bool) throws(StoreError) -> (layout: StoreLayout, work: SchemaWork) {
         let writes = applying && !connection.isReadOnly
         try connection.execute(writes ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
-            let prepared = try prepareSchemaInTransaction(connection: connection, model: model, path: path, applying: applying)
+            let prepared = try prepareSchemaInTransaction(connection: connection, model: model, path: path,
+                                                          modelRecord: modelRecord, applying: applying)
             try connection.execute("COMMIT")
             connection.clearStatementCache()
             return prepared
@@ -89,7 +91,7 @@ extension SQLiteStore {
     /// a write session applies the work a store opened with
     /// ``SQLiteStore/MigrationPolicy/inWriteTransactions`` left pending, so that it commits or
     /// rolls back with the session.
-    static func prepareSchemaInTransaction(connection: Connection, model: ObjectModel, path: String,
+    static func prepareSchemaInTransaction(connection: Connection, model: ObjectModel, path: String, modelRecord: String? = nil,
                                            applying: Bool) throws(StoreError) -> (layout: StoreLayout, work: SchemaWork) {
         let writable = !connection.isReadOnly
         let hasMetadata = try tableExists(SchemaDescription.metadataTable, connection: connection)
@@ -106,6 +108,7 @@ extension SQLiteStore {
                 try connection.execute(metadataTableSQL)
                 for statement in Schema(description).createStatements { try connection.execute(statement) }
                 try writeMetadata(description, model: model, connection: connection)
+                try updateModelRecord(modelRecord, schemaChanged: true, connection: connection)
             }
             return (try StoreLayout(model: model, description: description), .creation)
         }
@@ -119,10 +122,12 @@ extension SQLiteStore {
         let description = try SchemaDescription(model: model, previous: stored)
         if description == stored {
             let versionChanged = metadata["modelVersion"] != model.versionLabel
-            if applying, writable, versionChanged {
-                try writeMetadata(description, model: model, connection: connection)
+            let recordChanged = modelRecord.map { $0 != metadata[modelRecordKey] } ?? false
+            if applying, writable, versionChanged || recordChanged {
+                if versionChanged { try writeMetadata(description, model: model, connection: connection) }
+                try updateModelRecord(modelRecord, schemaChanged: false, connection: connection)
             }
-            return (try StoreLayout(model: model, description: description), versionChanged ? .metadata : .none)
+            return (try StoreLayout(model: model, description: description), versionChanged || recordChanged ? .metadata : .none)
         }
         try checkCompatibility(stored: stored, new: description, readOnly: !writable)
         let statements = migrationStatements(from: stored, to: description)
@@ -134,7 +139,10 @@ extension SQLiteStore {
             for statement in statements { try connection.execute(statement) }
         }
         try fillNewAttributes(from: stored, to: description, model: model, connection: connection, applying: applying)
-        if applying { try writeMetadata(description, model: model, connection: connection) }
+        if applying {
+            try writeMetadata(description, model: model, connection: connection)
+            try updateModelRecord(modelRecord, schemaChanged: true, connection: connection)
+        }
         return (try StoreLayout(model: model, description: description), statements.isEmpty ? .metadata : .migration)
     }
 

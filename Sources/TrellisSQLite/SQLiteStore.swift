@@ -85,14 +85,23 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         public var lookupChunkSize: Int
         /// When the file gets the schema or migration the model needs. Default ``MigrationPolicy/onOpen``.
         public var migrationPolicy: MigrationPolicy
+        /// The text of the model file the store is opened with (a Trellis JSON model file,
+        /// UTF-8), recorded in `trellis_metadata` (key `model`) so that tools can open the
+        /// store without one: ``SQLiteStore/recordedModel(atPath:)``, `trellis model show
+        /// STORE.sqlite`, an import without `--model`. Written with the schema work, by the
+        /// ``migrationPolicy`` (on open, or in the first write session that commits). Nil
+        /// (default) keeps the recorded text while the schema stays the same, and removes
+        /// it when the schema changes (it would no longer describe the file).
+        public var modelRecord: String?
 
         /// A configuration; `lookupChunkSize` is clamped to 1...8000.
         public init(isReadOnly: Bool = false, busyTimeoutMilliseconds: Int = 5000, lookupChunkSize: Int = 500,
-                    migrationPolicy: MigrationPolicy = .onOpen) {
+                    migrationPolicy: MigrationPolicy = .onOpen, modelRecord: String? = nil) {
             self.isReadOnly = isReadOnly
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.lookupChunkSize = max(1, min(lookupChunkSize, 8000))
             self.migrationPolicy = migrationPolicy
+            self.modelRecord = modelRecord
         }
     }
 
@@ -134,7 +143,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         sqlite3_busy_timeout(connection.handle, Int32(clamping: configuration.busyTimeoutMilliseconds))
         let applying = configuration.migrationPolicy == .onOpen
         let isEmpty = try SQLiteStore.configure(connection, path: path, keepsJournalModeWhenEmpty: !applying)
-        let prepared = try SQLiteStore.prepareSchema(connection: connection, model: model, path: path, applying: applying)
+        let prepared = try SQLiteStore.prepareSchema(connection: connection, model: model, path: path,
+                                                     modelRecord: configuration.modelRecord, applying: applying)
         self.layout = prepared.layout
         self.pendingWork = applying ? .none : prepared.work
         self.journalModeIsPending = !applying && isEmpty && !connection.isReadOnly
@@ -206,7 +216,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Does the pending schema work inside the transaction open on `connection` (the
     /// file's, or a private copy's), checking it still leads to the layout the store opened with.
     private func applyPendingWork(on connection: Connection) throws(StoreError) {
-        let prepared = try SQLiteStore.prepareSchemaInTransaction(connection: connection, model: model, path: path, applying: true)
+        let prepared = try SQLiteStore.prepareSchemaInTransaction(connection: connection, model: model, path: path,
+                                                                  modelRecord: configuration.modelRecord, applying: true)
         guard prepared.layout.description == layout.description else {
             throw StoreError(.incompatibleSchema, message: "the store's schema changed since \(path) was opened "
                              + "(another process migrated it); open the store again")

@@ -2,9 +2,16 @@ import Foundation
 import Trellis
 import TrellisModelFile
 
-/// `trellis import FILE…|- --model MODEL --entity NAME [options]`: imports JSON files into
-/// a store in one transaction, merging objects by identity, and prints a summary.
+/// `trellis import FILE…|- [--model MODEL] --entity NAME [options]`: imports JSON files into
+/// a store in one transaction, merging objects by identity, and prints a summary. Without
+/// `--model`, the model is inferred from the payload (a new store) or is the one the store
+/// records, extended with what the payload adds (``ImportModel``).
 enum ImportCommand: LeafCommand {
+    /// `--model`, optional here: without it, the store's recorded model or one inferred from the payload.
+    static let model = OptionKey<String?>(
+        "--model", valueName: "model",
+        help: "The model: a Trellis JSON model file, a .xcdatamodeld, a .xcdatamodel, or a store (its recorded model). "
+            + "Default: the store's recorded model, or one inferred from the payload.")
     static let files = ArgumentKey<[String]>(repeating: "file", help: "A JSON file to import; '-' reads standard input.")
     static let at = OptionKey<JSONKeyPath?>(
         "--at", valueName: "key-path", help: "The key path of the collection inside each document (statuses, response.docs).")
@@ -27,11 +34,14 @@ enum ImportCommand: LeafCommand {
             imported, or (on any error) the store is left unchanged. The collection to import \
             is the whole document, or the value at --at: an array of objects, a single object, \
             or, with --key-attribute or --value-key, an object whose values are the objects \
-            (keyed by id).
+            (keyed by id). Without --model, a new store gets a model inferred from the payload \
+            (docs/ModelInference.md), and a store that records a model uses it, extended with \
+            what the payload adds; every import records its model in the store ('trellis model \
+            show STORE' prints it).
             """,
         arguments: [files],
         options: [
-            CommonOptions.model,
+            model,
             CommonOptions.entity.with(help: "The entity of the imported objects."),
             CommonOptions.store.with(help: "The SQLite store; created when missing."),
             CommonOptions.busyTimeout,
@@ -58,7 +68,8 @@ enum ImportCommand: LeafCommand {
     /// The parsed and checked options.
     struct Options {
         var inputs: [InputFile]
-        var modelPath: String
+        /// `--model`; nil: the store's recorded model, or one inferred from the payload.
+        var modelPath: String?
         var bindingsPath: String?
         var entity: String
         var storePath: String
@@ -75,8 +86,11 @@ enum ImportCommand: LeafCommand {
             if inputs.filter(\.isStandardInput).count > 1 {
                 throw UsageError("'-' (standard input) can be given only once")
             }
-            modelPath = arguments[CommonOptions.model]
+            modelPath = arguments[ImportCommand.model]
             bindingsPath = arguments[CommonOptions.bindings]
+            if modelPath == nil, bindingsPath != nil {
+                throw UsageError("'--bindings' needs '--model' (a recorded or inferred model carries its bindings)")
+            }
             entity = arguments[CommonOptions.entity]
             storePath = arguments[CommonOptions.store]
             busyTimeoutMilliseconds = arguments[CommonOptions.busyTimeout].milliseconds

@@ -14,23 +14,36 @@ struct ImportRunner {
 
     func run() throws -> String {
         let started = ContinuousClock.now
-        let file = try ModelLoading.load(options.modelPath, bindings: options.bindingsPath, environment: environment)
-        let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
-        if let name = options.keyAttribute {
-            _ = try ModelLoading.attribute(name, of: entity, option: "--key-attribute")
-            let mapped = entity.attributeMappings.map { entity.attributes[$0.index].name }
-            guard mapped.contains(name) else {
-                throw CommandError(.unknownName, "--key-attribute: '\(name)' is not a mapped attribute of \(entity.name) "
-                                       + "(it has no JSON key path); mapped attributes: " + (mapped.isEmpty ? "none" : mapped.joined(separator: ", ")))
-            }
-        }
-        for input in options.inputs { try InputCheck.check(input) }
+        var inputs = options.inputs
+        var cleanups: [() -> Void] = []
+        defer { for cleanup in cleanups { cleanup() } }
         let storeURL = environment.url(for: options.storePath)
-        try StoreLocation.check(storeURL, path: options.storePath)
+        let resolved: ImportModel
+        let entity: ResolvedEntity
+        if options.modelPath != nil {
+            resolved = try ImportModel.resolve(options, inputs: inputs, storeURL: storeURL, environment: environment)
+            entity = try checkedEntity(in: resolved)
+            for input in inputs { try InputCheck.check(input) }
+            try StoreLocation.check(storeURL, path: options.storePath)
+        } else {
+            // The model comes from the inputs (and the store): check those first.
+            for input in inputs { try InputCheck.check(input) }
+            try StoreLocation.check(storeURL, path: options.storePath)
+            if let i = inputs.firstIndex(where: \.isStandardInput) {
+                // Read twice (to infer the model, then to import): from a copy.
+                let spooled = try InputFile.spooledStandardInput()
+                inputs[i] = spooled.input
+                cleanups.append(spooled.cleanup)
+            }
+            resolved = try ImportModel.resolve(options, inputs: inputs, storeURL: storeURL, environment: environment)
+            entity = try checkedEntity(in: resolved)
+        }
+        let file = resolved.loaded
 
         let makeReaders = {
-            options.inputs.map { input in
-                InputElementReader(input: input, at: options.at, lines: options.lines, alwaysMembers: options.keyAttribute != nil,
+            inputs.map { input in
+                InputElementReader(input: input, at: options.at, lines: options.lines,
+                                   alwaysMembers: options.keyAttribute != nil || resolved.readsMembers,
                                    valueKey: options.valueKey, entityName: entity.name)
             }
         }
@@ -42,16 +55,18 @@ struct ImportRunner {
         if !options.dryRun { StagedStore.removeAbandoned(for: storeURL) }
         let report: ImportReport
         if FileManager.default.fileExists(atPath: storeURL.path) {
-            report = try importObjects(from: readers, into: storeURL, model: file, entity: entity.name, progress: progress)
+            report = try importObjects(from: readers, into: storeURL, model: file, record: resolved.record, entity: entity.name,
+                                       progress: progress)
         } else if options.dryRun {
-            report = try importObjects(from: readers, into: nil, model: file, entity: entity.name, progress: progress)
+            report = try importObjects(from: readers, into: nil, model: file, record: resolved.record, entity: entity.name,
+                                       progress: progress)
         } else {
             // A new store is built under a private name and published complete (StagedStore).
             let staged = StagedStore(for: storeURL)
             var published: ImportReport?
             do {
-                let built = try importObjects(from: readers, into: staged.url, model: file, entity: entity.name, progress: progress,
-                                              migrationPolicy: .onOpen)
+                let built = try importObjects(from: readers, into: staged.url, model: file, record: resolved.record,
+                                              entity: entity.name, progress: progress, migrationPolicy: .onOpen)
                 try staged.publish(path: options.storePath)
                 published = built
             } catch is StagedStore.DestinationExists {
@@ -64,21 +79,37 @@ struct ImportRunner {
                 report = published
             } else {
                 // Another import created the store while this one ran: import again, into it.
-                guard !options.inputs.contains(where: \.isStandardInput) else {
+                guard !inputs.contains(where: \.isStandardInput) else {
                     throw CommandError(.store, "\(options.storePath): another process created the store while this import "
                                        + "read standard input; nothing was written (run the import again)")
                 }
-                report = try importObjects(from: makeReaders(), into: storeURL, model: file, entity: entity.name, progress: progress)
+                report = try importObjects(from: makeReaders(), into: storeURL, model: file, record: resolved.record,
+                                           entity: entity.name, progress: progress)
             }
         }
         progress.finish()
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         if options.jsonReport {
-            return ImportSummary.json(report, model: file.model, imported: entity.name, seconds: seconds)
+            return ImportSummary.json(report, model: file.model, imported: entity.name, seconds: seconds, origin: resolved.reportName)
         }
-        return ImportSummary.text(report, model: file.model, imported: entity.name, files: options.inputs.count,
-                                  store: options.storePath, seconds: seconds)
+        let text = ImportSummary.text(report, model: file.model, imported: entity.name, files: options.inputs.count,
+                                      store: options.storePath, seconds: seconds)
+        return text + (resolved.summaryLine(store: options.storePath, dryRun: options.dryRun).map { $0 + "\n" } ?? "")
+    }
+
+    /// The imported entity, with `--key-attribute` checked against it.
+    private func checkedEntity(in resolved: ImportModel) throws -> ResolvedEntity {
+        let entity = try ModelLoading.entity(options.entity, in: resolved.loaded.model, modelPath: options.modelPath ?? options.storePath)
+        if let name = options.keyAttribute {
+            _ = try ModelLoading.attribute(name, of: entity, option: "--key-attribute")
+            let mapped = entity.attributeMappings.map { entity.attributes[$0.index].name }
+            guard mapped.contains(name) else {
+                throw CommandError(.unknownName, "--key-attribute: '\(name)' is not a mapped attribute of \(entity.name) "
+                                       + "(it has no JSON key path); mapped attributes: " + (mapped.isEmpty ? "none" : mapped.joined(separator: ", ")))
+            }
+        }
+        return entity
     }
 
     /// Imports the elements of `readers` into the SQLite store at `url` (opened or created;
@@ -89,13 +120,14 @@ struct ImportRunner {
     /// so a failed import leaves it as it was, and a dry run, rolled back, too: its report is the
     /// real import's, from the migrated store, and the file keeps every byte. A store being
     /// created (staged, private) gets its schema when it opens.
-    private func importObjects(from readers: [InputElementReader], into url: URL?, model file: LoadedModel, entity: String,
-                               progress: ProgressBar,
+    /// `record` is the model file text the store records.
+    private func importObjects(from readers: [InputElementReader], into url: URL?, model file: LoadedModel, record: String,
+                               entity: String, progress: ProgressBar,
                                migrationPolicy: SQLiteStore.MigrationPolicy = .inWriteTransactions) throws -> ImportReport {
         let store: any PersistentStore
         if let url {
             store = try StoreOpening.open(url, path: options.storePath, model: file.model, migrationPolicy: migrationPolicy,
-                                          busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+                                          busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, modelRecord: record)
         } else {
             store = InMemoryStore(model: file.model)
         }

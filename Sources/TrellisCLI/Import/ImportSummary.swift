@@ -43,8 +43,9 @@ enum ImportSummary {
         return text
     }
 
-    /// `{"entities":{"Status":{"inserted":115,"updated":0,"unchanged":0,"deleted":0}},"seconds":0.081}` and a newline.
-    static func json(_ report: ImportReport, model: ObjectModel, imported: String, seconds: Double) -> String {
+    /// `{"entities":{"Status":{"inserted":115,"updated":0,"unchanged":0,"deleted":0}},"seconds":0.081}` and a newline;
+    /// with `"model":"inferred"` (or `"recorded"`, `"extended"`) when the import had no `--model`.
+    static func json(_ report: ImportReport, model: ObjectModel, imported: String, seconds: Double, origin: String? = nil) -> String {
         var entities = JSONObject()
         for name in self.entities(report, model: model, imported: imported) {
             let c = report.counts(for: name)
@@ -52,7 +53,11 @@ enum ImportSummary {
                                                "unchanged": JSONValue(c.unchanged), "deleted": JSONValue(c.deleted)])
         }
         let rounded = (seconds * 1000).rounded() / 1000
-        let object: JSONValue = ["entities": .object(entities), "seconds": .number(JSONNumber(rounded))]
+        var object: JSONValue = ["entities": .object(entities), "seconds": .number(JSONNumber(rounded))]
+        if let origin, case .object(var members) = object {
+            members.append(key: "model", value: .string(origin))
+            object = .object(members)
+        }
         return ((try? JSONWriter.string(for: object)) ?? "{}") + "\n"
     }
 }

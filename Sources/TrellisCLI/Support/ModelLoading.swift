@@ -37,6 +37,12 @@ enum ModelLoading {
                 throw error
             }
         }
+        if RecordedModel.isSQLiteFile(url) {
+            if let version {
+                throw CommandError(.invalidModel, "\(path): version '\(version)' asked for, but only a .xcdatamodeld bundle has versions")
+            }
+            return try RecordedModel.load(store: url, path: path, bindings: bindings, bindingsPath: bindingsPath)
+        }
         do {
             return try ModelLoader.load(url: url, bindings: bindings, version: version, requiringBoundNames: requiringBoundNames,
                                         bindingsFile: bindingsPath)

@@ -11,12 +11,13 @@ enum StoreOpening {
     /// dry run leaves the file as it was), and a read-only store (export) reads the file as the
     /// work would leave it, without writing it.
     /// - Throws: ``CommandError`` `.store`.
+    /// `modelRecord` is the model file text the store records (``SQLiteStore/Configuration/modelRecord``).
     static func open(_ url: URL, path: String, model: ObjectModel, readOnly: Bool = false,
                      migrationPolicy: SQLiteStore.MigrationPolicy,
-                     busyTimeoutMilliseconds: Int) throws -> SQLiteStore {
+                     busyTimeoutMilliseconds: Int, modelRecord: String? = nil) throws -> SQLiteStore {
         do {
             let configuration = SQLiteStore.Configuration(isReadOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
-                                                          migrationPolicy: migrationPolicy)
+                                                          migrationPolicy: migrationPolicy, modelRecord: modelRecord)
             return try SQLiteStore(path: url.path, model: model, configuration: configuration)
         } catch let error as StoreError {
             throw commandError(error, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)

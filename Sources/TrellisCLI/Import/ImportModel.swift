@@ -1,0 +1,119 @@
+import Foundation
+import Trellis
+import TrellisModelFile
+
+/// The model a `trellis import` uses, and the text the store records of it:
+///
+/// - `--model` when given (it always wins over a recorded model);
+/// - without `--model`, on a new store: a model inferred from the payload;
+/// - without `--model`, on a store that records a model: that model, extended with what
+///   the payload adds (new optional attributes, relationships, entities), through the
+///   store's additive migration. A value that does not fit the recorded model is a located
+///   error naming both types; nothing is written.
+struct ImportModel {
+    /// Where the model came from, for the summary.
+    enum Origin: Equatable {
+        case file
+        case inferred
+        case recorded
+        case extended([ModelExtension.Change])
+    }
+
+    var loaded: LoadedModel
+    /// The Trellis JSON model file text the store records.
+    var record: String
+    var origin: Origin
+    /// The payload is an object keyed by its members' identities: import it member by member.
+    var readsMembers = false
+
+    /// The model for an import of `inputs` into the store at `storeURL`.
+    /// - Throws: ``CommandError``: `.invalidModel` (the model file, or a store that records
+    ///   none), `.invalidInput` (no objects to infer from), `.importFailed` (a value that
+    ///   conflicts with the recorded model).
+    static func resolve(_ options: ImportCommand.Options, inputs: [InputFile], storeURL: URL,
+                        environment: CommandEnvironment) throws -> ImportModel {
+        if let modelPath = options.modelPath {
+            let loaded = try ModelLoading.load(modelPath, bindings: options.bindingsPath, environment: environment)
+            return ImportModel(loaded: loaded, record: text(of: loaded.modelFile), origin: .file)
+        }
+        var reading = InferenceReading(inputs: inputs, at: options.at, lines: options.lines, entity: options.entity, sample: nil)
+        guard FileManager.default.fileExists(atPath: storeURL.path) else {
+            let inferred = try reading.infer()
+            return ImportModel(loaded: LoadedModel(file: inferred.file, store: options.storePath), record: text(of: inferred.file),
+                               origin: .inferred, readsMembers: inferred.isKeyedCollection)
+        }
+        let recorded = try ModelLoading.load(options.storePath, environment: environment)
+        reading.knownEntities = KnownEntity.entities(of: recorded.model)
+        let inferred = try reading.infer()
+        let extended: ModelExtension.Extension
+        do {
+            extended = try ModelExtension.extend(recorded.modelFile, with: inferred)
+        } catch {
+            throw CommandError(.importFailed, error.description)
+        }
+        if extended.changes.isEmpty {
+            return ImportModel(loaded: recorded, record: text(of: recorded.modelFile), origin: .recorded,
+                               readsMembers: inferred.isKeyedCollection)
+        }
+        return ImportModel(loaded: LoadedModel(file: extended.file, store: options.storePath), record: text(of: extended.file),
+                           origin: .extended(extended.changes), readsMembers: inferred.isKeyedCollection)
+    }
+
+    static func text(of file: ModelFile) -> String { String(decoding: file.data(), as: UTF8.self) }
+
+    /// The summary line saying which model the import used (nil for `--model`):
+    /// `model: inferred from the payload and recorded in t.sqlite; print it with: trellis model show t.sqlite`.
+    func summaryLine(store: String, dryRun: Bool) -> String? {
+        let show = "print it with: trellis model show \(store)"
+        switch origin {
+        case .file:
+            return nil
+        case .inferred:
+            return dryRun ? "model: inferred from the payload (dry run: not recorded)"
+                : "model: inferred from the payload (\(ModelCommand.counts(loaded.model))) and recorded in \(store); \(show)"
+        case .recorded:
+            return "model: the one recorded in \(store)"
+        case .extended(let changes):
+            let list = changes.map(\.description).joined(separator: ", ")
+            return dryRun ? "model: the one recorded in \(store), which the payload would extend: \(list) (dry run: not recorded)"
+                : "model: the one recorded in \(store), extended: \(list); \(show)"
+        }
+    }
+
+    /// For `--report json`: `"inferred"`, `"recorded"`, `"extended"`; nil for `--model`.
+    var reportName: String? {
+        switch origin {
+        case .file: return nil
+        case .inferred: return "inferred"
+        case .recorded: return "recorded"
+        case .extended: return "extended"
+        }
+    }
+}
+
+extension InputFile {
+    /// Standard input copied to a temporary file, for an import that reads its input twice
+    /// (to infer the model, then to import): named `<stdin>` in messages.
+    /// - Throws: ``CommandError`` `.invalidInput` when standard input cannot be read or copied.
+    static func spooledStandardInput() throws -> (input: InputFile, cleanup: () -> Void) {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-stdin-\(getpid())-\(UUID().uuidString).json")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil), let out = try? FileHandle(forWritingTo: url) else {
+            throw CommandError(.invalidInput, "<stdin>: cannot copy standard input to a temporary file")
+        }
+        defer { try? out.close() }
+        do {
+            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try out.write(contentsOf: chunk)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            throw CommandError(.invalidInput, "<stdin>: cannot copy standard input to a temporary file: \(error.localizedDescription)")
+        }
+        return (InputFile(name: "<stdin>", url: url), { try? FileManager.default.removeItem(at: url) })
+    }
+
+    init(name: String, url: URL?) {
+        self.name = name
+        self.url = url
+    }
+}
