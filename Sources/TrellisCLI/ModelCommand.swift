@@ -2,17 +2,18 @@ import Foundation
 import Trellis
 import TrellisModelFile
 
-/// `trellis model convert|show`: converts model files between the Trellis JSON model
+/// `trellis model convert|infer|show`: converts model files between the Trellis JSON model
 /// format and Core Data's `.xcdatamodeld`, and prints a readable summary of a model.
 /// This is the group (``spec``) and what its subcommands share; ``ModelConvertCommand``
 /// and ``ModelShowCommand`` run.
 enum ModelCommand {
     static let spec = CommandSpec(
         name: "model",
-        abstract: "Convert a model between Trellis JSON and Core Data, or summarise it.",
+        abstract: "Convert a model between Trellis JSON and Core Data, infer one from samples, or summarise it.",
         discussion: """
-            Subcommands: 'convert' (Trellis JSON ↔ .xcdatamodeld) and 'show' (entities, \
-            attributes with types and key paths, relationships, identity).
+            Subcommands: 'convert' (Trellis JSON ↔ .xcdatamodeld), 'infer' (a model from sample \
+            JSON) and 'show' (entities, attributes with types and key paths, relationships, \
+            identity). A store (.sqlite) may stand for a model: its recorded model.
             """)
 
     /// `--version <name>`: a version of a `.xcdatamodeld`.

@@ -8,7 +8,7 @@ import Trellis
 ///     var out = "", err = ""
 ///     let status = TrellisCommand.run(arguments: ["schema", "--model", "model.json"], stdout: &out, stderr: &err)
 ///
-/// Subcommands (``root``; see docs/CLI.md): `import`, `export`, `schema`, `model convert|show`,
+/// Subcommands (``root``; see docs/CLI.md): `import`, `export`, `schema`, `model convert|infer|show`,
 /// `json check|format`, and `help`. `trellis` alone and `trellis --help` print the overview,
 /// `trellis help <subcommand>…` and `trellis <subcommand>… --help` a subcommand's help,
 /// `trellis --version` the version.
@@ -79,7 +79,8 @@ public enum TrellisCommand {
             .command(ImportCommand.self),
             .command(ExportCommand.self),
             .command(SchemaCommand.self),
-            .group(ModelCommand.spec, [.command(ModelConvertCommand.self), .command(ModelShowCommand.self)]),
+            .group(ModelCommand.spec, [.command(ModelConvertCommand.self), .command(ModelInferCommand.self),
+                                       .command(ModelShowCommand.self)]),
             .group(JSONCommand.spec, [.command(JSONCheckCommand.self), .command(JSONFormatCommand.self)]),
             .command(HelpCommand.self),
         ])

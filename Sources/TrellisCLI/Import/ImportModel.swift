@@ -95,25 +95,26 @@ extension InputFile {
     /// Standard input copied to a temporary file, for an import that reads its input twice
     /// (to infer the model, then to import): named `<stdin>` in messages.
     /// - Throws: ``CommandError`` `.invalidInput` when standard input cannot be read or copied.
-    static func spooledStandardInput() throws -> (input: InputFile, cleanup: () -> Void) {
+    func spooled() throws -> (input: InputFile, cleanup: () -> Void) {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-stdin-\(getpid())-\(UUID().uuidString).json")
         guard FileManager.default.createFile(atPath: url.path, contents: nil), let out = try? FileHandle(forWritingTo: url) else {
             throw CommandError(.invalidInput, "<stdin>: cannot copy standard input to a temporary file")
         }
         defer { try? out.close() }
         do {
-            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+            while let chunk = try standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try out.write(contentsOf: chunk)
             }
         } catch {
             try? FileManager.default.removeItem(at: url)
             throw CommandError(.invalidInput, "<stdin>: cannot copy standard input to a temporary file: \(error.localizedDescription)")
         }
-        return (InputFile(name: "<stdin>", url: url), { try? FileManager.default.removeItem(at: url) })
+        return (InputFile(name: name, url: url, standardInput: standardInput), { try? FileManager.default.removeItem(at: url) })
     }
 
-    init(name: String, url: URL?) {
+    init(name: String, url: URL?, standardInput: FileHandle) {
         self.name = name
         self.url = url
+        self.standardInput = standardInput
     }
 }

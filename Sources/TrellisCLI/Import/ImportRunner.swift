@@ -31,7 +31,7 @@ struct ImportRunner {
             try StoreLocation.check(storeURL, path: options.storePath)
             if let i = inputs.firstIndex(where: \.isStandardInput) {
                 // Read twice (to infer the model, then to import): from a copy.
-                let spooled = try InputFile.spooledStandardInput()
+                let spooled = try inputs[i].spooled()
                 inputs[i] = spooled.input
                 cleanups.append(spooled.cleanup)
             }

@@ -23,7 +23,7 @@ enum RecordedModel {
         do {
             text = try SQLiteStore.recordedModel(atPath: url.path)
         } catch {
-            throw StoreOpening.commandError(error, path: path)
+            throw StoreOpening.commandError(error, path: path, busyTimeoutMilliseconds: 0)
         }
         guard let text else {
             throw CommandError(.invalidModel, "\(path): the store records no model (it was written by a program that gave none, "
