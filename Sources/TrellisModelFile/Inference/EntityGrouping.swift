@@ -15,9 +15,9 @@ struct ShapeMember {
 
 /// Groups the places objects were met into entities (docs/ModelInference.md, "One shape,
 /// one entity"): the objects at one key of one entity are one entity; objects met
-/// elsewhere join an entity when they have the same identity key (of the same kind) and
-/// share at least half of the smaller key set (two keys at least), or when the key they
-/// are met at gives them the same name.
+/// elsewhere join an entity when they have the same identity key (of the same kind) and,
+/// besides it, share at least two keys and at least half of the smaller key set, or when
+/// the key they are met at gives them the same name.
 final class EntityGrouping {
     final class Group {
         var nodes: [ShapeNode]
@@ -143,8 +143,10 @@ final class EntityGrouping {
                   EntityGrouping.isIntegerIdentity(a.evidence) == EntityGrouping.isIntegerIdentity(b.evidence) else { return false }
         }
         if InferenceNaming.upperCamel(words) == InferenceNaming.upperCamel(group.words) { return true }
-        let common = Set(groupKeys.names).intersection(keys.names).count
-        return common >= 2 && common * 2 >= min(groupKeys.keys.count, keys.keys.count)
+        let identityKeys = Set(identity.keys)
+        let a = Set(groupKeys.names).subtracting(identityKeys), b = Set(keys.names).subtracting(identityKeys)
+        let common = a.intersection(b).count
+        return common >= 2 && common * 2 >= min(a.count, b.count)
     }
 
     /// Integers and numeric strings identify alike (`1699` and `"1699"`).
