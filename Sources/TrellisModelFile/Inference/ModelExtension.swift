@@ -160,6 +160,7 @@ struct ModelMerger {
     private mutating func merge(_ inferredName: String, into recordedName: String) throws(ModelInferenceError) {
         guard let source = inferred.file.model.entity(named: inferredName),
               let target = recorded.model.entity(named: recordedName) else { return }
+        let observed = inferred.evidence[inferredName] != nil
         let evidence = inferred.evidence[inferredName] ?? [:]
         for attribute in source.declaration.attributes {
             guard let keyPath = attribute.jsonKeyPathText.flatMap({ try? JSONKeyPath(parsing: $0) }) else { continue }
@@ -173,6 +174,13 @@ struct ModelMerger {
             } else {
                 addAttribute(attribute, to: target)
             }
+        }
+        // A required attribute whose key no sampled object had (or only with null) becomes optional.
+        let sampled = Set((source.declaration.attributes.map(\.jsonKeyPathText) + source.declaration.relationships.map(\.jsonKeyPathText))
+            .compactMap { $0.flatMap { try? JSONKeyPath(parsing: $0) } })
+        let identity = Set(target.identityAttributeIndexes)
+        for (i, keyPath) in target.attributeMappings where observed && !identity.contains(i) && !sampled.contains(keyPath) {
+            if !target.attributes[i].isOptional { makeOptional(target.attributes[i].name, of: target) }
         }
         for relationship in source.declaration.relationships {
             guard let keyPath = relationship.jsonKeyPathText.flatMap({ try? JSONKeyPath(parsing: $0) }) else { continue }
@@ -219,10 +227,13 @@ struct ModelMerger {
            seen.lowerBound < range.lowerBound || seen.upperBound > range.upperBound {
             outOfRange = [.integer]
         }
-        guard rejected.isEmpty, outOfRange.isEmpty else {
-            throw conflict(facts, entity: entity, property: attribute.name, keyPath: keyPath,
-                           recorded: "type \(attribute.type)" + (attribute.transformerName.map { " (transformer \($0))" } ?? ""),
-                           classes: rejected.isEmpty ? outOfRange : rejected)
+        let recordedType = "type \(attribute.type)" + (attribute.transformerName.map { " (transformer \($0))" } ?? "")
+        guard rejected.isEmpty else {
+            throw conflict(facts, entity: entity, property: attribute.name, keyPath: keyPath, recorded: recordedType, classes: rejected)
+        }
+        if !outOfRange.isEmpty, let seen = facts.integerRange {
+            throw conflict(facts, entity: entity, property: attribute.name, keyPath: keyPath, recorded: recordedType,
+                           classes: outOfRange, found: "integers from \(seen.lowerBound) to \(seen.upperBound) (the first here)")
         }
     }
 
@@ -242,18 +253,18 @@ struct ModelMerger {
     }
 
     /// `entity Status, attribute retweetCount (key retweet_count): the recorded model has type
-    /// integer64, the payload has a string here (a type for it: string)`, at the first such value.
+    /// integer64, but the payload has a string here (their type would be string); …`, at the first such value.
     private func conflict(_ facts: KeyEvidence?, entity: String, property: String, keyPath: JSONKeyPath, recorded: String,
-                          classes: [ValueClass]) -> ModelInferenceError {
+                          classes: [ValueClass], found explicitFound: String? = nil) -> ModelInferenceError {
         let place = facts?.firstPlace(among: classes)
-        let found = classes.first.map(\.phrase) ?? "other values"
+        let found = explicitFound ?? ((classes.first.map(\.phrase) ?? "other values") + " here")
         let needed = AttributeTyping(classes: facts?.classes ?? classes)
         let structural = !Set(facts?.classes ?? classes).isDisjoint(with: [.object, .objectArray])
-        let suggestion = structural ? "" : " (their type would be \(needed.type))"
+        let suggestion = structural || explicitFound != nil ? "" : " (their type would be \(needed.type))"
         return ModelInferenceError(.typeConflict, source: place.flatMap(inferred.source(of:)), path: place?.path, entity: entity,
                                    property: property,
                                    message: "entity \(entity), property \(property) (key \(keyPath)): the recorded model has \(recorded), "
-                                       + "but the payload has \(found) here\(suggestion); the store was not changed")
+                                       + "but the payload has \(found)\(suggestion); the store was not changed")
     }
 
     // MARK: - Additions

@@ -136,7 +136,7 @@ public final class ModelInference {
             throw ModelInferenceError(.invalidEntityName, entity: rootEntity, message: "the inferred model is not valid: \(error)")
         }
         var evidence: [String: [String: KeyEvidence]] = [:]
-        for draft in builder.drafts { evidence[draft.name] = draft.evidence }
+        for draft in builder.drafts where draft.group >= 0 { evidence[draft.name] = draft.evidence }
         return InferredModel(file: file, rootEntity: rootEntity, evidence: evidence, sources: sources,
                              isKeyedCollection: sawKeyedCollection)
     }
@@ -174,7 +174,8 @@ public struct InferredModel: Sendable {
     public var rootEntity: String
     /// Whether the collection was an object keyed by identity (import it member by member).
     public var isKeyedCollection: Bool
-    /// Entity → property → its values' classes and where they were.
+    /// Entity → property → its values' classes and where they were; absent for an entity
+    /// of ``ModelInference/knownEntities`` that the samples only refer to.
     var evidence: [String: [String: KeyEvidence]]
     /// Input names by index (``SamplePlace/source``).
     var sources: [String?]

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import Trellis
+import TrellisModelFile
+
+/// docs/ModelInference.md, "Identity".
+@Suite struct InferenceIdentityTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var json: String
+        var entity = "Item"
+        var identity: [String]
+        var summary: String?
+        var testDescription: String { json }
+    }
+
+    static let cases: [Case] = [
+        // The order: id, objectId, uuid, <entity>_id, <entity>Id.
+        Case(json: #"[{"objectId": "a", "id": 1, "uuid": "u"}]"#, identity: ["id"]),
+        // objectId is named itemObjectID: NSManagedObject has an objectID.
+        Case(json: #"[{"objectId": "Ed1nuqPvcm", "uuid": "u"}]"#, identity: ["itemObjectID"]),
+        Case(json: #"[{"uuid": "0b3c8f2e-7c1a-4b7e-9a51-2f4d6c8e0a11", "item_id": 3}]"#, identity: ["uuid"],
+             summary: "uuid: string required @ uuid"),
+        Case(json: #"[{"seat_category_id": 3, "name": "A"}]"#, entity: "SeatCategory", identity: ["seatCategoryID"]),
+        Case(json: #"[{"seatCategoryId": 3, "name": "A"}]"#, entity: "SeatCategory", identity: ["seatCategoryID"]),
+        // A candidate missing from one object, or null in one, does not qualify.
+        Case(json: #"[{"id": 1, "objectId": "a"}, {"objectId": "b"}]"#, identity: ["itemObjectID"]),
+        Case(json: #"[{"id": 1, "objectId": "a"}, {"id": null, "objectId": "b"}]"#, identity: ["itemObjectID"]),
+        // Values that repeat with other values are not an identity (the composite of the scalars is).
+        Case(json: #"[{"id": 1, "name": "a"}, {"id": 1, "name": "b"}]"#, identity: ["id", "name"]),
+        // A value met twice with the same other values is the same object.
+        Case(json: #"[{"id": 1, "name": "a", "indices": [0]}, {"id": 1, "name": "a", "indices": [5]}]"#, identity: ["id"]),
+        // Booleans and fractions are not identities.
+        Case(json: #"[{"id": true, "name": "a"}, {"id": false, "name": "b"}]"#, identity: ["id", "name"]),
+        // Numeric strings: Integer 64 with integer-from-string (Groot's "id": "1699").
+        Case(json: #"[{"id": "1699"}, {"id": "1700"}]"#, identity: ["id"],
+             summary: "id: integer64 integer-from-string required @ id"),
+        Case(json: #"[{"id": 1699}, {"id": "1700"}]"#, identity: ["id"], summary: "id: integer64 integer-from-string required @ id"),
+        // A string that does not read back unchanged through Int64 keeps the identity a string.
+        Case(json: #"[{"id": "007"}, {"id": "1700"}]"#, identity: ["id"], summary: "id: string required @ id"),
+        Case(json: #"[{"id": "99999999999999999999"}]"#, identity: ["id"], summary: "id: string required @ id"),
+        // Integers beyond 2^53 are exact Integer 64.
+        Case(json: #"[{"id": 505874924095815681}, {"id": 505874922023837696}]"#, identity: ["id"],
+             summary: "id: integer64 required @ id"),
+    ]
+
+    @Test(arguments: cases)
+    func identity(_ c: Case) throws {
+        let inferred = try InferenceSamples.infer(c.json, entity: c.entity)
+        #expect(inferred.identity(c.entity) == c.identity)
+        if let summary = c.summary {
+            #expect(inferred.attributeSummary(c.entity).first == summary)
+        }
+    }
+
+    @Test func aUserMentionedTwiceInOneTweetIsStillIdentifiedByID() throws {
+        let inferred = try InferenceSamples.infer(#"""
+            [{"id": 1, "mentions": [{"id": 7, "name": "a", "indices": [0, 2]}, {"id": 8, "name": "b", "indices": [3, 5]},
+                                    {"id": 7, "name": "a", "indices": [9, 11]}]}]
+            """#, entity: "Status")
+        #expect(inferred.identity("Mention") == ["id"])
+    }
+
+    @Test func toOneObjectsRepeatByNature() throws {
+        let inferred = try InferenceSamples.infer(#"[{"id": 1, "user": {"id": 9, "login": "a"}}, {"id": 2, "user": {"id": 9, "login": "b"}}]"#,
+                                                  entity: "Issue")
+        #expect(inferred.identity("User") == ["id"])
+    }
+
+    @Test func aRootWithoutIdentityKeyIsIdentifiedByItsScalars() throws {
+        let inferred = try InferenceSamples.infer(#"[{"name": "a", "age": 3, "tags": ["x"]}, {"name": "b", "age": 4, "tags": []}]"#,
+                                                  entity: "Person")
+        #expect(inferred.identity("Person") == ["name", "age"])
+    }
+}
