@@ -96,7 +96,7 @@ enum ModelInferCommand: LeafCommand {
             }
             var bindingsNote = ""
             if !file.bindingDeclarations.isEmpty {
-                let bindingsPath = URL(fileURLWithPath: path).deletingPathExtension().path + "-bindings.json"
+                let bindingsPath = (path as NSString).deletingPathExtension + "-bindings.json"
                 do {
                     try file.bindingDeclarations.writeFile(to: environment.url(for: bindingsPath))
                 } catch let error as ModelFileError {

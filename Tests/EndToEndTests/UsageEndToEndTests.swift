@@ -22,9 +22,9 @@ import TrellisTestSupport
         #expect(try TrellisProcess.run([], in: directory.url) == TrellisProcess.Result(status: 0, stdout: overview, stderr: ""))
         #expect(try TrellisProcess.run(["--version"], in: directory.url) == TrellisProcess.Result(
             status: 0, stdout: "trellis 0.1.0\n", stderr: ""))
-        #expect(try TrellisProcess.run(["help", "model", "infer"], in: directory.url) == TrellisProcess.Result(
+        #expect(try TrellisProcess.run(["help", "model", "frob"], in: directory.url) == TrellisProcess.Result(
             status: 64, stdout: "",
-            stderr: "error: unknown subcommand 'infer' of 'trellis model'; expected one of: convert, show\n"
+            stderr: "error: unknown subcommand 'frob' of 'trellis model'; expected one of: convert, infer, show\n"
                 + "usage: trellis help [<subcommand>...]\n  See 'trellis help --help' for more information.\n"))
     }
 

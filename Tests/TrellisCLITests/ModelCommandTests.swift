@@ -252,7 +252,7 @@ import TrellisTestSupport
         + "  See 'trellis model convert --help' for more information.\n"
 
     static let usageCases = [
-        UsageCase(arguments: ["model", "frob"], stderr: "error: unknown subcommand 'frob' of 'trellis model'; expected one of: convert, show\n"
+        UsageCase(arguments: ["model", "frob"], stderr: "error: unknown subcommand 'frob' of 'trellis model'; expected one of: convert, infer, show\n"
                       + "usage: trellis model <subcommand> [options]\n  See 'trellis model --help' for more information.\n"),
         UsageCase(arguments: ["model", "shwo"], stderr: "error: unknown subcommand 'shwo' of 'trellis model'; did you mean 'show'?\n"
                       + "usage: trellis model <subcommand> [options]\n  See 'trellis model --help' for more information.\n"),
@@ -276,6 +276,7 @@ import TrellisTestSupport
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("OVERVIEW: Convert a model between the Trellis JSON format and a Core Data model.\n"))
         #expect(result.stdout.contains("USAGE: trellis model convert <input> [--to <format>] [-o <output>] [--bindings <file>] [--version <name>]\n"))
-        #expect(trellis("help", "model").stdout.hasPrefix("OVERVIEW: Convert a model between Trellis JSON and Core Data, or summarise it.\n"))
+        #expect(trellis("help", "model").stdout.hasPrefix(
+            "OVERVIEW: Convert a model between Trellis JSON and Core Data, infer one from\nsamples, or summarise it.\n"))
     }
 }

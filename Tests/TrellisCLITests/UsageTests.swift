@@ -30,7 +30,7 @@ func trellis(arguments: [String], in directory: URL? = nil, stdin: String? = nil
 }
 
 @Suite struct UsageTests {
-    static let importUsage = "usage: trellis import <file>... --model <model> --entity <entity> [--store <path>] [--busy-timeout <seconds>] "
+    static let importUsage = "usage: trellis import <file>... --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] "
         + "[--at <key-path>] [--key-attribute <attribute>] [--value-key <key>] [--format <format>] [--report <format>] [--dry-run] [--bindings <file>]\n"
         + "  See 'trellis import --help' for more information.\n"
 
@@ -56,8 +56,8 @@ func trellis(arguments: [String], in directory: URL? = nil, stdin: String? = nil
                  + "usage: trellis <subcommand> [options]\n  See 'trellis --help' for more information.\n"),
         Case(arguments: ["import", "--model", "m.json", "--entity", "E"],
              stderr: "error: missing expected argument '<file>'\n" + importUsage),
-        Case(arguments: ["import", "a.json", "--entity", "E"],
-             stderr: "error: missing required option '--model <model>'\n" + importUsage),
+        Case(arguments: ["import", "a.json", "--model", "m.json"],
+             stderr: "error: missing required option '--entity <entity>'\n" + importUsage),
         Case(arguments: ["import", "a.json", "--model"], stderr: "error: missing value for '--model <model>'\n" + importUsage),
         Case(arguments: ["import", "a.json", "--model", "--entity", "E"],
              stderr: "error: missing value for '--model <model>'\n" + importUsage),
@@ -98,8 +98,8 @@ func trellis(arguments: [String], in directory: URL? = nil, stdin: String? = nil
                  + "usage: trellis schema --model <model> [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"),
         // Unknown help topics are errors, not the parent's help.
         Case(arguments: ["help", "nope"], stderr: "error: unknown subcommand 'nope'\n" + helpUsage),
-        Case(arguments: ["help", "model", "infer"],
-             stderr: "error: unknown subcommand 'infer' of 'trellis model'; expected one of: convert, show\n" + helpUsage),
+        Case(arguments: ["help", "model", "frob"],
+             stderr: "error: unknown subcommand 'frob' of 'trellis model'; expected one of: convert, infer, show\n" + helpUsage),
         Case(arguments: ["help", "import", "files"], stderr: "error: 'trellis import' has no subcommands; no help for 'files'\n" + helpUsage),
         Case(arguments: ["help", "--all"], stderr: "error: unknown option '--all'\n" + helpUsage),
     ]

@@ -93,7 +93,7 @@ struct CommandNode {
     }
 
     /// `unknown subcommand 'imprt'; did you mean 'import'?` (`… of 'trellis model'; expected
-    /// one of: convert, show` below the root).
+    /// one of: convert, infer, show` below the root).
     func unknownSubcommandMessage(_ word: String) -> String {
         let words = subcommands.map(\.spec.word)
         var message = "unknown subcommand '\(word)'"
