@@ -4,7 +4,8 @@
 enum CommonOptions {
     /// `--model <model>` (required).
     static let model = OptionKey<String>(
-        "--model", valueName: "model", help: "The model: a Trellis JSON model file, a .xcdatamodeld or a .xcdatamodel.")
+        "--model", valueName: "model",
+        help: "The model: a Trellis JSON model file, a .xcdatamodeld, a .xcdatamodel, or a store (its recorded model).")
 
     /// `--bindings <file>`, for every command that takes a model.
     static let bindings = OptionKey<String?>(

@@ -17,7 +17,7 @@ struct AttributeTyping: Equatable, Sendable {
     /// | booleans | boolean |
     /// | integers | integer64 |
     /// | integers and numbers with a fraction | double |
-    /// | numbers a double would round (over 15 significant digits), integers beyond 64 bits | decimal |
+    /// | numbers a double would round (their text does not read back from the nearest double), integers beyond 64 bits | decimal |
     /// | numbers a decimal cannot hold either | json |
     /// | RFC 3339 full-dates | date, `iso8601-date` |
     /// | RFC 3339 date-times (and full-dates) | date, `iso8601` |

@@ -17,7 +17,7 @@ import Trellis
 /// class, where the first of each was) and not kept, so memory grows with the number of
 /// distinct places and keys in the samples, not with their size: a 1 GB array streams
 /// through in bounded memory. Identity candidates are checked for repeats on the first
-/// 131,072 values of each array (the root collection counts as one array over every input).
+/// 65,536 distinct values of each array (the root collection counts as one array over every input).
 ///
 /// The same samples always give the same model, byte for byte.
 public final class ModelInference {

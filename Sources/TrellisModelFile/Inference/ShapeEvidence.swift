@@ -17,7 +17,7 @@ struct KeyEvidence: Sendable {
         for s in stats {
             for c in ValueClass.allCases where s.count(c) > 0 {
                 counts[c, default: 0] += s.count(c)
-                if firstPlaces[c] == nil, let place = s.firstPlaces[c] { firstPlaces[c] = place }
+                if firstPlaces[c] == nil, let place = s.firstPlaces[c.rawValue] { firstPlaces[c] = place }
             }
             if let r = s.integerRange {
                 integerRange = integerRange.map { min($0.lowerBound, r.lowerBound)...max($0.upperBound, r.upperBound) } ?? r

@@ -13,7 +13,7 @@ final class ShapeNode {
     /// Identity candidates are checked for conflicting repeats on this many distinct values
     /// per array (the root collection counts as one array across every input); later new
     /// values are not recorded.
-    static let uniquenessLimit = 1 << 17
+    static let uniquenessLimit = 1 << 16
 
     /// Objects observed here.
     private(set) var objectCount = 0
@@ -26,7 +26,7 @@ final class ShapeNode {
     let isArrayElement: Bool
     /// Per identity candidate, each value's hash in the root collection and a signature of
     /// its object (root only; see ``checkRootUniqueness(of:)``).
-    private var rootSignatures: [String: [Int: [Int]]] = [:]
+    private var rootSignatures: [String: [Int: Signature]] = [:]
 
     init(isArrayElement: Bool) {
         self.isArrayElement = isArrayElement
@@ -58,7 +58,8 @@ final class ShapeNode {
 
     /// Counts conflicting repeats of identity-candidate values within one array of objects.
     func checkUniqueness(of objects: [JSONObject]) {
-        var seen: [String: [Int: [Int]]] = [:]
+        guard objects.count > 1 else { return }
+        var seen: [String: [Int: Signature]] = [:]
         for object in objects { check(object, against: &seen) }
     }
 
@@ -71,39 +72,53 @@ final class ShapeNode {
     /// A value of a candidate key met again is a conflicting repeat when the two objects
     /// differ in more than half of their other scalar members (a user mentioned twice in
     /// one tweet is the same object; `{"id": 1, "name": "a"}` and `{"id": 1, "name": "b"}` are not).
-    private func check(_ object: JSONObject, against seen: inout [String: [Int: [Int]]]) {
+    private func check(_ object: JSONObject, against seen: inout [String: [Int: Signature]]) {
         for (key, value) in object where ShapeNode.isIdentityCandidateName(key) {
             guard let hash = ShapeNode.identityHash(value), let stats = keys[key] else { continue }
-            let signature = ShapeNode.signature(of: object, excluding: key)
+            let signature = Signature(of: object, excluding: key)
             if let earlier = seen[key]?[hash] {
-                if ShapeNode.conflicts(earlier, signature) { stats.repeats += 1 }
+                if earlier.conflicts(with: signature) { stats.repeats += 1 }
             } else if seen[key, default: [:]].count < ShapeNode.uniquenessLimit {
                 seen[key, default: [:]][hash] = signature
             }
         }
     }
 
-    /// Hashes of the first eight scalar members other than `excluded` (key and value together).
-    static func signature(of object: JSONObject, excluding excluded: String) -> [Int] {
-        var hashes: [Int] = []
-        for (key, value) in object where key != excluded {
-            switch value {
-            case .array, .object: continue
-            default:
-                var hasher = Hasher()
-                hasher.combine(key)
-                hasher.combine(value)
-                hashes.append(hasher.finalize())
-            }
-            if hashes.count == 8 { break }
-        }
-        return hashes
-    }
+    /// Hashes of an object's first four scalar members other than an identity candidate
+    /// (key and value together), to tell a repeat of the same object from another object.
+    struct Signature {
+        var hashes: (Int, Int, Int, Int) = (0, 0, 0, 0)
+        var count = 0
 
-    static func conflicts(_ a: [Int], _ b: [Int]) -> Bool {
-        let size = max(a.count, b.count)
-        let common = Set(a).intersection(b).count
-        return (size - common) * 2 > size
+        init(of object: JSONObject, excluding excluded: String) {
+            for (key, value) in object where key != excluded {
+                switch value {
+                case .array, .object: continue
+                default:
+                    var hasher = Hasher()
+                    hasher.combine(key)
+                    hasher.combine(value)
+                    let hash = hasher.finalize()
+                    switch count {
+                    case 0: hashes.0 = hash
+                    case 1: hashes.1 = hash
+                    case 2: hashes.2 = hash
+                    default: hashes.3 = hash
+                    }
+                    count += 1
+                }
+                if count == 4 { break }
+            }
+        }
+
+        var list: [Int] { Array([hashes.0, hashes.1, hashes.2, hashes.3].prefix(count)) }
+
+        /// More than half of the members differ.
+        func conflicts(with other: Signature) -> Bool {
+            let size = max(count, other.count)
+            let common = Set(list).intersection(other.list).count
+            return (size - common) * 2 > size
+        }
     }
 
     private func becomeDictionary() {
@@ -151,8 +166,8 @@ final class KeyStats {
     /// Objects that had the key (null included).
     private(set) var present = 0
     private(set) var counts = [Int](repeating: 0, count: ValueClass.allCases.count)
-    /// Where the first value of each class was.
-    private(set) var firstPlaces: [ValueClass: SamplePlace] = [:]
+    /// Where the first value of each class was, by ``ValueClass/rawValue``.
+    private(set) var firstPlaces = [SamplePlace?](repeating: nil, count: ValueClass.allCases.count)
     /// The smallest and largest integers met.
     private(set) var integerRange: ClosedRange<Int64>?
     /// Conflicting repeats within one array (identity candidates only; see ``ShapeNode``).
@@ -177,7 +192,7 @@ final class KeyStats {
         present += 1
         let valueClass = ValueClassifier.classify(value)
         counts[valueClass.rawValue] += 1
-        if firstPlaces[valueClass] == nil { firstPlaces[valueClass] = SamplePlace(source: source, path: path()) }
+        if firstPlaces[valueClass.rawValue] == nil { firstPlaces[valueClass.rawValue] = SamplePlace(source: source, path: path()) }
         switch value {
         case .number(let n):
             if valueClass == .integer, let i = n.int64Value {

@@ -9,11 +9,11 @@ enum ValueClass: Int, CaseIterable, Sendable, Comparable {
     case integer
     /// A number without fraction or exponent beyond `Int64`, 38 digits at most (a `Decimal` holds it).
     case bigInteger
-    /// A number with a fraction or an exponent that a `Double` holds exactly enough: at
-    /// most 15 significant digits, within `Double`'s range.
+    /// A number with a fraction or an exponent that a `Double` holds: its text reads back
+    /// from the nearest `Double` (`2.5`, `0.8444218515250481`, `1e3`).
     case fraction
-    /// A number a `Double` would round (more than 15 significant digits) that a `Decimal`
-    /// holds (38 digits, exponent within -128...127).
+    /// A number a `Double` would round (`3.14159265358979323846`) that a `Decimal` holds (38
+    /// significant digits, exponent within -128...127).
     case preciseNumber
     /// A number neither a `Double` nor a `Decimal` holds exactly.
     case hugeNumber
@@ -100,7 +100,7 @@ enum ValueClassifier {
             if number.int64Value != nil { return .integer }
             return text.utf8.filter({ $0 >= 0x30 && $0 <= 0x39 }).count <= 38 ? .bigInteger : .hugeNumber
         }
-        if significantDigits(text) <= 15, let d = number.doubleValue, d != 0 || isZero(text) { return .fraction }
+        if let d = number.doubleValue, d.isFinite, DigitForm(text) == DigitForm(JSONNumber(d).text) { return .fraction }
         return number.decimalValue != nil ? .preciseNumber : .hugeNumber
     }
 
@@ -120,15 +120,38 @@ enum ValueClassifier {
 
     // MARK: - Tests
 
-    /// Digits from the first non-zero digit to the last non-zero digit of the mantissa.
-    static func significantDigits(_ text: String) -> Int {
-        let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
-        let digits = mantissa.filter { $0 >= 0x30 && $0 <= 0x39 }
-        guard let start = digits.firstIndex(where: { $0 != 0x30 }), let end = digits.lastIndex(where: { $0 != 0x30 }) else { return 0 }
-        return digits.distance(from: start, to: end) + 1
-    }
+    /// A decimal number's value as significant digits and the power of ten of the last one
+    /// (`1.50` and `15e-1` are both 15 × 10⁻¹), to compare numbers written differently.
+    struct DigitForm: Equatable {
+        var negative = false
+        var digits: [UInt8] = []
+        var exponent = 0
 
-    private static func isZero(_ text: String) -> Bool { significantDigits(text) == 0 }
+        init(_ text: String) {
+            var exponentText = ""
+            var inExponent = false
+            var fractionDigits = 0
+            var inFraction = false
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "-") where !inExponent: negative = true
+                case UInt8(ascii: "e"), UInt8(ascii: "E"): inExponent = true
+                case UInt8(ascii: "."): inFraction = true
+                case 0x30...0x39 where !inExponent:
+                    if !(digits.isEmpty && byte == 0x30) { digits.append(byte) }
+                    if inFraction { fractionDigits += 1 }
+                default:
+                    if inExponent { exponentText.unicodeScalars.append(Unicode.Scalar(byte)) }
+                }
+            }
+            exponent = (Int(exponentText) ?? 0) - fractionDigits
+            while digits.last == 0x30 {
+                digits.removeLast()
+                exponent += 1
+            }
+            if digits.isEmpty { negative = false; exponent = 0 }
+        }
+    }
 
     /// `Www Mmm dd hh:mm:ss ±hhmm yyyy` by shape only.
     private static func looksLikeTwitterDate(_ utf8: String.UTF8View) -> Bool {
