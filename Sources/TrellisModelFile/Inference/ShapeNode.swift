@@ -15,10 +15,13 @@ final class ShapeNode {
     /// values are not recorded.
     static let uniquenessLimit = 1 << 16
 
+    // Exclusivity is not checked at run time on the hot properties: a node is used by one
+    // thread, and no access overlaps another (the importer's bookkeeping does the same).
+
     /// Objects observed here.
-    private(set) var objectCount = 0
+    @exclusivity(unchecked) private(set) var objectCount = 0
     /// Per key, in the order keys were first met.
-    private(set) var keys: [String: KeyStats] = [:]
+    @exclusivity(unchecked) private(set) var keys: [String: KeyStats] = [:]
     private(set) var keyOrder: [String] = []
     /// More than ``maximumKeys`` distinct keys were met (a dictionary, recorded as JSON).
     private(set) var isDictionary = false
@@ -48,7 +51,7 @@ final class ShapeNode {
                     becomeDictionary()
                     return
                 }
-                stats = KeyStats()
+                stats = KeyStats(isIdentityCandidate: ShapeNode.isIdentityCandidateName(key))
                 keys[key] = stats
                 keyOrder.append(key)
             }
@@ -73,8 +76,8 @@ final class ShapeNode {
     /// differ in more than half of their other scalar members (a user mentioned twice in
     /// one tweet is the same object; `{"id": 1, "name": "a"}` and `{"id": 1, "name": "b"}` are not).
     private func check(_ object: JSONObject, against seen: inout [String: [Int: Signature]]) {
-        for (key, value) in object where ShapeNode.isIdentityCandidateName(key) {
-            guard let hash = ShapeNode.identityHash(value), let stats = keys[key] else { continue }
+        for (key, value) in object {
+            guard let stats = keys[key], stats.isIdentityCandidate, let hash = ShapeNode.identityHash(value) else { continue }
             let signature = Signature(of: object, excluding: key)
             if let earlier = seen[key]?[hash] {
                 if earlier.conflicts(with: signature) { stats.repeats += 1 }
@@ -91,22 +94,28 @@ final class ShapeNode {
         var count = 0
 
         init(of object: JSONObject, excluding excluded: String) {
-            for (key, value) in object where key != excluded {
+            for (index, (key, value)) in object.enumerated() where key != excluded {
+                let hash: Int
                 switch value {
                 case .array, .object: continue
+                // Integers and booleans need no hashing: the member's position tells keys apart
+                // (objects of one place mostly share their key order).
+                case .number(let n):
+                    if case .int(let i) = n.storage { hash = Int(truncatingIfNeeded: i) &* 31 &+ index } else { hash = n.text.hashValue }
+                case .bool(let b): hash = (b ? 1 : 2) &* 31 &+ index
                 default:
                     var hasher = Hasher()
                     hasher.combine(key)
                     hasher.combine(value)
-                    let hash = hasher.finalize()
-                    switch count {
-                    case 0: hashes.0 = hash
-                    case 1: hashes.1 = hash
-                    case 2: hashes.2 = hash
-                    default: hashes.3 = hash
-                    }
-                    count += 1
+                    hash = hasher.finalize()
                 }
+                switch count {
+                case 0: hashes.0 = hash
+                case 1: hashes.1 = hash
+                case 2: hashes.2 = hash
+                default: hashes.3 = hash
+                }
+                count += 1
                 if count == 4 { break }
             }
         }
@@ -163,11 +172,13 @@ struct SamplePlace: Sendable, Hashable {
 
 /// What one key's values were, at one ``ShapeNode``.
 final class KeyStats {
+    /// Whether the key may be an identity (``ShapeNode/isIdentityCandidateName(_:)``).
+    let isIdentityCandidate: Bool
     /// Objects that had the key (null included).
-    private(set) var present = 0
-    private(set) var counts = [Int](repeating: 0, count: ValueClass.allCases.count)
+    @exclusivity(unchecked) private(set) var present = 0
+    @exclusivity(unchecked) private(set) var counts = [Int](repeating: 0, count: ValueClass.allCases.count)
     /// Where the first value of each class was, by ``ValueClass/rawValue``.
-    private(set) var firstPlaces = [SamplePlace?](repeating: nil, count: ValueClass.allCases.count)
+    @exclusivity(unchecked) private(set) var firstPlaces = [SamplePlace?](repeating: nil, count: ValueClass.allCases.count)
     /// The smallest and largest integers met.
     private(set) var integerRange: ClosedRange<Int64>?
     /// Conflicting repeats within one array (identity candidates only; see ``ShapeNode``).
@@ -175,6 +186,10 @@ final class KeyStats {
     /// The objects met as values (to-one), and as elements of arrays of objects.
     private(set) var objectChild: ShapeNode?
     private(set) var elementChild: ShapeNode?
+
+    init(isIdentityCandidate: Bool) {
+        self.isIdentityCandidate = isIdentityCandidate
+    }
 
     /// Nesting deeper than this is summarised as JSON without looking inside (the reader's
     /// own limit is deeper; this keeps the summary small for pathological input).
