@@ -58,6 +58,7 @@ if Context.environment["TRELLIS_FUZZ"] != nil {
         ("coredata-model", ["TrellisModelFile"]),
         ("json-model", ["Trellis", "TrellisModelFile"]),
         ("import", ["Trellis", "TrellisModelFile"]),
+        ("infer", ["Trellis", "TrellisModelFile"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(

@@ -117,7 +117,9 @@ struct InferredModelBuilder {
                 let name = propertyName(words, in: d)
                 var userInfo = [Annotation.jsonKeyPath: keyPath]
                 if let transformer = typing.transformer { userInfo[Annotation.jsonTransformerName] = transformer }
-                let required = isIdentity || evidence.nonNull == drafts[d].objectCount
+                // Identity keys are in every object of the place that chose them; objects met at a
+                // place joined to the entity later may lack them (and are then inserted without identity).
+                let required = evidence.nonNull == drafts[d].objectCount
                 drafts[d].attributes.append(AttributeDescription(name: name, type: typing.type, isOptional: !required,
                                                                  userInfo: userInfo))
                 drafts[d].evidence[name] = evidence

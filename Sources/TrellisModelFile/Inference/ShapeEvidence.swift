@@ -131,7 +131,8 @@ enum InferredIdentity: Equatable {
     /// The identity of objects met at `nodes`, for an entity named by `words`: the first
     /// of `id`, `objectId`, `uuid`, `<entity>_id`, `<entity>Id` that every object has, with
     /// an integer or string value that never repeats within one array; else, for array
-    /// elements and the root (`allowsComposite`), every key holding a scalar in every object.
+    /// elements and the root (`allowsComposite`), every key holding a scalar in every object
+    /// (of a type other than `json`).
     static func decide(_ keys: MergedKeys, words: [String], allowsComposite: Bool) -> InferredIdentity {
         let snake = words.joined(separator: "_")
         let candidates = ["id", "objectId", "uuid", snake + "_id", InferenceNaming.lowerCamel(words) + "Id"]
@@ -153,6 +154,7 @@ enum InferredIdentity: Equatable {
             let evidence = key.evidence
             return evidence.nonNull == keys.objectCount && key.stats.reduce(0, { $0 + $1.present }) == keys.objectCount
                 && Set(evidence.classes).isSubset(of: scalarClasses) && !evidence.classes.isEmpty
+                && AttributeTyping(classes: evidence.classes).type != .json
         }.map(\.name)
         return composite.isEmpty ? .none : .composite(composite)
     }

@@ -66,6 +66,22 @@ import TrellisModelFile
         #expect(inferred.identity("User") == ["id"])
     }
 
+    /// Found by the `infer` fuzz target (Fuzz/regressions/infer): the media of a retweeted
+    /// status join the media of statuses (one key of one entity), but lack `id`.
+    @Test func objectsJoinedAtAnotherPlaceMayLackTheIdentity() throws {
+        let json = #"""
+            [{"id": 1, "text": "a", "media": [{"id": 7, "url": "u"}], "retweeted_status": {"id": 2, "text": "b", "media": [{"url": "v"}]}}]
+            """#
+        let inferred = try InferenceSamples.infer(json, entity: "Status")
+        #expect(inferred.entityNames == ["Status", "Media"])
+        let media = try #require(inferred.relationship("Status", "media")?.destinationEntity)
+        #expect(inferred.identity(media) == ["id"])
+        #expect(inferred.attribute(media, "id")?.isOptional == true)
+        let context = ObjectContext(store: InMemoryStore(model: inferred.model), bindings: inferred.file.bindings)
+        let report = try context.importObjects(from: try JSONReader.parse(Data(json.utf8)), entity: "Status")
+        #expect(report.counts(for: media).inserted == 2)
+    }
+
     @Test func aRootWithoutIdentityKeyIsIdentifiedByItsScalars() throws {
         let inferred = try InferenceSamples.infer(#"[{"name": "a", "age": 3, "tags": ["x"]}, {"name": "b", "age": 4, "tags": []}]"#,
                                                   entity: "Person")
