@@ -22,8 +22,12 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let arrayForToOne = Code(rawValue: "arrayForToOne")
         /// An object or scalar for a to-many relationship (it takes an array or null).
         public static let notAnArray = Code(rawValue: "notAnArray")
-        /// A required attribute without a value on a new (or completed) object.
+        /// A required attribute without a value on a new (or completed) object; a required
+        /// (non-optional) to-one without a destination once the import has set its links.
         public static let missingRequiredValue = Code(rawValue: "missingRequiredValue")
+        /// A to-many with fewer destinations than its `minCount` (or none, when it is not
+        /// optional) or more than its `maxCount`, once the import has set its links.
+        public static let relationshipCount = Code(rawValue: "relationshipCount")
         /// An entity mapper chose an entity that is not the entity or one of its sub-entities,
         /// or an existing object is of a different sub-entity than the one chosen.
         public static let invalidEntity = Code(rawValue: "invalidEntity")

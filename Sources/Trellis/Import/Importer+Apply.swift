@@ -91,12 +91,14 @@ extension Importer {
         try context.setLinksCore(object, r.slot, links.appends ? links.applied(to: context.links(of: object, r.slot)) : links.ids)
     }
 
-    /// Records `object` as touched by this batch (once), for the report and the flush.
-    func touch(_ object: ManagedObject) {
+    /// Records `object` as touched by this batch (once), for the report and the flush; `path`
+    /// is where its JSON is in the element (the current path unless given).
+    func touch(_ object: ManagedObject, at path: [PathStep]? = nil) {
         if object.mark != batchNumber {
             object.mark = batchNumber
             object.flushWrote = false
             touched.append(object)
+            noteConstrained(object, path ?? steps)
         }
     }
 }

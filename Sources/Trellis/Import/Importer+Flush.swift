@@ -12,6 +12,10 @@ extension Importer {
                 touched.append(object)
             }
         }
+        if !constrained.isEmpty {
+            try validateRelationships()
+            constrained.removeAll(keepingCapacity: true)
+        }
         try context.validateRequiredValues(registeredBefore: importEpoch)
         let changes = context.makeChangeSet()
         var deleted: [ManagedObject] = []

@@ -54,6 +54,8 @@ extension Importer {
         if p.leaf == Prepared.firstLeaf { resolvedLeaves[position] = id }
         let walkPlan = try plan(p.walk)
         var object: ManagedObject?
+        // Where the object is (touched below, inside the walk), kept only for relationship rules.
+        let path: [PathStep]? = relationshipRules[stored[s].info.number] != nil ? steps : nil
         try walkRelationships(of: json, walkPlan) { r, value in
             guard let links = try destinations(r, value) else { return }
             if object == nil {
@@ -64,7 +66,7 @@ extension Importer {
                     return
                 }
                 let materialized = try materialize(s)
-                touch(materialized)
+                touch(materialized, at: path)
                 object = materialized
             }
             if let object { try setLinks(object, r, links) }

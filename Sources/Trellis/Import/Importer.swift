@@ -32,6 +32,11 @@ final class Importer {
     /// By namespace: whether top-level elements resolve in it (the namespaces of the imported
     /// entity and of its sub-entities, which may declare identities of their own).
     let topLevelNamespaces: [Bool]
+    /// By entity number: its relationship rules (``RelationshipRule``), nil when it has none.
+    let relationshipRules: [[RelationshipRule]?]
+    /// This batch's touched objects of entities with relationship rules, with the element
+    /// and path that touched them (``validateRelationships()``).
+    @exclusivity(unchecked) var constrained: [(object: ManagedObject, element: Int, path: [PathStep])] = []
 
     var plans: [EntityPlan?]
     var transformers: [String: JSONValueTransformer] = [:]
@@ -85,6 +90,7 @@ final class Importer {
             topLevelNamespaces[info.namespace] = true
         }
         self.topLevelNamespaces = topLevelNamespaces
+        self.relationshipRules = context.schema.entities.map(RelationshipRule.rules(of:))
         self.requests = Array(repeating: [], count: context.schema.entities.count)
         self.status = Array(repeating: StatusTable(), count: context.schema.entities.count)
         report.isDryRun = options.dryRun
@@ -120,6 +126,7 @@ final class Importer {
         prepared.removeAll(keepingCapacity: true)
         for namespace in requests.indices where !requests[namespace].isEmpty { requests[namespace].removeAll(keepingCapacity: true) }
         touched.removeAll(keepingCapacity: true)
+        constrained.removeAll(keepingCapacity: true)
         topLevel.removeAll(keepingCapacity: true)
         stored.removeAll(keepingCapacity: true)
         storedByIdentity.removeAll(keepingCapacity: true)

@@ -43,7 +43,9 @@ extension ObjectContext {
     ///   - options: null and to-many policies, deletion scope, dry run, batch size.
     /// - Returns: the top-level objects' IDs in input order and per-entity counts.
     /// - Throws: ``ImportError`` naming the JSON path of the failing value
-    ///   (`$[3].powers[1].id`), the entity, the property and the value; ``ModelError``
+    ///   (`$[3].powers[1].id`), the entity, the property and the value, among them the
+    ///   relationship rules (a non-optional to-one without destination, a to-many outside
+    ///   `minCount`…`maxCount`: docs/ModelFormat.md, "Relationship rules"); ``ModelError``
     ///   `.unknownEntity`; ``StoreError`` (e.g. `.constraintViolation`). On any error the
     ///   store and the context are exactly as before the call.
     /// - Complexity: O(n) in JSON values; per batch, one store fetch per identity namespace.
