@@ -45,6 +45,7 @@ final class Connection {
         self.handle = db
         self.path = path
         self.isReadOnly = sqlite3_db_readonly(db, "main") == 1
+        SQLiteTextFunction.register(on: db)
     }
 
     deinit {

@@ -177,6 +177,31 @@ final class InMemorySession: StoreSession {
         return try fetch(entity: entity, matching: predicate).count
     }
 
+    /// Evaluates the request over the hierarchy's rows (``RequestEvaluator``).
+    func fetch(_ request: ResolvedFetchRequest) throws -> [ObjectSnapshot] {
+        try evaluator(request).run(try candidates(request))
+    }
+
+    func count(_ request: ResolvedFetchRequest) throws -> Int {
+        try evaluator(request).count(try candidates(request))
+    }
+
+    private func candidates(_ request: ResolvedFetchRequest) throws -> [ObjectSnapshot] {
+        try checkValid()
+        let info = try entityInfo(request.entity.name)
+        var result: [ObjectSnapshot] = []
+        for (key, row) in state.tables[info.rootNumber].rows where info.includes(row.entity) { result.append(snapshot(row, key)) }
+        return result
+    }
+
+    private func evaluator(_ request: ResolvedFetchRequest) -> RequestEvaluator {
+        RequestEvaluator(request, lookup: { [unowned self] id in
+            guard let info = self.schema.info(named: id.entityName),
+                  let row = self.state.tables[info.rootNumber].rows[id.primaryKey], row.entity == info.number else { return nil }
+            return self.snapshot(row, id.primaryKey)
+        })
+    }
+
     // MARK: Writing
 
     /// Applies deletions, then insertions, then updates. Throws on the first problem and

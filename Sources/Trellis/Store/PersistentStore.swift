@@ -49,6 +49,16 @@ public protocol StoreSession: AnyObject {
     /// The number of objects of `entity` or its sub-entities matching `predicate`.
     func count(entity: String, matching predicate: StorePredicate?) throws -> Int
 
+    /// The objects a fetch request asks for: of its entity or sub-entities, matching its
+    /// predicate, in its sort order (ties by object ID), from its offset, at most its limit.
+    /// Every store must give the same answer as ``RequestEvaluator`` (the default
+    /// implementation, which fetches every object of the entity and evaluates in memory);
+    /// SQL stores compile the request instead (``SQLPredicateCompiler``).
+    func fetch(_ request: ResolvedFetchRequest) throws -> [ObjectSnapshot]
+
+    /// The number of objects matching the request's predicate (limit and offset ignored).
+    func count(_ request: ResolvedFetchRequest) throws -> Int
+
     /// Writes `changes` (write sessions only) and returns the permanent ID of every
     /// inserted object that had a temporary one.
     /// - Throws: `StoreError` (`.readOnly` in a read session, `.constraintViolation`, …).
@@ -56,6 +66,18 @@ public protocol StoreSession: AnyObject {
 }
 
 extension StoreSession {
+    /// Evaluates the request in memory over every object of its entity (see ``RequestEvaluator``).
+    public func fetch(_ request: ResolvedFetchRequest) throws -> [ObjectSnapshot] {
+        let candidates = try fetch(entity: request.entity.name, matching: nil)
+        return try RequestEvaluator(request, lookup: { try self.fetch(ids: [$0]).first }).run(candidates)
+    }
+
+    /// Evaluates the request in memory over every object of its entity.
+    public func count(_ request: ResolvedFetchRequest) throws -> Int {
+        let candidates = try fetch(entity: request.entity.name, matching: nil)
+        return try RequestEvaluator(request, lookup: { try self.fetch(ids: [$0]).first }).count(candidates)
+    }
+
     /// Loads everything (``fetch(entity:identities:)``).
     public func fetchForImport(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot] {
         try fetch(entity: entity, identities: identities)

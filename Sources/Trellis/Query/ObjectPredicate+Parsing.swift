@@ -1,0 +1,432 @@
+extension ObjectPredicate {
+    /// Parses NSPredicate format text, substituting `arguments` for `%@` (a value) and `%K`
+    /// (a key path) in order:
+    ///
+    ///     try ObjectPredicate("name BEGINSWITH[cd] %@ AND rating > %@", "bat", 2.5)
+    ///     try ObjectPredicate("ANY powers.name == 'Flight' OR powers.@count >= 3")
+    ///     try ObjectPredicate("createdAt > '2011-08-21T18:02:52Z' AND publisher != nil")
+    ///
+    /// Grammar (keywords in any case): `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses,
+    /// `TRUEPREDICATE`, `FALSEPREDICATE`; comparisons `[ANY|SOME|ALL|NONE] keyPath op[cd] value`
+    /// with `==` (`=`), `!=` (`<>`), `<`, `<=` (`=<`), `>`, `>=` (`=>`), `BETWEEN`, `IN`,
+    /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`, `MATCHES`; values: strings in double or
+    /// single quotes (escapes `\"`, `\'`, `\\`, `\n`, `\t`, `\uXXXX`), numbers, `nil`/`NULL`,
+    /// `TRUE`/`YES`, `FALSE`/`NO`, `{a, b, …}`, `%@`. Key paths are names joined by dots; a
+    /// name that is a keyword is written with `#` (`#in`); `keyPath.@count` counts a to-many.
+    /// - Throws: ``PredicateError`` `.syntax` with the column and what was expected;
+    ///   `.arguments` when the `%@`/`%K` count differs from the arguments'.
+    public init(_ format: String, _ arguments: (any PredicateArgument)?...) throws {
+        try self.init(format: format, arguments: arguments)
+    }
+
+    /// As ``init(_:_:)``, with the arguments as an array.
+    public init(format: String, arguments: [(any PredicateArgument)?] = []) throws {
+        var parser = PredicateParser(text: format, arguments: arguments.map { $0?.predicateValue ?? .null })
+        self = try parser.parse()
+    }
+}
+
+/// A recursive-descent parser of the NSPredicate format (see ``ObjectPredicate/init(_:_:)``).
+struct PredicateParser {
+    private let chars: [Character]
+    private var position = 0
+    private var arguments: [PredicateValue]
+    private var nextArgument = 0
+
+    init(text: String, arguments: [PredicateValue]) {
+        self.chars = Array(text)
+        self.arguments = arguments
+    }
+
+    mutating func parse() throws(PredicateError) -> ObjectPredicate {
+        skipSpace()
+        guard position < chars.count else { throw syntax("expected a predicate, found an empty text") }
+        let predicate = try parseOr()
+        skipSpace()
+        if position < chars.count {
+            throw syntax("expected AND, OR or the end of the predicate, found \(describeHere())")
+        }
+        if nextArgument < arguments.count {
+            throw PredicateError(.arguments, message: "\(arguments.count) argument(s) given but the predicate uses \(nextArgument) (%@ or %K)")
+        }
+        return predicate
+    }
+
+    // MARK: - Logic
+
+    private mutating func parseOr() throws(PredicateError) -> ObjectPredicate {
+        var parts = [try parseAnd()]
+        while consumeKeyword("OR") || consumeSymbol("||") { parts.append(try parseAnd()) }
+        return parts.count == 1 ? parts[0] : .or(parts)
+    }
+
+    private mutating func parseAnd() throws(PredicateError) -> ObjectPredicate {
+        var parts = [try parseNot()]
+        while consumeKeyword("AND") || consumeSymbol("&&") { parts.append(try parseNot()) }
+        return parts.count == 1 ? parts[0] : .and(parts)
+    }
+
+    private mutating func parseNot() throws(PredicateError) -> ObjectPredicate {
+        if consumeKeyword("NOT") { return .not(try parseNot()) }
+        skipSpace()
+        if peek() == "!", peek(1) != "=" {
+            position += 1
+            return .not(try parseNot())
+        }
+        return try parsePrimary()
+    }
+
+    private mutating func parsePrimary() throws(PredicateError) -> ObjectPredicate {
+        skipSpace()
+        guard position < chars.count else { throw syntax("expected a comparison, found the end of the predicate") }
+        if peek() == "(" {
+            let open = position
+            position += 1
+            let inner = try parseOr()
+            skipSpace()
+            guard peek() == ")" else {
+                if position >= chars.count {
+                    throw PredicateError(.syntax, message: "the parenthesis at column \(open + 1) is not closed; add ')'",
+                                         column: position + 1)
+                }
+                throw syntax("expected ')' to close the parenthesis at column \(open + 1), found \(describeHere())")
+            }
+            position += 1
+            return inner
+        }
+        if consumeKeyword("TRUEPREDICATE") { return .constant(true) }
+        if consumeKeyword("FALSEPREDICATE") { return .constant(false) }
+        return try parseComparison()
+    }
+
+    // MARK: - Comparisons
+
+    private mutating func parseComparison() throws(PredicateError) -> ObjectPredicate {
+        skipSpace()
+        let start = position
+        var quantifier: PredicateQuantifier?
+        if consumeKeyword("ANY") || consumeKeyword("SOME") { quantifier = .any }
+        else if consumeKeyword("ALL") { quantifier = .all }
+        else if consumeKeyword("NONE") { quantifier = .none }
+        skipSpace()
+        let keyPath = try parseKeyPath()
+        skipSpace()
+        let operatorColumn = position
+        guard let op = parseOperator() else {
+            throw syntax("expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, "
+                         + "CONTAINS, LIKE, MATCHES) after '\(keyPath)', found \(describeHere())")
+        }
+        let options = try parseOptions()
+        skipSpace()
+        let valueColumn = position
+        guard position < chars.count else {
+            throw PredicateError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
+                                 column: position + 1)
+        }
+        let value = try parseValue(after: op)
+        _ = operatorColumn
+        return .comparison(PredicateComparison(keyPath: keyPath, op: op, value: value, options: options, quantifier: quantifier,
+                                               column: start + 1, valueColumn: valueColumn + 1))
+    }
+
+    private mutating func parseKeyPath() throws(PredicateError) -> String {
+        if peek() == "%", peek(1) == "K" {
+            let column = position
+            position += 2
+            guard nextArgument < arguments.count else {
+                throw PredicateError(.arguments, message: "%K at column \(column + 1) has no argument; give one key path per %K",
+                                     column: column + 1)
+            }
+            defer { nextArgument += 1 }
+            guard case .string(let name) = arguments[nextArgument], !name.isEmpty else {
+                throw PredicateError(.arguments, message: "the argument for %K at column \(column + 1) must be a key path string",
+                                     column: column + 1)
+            }
+            return name
+        }
+        var components: [String] = []
+        while true {
+            guard let name = readName() else {
+                if components.isEmpty {
+                    throw syntax("expected a key path (an attribute or relationship name), found \(describeHere())")
+                }
+                throw syntax("expected a name after '.', found \(describeHere())")
+            }
+            components.append(name)
+            guard peek() == "." else { break }
+            position += 1
+            if peek() == "@" {
+                position += 1
+                guard let aggregate = readName(), aggregate.lowercased() == "count" else {
+                    throw syntax("expected @count after '\(components.joined(separator: "."))."
+                                 + "' (the only collection operator), found \(describeHere())")
+                }
+                components.append("@count")
+                break
+            }
+        }
+        return components.joined(separator: ".")
+    }
+
+    /// A name: letters, digits, `_`, `$`; `#` before a keyword; nil when none starts here.
+    private mutating func readName() -> String? {
+        var escaped = false
+        if peek() == "#" {
+            escaped = true
+            position += 1
+        }
+        let start = position
+        while position < chars.count, PredicateParser.isNameCharacter(chars[position]) { position += 1 }
+        guard position > start else {
+            if escaped { position -= 1 }
+            return nil
+        }
+        if PredicateParser.isDigit(chars[start]) {
+            position = start - (escaped ? 1 : 0)
+            return nil
+        }
+        return String(chars[start..<position])
+    }
+
+    private mutating func parseOperator() -> PredicateOperator? {
+        let symbols: [(String, PredicateOperator)] = [
+            ("==", .equal), ("!=", .notEqual), ("<>", .notEqual), ("<=", .lessOrEqual), ("=<", .lessOrEqual),
+            (">=", .greaterOrEqual), ("=>", .greaterOrEqual), ("=", .equal), ("<", .less), (">", .greater),
+        ]
+        for (symbol, op) in symbols where matches(symbol) {
+            position += symbol.count
+            return op
+        }
+        let words: [PredicateOperator] = [.between, .in, .beginsWith, .endsWith, .contains, .like, .matches]
+        for op in words where consumeKeyword(op.rawValue, skippingSpace: false) { return op }
+        return nil
+    }
+
+    private mutating func parseOptions() throws(PredicateError) -> PredicateOptions {
+        guard peek() == "[" else { return [] }
+        let open = position
+        position += 1
+        var options: PredicateOptions = []
+        while position < chars.count, chars[position] != "]" {
+            switch chars[position] {
+            case "c", "C": options.insert(.caseInsensitive)
+            case "d", "D": options.insert(.diacriticInsensitive)
+            case "n", "N", "l", "L": break  // [n] normalized, [l] locale: accepted, no effect
+            default:
+                throw syntax("unknown comparison option '\(chars[position])'; the options are [c] (case-insensitive) "
+                             + "and [d] (diacritic-insensitive)")
+            }
+            position += 1
+        }
+        guard position < chars.count else {
+            throw PredicateError(.syntax, message: "the option bracket at column \(open + 1) is not closed; add ']'", column: open + 1)
+        }
+        position += 1
+        return options
+    }
+
+    // MARK: - Values
+
+    private mutating func parseValue(after op: PredicateOperator) throws(PredicateError) -> PredicateValue {
+        skipSpace()
+        guard position < chars.count else {
+            throw PredicateError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
+                                 column: position + 1)
+        }
+        let c = chars[position]
+        if c == "\"" || c == "'" { return .string(try readString()) }
+        if c == "{" {
+            let open = position
+            position += 1
+            var values: [PredicateValue] = []
+            skipSpace()
+            if peek() == "}" {
+                position += 1
+                return .list(values)
+            }
+            while true {
+                values.append(try parseValue(after: op))
+                skipSpace()
+                if peek() == "," {
+                    position += 1
+                    continue
+                }
+                if peek() == "}" {
+                    position += 1
+                    return .list(values)
+                }
+                if position >= chars.count {
+                    throw PredicateError(.syntax, message: "the list at column \(open + 1) is not closed; add '}'", column: position + 1)
+                }
+                throw syntax("expected ',' or '}' in the list at column \(open + 1), found \(describeHere())")
+            }
+        }
+        if c == "%" {
+            let column = position
+            guard let directive = readFormatDirective() else {
+                throw syntax("expected %@ or %K (or %d, %f), found \(describeHere())")
+            }
+            if directive == "K" {
+                throw PredicateError(.syntax, message: "%K stands for a key path and cannot be the value of a comparison; use %@",
+                                     column: column + 1)
+            }
+            guard nextArgument < arguments.count else {
+                throw PredicateError(.arguments, message: "%\(directive) at column \(column + 1) has no argument; "
+                                     + "give one argument per %@", column: column + 1)
+            }
+            defer { nextArgument += 1 }
+            return arguments[nextArgument]
+        }
+        if c == "-" || c == "+" || PredicateParser.isDigit(c) || (c == "." && PredicateParser.isDigit(peek(1) ?? " ")) {
+            return try readNumber()
+        }
+        let start = position
+        if let word = readName() {
+            switch word.uppercased() {
+            case "NIL", "NULL": return .null
+            case "TRUE", "YES": return .bool(true)
+            case "FALSE", "NO": return .bool(false)
+            default:
+                position = start
+                throw syntax("expected a value (a quoted string, a number, nil, TRUE, FALSE, {…} or %@), found '\(word)'; "
+                             + "quote text: \"\(word)\"")
+            }
+        }
+        throw syntax("expected a value (a quoted string, a number, nil, TRUE, FALSE, {…} or %@), found \(describeHere())")
+    }
+
+    private mutating func readFormatDirective() -> String? {
+        guard peek() == "%" else { return nil }
+        for directive in ["@", "K", "lld", "llu", "ld", "lu", "d", "i", "u", "f", "g"] where matches("%" + directive) {
+            position += directive.count + 1
+            return directive
+        }
+        return nil
+    }
+
+    private mutating func readString() throws(PredicateError) -> String {
+        let quote = chars[position]
+        let open = position
+        position += 1
+        var out = ""
+        while position < chars.count {
+            let c = chars[position]
+            if c == quote {
+                position += 1
+                return out
+            }
+            if c == "\\" {
+                position += 1
+                guard position < chars.count else { break }
+                let e = chars[position]
+                switch e {
+                case "n": out.append("\n")
+                case "t": out.append("\t")
+                case "r": out.append("\r")
+                case "0": out.append("\0")
+                case "u":
+                    let digits = chars[(position + 1)...].prefix(4)
+                    guard digits.count == 4, let value = UInt32(String(digits), radix: 16), let scalar = Unicode.Scalar(value) else {
+                        throw PredicateError(.syntax, message: "expected four hexadecimal digits after \\u", column: position + 1)
+                    }
+                    out.unicodeScalars.append(scalar)
+                    position += 4
+                default: out.append(e)
+                }
+                position += 1
+                continue
+            }
+            out.append(c)
+            position += 1
+        }
+        throw PredicateError(.syntax, message: "the string starting at column \(open + 1) is not closed; add \(quote) at its end",
+                             column: open + 1)
+    }
+
+    private mutating func readNumber() throws(PredicateError) -> PredicateValue {
+        let start = position
+        if peek() == "-" || peek() == "+" { position += 1 }
+        var digits = 0
+        while position < chars.count, PredicateParser.isDigit(chars[position]) { position += 1; digits += 1 }
+        var isInteger = true
+        if peek() == ".", PredicateParser.isDigit(peek(1) ?? " ") || digits > 0 {
+            isInteger = false
+            position += 1
+            while position < chars.count, PredicateParser.isDigit(chars[position]) { position += 1; digits += 1 }
+        }
+        if digits > 0, peek() == "e" || peek() == "E" {
+            let mark = position
+            position += 1
+            if peek() == "-" || peek() == "+" { position += 1 }
+            var exponentDigits = 0
+            while position < chars.count, PredicateParser.isDigit(chars[position]) { position += 1; exponentDigits += 1 }
+            if exponentDigits == 0 { position = mark } else { isInteger = false }
+        }
+        guard digits > 0 else {
+            position = start
+            throw syntax("expected a number, found \(describeHere())")
+        }
+        if position < chars.count, PredicateParser.isNameCharacter(chars[position]) {
+            throw syntax("unexpected '\(chars[position])' in a number")
+        }
+        var text = String(chars[start..<position])
+        if text.hasPrefix("+") { text.removeFirst() }
+        if isInteger, let value = Int64(text) { return .integer(value) }
+        return .number(text)
+    }
+
+    // MARK: - Lexing
+
+    private func peek(_ offset: Int = 0) -> Character? {
+        position + offset < chars.count ? chars[position + offset] : nil
+    }
+
+    private mutating func skipSpace() {
+        while position < chars.count, chars[position].isWhitespace { position += 1 }
+    }
+
+    private func matches(_ symbol: String) -> Bool {
+        var i = position
+        for c in symbol {
+            guard i < chars.count, chars[i] == c else { return false }
+            i += 1
+        }
+        return true
+    }
+
+    private mutating func consumeSymbol(_ symbol: String) -> Bool {
+        skipSpace()
+        guard matches(symbol) else { return false }
+        position += symbol.count
+        return true
+    }
+
+    /// A keyword (any case) followed by something that cannot continue a name.
+    private mutating func consumeKeyword(_ word: String, skippingSpace: Bool = true) -> Bool {
+        if skippingSpace { skipSpace() }
+        var i = position
+        for c in word {
+            guard i < chars.count, chars[i].uppercased() == String(c) else { return false }
+            i += 1
+        }
+        if i < chars.count, PredicateParser.isNameCharacter(chars[i]) { return false }
+        position = i
+        return true
+    }
+
+    private func describeHere() -> String {
+        guard position < chars.count else { return "the end of the predicate" }
+        let rest = chars[position...].prefix(12)
+        return "'\(String(rest))\(chars.count - position > 12 ? "…" : "")'"
+    }
+
+    private func syntax(_ message: String) -> PredicateError {
+        PredicateError(.syntax, message: message, column: position + 1)
+    }
+
+    static func isDigit(_ c: Character) -> Bool { c.isASCII && c.isNumber }
+
+    static func isNameCharacter(_ c: Character) -> Bool {
+        c == "_" || c == "$" || c.isLetter || c.isNumber
+    }
+}

@@ -1,0 +1,417 @@
+import Foundation
+
+/// Resolves ``ObjectPredicate``s and sort descriptors against an entity of a model
+/// (``ObjectFetchRequest/resolved(in:)``): every name is looked up, every value coerced to
+/// its attribute's type, every operator checked against the type. Errors name the column
+/// of the comparison (key path problems) or of its value (value problems).
+struct PredicateResolver {
+    let model: ObjectModel
+
+    // MARK: - Predicates
+
+    func resolve(_ predicate: ObjectPredicate, in entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+        switch predicate {
+        case .constant(let b): return .constant(b)
+        case .and(let ps):
+            var parts: [ResolvedPredicate] = []
+            for p in ps { parts.append(try resolve(p, in: entity)) }
+            return .and(parts)
+        case .or(let ps):
+            var parts: [ResolvedPredicate] = []
+            for p in ps { parts.append(try resolve(p, in: entity)) }
+            return .or(parts)
+        case .not(let p): return .not(try resolve(p, in: entity))
+        case .comparison(let c): return try resolve(c, in: entity)
+        }
+    }
+
+    private func resolve(_ c: PredicateComparison, in entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+        let components = c.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !components.contains(where: \.isEmpty) else {
+            throw error(.invalidKeyPath, "'\(c.keyPath)' is not a key path (empty name between dots)", c, entity)
+        }
+        if components == ["SELF"] || components == ["self"] {
+            if let quantifier = c.quantifier {
+                throw error(.invalidKeyPath, "\(quantifier.rawValue) needs a key path through a to-many relationship, not SELF", c, entity)
+            }
+            return try resolveSelf(c, entity)
+        }
+        var hops: [ResolvedHop] = []
+        var current = entity
+        var walked: [String] = []
+        for (position, name) in components.enumerated() {
+            let isLast = position == components.count - 1
+            if name == "@count" {
+                throw error(.invalidKeyPath, "@count follows a to-many relationship (powers.@count); '\(walked.joined(separator: "."))' is not one",
+                            c, entity)
+            }
+            if let index = current.attributeIndex(of: name) {
+                guard isLast else {
+                    throw error(.invalidKeyPath, "'\(name)' is an attribute of \(current.name), so the key path cannot go on after it "
+                                + "('\(c.keyPath)')", c, entity)
+                }
+                if let quantifier = c.quantifier {
+                    throw error(.invalidKeyPath, "\(quantifier.rawValue) needs a key path through a to-many relationship; "
+                                + "'\(c.keyPath)' has none (drop \(quantifier.rawValue))", c, entity)
+                }
+                let path = ResolvedKeyPath(hops: hops, target: .attribute(entity: current, index: index), text: c.keyPath)
+                return try resolveAttributeComparison(c, path: path, attribute: current.attributes[index], entity: entity)
+            }
+            guard let index = current.relationshipIndex(of: name) else {
+                throw unknownName(name, in: current, c, root: entity)
+            }
+            let relationship = current.relationships[index]
+            guard let destination = model.entity(named: relationship.destinationEntity) else {
+                throw error(.unknownProperty, "the destination entity \(relationship.destinationEntity) of \(current.name).\(name) is not in the model", c, entity)
+            }
+            let hop = ResolvedHop(source: current, index: index, destination: destination)
+            walked.append(name)
+            if relationship.isToMany {
+                let toMany = ResolvedToManyPath(hops: hops, toMany: hop, text: walked.joined(separator: "."))
+                let rest = Array(components[(position + 1)...])
+                if rest == ["@count"] {
+                    if let quantifier = c.quantifier {
+                        throw error(.invalidKeyPath, "\(quantifier.rawValue) does not apply to @count; write '\(c.keyPath) …' alone", c, entity)
+                    }
+                    return try resolveCount(c, toMany, entity)
+                }
+                guard let quantifier = c.quantifier else {
+                    let example = rest.isEmpty ? walked.joined(separator: ".") : c.keyPath
+                    throw error(.invalidKeyPath, "'\(name)' is a to-many relationship of \(current.name); write ANY \(example) "
+                                + "(or ALL, NONE)" + (rest.isEmpty ? ", or \(example).@count" : ""), c, entity)
+                }
+                var inner = c
+                inner.quantifier = nil
+                inner.keyPath = rest.isEmpty ? "SELF" : rest.joined(separator: ".")
+                let innerPredicate: ResolvedPredicate
+                do {
+                    innerPredicate = try resolve(inner, in: destination)
+                } catch let e where e.code == .invalidKeyPath && e.message.contains("is a to-many relationship") {
+                    throw error(.invalidKeyPath, "'\(c.keyPath)' goes through two to-many relationships; a key path may go "
+                                + "through one (with \(quantifier.rawValue))", c, entity)
+                }
+                switch quantifier {
+                case .any: return .exists(toMany, innerPredicate)
+                case .none: return .not(.exists(toMany, innerPredicate))
+                case .all: return .not(.exists(toMany, .not(innerPredicate)))
+                }
+            }
+            if isLast {
+                if let quantifier = c.quantifier {
+                    throw error(.invalidKeyPath, "\(quantifier.rawValue) needs a to-many relationship; '\(name)' is a to-one "
+                                + "relationship of \(current.name) (drop \(quantifier.rawValue))", c, entity)
+                }
+                let path = ResolvedKeyPath(hops: hops, target: .toOne(entity: current, index: index), text: c.keyPath)
+                return try resolveToOneComparison(c, path: path, destination: destination, entity: entity)
+            }
+            hops.append(hop)
+            current = destination
+        }
+        throw error(.invalidKeyPath, "'\(c.keyPath)' does not end in an attribute", c, entity)
+    }
+
+    // MARK: - Comparisons by target
+
+    private func resolveAttributeComparison(_ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription,
+                                            entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+        let type = attribute.type
+        let owner = path.hops.last?.destination.name ?? entity.name
+        let subject = "\(owner).\(attribute.name) (\(type))"
+        if c.op.isTextOperator, type != .string {
+            throw valueError(.typeMismatch, "\(c.op.rawValue) compares strings; \(subject) is not a string", c, entity)
+        }
+        if !c.options.isEmpty {
+            guard type == .string else {
+                throw valueError(.typeMismatch, "\(c.options) applies to strings; \(subject) is not a string (drop \(c.options))", c, entity)
+            }
+            guard c.op == .equal || c.op == .notEqual || c.op == .in || c.op.isTextOperator else {
+                throw error(.typeMismatch, "\(c.options) applies to ==, !=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES, "
+                            + "not to \(c.op.rawValue)", c, entity)
+            }
+        }
+        if c.op.isOrdering, type == .binary || type == .json {
+            throw error(.typeMismatch, "\(c.op.rawValue) orders values; \(subject) has no order (compare with == or !=)", c, entity)
+        }
+        switch c.op {
+        case .equal, .notEqual:
+            let value = try coerce(c.value, to: attribute, subject: subject, c, entity, allowingNil: true)
+            if !c.options.isEmpty, let text = value?.stringValue {
+                let folded = ResolvedPredicate.compare(path, .equal, [.string(PredicateText.fold(text, c.options))], c.options)
+                return c.op == .equal ? folded : .not(folded)
+            }
+            return .compare(path, c.op, [value], [])
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            let value = try coerce(c.value, to: attribute, subject: subject, c, entity, allowingNil: false)
+            return .compare(path, c.op, [value], [])
+        case .between:
+            guard case .list(let bounds) = c.value, bounds.count == 2 else {
+                throw valueError(.typeMismatch, "BETWEEN takes two bounds, {low, high}; found \(c.value.kindDescription)", c, entity)
+            }
+            let low = try coerce(bounds[0], to: attribute, subject: subject, c, entity, allowingNil: false)
+            let high = try coerce(bounds[1], to: attribute, subject: subject, c, entity, allowingNil: false)
+            return .compare(path, .between, [low, high], [])
+        case .in:
+            let elements: [PredicateValue]
+            if case .list(let list) = c.value { elements = list } else { elements = [c.value] }
+            var values: [AttributeValue?] = []
+            for element in elements {
+                values.append(try coerce(element, to: attribute, subject: subject, c, entity, allowingNil: false))
+            }
+            if !c.options.isEmpty {
+                return .or(values.map { .compare(path, .equal, [.string(PredicateText.fold($0?.stringValue ?? "", c.options))], c.options) })
+            }
+            return .compare(path, .in, values, [])
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard let text = try coerce(c.value, to: attribute, subject: subject, c, entity, allowingNil: false)?.stringValue else {
+                throw valueError(.typeMismatch, "\(c.op.rawValue) needs a string", c, entity)
+            }
+            if c.op == .matches {
+                do {
+                    _ = try PredicateText.regularExpression(text, c.options)
+                } catch {
+                    throw valueError(.invalidRegularExpression, "'\(text)' is not a valid regular expression (ICU syntax, "
+                                     + "https://unicode-org.github.io/icu/userguide/strings/regexp.html); check its brackets, "
+                                     + "parentheses and escapes", c, entity)
+                }
+                return .compare(path, .matches, [.string(text)], c.options)
+            }
+            return .compare(path, c.op, [.string(PredicateText.fold(text, c.options))], c.options)
+        }
+    }
+
+    private func resolveToOneComparison(_ c: PredicateComparison, path: ResolvedKeyPath, destination: ResolvedEntity,
+                                        entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+        let ids = try objectIDs(c, destination: destination, entity: entity)
+        switch c.op {
+        case .equal, .notEqual:
+            guard ids.count == 1, !isList(c.value) else {
+                throw valueError(.typeMismatch, "\(c.keyPath) \(c.op.rawValue) takes one object ID or nil", c, entity)
+            }
+            return .compare(path, c.op, [ids[0].map { .integer($0.primaryKey) }], [])
+        case .in:
+            return .compare(path, .in, ids.map { $0.map { .integer($0.primaryKey) } }, [])
+        default:
+            throw error(.typeMismatch, "'\(c.keyPath)' is a to-one relationship: compare it with ==, != or IN and object IDs "
+                        + "or nil, or compare one of \(destination.name)'s attributes (\(c.keyPath).\(destination.attributes.first?.name ?? "name"))",
+                        c, entity)
+        }
+    }
+
+    private func resolveSelf(_ c: PredicateComparison, _ entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+        let ids = try objectIDs(c, destination: entity, entity: entity)
+        let set = Set(ids.compactMap { $0 })
+        switch c.op {
+        case .equal where !isList(c.value) && ids.count == 1: return ids[0] == nil ? .constant(false) : .objectIDs(set)
+        case .notEqual where !isList(c.value) && ids.count == 1: return ids[0] == nil ? .constant(true) : .not(.objectIDs(set))
+        case .in: return .objectIDs(set)
+        default:
+            throw error(.typeMismatch, "SELF is compared with ==, != or IN and object IDs", c, entity)
+        }
+    }
+
+    private func resolveCount(_ c: PredicateComparison, _ path: ResolvedToManyPath, _ entity: ResolvedEntity) throws(PredicateError)
+        -> ResolvedPredicate {
+        func integer(_ v: PredicateValue) throws(PredicateError) -> Int64 {
+            switch v {
+            case .integer(let i): return i
+            case .number(let text): if let i = Int64(text) { return i }
+            case .double(let d): if let i = Int64(exactly: d) { return i }
+            case .value(.integer(let i)): return i
+            default: break
+            }
+            throw valueError(.typeMismatch, "\(c.keyPath) is a count (an integer); it cannot be compared with \(v.kindDescription)", c, entity)
+        }
+        switch c.op {
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
+            return .count(path, c.op, [try integer(c.value)])
+        case .between:
+            guard case .list(let bounds) = c.value, bounds.count == 2 else {
+                throw valueError(.typeMismatch, "BETWEEN takes two bounds, {low, high}", c, entity)
+            }
+            return .count(path, .between, [try integer(bounds[0]), try integer(bounds[1])])
+        case .in:
+            guard case .list(let list) = c.value else { return .count(path, .equal, [try integer(c.value)]) }
+            var values: [Int64] = []
+            for v in list { values.append(try integer(v)) }
+            return .count(path, .in, values)
+        default:
+            throw error(.typeMismatch, "\(c.op.rawValue) does not apply to a count (\(c.keyPath))", c, entity)
+        }
+    }
+
+    // MARK: - Values
+
+    private func isList(_ value: PredicateValue) -> Bool {
+        if case .list = value { return true }
+        return false
+    }
+
+    /// Object IDs (nil for `nil`) of `destination`'s kind, from a single value or a list.
+    private func objectIDs(_ c: PredicateComparison, destination: ResolvedEntity, entity: ResolvedEntity) throws(PredicateError)
+        -> [ObjectID?] {
+        let elements: [PredicateValue]
+        if case .list(let list) = c.value { elements = list } else { elements = [c.value] }
+        var ids: [ObjectID?] = []
+        for element in elements {
+            switch element {
+            case .null: ids.append(nil)
+            case .objectID(let id):
+                guard model.entity(id.entityName, isKindOf: destination.rootName) else {
+                    throw valueError(.typeMismatch, "\(id) is not an object of \(destination.name)'s hierarchy", c, entity)
+                }
+                ids.append(id)
+            default:
+                throw valueError(.typeMismatch, "'\(c.keyPath)' holds objects of \(destination.name); compare it with object IDs "
+                                 + "(%@ with an ObjectID) or nil, not \(element.kindDescription)", c, entity)
+            }
+        }
+        return ids
+    }
+
+    /// `value` as a value of `attribute`'s type; nil for `nil` when allowed.
+    private func coerce(_ value: PredicateValue, to attribute: AttributeDescription, subject: String, _ c: PredicateComparison,
+                        _ entity: ResolvedEntity, allowingNil: Bool) throws(PredicateError) -> AttributeValue? {
+        let type = attribute.type
+        func mismatch(_ fix: String = "") -> PredicateError {
+            valueError(.typeMismatch, "\(subject) cannot be compared with \(value.kindDescription) (\(value))" + fix, c, entity)
+        }
+        switch value {
+        case .null:
+            guard allowingNil else {
+                throw valueError(.typeMismatch, "\(c.op.rawValue) cannot compare with nil; use == nil or != nil", c, entity)
+            }
+            return nil
+        case .list:
+            throw valueError(.typeMismatch, "a list ({…}) goes with IN or BETWEEN, not \(c.op.rawValue)", c, entity)
+        case .objectID:
+            throw mismatch("; object IDs compare with relationships")
+        case .value(let v):
+            if ModelResolver.value(v, fits: type) { return v }
+            if case .string(let s) = v { return try coerce(.string(s), to: attribute, subject: subject, c, entity, allowingNil: allowingNil) }
+            if case .integer(let i) = v { return try coerce(.integer(i), to: attribute, subject: subject, c, entity, allowingNil: allowingNil) }
+            if case .double(let d) = v { return try coerce(.double(d), to: attribute, subject: subject, c, entity, allowingNil: allowingNil) }
+            throw mismatch()
+        case .string(let s):
+            switch type {
+            case .string: return .string(s)
+            case .date:
+                guard let date = RFC3339.date(from: s) ?? RFC3339.date(fromFullDate: s) else {
+                    throw mismatch("; write the date as RFC 3339 / ISO 8601 text, \"2011-08-21T18:02:52Z\"")
+                }
+                return .date(date)
+            case .uuid:
+                guard let uuid = UUID(uuidString: s) else { throw mismatch("; write a UUID as 8-4-4-4-12 hexadecimal digits") }
+                return .uuid(uuid)
+            case .uri:
+                guard let url = URL(string: s) else { throw mismatch() }
+                return .uri(url)
+            case .decimal:
+                guard let d = Decimal(string: s, locale: nil), !d.isNaN else { throw mismatch() }
+                return .decimal(d)
+            default:
+                throw mismatch(type.isInteger || type == .double || type == .float || type == .decimal ? "; write the number without quotes" : "")
+            }
+        case .integer(let i):
+            if let range = type.integerRange {
+                guard range.contains(i) else { throw mismatch("; \(i) is outside \(type)'s range") }
+                return .integer(i)
+            }
+            switch type {
+            case .double, .float: return .double(Double(i))
+            case .decimal: return .decimal(Decimal(i))
+            case .boolean where i == 0 || i == 1: return .bool(i == 1)
+            case .string: throw mismatch("; quote it to compare text: \"\(i)\"")
+            default: throw mismatch()
+            }
+        case .double(let d):
+            switch type {
+            case .double, .float: return .double(d)
+            case .decimal: return .decimal(Decimal(d))
+            default:
+                if type.isInteger, let i = Int64(exactly: d) {
+                    return try coerce(.integer(i), to: attribute, subject: subject, c, entity, allowingNil: allowingNil)
+                }
+                throw mismatch(type == .string ? "; quote it to compare text" : "")
+            }
+        case .number(let text):
+            if type.isInteger, let i = Int64(text) { return try coerce(.integer(i), to: attribute, subject: subject, c, entity, allowingNil: allowingNil) }
+            switch type {
+            case .double, .float:
+                guard let d = Double(text) else { throw mismatch() }
+                return .double(d)
+            case .decimal:
+                guard let d = Decimal(string: text, locale: nil) else { throw mismatch() }
+                return .decimal(d)
+            case .string: throw mismatch("; quote it to compare text: \"\(text)\"")
+            default: throw mismatch()
+            }
+        case .bool(let b):
+            guard type == .boolean else { throw mismatch() }
+            return .bool(b)
+        case .date(let d):
+            guard type == .date else { throw mismatch() }
+            return .date(d)
+        }
+    }
+
+    // MARK: - Sort descriptors
+
+    func resolve(_ descriptor: ObjectSortDescriptor, in entity: ResolvedEntity) throws(PredicateError) -> ResolvedSortDescriptor {
+        let components = descriptor.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var hops: [ResolvedHop] = []
+        var current = entity
+        for (position, name) in components.enumerated() {
+            let isLast = position == components.count - 1
+            if isLast, let index = current.attributeIndex(of: name) {
+                let type = current.attributes[index].type
+                guard type != .binary && type != .json else {
+                    throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is \(type), "
+                                         + "which has no order", entity: entity.name, keyPath: descriptor.keyPath)
+                }
+                return ResolvedSortDescriptor(keyPath: ResolvedKeyPath(hops: hops, target: .attribute(entity: current, index: index),
+                                                                       text: descriptor.keyPath), ascending: descriptor.ascending)
+            }
+            guard let index = current.relationshipIndex(of: name) else {
+                throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': "
+                                     + PredicateResolver.unknownNameMessage(name, in: current), entity: entity.name, keyPath: descriptor.keyPath)
+            }
+            let relationship = current.relationships[index]
+            guard !relationship.isToMany else {
+                throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-many "
+                                     + "relationship; sort keys are attributes, or attributes through to-one relationships",
+                                     entity: entity.name, keyPath: descriptor.keyPath)
+            }
+            guard !isLast, let destination = model.entity(named: relationship.destinationEntity) else {
+                throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-one "
+                                     + "relationship; sort by one of its attributes (\(descriptor.keyPath).name)",
+                                     entity: entity.name, keyPath: descriptor.keyPath)
+            }
+            hops.append(ResolvedHop(source: current, index: index, destination: destination))
+            current = destination
+        }
+        throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)'", entity: entity.name, keyPath: descriptor.keyPath)
+    }
+
+    // MARK: - Errors
+
+    static func unknownNameMessage(_ name: String, in entity: ResolvedEntity) -> String {
+        let attributes = entity.attributes.map(\.name)
+        let relationships = entity.relationships.map(\.name)
+        var text = "\(entity.name) has no attribute or relationship '\(name)'; its attributes: "
+            + (attributes.isEmpty ? "none" : attributes.joined(separator: ", "))
+        if !relationships.isEmpty { text += "; its relationships: " + relationships.joined(separator: ", ") }
+        return text
+    }
+
+    private func unknownName(_ name: String, in current: ResolvedEntity, _ c: PredicateComparison, root: ResolvedEntity) -> PredicateError {
+        error(.unknownProperty, PredicateResolver.unknownNameMessage(name, in: current), c, root)
+    }
+
+    private func error(_ code: PredicateError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> PredicateError {
+        PredicateError(code, message: message, column: c.column, entity: entity.name, keyPath: c.keyPath)
+    }
+
+    private func valueError(_ code: PredicateError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> PredicateError {
+        PredicateError(code, message: message, column: c.valueColumn ?? c.column, entity: entity.name, keyPath: c.keyPath)
+    }
+}

@@ -1,0 +1,40 @@
+/// What differs between the SQL engines the ``SQLPredicateCompiler`` writes for (SQLite,
+/// PostgreSQL): parameter markers, boolean literals, the null-safe comparison, how text
+/// comparisons with `[c]`/`[d]` run, how decimals order, and sets of primary keys.
+///
+/// Every identifier is quoted with ``identifier(_:)``; every value is a bound parameter
+/// (never written into SQL text).
+public protocol SQLDialect: Sendable {
+    /// The marker of parameter `number` (1-based): `?1` (SQLite), `$1` (PostgreSQL).
+    func parameter(_ number: Int) -> String
+    /// A quoted identifier (`"a""b"`).
+    func identifier(_ name: String) -> String
+    /// `1` / `TRUE`.
+    var trueLiteral: String { get }
+    /// `0` / `FALSE`.
+    var falseLiteral: String { get }
+    /// `a IS NOT b` (SQLite) / `a IS DISTINCT FROM b` (PostgreSQL): true when exactly one is NULL.
+    func notEqualOrNull(_ lhs: String, _ rhs: String) -> String
+    /// A boolean expression (never NULL) comparing the text `column` with the bound operand
+    /// `parameter` under `op` (`==`, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES) and
+    /// `options`, with the semantics of ``PredicateTextMatcher``.
+    func textComparison(_ op: PredicateOperator, column: String, parameter: String, options: PredicateOptions) -> String
+    /// The expression a value of `type` in `expression` orders by (a decimal stored as text
+    /// orders by its number).
+    func orderingExpression(_ expression: String, type: AttributeType) -> String
+    /// `ASC`/`DESC` with nulls first when ascending and last when descending.
+    func orderDirection(ascending: Bool) -> String
+    /// An expression for the set of primary keys (`IN` takes it), binding what it needs
+    /// through `bind` (which returns the parameter marker).
+    func primaryKeySet(_ keys: [Int64], bind: (AttributeValue) -> String) -> String
+}
+
+extension SQLDialect {
+    public func identifier(_ name: String) -> String {
+        var out = "\""
+        for c in name.unicodeScalars {
+            if c == "\"" { out += "\"\"" } else { out.unicodeScalars.append(c) }
+        }
+        return out + "\""
+    }
+}

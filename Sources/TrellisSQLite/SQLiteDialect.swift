@@ -1,0 +1,69 @@
+import Trellis
+
+/// SQLite's SQL for the ``SQLPredicateCompiler`` (https://sqlite.org/lang_expr.html):
+/// `?N` parameters, `1`/`0` booleans, `IS NOT` as the null-safe inequality, text
+/// comparisons through the `trellis_text` function (``SQLiteTextFunction``), decimals
+/// (stored as text) ordered by `CAST(… AS REAL)`, and key sets as `json_each` over one
+/// bound JSON array (one statement text whatever the number of keys).
+struct SQLiteDialect: SQLDialect {
+    func parameter(_ number: Int) -> String { "?\(number)" }
+    var trueLiteral: String { "1" }
+    var falseLiteral: String { "0" }
+
+    func notEqualOrNull(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS NOT \(rhs)" }
+
+    func textComparison(_ op: PredicateOperator, column: String, parameter: String, options: PredicateOptions) -> String {
+        "trellis_text(\(SQLiteTextFunction.code(of: op)), \(column), \(parameter), \(options.rawValue))"
+    }
+
+    func orderingExpression(_ expression: String, type: AttributeType) -> String {
+        type == .decimal ? "CAST(\(expression) AS REAL)" : expression
+    }
+
+    /// SQLite already orders NULL first ascending and last descending (https://sqlite.org/lang_select.html#orderby).
+    func orderDirection(ascending: Bool) -> String { ascending ? "ASC" : "DESC" }
+
+    func primaryKeySet(_ keys: [Int64], bind: (AttributeValue) -> String) -> String {
+        "(SELECT value FROM json_each(\(bind(.string("[" + keys.map(String.init).joined(separator: ",") + "]")))))"
+    }
+}
+
+extension StoreLayout: SQLQueryLayout {
+    func sqlTable(for entity: ResolvedEntity) throws -> SQLTableInfo {
+        let layout = try self.entity(entity.name)
+        return SQLTableInfo(name: layout.table.name, primaryKey: "_pk", entityColumn: "_entity",
+                            kinds: layout.coversTable ? nil : layout.kindNames, entityNames: layout.table.entityNames)
+    }
+
+    func sqlColumn(for entity: ResolvedEntity, attribute index: Int) throws -> String {
+        let layout = try self.entity(entity.name)
+        guard layout.attributeColumns.indices.contains(index) else {
+            throw StoreError(.unknownObject, message: "entity \(entity.name) has no attribute at position \(index)")
+        }
+        return layout.attributeColumns[index]
+    }
+
+    func sqlForeignKey(for entity: ResolvedEntity, relationship index: Int) throws -> String {
+        let layout = try self.entity(entity.name)
+        guard layout.relationships.indices.contains(index), case .foreignKey(let column, _) = layout.relationships[index] else {
+            throw StoreError(.unknownObject, message: "entity \(entity.name) has no to-one relationship at position \(index)")
+        }
+        return column
+    }
+
+    func sqlToMany(for entity: ResolvedEntity, relationship index: Int) throws -> SQLToManyStorage {
+        let layout = try self.entity(entity.name)
+        guard layout.relationships.indices.contains(index) else {
+            throw StoreError(.unknownObject, message: "entity \(entity.name) has no relationship at position \(index)")
+        }
+        switch layout.relationships[index] {
+        case .foreignKey:
+            throw StoreError(.unknownObject, message: "\(entity.name).\(entity.relationships[index].name) is a to-one relationship")
+        case .inverseForeignKey(let column, _):
+            return .destinationForeignKey(column: column)
+        case .joinTable(let join):
+            if let membership = join.membershipColumn { return .destinationForeignKey(column: membership) }
+            return .joinTable(table: join.table, sourceColumn: join.thisColumn, destinationColumn: join.otherColumn)
+        }
+    }
+}
