@@ -36,7 +36,7 @@ public struct ObjectFetchRequest: Sendable, Hashable {
 
     /// The request resolved against `model`: names checked, values coerced to the
     /// attributes' types, regular expressions compiled once to check them.
-    /// - Throws: ``ModelError`` `.unknownEntity`; ``PredicateError`` naming the column,
+    /// - Throws: ``ModelError`` `.unknownEntity`; ``QueryError`` naming the column,
     ///   the entity and the key path.
     public func resolved(in model: ObjectModel) throws -> ResolvedFetchRequest {
         let entity = try model.requireEntity(self.entity)
@@ -45,11 +45,11 @@ public struct ObjectFetchRequest: Sendable, Hashable {
         var sorts: [ResolvedSortDescriptor] = []
         for descriptor in sortDescriptors { sorts.append(try resolver.resolve(descriptor, in: entity)) }
         if let limit, limit < 0 {
-            throw PredicateError(.invalidRequest, message: "the limit is \(limit); it must be 0 or more (nil: no limit)",
+            throw QueryError(.invalidRequest, message: "the limit is \(limit); it must be 0 or more (nil: no limit)",
                                  entity: entity.name)
         }
         guard offset >= 0 else {
-            throw PredicateError(.invalidRequest, message: "the offset is \(offset); it must be 0 or more", entity: entity.name)
+            throw QueryError(.invalidRequest, message: "the offset is \(offset); it must be 0 or more", entity: entity.name)
         }
         return ResolvedFetchRequest(entity: entity, predicate: predicate, sortDescriptors: sorts, limit: limit, offset: offset)
     }
@@ -73,7 +73,7 @@ public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Parses `name`, `-name` (descending) or `+name`, comma-separated: `-rating,name`.
-    /// - Throws: ``PredicateError`` `.invalidRequest` for an empty key.
+    /// - Throws: ``QueryError`` `.invalidRequest` for an empty key.
     public static func list(_ text: String) throws -> [ObjectSortDescriptor] {
         var result: [ObjectSortDescriptor] = []
         for (i, part) in text.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
@@ -82,7 +82,7 @@ public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible 
             if key.hasPrefix("-") { ascending = false; key.removeFirst() }
             else if key.hasPrefix("+") { key.removeFirst() }
             guard !key.isEmpty else {
-                throw PredicateError(.invalidRequest, message: "sort key \(i + 1) of '\(text)' is empty; write KEY or -KEY, comma-separated")
+                throw QueryError(.invalidRequest, message: "sort key \(i + 1) of '\(text)' is empty; write KEY or -KEY, comma-separated")
             }
             result.append(ObjectSortDescriptor(key, ascending: ascending))
         }

@@ -13,7 +13,7 @@ extension ObjectPredicate {
     /// single quotes (escapes `\"`, `\'`, `\\`, `\n`, `\t`, `\uXXXX`), numbers, `nil`/`NULL`,
     /// `TRUE`/`YES`, `FALSE`/`NO`, `{a, b, …}`, `%@`. Key paths are names joined by dots; a
     /// name that is a keyword is written with `#` (`#in`); `keyPath.@count` counts a to-many.
-    /// - Throws: ``PredicateError`` `.syntax` with the column and what was expected;
+    /// - Throws: ``QueryError`` `.syntax` with the column and what was expected;
     ///   `.arguments` when the `%@`/`%K` count differs from the arguments'.
     public init(_ format: String, _ arguments: (any PredicateArgument)?...) throws {
         try self.init(format: format, arguments: arguments)
@@ -38,7 +38,7 @@ struct PredicateParser {
         self.arguments = arguments
     }
 
-    mutating func parse() throws(PredicateError) -> ObjectPredicate {
+    mutating func parse() throws(QueryError) -> ObjectPredicate {
         skipSpace()
         guard position < chars.count else { throw syntax("expected a predicate, found an empty text") }
         let predicate = try parseOr()
@@ -47,26 +47,26 @@ struct PredicateParser {
             throw syntax("expected AND, OR or the end of the predicate, found \(describeHere())")
         }
         if nextArgument < arguments.count {
-            throw PredicateError(.arguments, message: "\(arguments.count) argument(s) given but the predicate uses \(nextArgument) (%@ or %K)")
+            throw QueryError(.arguments, message: "\(arguments.count) argument(s) given but the predicate uses \(nextArgument) (%@ or %K)")
         }
         return predicate
     }
 
     // MARK: - Logic
 
-    private mutating func parseOr() throws(PredicateError) -> ObjectPredicate {
+    private mutating func parseOr() throws(QueryError) -> ObjectPredicate {
         var parts = [try parseAnd()]
         while consumeKeyword("OR") || consumeSymbol("||") { parts.append(try parseAnd()) }
         return parts.count == 1 ? parts[0] : .or(parts)
     }
 
-    private mutating func parseAnd() throws(PredicateError) -> ObjectPredicate {
+    private mutating func parseAnd() throws(QueryError) -> ObjectPredicate {
         var parts = [try parseNot()]
         while consumeKeyword("AND") || consumeSymbol("&&") { parts.append(try parseNot()) }
         return parts.count == 1 ? parts[0] : .and(parts)
     }
 
-    private mutating func parseNot() throws(PredicateError) -> ObjectPredicate {
+    private mutating func parseNot() throws(QueryError) -> ObjectPredicate {
         if consumeKeyword("NOT") { return .not(try parseNot()) }
         skipSpace()
         if peek() == "!", peek(1) != "=" {
@@ -76,7 +76,7 @@ struct PredicateParser {
         return try parsePrimary()
     }
 
-    private mutating func parsePrimary() throws(PredicateError) -> ObjectPredicate {
+    private mutating func parsePrimary() throws(QueryError) -> ObjectPredicate {
         skipSpace()
         guard position < chars.count else { throw syntax("expected a comparison, found the end of the predicate") }
         if peek() == "(" {
@@ -86,7 +86,7 @@ struct PredicateParser {
             skipSpace()
             guard peek() == ")" else {
                 if position >= chars.count {
-                    throw PredicateError(.syntax, message: "the parenthesis at column \(open + 1) is not closed; add ')'",
+                    throw QueryError(.syntax, message: "the parenthesis at column \(open + 1) is not closed; add ')'",
                                          column: position + 1)
                 }
                 throw syntax("expected ')' to close the parenthesis at column \(open + 1), found \(describeHere())")
@@ -101,13 +101,13 @@ struct PredicateParser {
 
     // MARK: - Comparisons
 
-    private mutating func parseComparison() throws(PredicateError) -> ObjectPredicate {
+    private mutating func parseComparison() throws(QueryError) -> ObjectPredicate {
         skipSpace()
         let start = position
         var quantifier: PredicateQuantifier?
         if consumeKeyword("ANY") || consumeKeyword("SOME") { quantifier = .any }
         else if consumeKeyword("ALL") { quantifier = .all }
-        else if consumeKeyword("NONE") { quantifier = .none }
+        else if consumeKeyword("NONE") { quantifier = .noneOf }
         skipSpace()
         let keyPath = try parseKeyPath()
         skipSpace()
@@ -120,7 +120,7 @@ struct PredicateParser {
         skipSpace()
         let valueColumn = position
         guard position < chars.count else {
-            throw PredicateError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
+            throw QueryError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
                                  column: position + 1)
         }
         let value = try parseValue(after: op)
@@ -129,17 +129,17 @@ struct PredicateParser {
                                                column: start + 1, valueColumn: valueColumn + 1))
     }
 
-    private mutating func parseKeyPath() throws(PredicateError) -> String {
+    private mutating func parseKeyPath() throws(QueryError) -> String {
         if peek() == "%", peek(1) == "K" {
             let column = position
             position += 2
             guard nextArgument < arguments.count else {
-                throw PredicateError(.arguments, message: "%K at column \(column + 1) has no argument; give one key path per %K",
+                throw QueryError(.arguments, message: "%K at column \(column + 1) has no argument; give one key path per %K",
                                      column: column + 1)
             }
             defer { nextArgument += 1 }
             guard case .string(let name) = arguments[nextArgument], !name.isEmpty else {
-                throw PredicateError(.arguments, message: "the argument for %K at column \(column + 1) must be a key path string",
+                throw QueryError(.arguments, message: "the argument for %K at column \(column + 1) must be a key path string",
                                      column: column + 1)
             }
             return name
@@ -202,7 +202,7 @@ struct PredicateParser {
         return nil
     }
 
-    private mutating func parseOptions() throws(PredicateError) -> PredicateOptions {
+    private mutating func parseOptions() throws(QueryError) -> PredicateOptions {
         guard peek() == "[" else { return [] }
         let open = position
         position += 1
@@ -219,7 +219,7 @@ struct PredicateParser {
             position += 1
         }
         guard position < chars.count else {
-            throw PredicateError(.syntax, message: "the option bracket at column \(open + 1) is not closed; add ']'", column: open + 1)
+            throw QueryError(.syntax, message: "the option bracket at column \(open + 1) is not closed; add ']'", column: open + 1)
         }
         position += 1
         return options
@@ -227,10 +227,10 @@ struct PredicateParser {
 
     // MARK: - Values
 
-    private mutating func parseValue(after op: PredicateOperator) throws(PredicateError) -> PredicateValue {
+    private mutating func parseValue(after op: PredicateOperator) throws(QueryError) -> PredicateValue {
         skipSpace()
         guard position < chars.count else {
-            throw PredicateError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
+            throw QueryError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
                                  column: position + 1)
         }
         let c = chars[position]
@@ -256,7 +256,7 @@ struct PredicateParser {
                     return .list(values)
                 }
                 if position >= chars.count {
-                    throw PredicateError(.syntax, message: "the list at column \(open + 1) is not closed; add '}'", column: position + 1)
+                    throw QueryError(.syntax, message: "the list at column \(open + 1) is not closed; add '}'", column: position + 1)
                 }
                 throw syntax("expected ',' or '}' in the list at column \(open + 1), found \(describeHere())")
             }
@@ -267,11 +267,11 @@ struct PredicateParser {
                 throw syntax("expected %@ or %K (or %d, %f), found \(describeHere())")
             }
             if directive == "K" {
-                throw PredicateError(.syntax, message: "%K stands for a key path and cannot be the value of a comparison; use %@",
+                throw QueryError(.syntax, message: "%K stands for a key path and cannot be the value of a comparison; use %@",
                                      column: column + 1)
             }
             guard nextArgument < arguments.count else {
-                throw PredicateError(.arguments, message: "%\(directive) at column \(column + 1) has no argument; "
+                throw QueryError(.arguments, message: "%\(directive) at column \(column + 1) has no argument; "
                                      + "give one argument per %@", column: column + 1)
             }
             defer { nextArgument += 1 }
@@ -304,7 +304,7 @@ struct PredicateParser {
         return nil
     }
 
-    private mutating func readString() throws(PredicateError) -> String {
+    private mutating func readString() throws(QueryError) -> String {
         let quote = chars[position]
         let open = position
         position += 1
@@ -327,7 +327,7 @@ struct PredicateParser {
                 case "u":
                     let digits = chars[(position + 1)...].prefix(4)
                     guard digits.count == 4, let value = UInt32(String(digits), radix: 16), let scalar = Unicode.Scalar(value) else {
-                        throw PredicateError(.syntax, message: "expected four hexadecimal digits after \\u", column: position + 1)
+                        throw QueryError(.syntax, message: "expected four hexadecimal digits after \\u", column: position + 1)
                     }
                     out.unicodeScalars.append(scalar)
                     position += 4
@@ -339,11 +339,11 @@ struct PredicateParser {
             out.append(c)
             position += 1
         }
-        throw PredicateError(.syntax, message: "the string starting at column \(open + 1) is not closed; add \(quote) at its end",
+        throw QueryError(.syntax, message: "the string starting at column \(open + 1) is not closed; add \(quote) at its end",
                              column: open + 1)
     }
 
-    private mutating func readNumber() throws(PredicateError) -> PredicateValue {
+    private mutating func readNumber() throws(QueryError) -> PredicateValue {
         let start = position
         if peek() == "-" || peek() == "+" { position += 1 }
         var digits = 0
@@ -420,8 +420,8 @@ struct PredicateParser {
         return "'\(String(rest))\(chars.count - position > 12 ? "…" : "")'"
     }
 
-    private func syntax(_ message: String) -> PredicateError {
-        PredicateError(.syntax, message: message, column: position + 1)
+    private func syntax(_ message: String) -> QueryError {
+        QueryError(.syntax, message: message, column: position + 1)
     }
 
     static func isDigit(_ c: Character) -> Bool { c.isASCII && c.isNumber }

@@ -3,7 +3,7 @@ import Foundation
 /// A condition on objects, as Core Data's `NSPredicate` writes it: comparisons of key paths
 /// with values, joined by `AND`, `OR` and `NOT`. A value of this type names attributes and
 /// relationships by text; ``ObjectFetchRequest`` resolves it against the entity it fetches
-/// (see ``PredicateError`` for what can be wrong), and every store runs the resolved form
+/// (see ``QueryError`` for what can be wrong), and every store runs the resolved form
 /// (SQL for the SQLite store, evaluation for ``InMemoryStore``).
 ///
 /// Written as text (the NSPredicate format, see ``init(_:_:)`` and docs/Queries.md):
@@ -161,8 +161,8 @@ public enum PredicateQuantifier: String, Sendable, Hashable, CaseIterable {
     case any = "ANY"
     /// Every destination matches (true when there are none).
     case all = "ALL"
-    /// No destination matches.
-    case none = "NONE"
+    /// No destination matches (`NONE`; not `none`, which `Optional` has).
+    case noneOf = "NONE"
 }
 
 /// The value side of a comparison, as written: coerced to the attribute's type when the

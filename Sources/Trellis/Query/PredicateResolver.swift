@@ -9,7 +9,7 @@ struct PredicateResolver {
 
     // MARK: - Predicates
 
-    func resolve(_ predicate: ObjectPredicate, in entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+    func resolve(_ predicate: ObjectPredicate, in entity: ResolvedEntity) throws(QueryError) -> ResolvedPredicate {
         switch predicate {
         case .constant(let b): return .constant(b)
         case .and(let ps):
@@ -25,7 +25,7 @@ struct PredicateResolver {
         }
     }
 
-    private func resolve(_ c: PredicateComparison, in entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+    private func resolve(_ c: PredicateComparison, in entity: ResolvedEntity) throws(QueryError) -> ResolvedPredicate {
         let components = c.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !components.contains(where: \.isEmpty) else {
             throw error(.invalidKeyPath, "'\(c.keyPath)' is not a key path (empty name between dots)", c, entity)
@@ -46,6 +46,10 @@ struct PredicateResolver {
                             c, entity)
             }
             if let index = current.attributeIndex(of: name) {
+                if !isLast, components[position + 1] == "@count" {
+                    throw error(.invalidKeyPath, "@count follows a to-many relationship (powers.@count); "
+                                + "'\((walked + [name]).joined(separator: "."))' is not one", c, entity)
+                }
                 guard isLast else {
                     throw error(.invalidKeyPath, "'\(name)' is an attribute of \(current.name), so the key path cannot go on after it "
                                 + "('\(c.keyPath)')", c, entity)
@@ -92,7 +96,7 @@ struct PredicateResolver {
                 }
                 switch quantifier {
                 case .any: return .exists(toMany, innerPredicate)
-                case .none: return .not(.exists(toMany, innerPredicate))
+                case .noneOf: return .not(.exists(toMany, innerPredicate))
                 case .all: return .not(.exists(toMany, .not(innerPredicate)))
                 }
             }
@@ -113,7 +117,7 @@ struct PredicateResolver {
     // MARK: - Comparisons by target
 
     private func resolveAttributeComparison(_ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription,
-                                            entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+                                            entity: ResolvedEntity) throws(QueryError) -> ResolvedPredicate {
         let type = attribute.type
         let owner = path.hops.last?.destination.name ?? entity.name
         let subject = "\(owner).\(attribute.name) (\(type))"
@@ -180,7 +184,12 @@ struct PredicateResolver {
     }
 
     private func resolveToOneComparison(_ c: PredicateComparison, path: ResolvedKeyPath, destination: ResolvedEntity,
-                                        entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+                                        entity: ResolvedEntity) throws(QueryError) -> ResolvedPredicate {
+        guard c.op == .equal || c.op == .notEqual || c.op == .in else {
+            throw error(.typeMismatch, "'\(c.keyPath)' is a to-one relationship: compare it with ==, != or IN and object IDs "
+                        + "or nil, or compare one of \(destination.name)'s attributes (\(c.keyPath).\(destination.attributes.first?.name ?? "name"))",
+                        c, entity)
+        }
         let ids = try objectIDs(c, destination: destination, entity: entity)
         switch c.op {
         case .equal, .notEqual:
@@ -197,7 +206,7 @@ struct PredicateResolver {
         }
     }
 
-    private func resolveSelf(_ c: PredicateComparison, _ entity: ResolvedEntity) throws(PredicateError) -> ResolvedPredicate {
+    private func resolveSelf(_ c: PredicateComparison, _ entity: ResolvedEntity) throws(QueryError) -> ResolvedPredicate {
         let ids = try objectIDs(c, destination: entity, entity: entity)
         let set = Set(ids.compactMap { $0 })
         switch c.op {
@@ -209,9 +218,9 @@ struct PredicateResolver {
         }
     }
 
-    private func resolveCount(_ c: PredicateComparison, _ path: ResolvedToManyPath, _ entity: ResolvedEntity) throws(PredicateError)
+    private func resolveCount(_ c: PredicateComparison, _ path: ResolvedToManyPath, _ entity: ResolvedEntity) throws(QueryError)
         -> ResolvedPredicate {
-        func integer(_ v: PredicateValue) throws(PredicateError) -> Int64 {
+        func integer(_ v: PredicateValue) throws(QueryError) -> Int64 {
             switch v {
             case .integer(let i): return i
             case .number(let text): if let i = Int64(text) { return i }
@@ -247,7 +256,7 @@ struct PredicateResolver {
     }
 
     /// Object IDs (nil for `nil`) of `destination`'s kind, from a single value or a list.
-    private func objectIDs(_ c: PredicateComparison, destination: ResolvedEntity, entity: ResolvedEntity) throws(PredicateError)
+    private func objectIDs(_ c: PredicateComparison, destination: ResolvedEntity, entity: ResolvedEntity) throws(QueryError)
         -> [ObjectID?] {
         let elements: [PredicateValue]
         if case .list(let list) = c.value { elements = list } else { elements = [c.value] }
@@ -270,9 +279,9 @@ struct PredicateResolver {
 
     /// `value` as a value of `attribute`'s type; nil for `nil` when allowed.
     private func coerce(_ value: PredicateValue, to attribute: AttributeDescription, subject: String, _ c: PredicateComparison,
-                        _ entity: ResolvedEntity, allowingNil: Bool) throws(PredicateError) -> AttributeValue? {
+                        _ entity: ResolvedEntity, allowingNil: Bool) throws(QueryError) -> AttributeValue? {
         let type = attribute.type
-        func mismatch(_ fix: String = "") -> PredicateError {
+        func mismatch(_ fix: String = "") -> QueryError {
             valueError(.typeMismatch, "\(subject) cannot be compared with \(value.kindDescription) (\(value))" + fix, c, entity)
         }
         switch value {
@@ -356,7 +365,7 @@ struct PredicateResolver {
 
     // MARK: - Sort descriptors
 
-    func resolve(_ descriptor: ObjectSortDescriptor, in entity: ResolvedEntity) throws(PredicateError) -> ResolvedSortDescriptor {
+    func resolve(_ descriptor: ObjectSortDescriptor, in entity: ResolvedEntity) throws(QueryError) -> ResolvedSortDescriptor {
         let components = descriptor.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var hops: [ResolvedHop] = []
         var current = entity
@@ -365,31 +374,31 @@ struct PredicateResolver {
             if isLast, let index = current.attributeIndex(of: name) {
                 let type = current.attributes[index].type
                 guard type != .binary && type != .json else {
-                    throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is \(type), "
+                    throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is \(type), "
                                          + "which has no order", entity: entity.name, keyPath: descriptor.keyPath)
                 }
                 return ResolvedSortDescriptor(keyPath: ResolvedKeyPath(hops: hops, target: .attribute(entity: current, index: index),
                                                                        text: descriptor.keyPath), ascending: descriptor.ascending)
             }
             guard let index = current.relationshipIndex(of: name) else {
-                throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': "
+                throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': "
                                      + PredicateResolver.unknownNameMessage(name, in: current), entity: entity.name, keyPath: descriptor.keyPath)
             }
             let relationship = current.relationships[index]
             guard !relationship.isToMany else {
-                throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-many "
+                throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-many "
                                      + "relationship; sort keys are attributes, or attributes through to-one relationships",
                                      entity: entity.name, keyPath: descriptor.keyPath)
             }
             guard !isLast, let destination = model.entity(named: relationship.destinationEntity) else {
-                throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-one "
+                throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-one "
                                      + "relationship; sort by one of its attributes (\(descriptor.keyPath).name)",
                                      entity: entity.name, keyPath: descriptor.keyPath)
             }
             hops.append(ResolvedHop(source: current, index: index, destination: destination))
             current = destination
         }
-        throw PredicateError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)'", entity: entity.name, keyPath: descriptor.keyPath)
+        throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)'", entity: entity.name, keyPath: descriptor.keyPath)
     }
 
     // MARK: - Errors
@@ -403,15 +412,15 @@ struct PredicateResolver {
         return text
     }
 
-    private func unknownName(_ name: String, in current: ResolvedEntity, _ c: PredicateComparison, root: ResolvedEntity) -> PredicateError {
+    private func unknownName(_ name: String, in current: ResolvedEntity, _ c: PredicateComparison, root: ResolvedEntity) -> QueryError {
         error(.unknownProperty, PredicateResolver.unknownNameMessage(name, in: current), c, root)
     }
 
-    private func error(_ code: PredicateError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> PredicateError {
-        PredicateError(code, message: message, column: c.column, entity: entity.name, keyPath: c.keyPath)
+    private func error(_ code: QueryError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> QueryError {
+        QueryError(code, message: message, column: c.column, entity: entity.name, keyPath: c.keyPath)
     }
 
-    private func valueError(_ code: PredicateError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> PredicateError {
-        PredicateError(code, message: message, column: c.valueColumn ?? c.column, entity: entity.name, keyPath: c.keyPath)
+    private func valueError(_ code: QueryError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> QueryError {
+        QueryError(code, message: message, column: c.valueColumn ?? c.column, entity: entity.name, keyPath: c.keyPath)
     }
 }

@@ -1,13 +1,14 @@
-/// A predicate that cannot be parsed or does not fit the entity it is run on. Names the
+/// A predicate or fetch request that cannot be parsed or does not fit the entity it is run on
+/// (not `PredicateError`, which Foundation has). Names the
 /// column in the predicate text (1-based, in characters) when the predicate was parsed
 /// from text, what was expected, and the fix: an unknown name lists the entity's
 /// attributes and relationships, a type mismatch names both types.
 ///
 ///     do { _ = try ObjectPredicate("name BEGINSWITH") }
-///     catch let error as PredicateError where error.code == .syntax {
+///     catch let error as QueryError where error.code == .syntax {
 ///         print(error)  // column 16: expected a value after BEGINSWITH, found the end of the predicate
 ///     }
-public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong; extensible.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
@@ -33,7 +34,7 @@ public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible
         public var description: String { rawValue }
 
         public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? PredicateError)?.code == code
+            (error as? QueryError)?.code == code
         }
     }
 
