@@ -46,6 +46,7 @@ extension SQLiteSession {
         try writer.writeBufferedLinks()
         try writer.update(changes.updated)
         try writer.repointConflicts()
+        commitRecord.record(changes, mapping: writer.permanentIDs)
         return writer.permanentIDs
     }
 }

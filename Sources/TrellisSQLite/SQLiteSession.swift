@@ -26,6 +26,8 @@ final class SQLiteSession: StoreSession {
     var droppedIndexes: [String] = []
     /// Whether the first ``apply(_:)`` with inserts has looked for empty tables.
     var checkedBulkLoad = false
+    /// What this session's applies changed, logged with the commit (``SQLiteStore`` as ``ObservableStore``).
+    var commitRecord = StoreCommit()
 
     init(connection: Connection, layout: StoreLayout, model: ObjectModel, isWritable: Bool, chunkSize: Int) {
         self.connection = connection

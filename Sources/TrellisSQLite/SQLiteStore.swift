@@ -93,15 +93,20 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         /// (default) keeps the recorded text while the schema stays the same, and removes
         /// it when the schema changes (it would no longer describe the file).
         public var modelRecord: String?
+        /// How often observers' store checks the file for commits of other connections and
+        /// processes (`PRAGMA data_version`), in milliseconds. Default 50.
+        public var changePollIntervalMilliseconds: Int
 
-        /// A configuration; `lookupChunkSize` is clamped to 1...8000.
+        /// A configuration; `lookupChunkSize` is clamped to 1...8000, the poll interval to 1...60000.
         public init(isReadOnly: Bool = false, busyTimeoutMilliseconds: Int = 5000, lookupChunkSize: Int = 500,
-                    migrationPolicy: MigrationPolicy = .onOpen, modelRecord: String? = nil) {
+                    migrationPolicy: MigrationPolicy = .onOpen, modelRecord: String? = nil,
+                    changePollIntervalMilliseconds: Int = 50) {
             self.isReadOnly = isReadOnly
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.lookupChunkSize = max(1, min(lookupChunkSize, 8000))
             self.migrationPolicy = migrationPolicy
             self.modelRecord = modelRecord
+            self.changePollIntervalMilliseconds = max(1, min(changePollIntervalMilliseconds, 60_000))
         }
     }
 
@@ -125,6 +130,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// The file was empty when opened and stays in rollback-journal mode until its first
     /// commit, which turns it to WAL. Guarded by `lock`.
     private var journalModeIsPending: Bool
+    /// The change log table is known to exist (``SQLiteStore+Observation.swift``). Guarded by `lock`.
+    var commitTableExists = false
+    /// This store's own recent commits (observers read other connections' from the table).
+    let commitLog = CommitLog()
+    /// Observers' wake-ups, and the `data_version` poller while there are any.
+    let observers: SQLiteObservers
 
     /// Opens the store file at `path` (created when missing, unless read-only) for `model`.
     ///
@@ -137,6 +148,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.model = model
         self.path = path
         self.configuration = configuration
+        self.observers = SQLiteObservers(path: path, intervalMilliseconds: configuration.changePollIntervalMilliseconds)
         let connection = try Connection(path: path, readOnly: configuration.isReadOnly)
         self.connection = connection
         self.isReadOnly = connection.isReadOnly
@@ -186,7 +198,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         guard !isReadOnly else {
             throw StoreError(.readOnly, message: "the store \(path) is read-only")
         }
-        return try withConnection { connection in
+        let (result, commit) = try withConnection { connection -> (T, StoreCommit?) in
             try SQLiteStore.refuseNesting(connection)
             try connection.execute("BEGIN IMMEDIATE")
             var session: SQLiteSession?
@@ -198,9 +210,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 let result = try body(writeSession)
                 try writeSession.recreateDroppedIndexes()
                 writeSession.invalidate()
+                let commit = try logCommit(writeSession.commitRecord, on: connection)
                 try connection.execute("COMMIT")
+                if commit != nil { commitTableExists = true }
                 committedPendingWork(connection)
-                return result
+                return (result, commit)
             } catch {
                 session?.invalidate()
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }
@@ -209,6 +223,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 throw error
             }
         }
+        if let commit {
+            commitLog.append(commit)
+            observers.listeners.notify()
+        }
+        return result
     }
 
     // MARK: - Deferred schema work

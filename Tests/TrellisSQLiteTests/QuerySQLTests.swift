@@ -83,3 +83,46 @@ import TrellisTestSupport
         #expect(try names("Animal", "TRUEPREDICATE", sort: "-id") == ["Cat:Rumble", "Dog:Rusty", "Cat:Tom", "Dog:Rex"])
     }
 }
+
+/// Observation across connections: a second `SQLiteStore` on the same file is what another
+/// process is to the observer (its own connection); the commit reaches the observer through
+/// the `trellis_commits` log, noticed by polling `PRAGMA data_version`.
+@Suite struct CrossConnectionObservationTests {
+    final class Updates: @unchecked Sendable {
+        // SAFETY: `results` is read and written only while `lock` is held.
+        private let lock = NSLock()
+        private var results: [[String]] = []
+        func add(_ names: [String]) { lock.withLock { results.append(names) } }
+        func wait(for count: Int) -> [[String]] {
+            for _ in 0..<1000 {
+                let current = lock.withLock { results }
+                if current.count >= count { return current }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return lock.withLock { results }
+        }
+    }
+
+    @Test func anotherConnectionsCommitIsDelivered() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = try charactersModel()
+        let path = directory.path("s.sqlite")
+        let observed = try SQLiteStore(path: path, model: model, configuration: .init(changePollIntervalMilliseconds: 10))
+        let other = try SQLiteStore(path: path, model: model)
+        let updates = Updates()
+        let observation = try ObjectContext(store: observed).observe(
+            ObjectFetchRequest(entity: "Character", sortDescriptors: [ObjectSortDescriptor("name")])) { result in
+            if case .success(let update) = result { updates.add(update.results.map { $0["name"]?.stringValue ?? "" }) }
+        }
+        defer { observation.cancel() }
+        #expect(updates.wait(for: 1) == [[]])
+        let writer = ObjectContext(store: other)
+        let hero = try writer.insert("Character")
+        try hero.setValue(.string("1"), forKey: "id")
+        try hero.setValue(.string("Robin"), forKey: "name")
+        try writer.save()
+        #expect(updates.wait(for: 2) == [[], ["Robin"]])
+        #expect(try observed.rows("SELECT \"seq\", \"changes\" FROM \"trellis_commits\"") == [["1", #"{"Character":{"i":[1],"u":[],"d":[]}}"#]])
+    }
+}

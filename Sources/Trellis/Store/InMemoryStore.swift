@@ -23,6 +23,9 @@ public final class InMemoryStore: PersistentStore {
     let schema: ModelSchema
     private let box: StateBox
     private let writer = NSLock()
+    /// Recent commits, for observers (``ObservableStore``).
+    let commitLog = CommitLog()
+    let listeners = CommitListeners()
 
     /// An empty store for `model`.
     public init(model: ObjectModel) {
@@ -47,7 +50,16 @@ public final class InMemoryStore: PersistentStore {
         defer { session.isValid = false }
         let result = try body(session)
         if let failure = session.failure { throw failure }
+        var commit = session.commitRecord
+        if !commit.isEmpty {
+            commit.sequence = session.state.sequence + 1
+            session.state.sequence = commit.sequence
+        }
         box.replace(session.state)
+        if !commit.isEmpty {
+            commitLog.append(commit)
+            listeners.notify()
+        }
         return result
     }
 
@@ -74,6 +86,8 @@ struct InMemoryState {
     /// The order given to an ordered to-many whose inverse is a to-one (membership follows
     /// the inverse's foreign keys), member → position, as the SQLite store's order table keeps it.
     var orders: [OrderSlot: [ObjectID: Int]] = [:]
+    /// The sequence of the last commit (``StoreCommit/sequence``).
+    var sequence: Int64 = 0
     init(tableCount: Int) { tables = Array(repeating: InMemoryTable(), count: tableCount) }
 }
 
@@ -108,6 +122,8 @@ final class InMemorySession: StoreSession {
     let writable: Bool
     var isValid = true
     var failure: (any Error)?
+    /// What the session's applies changed, for observers.
+    var commitRecord = StoreCommit()
     var schema: ModelSchema { store.schema }
     var model: ObjectModel { store.model }
 
@@ -210,7 +226,9 @@ final class InMemorySession: StoreSession {
         try checkValid()
         guard writable else { throw StoreError(.readOnly, message: "cannot apply changes in a read session") }
         do {
-            return try applyChanges(changes)
+            let mapping = try applyChanges(changes)
+            commitRecord.record(changes, mapping: mapping)
+            return mapping
         } catch {
             failure = error
             throw error
@@ -535,5 +553,26 @@ final class InMemorySession: StoreSession {
                 }
             }
         }
+    }
+}
+
+// MARK: - Observation
+
+extension InMemoryStore: ObservableStore {
+    public func readObserving<T>(_ body: (any StoreSession) throws -> T) throws -> (sequence: Int64, value: T) {
+        let state = box.current()
+        let session = InMemorySession(store: self, state: state, writable: false)
+        defer { session.isValid = false }
+        return (state.sequence, try body(session))
+    }
+
+    /// The last 256 commits are kept; an observer further behind runs its request again.
+    public func commits(after sequence: Int64) throws -> [StoreCommit]? {
+        commitLog.commits(after: sequence)
+    }
+
+    /// Listeners are called on the writing thread, right after the commit.
+    public func addCommitListener(_ listener: @escaping @Sendable () -> Void) -> CommitListenerToken {
+        listeners.add(listener)
     }
 }
