@@ -28,7 +28,7 @@ let package = Package(
         // `trellis`: @main only.
         .executableTarget(name: "trellis", dependencies: ["TrellisCLI"], path: "Sources/trellis"),
         // `trellis-bench`: the benchmark executable (run it with `-c release`).
-        .executableTarget(name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite"], path: "Benchmarks/trellis-bench"),
+        .executableTarget(name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite", "CSQLite"], path: "Benchmarks/trellis-bench"),
         // Fixture lookup and helpers shared by the test targets (not a product).
         .target(name: "TrellisTestSupport", dependencies: ["Trellis", "TrellisSQLite"], path: "Sources/TrellisTestSupport"),
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),

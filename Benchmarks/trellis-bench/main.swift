@@ -19,6 +19,8 @@ let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
             return 1
         }
     }),
+    ("query", "fetch requests and observation on the 100k characters [--characters FILE] [--json] (issue 17)", QueryWorkload.run),
+    ("query-observer", "(internal) the observing child process of `query`", QueryWorkload.observer),
     ("store", "store-level SQLite apply/fetch passes (insert, unchanged, update) [N] [path]", { arguments in
         do {
             try StoreBench.run(arguments: arguments)

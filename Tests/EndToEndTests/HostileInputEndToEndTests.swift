@@ -293,7 +293,7 @@ import Trellis
 
         let store = directory.url.appendingPathComponent("trellis.sqlite")
         #expect(try SQLiteShell.query(store, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-                == "Order\nOrder.values\nTable\n\(vehicle)\ntrellis_metadata")
+                == "Order\nOrder.values\nTable\n\(vehicle)\ntrellis_commits\ntrellis_metadata")
         #expect(try SQLiteShell.query(store, #"SELECT "select", quote("group"), "a""b", quote("x; DROP TABLE y") FROM "Order" ORDER BY "_pk""#)
                 == "1|'g'|quote|'semi'\n2|NULL|'; DROP TABLE \"Table\"; --|NULL")
         let exported = try TrellisProcess.run(["export", "--model", "model.json", "--entity", "Order"], in: directory.url)
@@ -321,7 +321,7 @@ import Trellis
         let migrated = try TrellisProcess.run(["import", "new.json", "--model", "model2.json", "--entity", "Order"], in: directory.url)
         #expect(migrated.status == 0, "\(migrated)")
         #expect(try SQLiteShell.query(store, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-                == "Order\nOrder.values\nTable\nTable\"; DROP TABLE \"Table\"; --\n\(vehicle)\ntrellis_metadata")
+                == "Order\nOrder.values\nTable\nTable\"; DROP TABLE \"Table\"; --\n\(vehicle)\ntrellis_commits\ntrellis_metadata")
         #expect(try SQLiteShell.query(store, #"SELECT "select", quote("""); DROP TABLE ""Order""; --") FROM "Order" ORDER BY "_pk""#)
                 == "1|'added'\n2|NULL")
         #expect(try SQLiteShell.query(store, "PRAGMA integrity_check") == "ok")

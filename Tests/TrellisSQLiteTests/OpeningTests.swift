@@ -46,7 +46,7 @@ import Trellis
         #expect(try store.rows("SELECT name FROM pragma_table_info('Character') ORDER BY cid").map { $0[0] ?? "" }
                 == ["_pk", "_entity", "_placeholder", "id", "name", "realName", "createdAt", "rating", "active", "publisher", "alias", "team"])
         #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { $0[0] ?? "" }
-                == ["Character", "Character.allies", "Character.powers", "Power", "Publisher", "Team", "trellis_metadata"])
+                == ["Character", "Character.allies", "Character.powers", "Power", "Publisher", "Team", "trellis_commits", "trellis_metadata"])
         #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('Team identity', 'Character(team)')").count == 2)
         #expect(try store.rows("SELECT value FROM trellis_metadata WHERE key = 'modelVersion'") == [["2"]])
         #expect(try store.rows(#"SELECT "id", "name", "rating", "alias", "team" FROM "Character""#) == [["a", "Ann", "4.5", nil, nil]])

@@ -42,6 +42,7 @@ public struct StoreCommit: Sendable, Hashable {
         for change in changes.updated {
             let id = mapping[change.id] ?? change.id
             if insertedSet.contains(id) { continue }
+            if change.attributes.isEmpty && change.relationships.isEmpty && change.isPlaceholder == nil { continue }
             var properties = updated[id] ?? PropertyChanges()
             for a in change.attributes { properties.attributes.insert(a.index) }
             for r in change.relationships { properties.relationships.insert(r.index) }
