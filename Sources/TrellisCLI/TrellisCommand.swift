@@ -78,6 +78,8 @@ public enum TrellisCommand {
                            options: [versionFlag]), [
             .command(ImportCommand.self),
             .command(ExportCommand.self),
+            .command(CountCommand.self),
+            .command(WatchCommand.self),
             .command(SchemaCommand.self),
             .group(ModelCommand.spec, [.command(ModelConvertCommand.self), .command(ModelInferCommand.self),
                                        .command(ModelShowCommand.self)]),

@@ -46,7 +46,9 @@ struct ArgumentParser {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard let option = spec.option(name) else { throw UsageError(unknownOptionMessage(name)) }
-            guard !parsed.given.contains(name) else { throw UsageError("option '\(name)' is given more than once") }
+            guard !parsed.given.contains(name) || option.append != nil else {
+                throw UsageError("option '\(name)' is given more than once")
+            }
             guard let valueName = option.valueName else {
                 if inlineValue != nil { throw UsageError("flag '\(name)' does not take a value") }
                 parsed.set(true, for: option, given: true)
@@ -63,6 +65,14 @@ struct ArgumentParser {
                 index += 1
             }
             if value.isEmpty, !option.allowsEmptyValue { throw UsageError("empty value for '\(name) <\(valueName)>'") }
+            if let append = option.append, parsed.given.contains(name) {
+                do {
+                    parsed.set(try append(parsed.values[name] ?? [String](), value), for: option, given: true)
+                } catch {
+                    throw UsageError(error.message(text: value, name: option.name))
+                }
+                continue
+            }
             parsed.set(try Self.convert(value, for: option), for: option, given: true)
         }
         for option in spec.options where !parsed.given.contains(option.name) {

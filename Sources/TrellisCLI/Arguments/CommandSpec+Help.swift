@@ -8,7 +8,7 @@ extension CommandSpec {
             parts.append(argument.isRequired ? text : "[\(text)]")
         }
         for option in options where option.isRequired { parts.append(option.synopsis) }
-        for option in options where !option.isRequired { parts.append("[\(option.synopsis)]") }
+        for option in options where !option.isRequired { parts.append("[\(option.synopsis)]" + (option.append != nil ? "..." : "")) }
         return parts.joined(separator: " ")
     }
 

@@ -87,6 +87,9 @@ struct OptionSpec: Sendable {
     /// The value when not given and without a default: `false` for a flag, `nil` for an
     /// optional value; nil (no value at all) when the option is required.
     let absentValue: (any Sendable)?
+    /// For an option that may be given several times (``OptionKey/init(repeating:valueName:help:)``):
+    /// adds a given text's value to the values so far. Nil: given at most once.
+    var append: (@Sendable (any Sendable, String) throws(OptionValueError) -> any Sendable)? = nil
 
     /// Must be given: no default and no absent value.
     var isRequired: Bool { defaultText == nil && absentValue == nil }

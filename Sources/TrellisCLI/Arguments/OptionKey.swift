@@ -52,6 +52,19 @@ extension OptionKey where Value: OptionValue {
     }
 }
 
+extension OptionKey {
+    /// An option that may be given several times (`--where A --where B`): its values in
+    /// command-line order, `[]` when not given.
+    init<Element: OptionValue>(repeating name: String, valueName: String, help: String) where Value == [Element] {
+        spec = OptionSpec(name: name, valueName: valueName, help: help + " Repeatable.", allowedValues: Element.allowedValues,
+                          defaultText: nil, allowsEmptyValue: false,
+                          convert: { text throws(OptionValueError) in [try Element(optionText: text)] }, absentValue: [Element](),
+                          append: { values, text throws(OptionValueError) in
+                              ((values as? [Element]) ?? []) + [try Element(optionText: text)]
+                          })
+    }
+}
+
 extension OptionKey where Value == Bool {
     /// A flag: `--name`, `true` when given.
     init(flag name: String, help: String) {

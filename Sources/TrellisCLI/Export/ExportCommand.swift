@@ -6,9 +6,6 @@ import TrellisModelFile
 /// JSON array on standard output.
 enum ExportCommand: LeafCommand {
     static let pretty = OptionKey<Bool>(flag: "--pretty", help: "Indent the JSON (two spaces, one member per line).")
-    static let condition = OptionKey<Condition?>(
-        "--where", valueName: "attribute=value",
-        help: "Only objects whose attribute equals the value (coerced to the attribute's type).")
     static let relationships = OptionKey<RelationshipMode>(
         "--relationships", valueName: "mode", help: "Related objects as nested objects or as their identifiers.",
         default: "ids")
@@ -19,28 +16,17 @@ enum ExportCommand: LeafCommand {
         discussion: """
             Each object is written with its mapped properties at their JSON key paths \
             (nested key paths rebuild nested objects), with the reverse value transformers \
-            applied. Objects are in store order.
+            applied. Objects are in store order (object ID) unless --sort says otherwise; \
+            --where takes NSPredicate format or ATTRIBUTE=VALUE (see docs/Queries.md).
             """,
         options: [
             CommonOptions.model,
             CommonOptions.entity.with(help: "The entity to export (with its sub-entities)."),
             CommonOptions.store,
             CommonOptions.busyTimeout,
-            pretty, condition, relationships,
+            pretty, QueryOptions.wheres, QueryOptions.sort, QueryOptions.limit, QueryOptions.offset, relationships,
             CommonOptions.bindings,
         ])
-
-    /// `--where ATTRIBUTE=VALUE`.
-    struct Condition: OptionValue {
-        var attribute: String
-        var value: String
-
-        init(optionText text: String) throws(OptionValueError) {
-            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { throw .expected("ATTRIBUTE=VALUE") }
-            attribute = String(text[..<equals])
-            value = String(text[text.index(after: equals)...])
-        }
-    }
 
     /// `--relationships`.
     enum RelationshipMode: String, CaseIterable, OptionValue {
@@ -58,8 +44,8 @@ enum ExportCommand: LeafCommand {
         var storePath: String
         var busyTimeoutMilliseconds: Int
         var pretty: Bool
-        var condition: Condition?
         var nested: Bool
+        var arguments: ParsedArguments
 
         init(_ arguments: ParsedArguments) {
             modelPath = arguments[CommonOptions.model]
@@ -68,8 +54,8 @@ enum ExportCommand: LeafCommand {
             storePath = arguments[CommonOptions.store]
             busyTimeoutMilliseconds = arguments[CommonOptions.busyTimeout].milliseconds
             pretty = arguments[ExportCommand.pretty]
-            condition = arguments[ExportCommand.condition]
             nested = arguments[relationships] == .nested
+            self.arguments = arguments
         }
     }
 

@@ -16,22 +16,9 @@ struct ExportRunner {
     func run() throws -> String {
         let file = try ModelLoading.load(options.modelPath, bindings: options.bindingsPath, environment: environment)
         let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
-        var predicate: StorePredicate?
-        if let condition = options.condition {
-            let attribute = try ModelLoading.attribute(condition.attribute, of: entity, option: "--where")
-            let value = try ExportRunner.value(condition.value, for: attribute, in: entity, bindings: file.bindings)
-            predicate = .equals(attribute: attribute.name, value: value)
-        }
-        let storeURL = environment.url(for: options.storePath)
-        try StoreLocation.checkFilePath(options.storePath)
-        guard FileManager.default.fileExists(atPath: storeURL.path) else {
-            if let dangling = StoreLocation.danglingLink(storeURL) {
-                throw CommandError(.store, "\(options.storePath): no such store: \(dangling)")
-            }
-            throw CommandError(.store, "\(options.storePath): no such store")
-        }
-        let store = try StoreOpening.open(storeURL, path: options.storePath, model: file.model, readOnly: true, migrationPolicy: .inWriteTransactions,
-                                          busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        let request = try QueryOptions.request(options.arguments, entity: entity, model: file.model, bindings: file.bindings)
+        let store = try ExportRunner.openStore(options.storePath, model: file.model, environment: environment,
+                                               busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         let context = ObjectContext(store: store, bindings: file.bindings)
         var exportOptions = ExportOptions()
         exportOptions.relationshipStyle = options.nested ? .nested : .identifiers
@@ -40,13 +27,28 @@ struct ExportRunner {
         do {
             // One read transaction: the objects and every related object come from one
             // committed state, also while an import commits.
-            json = try context.read { try exporter.json(for: try context.fetch(entity.name, matching: predicate)) }
+            json = try context.read { try exporter.json(for: try context.fetch(request)) }
         } catch let error as StoreError {
             throw StoreOpening.commandError(error, path: options.storePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         } catch let error as ExportError {
             throw CommandError(.store, "\(options.storePath): cannot export \(error)")
         }
         return try JSONWriter.string(for: json, options: options.pretty ? .pretty : .compact) + "\n"
+    }
+
+    /// The store at `path`, which must exist, opened read-only without writing the file.
+    static func openStore(_ path: String, model: ObjectModel, environment: CommandEnvironment,
+                          busyTimeoutMilliseconds: Int) throws -> SQLiteStore {
+        let storeURL = environment.url(for: path)
+        try StoreLocation.checkFilePath(path)
+        guard FileManager.default.fileExists(atPath: storeURL.path) else {
+            if let dangling = StoreLocation.danglingLink(storeURL) {
+                throw CommandError(.store, "\(path): no such store: \(dangling)")
+            }
+            throw CommandError(.store, "\(path): no such store")
+        }
+        return try StoreOpening.open(storeURL, path: path, model: model, readOnly: true, migrationPolicy: .inWriteTransactions,
+                                     busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 
     /// `text` as a value of `attribute`: through its value transformer when it has one
