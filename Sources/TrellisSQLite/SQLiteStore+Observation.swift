@@ -43,12 +43,13 @@ extension SQLiteStore: ObservableStore {
     }
 
     public func commits(after sequence: Int64) throws -> [StoreCommit]? {
-        if let own = commitLog.commits(after: sequence), own.isEmpty || own.first?.sequence == sequence + 1 {
-            // Own commits are complete only if no other connection committed in between;
-            // the table says so.
-            let last = try read { try SQLiteStore.lastSequence(($0 as! SQLiteSession).connection) }
-            if own.last?.sequence ?? sequence == last { return own }
+        // This store's own commits are all there is when no other connection committed since
+        // the last of them (the connection's data_version has not moved): no read needed.
+        let foreign = try withConnection { connection -> Bool in
+            guard let recorded = ownCommitDataVersion else { return true }
+            return try connection.cachedStatement("PRAGMA data_version").runReturningInt64() != recorded
         }
+        if !foreign, let own = commitLog.commits(after: sequence) { return own }
         return try read { session -> [StoreCommit]? in
             let connection = (session as! SQLiteSession).connection
             guard try SQLiteStore.tableExists("trellis_commits", connection: connection) else { return [] }

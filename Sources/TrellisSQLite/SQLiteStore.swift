@@ -132,6 +132,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     private var journalModeIsPending: Bool
     /// The change log table is known to exist (``SQLiteStore+Observation.swift``). Guarded by `lock`.
     var commitTableExists = false
+    /// `PRAGMA data_version` on the connection after this store's last logged commit: while it
+    /// is unchanged no other connection has committed since, and ``commitLog`` is complete.
+    /// Guarded by `lock`.
+    var ownCommitDataVersion: Int64?
     /// This store's own recent commits (observers read other connections' from the table).
     let commitLog = CommitLog()
     /// Observers' wake-ups, and the `data_version` poller while there are any.
@@ -212,7 +216,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 writeSession.invalidate()
                 let commit = try logCommit(writeSession.commitRecord, on: connection)
                 try connection.execute("COMMIT")
-                if commit != nil { commitTableExists = true }
+                if commit != nil {
+                    commitTableExists = true
+                    ownCommitDataVersion = try? connection.makeStatement("PRAGMA data_version").runReturningInt64()
+                }
                 committedPendingWork(connection)
                 return (result, commit)
             } catch {

@@ -48,12 +48,14 @@ public final class PredicateTextMatcher {
     private let operand: [UInt8]
     private let likePattern: [LikeToken]
     private let regex: NSRegularExpression?
+    private let operandIsASCII: Bool
 
     /// - Throws: for `MATCHES`, when the pattern does not compile.
     public init(op: PredicateOperator, operand: String, options: PredicateOptions) throws {
         self.op = op
         self.options = options
         self.operand = Array(operand.utf8)
+        self.operandIsASCII = operand.utf8.allSatisfy { $0 < 0x80 }
         self.likePattern = op == .like ? LikeToken.parse(operand) : []
         self.regex = op == .matches ? try PredicateText.regularExpression(operand, options) : nil
     }
@@ -69,6 +71,7 @@ public final class PredicateTextMatcher {
     public func matches(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if op == .matches { return matchesRegex(String(decoding: bytes, as: UTF8.self)) }
         if options.isEmpty { return compare(bytes) }
+        if op == .beginsWith, operandIsASCII, let prefix = asciiPrefixMatch(bytes) { return prefix }
         var isASCII = true
         for b in bytes where b >= 0x80 {
             isASCII = false
@@ -83,6 +86,24 @@ public final class PredicateTextMatcher {
         }
         var folded = PredicateText.fold(String(decoding: bytes, as: UTF8.self), options)
         return folded.withUTF8 { compare($0) }
+    }
+
+    /// BEGINSWITH with an ASCII operand, deciding from the text's first bytes alone: when
+    /// they are ASCII and the byte after them is too (so no combining mark can join the last
+    /// one under NFC), folding the rest of the text cannot change them. Nil: undecided.
+    @inline(__always)
+    private func asciiPrefixMatch(_ text: UnsafeBufferPointer<UInt8>) -> Bool? {
+        let n = operand.count
+        guard text.count >= n else { return text.allSatisfy { $0 < 0x80 } ? false : nil }
+        if text.count > n, text[n] >= 0x80 { return nil }
+        let fold = options.contains(.caseInsensitive)
+        var equal = true
+        for i in 0..<n {
+            let b = text[i]
+            if b >= 0x80 { return nil }
+            if (fold ? PredicateText.asciiLower(b) : b) != operand[i] { equal = false }
+        }
+        return equal
     }
 
     private func matchesRegex(_ text: String) -> Bool {

@@ -33,6 +33,10 @@ import TrellisTestSupport
         Case(predicate: "name ==[c] 'BATMAN'", expected: [1]),
         Case(predicate: "name BEGINSWITH[c] 'bat'", expected: [1, 2]),
         Case(predicate: "name BEGINSWITH 'bat'", expected: [2]),
+        // NFC first: "CAFE" + U+0301 is "CAFÉ", which does not begin with "cafe" but with "caf".
+        Case(predicate: "name BEGINSWITH[c] 'cafe'", expected: []),
+        Case(predicate: "name BEGINSWITH[c] 'caf'", expected: [5, 6]),
+        Case(predicate: "name BEGINSWITH[cd] 'cafe'", expected: [5, 6]),
         // Unicode full case folding: ß folds to ss.
         Case(predicate: "name ==[c] 'strasse'", expected: [4, 8]),
         Case(predicate: "name ==[c] %@", arguments: ["STRAẞE"], expected: [4, 8]),
