@@ -154,6 +154,11 @@ enum TrellisProcess {
             return Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
         }
 
+        /// What the process has written to standard output so far.
+        var standardOutputSoFar: String {
+            String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self)
+        }
+
         /// Waits for the process to exit and returns its status and output; the output files are removed.
         func wait() -> Result {
             process.waitUntilExit()
