@@ -21,6 +21,7 @@ extension SQLiteStore: ObservableStore {
     /// Logs `commit` inside the open write transaction; nil (nothing logged) when it is empty.
     func logCommit(_ commit: StoreCommit, on connection: Connection) throws(StoreError) -> StoreCommit? {
         guard !commit.isEmpty else { return nil }
+        guard logsCommits else { return commit }  // sequence 0: observers run their requests again
         if !commitTableExists { try connection.execute(SQLiteStore.commitTableSQL) }
         let insert = try connection.cachedStatement("INSERT INTO \"trellis_commits\"(\"changes\") VALUES (?1)")
         try insert.bind(commit.logText, at: 1)
@@ -35,14 +36,23 @@ extension SQLiteStore: ObservableStore {
         return logged
     }
 
+    /// `false` for a file made before the name was reserved whose entity table is called
+    /// `trellis_commits`: nothing is logged, and observers run their requests again after
+    /// every commit they are woken for.
+    var logsCommits: Bool {
+        !layout.tables.keys.contains { $0.lowercased() == SchemaDescription.commitsTable }
+    }
+
     public func readObserving<T>(_ body: (any StoreSession) throws -> T) throws -> (sequence: Int64, value: T) {
-        try read { session in
+        guard logsCommits else { return (0, try read(body)) }
+        return try read { session in
             let connection = (session as! SQLiteSession).connection
             return (try SQLiteStore.lastSequence(connection), try body(session))
         }
     }
 
     public func commits(after sequence: Int64) throws -> [StoreCommit]? {
+        guard logsCommits else { return nil }
         // This store's own commits are all there is when no other connection committed since
         // the last of them (the connection's data_version has not moved): no read needed.
         let foreign = try withConnection { connection -> Bool in

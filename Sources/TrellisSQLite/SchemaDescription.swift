@@ -69,6 +69,8 @@ struct SchemaDescription: Codable, Equatable, Sendable {
 
     /// Names SQLite or the store reserve; no table takes them.
     static let metadataTable = "trellis_metadata"
+    /// The change log (`SQLiteStore+Observation.swift`); no entity's table takes the name.
+    static let commitsTable = "trellis_commits"
     /// Columns every entity table has; no property column takes these names.
     static let systemColumns = ["_pk", "_entity", "_placeholder"]
 
@@ -86,6 +88,7 @@ extension SchemaDescription {
     init(model: ObjectModel, previous: SchemaDescription?) throws(StoreError) {
         var tableNames = NameSet()
         tableNames.insert(SchemaDescription.metadataTable)
+        tableNames.insert(SchemaDescription.commitsTable)
         var columnNames: [String: NameSet] = [:]  // per table
         for entity in previous?.entities ?? [] {
             tableNames.insert(entity.table)

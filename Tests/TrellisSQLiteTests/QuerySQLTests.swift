@@ -126,3 +126,27 @@ import TrellisTestSupport
         #expect(try observed.rows("SELECT \"seq\", \"changes\" FROM \"trellis_commits\"") == [["1", #"{"Character":{"i":[1],"u":[],"d":[]}}"#]])
     }
 }
+
+/// An entity may be called like the change log table: its table gets another name, and the
+/// log and observation work as for any model.
+@Suite struct ChangeLogNameTests {
+    @Test func anEntityNamedLikeTheLogGetsAnotherTable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = try ObjectModel(entities: [EntityDescription(name: "trellis_commits", attributes: [
+            AttributeDescription(name: "seq", type: .integer64), AttributeDescription(name: "changes", type: .string),
+        ], userInfo: ["identityAttributes": "seq"])])
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: model)
+        let context = ObjectContext(store: store)
+        let object = try context.insert("trellis_commits")
+        try object.setValue(.integer(7), forKey: "seq")
+        try object.setValue(.string("x"), forKey: "changes")
+        try context.save()
+        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                == [["trellis_commits"], ["trellis_commits 2"], ["trellis_metadata"]].map { $0.map(Optional.some) })
+        #expect(try store.rows(#"SELECT "seq", "changes" FROM "trellis_commits 2""#) == [["7", "x"]])
+        #expect(try store.rows(#"SELECT "seq", "changes" FROM "trellis_commits""#) == [["1", #"{"trellis_commits":{"i":[1],"u":[],"d":[]}}"#]])
+        let found = try ObjectContext(store: store).fetch(ObjectFetchRequest(entity: "trellis_commits", predicate: try ObjectPredicate("seq == 7")))
+        #expect(found.map { $0["changes"] } == [.string("x")])
+    }
+}
