@@ -224,7 +224,7 @@ enum QueryWorkload {
             return (now() - start) * 1000
         }
         var without: [Double] = [], withoutCPU: [Double] = [], withCPU: [Double] = []
-        for _ in 0..<5 { without.append(try importBatch(&withoutCPU)) }
+        for _ in 0..<9 { without.append(try importBatch(&withoutCPU)) }
         let deliveries = DispatchSemaphore(value: 0)
         var observations: [FetchResultsObservation] = []
         for n in 0..<10 {
@@ -235,7 +235,7 @@ enum QueryWorkload {
         for _ in 0..<10 { deliveries.wait() }
         var with: [Double] = []
         var delivered: [Double] = []
-        for _ in 0..<5 {
+        for _ in 0..<9 {
             let ms = try importBatch(&withCPU)
             let committed = now()
             for _ in 0..<10 { deliveries.wait() }
@@ -243,7 +243,7 @@ enum QueryWorkload {
             with.append(ms)
         }
         for observation in observations { observation.cancel() }
-        for _ in 0..<5 { without.append(try importBatch(&withoutCPU)) }
+        for _ in 0..<9 { without.append(try importBatch(&withoutCPU)) }
         return (percentile(without, 0.5), percentile(with, 0.5), percentile(delivered, 0.5),
                 percentile(withoutCPU, 0.5), percentile(withCPU, 0.5))
     }

@@ -14,7 +14,8 @@ import Foundation
 /// enter or leave its window, and when the store's log no longer holds the commits since
 /// the last delivery.
 ///
-/// Work runs on the observer's own serial queue; updates are delivered there, in order.
+/// Work runs on the observer's own serial queue, 5 ms after a wake-up (wake-ups meanwhile are
+/// coalesced); updates are delivered there, in order.
 final class FetchResultsObserver: @unchecked Sendable {
     // SAFETY: every mutable property is touched only on `queue`, except `isCancelled` and
     // `wakePending`, which are guarded by `lock`. `store`, `request` and `deliver` are
@@ -66,13 +67,18 @@ final class FetchResultsObserver: @unchecked Sendable {
 
     private var cancelled: Bool { lock.withLock { isCancelled } }
 
+    /// How long a wake-up waits before the observer reads the commits (5 ms).
+    static let coalescing = DispatchTimeInterval.milliseconds(5)
+
     private func wake() {
         let schedule = lock.withLock { () -> Bool in
             guard !isCancelled, !wakePending else { return false }
             wakePending = true
             return true
         }
-        if schedule { queue.async { self.process() } }
+        // A short pause coalesces the wake-ups of commits in quick succession and lets the
+        // writer finish its own work after the commit before observers compete for the CPU.
+        if schedule { queue.asyncAfter(deadline: .now() + FetchResultsObserver.coalescing) { self.process() } }
     }
 
     // MARK: - Work (on `queue`)

@@ -15,10 +15,12 @@ public protocol SQLDialect: Sendable {
     var falseLiteral: String { get }
     /// `a IS NOT b` (SQLite) / `a IS DISTINCT FROM b` (PostgreSQL): true when exactly one is NULL.
     func notEqualOrNull(_ lhs: String, _ rhs: String) -> String
-    /// A boolean expression (never NULL) comparing the text `column` with the bound operand
-    /// `parameter` under `op` (`==`, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES) and
-    /// `options`, with the semantics of ``PredicateTextMatcher``.
-    func textComparison(_ op: PredicateOperator, column: String, parameter: String, options: PredicateOptions) -> String
+    /// A boolean expression (never NULL) comparing the text `column` with `operand` (already
+    /// folded for `options`) under `op` (`==`, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES)
+    /// and `options`, with the semantics of ``PredicateTextMatcher``; `bind` binds a value
+    /// and returns its parameter marker.
+    func textComparison(_ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
+                        bind: (AttributeValue) -> String) -> String
     /// The expression a value of `type` in `expression` orders by (a decimal stored as text
     /// orders by its number).
     func orderingExpression(_ expression: String, type: AttributeType) -> String

@@ -227,7 +227,9 @@ public struct SQLPredicateCompiler {
         switch op {
         case .equal:
             guard let value = values[0] else { return "\(column) IS NULL" }
-            if !options.isEmpty { return dialect.textComparison(.equal, column: column, parameter: bind(value), options: options) }
+            if !options.isEmpty, let text = value.stringValue {
+                return dialect.textComparison(.equal, column: column, operand: text, options: options, bind: { bind($0) })
+            }
             return "\(column) = \(bind(value))"
         case .notEqual:
             guard let value = values[0] else { return "\(column) IS NOT NULL" }
@@ -240,8 +242,8 @@ public struct SQLPredicateCompiler {
             let lhs = dialect.orderingExpression(column, type: type)
             return ordering(lhs, op, values.map { dialect.orderingExpression(bind($0 ?? .integer(0)), type: type) })
         case .beginsWith, .endsWith, .contains, .like, .matches:
-            guard let value = values[0] else { return dialect.falseLiteral }
-            return dialect.textComparison(op, column: column, parameter: bind(value), options: options)
+            guard let text = values[0]?.stringValue else { return dialect.falseLiteral }
+            return dialect.textComparison(op, column: column, operand: text, options: options, bind: { bind($0) })
         }
     }
 
