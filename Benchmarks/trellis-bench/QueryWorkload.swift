@@ -223,27 +223,33 @@ enum QueryWorkload {
             cpu.append((Bench.threadCPUTime() - cpuStart) * 1000)
             return (now() - start) * 1000
         }
+        // Pairs, so that the machine's changing load affects both halves alike: an import
+        // without observers and one with 10 fresh observers (their deliveries awaited), in
+        // alternating order.
         var without: [Double] = [], withoutCPU: [Double] = [], withCPU: [Double] = []
-        for _ in 0..<9 { without.append(try importBatch(&withoutCPU)) }
-        let deliveries = DispatchSemaphore(value: 0)
-        var observations: [FetchResultsObservation] = []
-        for n in 0..<10 {
-            let request = ObjectFetchRequest(entity: "Character", predicate: .compare("id", .greater, .integer(Int64(2_000_000 + n))),
-                                             sortDescriptors: [ObjectSortDescriptor("name")])
-            observations.append(try ObjectContext(store: store).observe(request) { _ in deliveries.signal() })
-        }
-        for _ in 0..<10 { deliveries.wait() }
         var with: [Double] = []
         var delivered: [Double] = []
-        for _ in 0..<9 {
+        let deliveries = DispatchSemaphore(value: 0)
+        var warmup: [Double] = []
+        _ = try importBatch(&warmup)
+        for pair in 0..<12 {
+            // Alternate which half goes first (the first import after observers change differs).
+            if pair % 2 == 0 { without.append(try importBatch(&withoutCPU)) }
+            var observations: [FetchResultsObservation] = []
+            for n in 0..<10 {
+                let request = ObjectFetchRequest(entity: "Character", predicate: .compare("id", .greater, .integer(Int64(next + n))),
+                                                 sortDescriptors: [ObjectSortDescriptor("name")])
+                observations.append(try ObjectContext(store: store).observe(request) { _ in deliveries.signal() })
+            }
+            for _ in 0..<10 { deliveries.wait() }
             let ms = try importBatch(&withCPU)
             let committed = now()
             for _ in 0..<10 { deliveries.wait() }
             delivered.append((now() - committed) * 1000)
             with.append(ms)
+            for observation in observations { observation.cancel() }
+            if pair % 2 == 1 { without.append(try importBatch(&withoutCPU)) }
         }
-        for observation in observations { observation.cancel() }
-        for _ in 0..<9 { without.append(try importBatch(&withoutCPU)) }
         return (percentile(without, 0.5), percentile(with, 0.5), percentile(delivered, 0.5),
                 percentile(withoutCPU, 0.5), percentile(withCPU, 0.5))
     }

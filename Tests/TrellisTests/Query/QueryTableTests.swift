@@ -37,6 +37,12 @@ import TrellisTestSupport
         Case(predicate: "name BEGINSWITH[c] 'cafe'", expected: []),
         Case(predicate: "name BEGINSWITH[c] 'caf'", expected: [5, 6]),
         Case(predicate: "name BEGINSWITH[cd] 'cafe'", expected: [5, 6]),
+        // SQLite's LIKE pre-filter: its wildcards in the operand are literal; non-ASCII text goes to the function.
+        Case(predicate: "realName BEGINSWITH[c] 'big 50%'", expected: [8]),
+        Case(predicate: "realName BEGINSWITH[c] 'big 50_'", expected: []),
+        Case(predicate: "realName BEGINSWITH[c] %@", arguments: ["o'brien; drop"], expected: [6]),
+        Case(predicate: "realName BEGINSWITH[c] 'elo'", expected: []),
+        Case(predicate: "realName BEGINSWITH[cd] 'elo'", expected: [5]),
         // Unicode full case folding: ß folds to ss.
         Case(predicate: "name ==[c] 'strasse'", expected: [4, 8]),
         Case(predicate: "name ==[c] %@", arguments: ["STRAẞE"], expected: [4, 8]),
