@@ -28,6 +28,9 @@ final class SQLiteSession: StoreSession {
     var checkedBulkLoad = false
     /// What this session's applies changed, logged with the commit (``SQLiteStore`` as ``ObservableStore``).
     var commitRecord = StoreCommit()
+    /// Per table: the share of the identities the last identity fetch asked for that it found
+    /// (1 until a fetch ran), for ``fetch(entity:identities:forImport:)``'s scan-or-seek choice.
+    var identityHitRatio: [String: Double] = [:]
 
     init(connection: Connection, layout: StoreLayout, model: ObjectModel, isWritable: Bool, chunkSize: Int) {
         self.connection = connection
@@ -71,10 +74,12 @@ final class SQLiteSession: StoreSession {
         let table = entityLayout.table
         let kindFilter = entityLayout.coversTable ? [] : entityLayout.kindNames
         var reader = RowReader(layout: layout, table: table)
-        if identities.count >= chunkSize, identities.count * SQLiteSession.scanRatio >= (try rowCountBound(of: table)) {
+        if identities.count >= chunkSize, try scanIsCheaper(identities.count, table) {
             // Most of the table is wanted: one sequential scan beats a seek per identity.
             try scan(entityLayout, identities: identities, kindFilter: kindFilter, into: &reader)
-            return try finish(&reader, forImport: forImport)
+            let snapshots = try finish(&reader, forImport: forImport)
+            identityHitRatio[table.name] = Double(snapshots.count) / Double(identities.count)
+            return snapshots
         }
         let columns = entityLayout.identityColumns.map { "t.\(SQL.identifier($0))" }
         var sql: String
@@ -111,13 +116,29 @@ final class SQLiteSession: StoreSession {
             start = end
         }
         statement.reset()
-        return try finish(&reader, forImport: forImport)
+        let snapshots = try finish(&reader, forImport: forImport)
+        if identities.count >= chunkSize { identityHitRatio[table.name] = Double(snapshots.count) / Double(identities.count) }
+        return snapshots
     }
 
-    /// A batch wanting at least 1/`scanRatio` of a table's rows reads the whole table
+    /// A batch expected to find at least 1/`scanRatio` of a table's rows reads the whole table
     /// sequentially instead of seeking each key (measured on the 100k-character benchmark:
-    /// a seek costs ~2 µs per row, a scan ~0.2 µs per row).
+    /// a seek that finds its row costs ~2 µs, a scan ~0.2 µs per row).
     static let scanRatio = 8
+    /// A seek that finds nothing (a new object's identity: one probe of the identity index,
+    /// no row read) costs about a quarter of one that finds its row.
+    static let missRatio = 2
+
+    /// Whether scanning `table` costs less than seeking `count` identities: rows ≤ 8 × the
+    /// identities expected to be found + 2 × those expected to be missing, the expected share
+    /// being that of the table's previous identity fetch in the session (all, at first). A fresh
+    /// import, whose identities are mostly new, then seeks instead of reading the rows of its
+    /// earlier batches again and again (quadratic over the batches until the table outgrows
+    /// 8 × a batch); a re-import, which finds everything, still scans.
+    private func scanIsCheaper(_ count: Int, _ table: TableLayout) throws(StoreError) -> Bool {
+        let hits = Int((Double(count) * (identityHitRatio[table.name] ?? 1)).rounded())
+        return hits * SQLiteSession.scanRatio + (count - hits) * SQLiteSession.missRatio >= (try rowCountBound(of: table))
+    }
 
     /// An upper bound of the table's row count, in O(log n): `max("_pk")`.
     func rowCountBound(of table: TableLayout) throws(StoreError) -> Int {

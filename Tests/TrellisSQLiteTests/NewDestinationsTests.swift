@@ -136,4 +136,27 @@ import TrellisTestSupport
         #expect(try Self.links("Post", "partner", in: store.store) == [1: [2], 2: [1], 3: []])
         #expect(try Self.links("Post", "replies", in: store.store) == [1: [], 2: [1], 3: [2, 3]])
     }
+
+    /// Within a session, a large identity fetch scans the table only when it is expected to
+    /// find enough of it, judged by the share the previous fetch found: after a fetch that
+    /// found nothing (a fresh import's new identities), 5,000 identities over 20,000 rows are
+    /// sought, not scanned (before: every batch of a fresh import read the earlier batches' rows).
+    @Test func aFetchAfterMissesSeeksInsteadOfScanning() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+        let posts = (1...20_000).map { (i: Int64) -> ObjectSnapshot in
+            ObjectSnapshot(id: tid("Post", i), isPlaceholder: false, attributes: [.integer(i)], relationships: [[], [], [], []])
+        }
+        _ = try store.write { try $0.apply(ChangeSet(inserted: posts)) }
+        let found = try store.read { session -> Int in
+            _ = try session.fetchForImport(entity: "Post", identities: (30_001...32_000).map { [.integer($0)] })
+            let connection = try #require(session as? SQLiteSession).connection
+            let before = connection.fullScanSteps(ofStatementsStartingWith: "SELECT")
+            let found = try session.fetchForImport(entity: "Post", identities: (1...5_000).map { [.integer($0)] }).count
+            #expect(connection.fullScanSteps(ofStatementsStartingWith: "SELECT") == before)
+            return found
+        }
+        #expect(found == 5_000)
+    }
 }

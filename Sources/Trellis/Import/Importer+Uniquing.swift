@@ -29,9 +29,13 @@ extension Importer {
     func resolve(_ p: Prepared, _ requested: EntityInfo) throws -> Resolution {
         if let identity = p.identity {
             var registered = context.registeredObject(inNamespaceOf: p.walk, identity)
-            if registered == nil, !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: p.walk.namespace, key: identity)],
-               stored[s].snapshot.isPlaceholder, becomesSubEntity(stored[s].info, p) {
-                registered = try materialize(s)
+            var storedPosition: Int?
+            if registered == nil, !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: p.walk.namespace, key: identity)] {
+                if stored[s].snapshot.isPlaceholder, becomesSubEntity(stored[s].info, p) {
+                    registered = try materialize(s)  // retyped below
+                } else {
+                    storedPosition = s
+                }
             }
             if var existing = registered {
                 if existing.isPlaceholder, becomesSubEntity(existing.info, p) { existing = context.retype(existing, as: p.walk) }
@@ -49,7 +53,7 @@ extension Importer {
                 }
                 return .registered(existing)
             }
-            if !stored.isEmpty, let s = storedByIdentity[NamespacedIdentity(namespace: p.walk.namespace, key: identity)] {
+            if let s = storedPosition {
                 let info = stored[s].info
                 guard requested.includes(info.number) else { throw identityConflict(info, requested, identity, p) }
                 if let json = p.object {
