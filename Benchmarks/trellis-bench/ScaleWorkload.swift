@@ -1,4 +1,4 @@
-// `trellis-bench scale [--json] [--sizes N,N] [--store sqlite|memory] [--characters FILE]`: imports
+// `trellis-bench scale [--json] [--sizes N,N] [--runs N] [--store sqlite|memory] [--characters FILE]`: imports
 // stay linear when many destinations are new (issue 13, point 1).
 //
 // Generates payloads of 10k and 100k records (`--sizes`) in which every record brings
@@ -15,8 +15,9 @@
 //
 // With `--json` the last line is
 // {"workload":"scale","records":[10000,100000],"seconds":[S1,S2],"growth":G}
-// Seconds are wall clock, median of one run per size (the CPU seconds of this thread are
-// printed too: on a loaded machine they are the figure to compare).
+// Seconds are wall clock, the median of `--runs` runs per size (default 3, each into a fresh
+// store; the CPU seconds of this thread are printed too: on a loaded machine they are the
+// figure to compare).
 import Foundation
 import Trellis
 import TrellisSQLite
@@ -27,6 +28,7 @@ enum ScaleWorkload {
         var sizes = [10_000, 100_000]
         var storeKind = "sqlite"
         var characters = "Benchmarks/data/characters.json"
+        var runs = 3
         var i = 0
         while i < arguments.count {
             let value = i + 1 < arguments.count ? arguments[i + 1] : nil
@@ -38,6 +40,10 @@ enum ScaleWorkload {
                 guard let value, case let parsed = value.split(separator: ",").compactMap({ Int($0) }), parsed.count >= 2,
                       parsed.allSatisfy({ $0 > 1 }) else { return usage("--sizes needs two or more counts above 1, comma-separated") }
                 sizes = parsed
+                i += 2
+            case "--runs":
+                guard let value, let n = Int(value), n > 0 else { return usage("--runs needs a positive count") }
+                runs = n
                 i += 2
             case "--store":
                 guard let value, value == "sqlite" || value == "memory" else { return usage("--store takes sqlite or memory") }
@@ -52,7 +58,7 @@ enum ScaleWorkload {
             }
         }
         do {
-            return try measure(sizes: sizes, storeKind: storeKind, characters: characters, json: json)
+            return try measure(sizes: sizes, runs: runs, storeKind: storeKind, characters: characters, json: json)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             return 1
@@ -60,7 +66,7 @@ enum ScaleWorkload {
     }
 
     static func usage(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data(("error: \(message)\nusage: trellis-bench scale [--json] [--sizes N,N] "
+        FileHandle.standardError.write(Data(("error: \(message)\nusage: trellis-bench scale [--json] [--sizes N,N] [--runs N] "
             + "[--store sqlite|memory] [--characters FILE]\n").utf8))
         return 64
     }
@@ -116,7 +122,7 @@ enum ScaleWorkload {
         return text + "]"
     }
 
-    static func measure(sizes: [Int], storeKind: String, characters: String, json: Bool) throws -> Int32 {
+    static func measure(sizes: [Int], runs: Int, storeKind: String, characters: String, json: Bool) throws -> Int32 {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-bench-scale-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -128,18 +134,22 @@ enum ScaleWorkload {
         for size in sizes {
             let file = work.appendingPathComponent("scale-\(size).json")
             try Data(payload(count: size).utf8).write(to: file)
-            let store: any PersistentStore = storeKind == "memory"
-                ? InMemoryStore(model: model) : try SQLiteStore(path: work.appendingPathComponent("scale-\(size).sqlite").path, model: model)
+            var walls: [Double] = [], cpus: [Double] = []
             var report = ImportReport()
-            let cpu = Bench.threadCPUTime()
-            let wall = try ImportWorkload.seconds { report = try scaleload(file.path, store, options) }
-            let cpuSeconds = Bench.threadCPUTime() - cpu
+            for run in 0..<runs {
+                let store: any PersistentStore = storeKind == "memory" ? InMemoryStore(model: model)
+                    : try SQLiteStore(path: work.appendingPathComponent("scale-\(size)-\(run).sqlite").path, model: model)
+                let cpu = Bench.threadCPUTime()
+                walls.append(try ImportWorkload.seconds { report = try scaleload(file.path, store, options) })
+                cpus.append(Bench.threadCPUTime() - cpu)
+            }
+            let wall = ImportWorkload.median(walls), cpuSeconds = ImportWorkload.median(cpus)
             let records = report.counts(for: "Record"), publishers = report.counts(for: "Publisher")
             guard records.inserted == size, publishers.inserted == size else {
                 throw BenchFailure("scale \(size): expected \(size) records and publishers inserted; got Record \(records), Publisher \(publishers)")
             }
-            print("scale \(size) records (\(storeKind)): \(Bench.format(wall, 3)) s wall, \(Bench.format(cpuSeconds, 3)) s CPU "
-                + "(Record \(records), Publisher \(publishers), Tag \(report.counts(for: "Tag")))")
+            print("scale \(size) records (\(storeKind), median of \(runs)): \(Bench.format(wall, 3)) s wall, \(Bench.format(cpuSeconds, 3)) s CPU "
+                + "(Record \(records), Publisher \(publishers), Tag \(report.counts(for: "Tag"))); runs \(walls.map { Bench.format($0, 3) })")
             seconds.append(wall)
         }
         let growth = seconds[seconds.count - 1] / seconds[0]
@@ -155,11 +165,15 @@ enum ScaleWorkload {
             try data.write(to: URL(fileURLWithPath: source))
             print("(\(characters) is absent: 100,000 characters generated in its shape)")
         }
-        let store = try SQLiteStore(path: work.appendingPathComponent("characters.sqlite").path, model: try EngineWorkload.model())
         var report = ImportReport()
-        let charactersSeconds = try ImportWorkload.seconds { report = try ImportWorkload.freshload(source, store, options) }
+        var charactersRuns: [Double] = []
+        for run in 0..<runs {
+            let store = try SQLiteStore(path: work.appendingPathComponent("characters-\(run).sqlite").path, model: try EngineWorkload.model())
+            charactersRuns.append(try ImportWorkload.seconds { report = try ImportWorkload.freshload(source, store, options) })
+        }
+        let charactersSeconds = ImportWorkload.median(charactersRuns)
         let ratio = seconds[seconds.count - 1] / charactersSeconds
-        print("characters import (\(report.counts(for: "Character").inserted) records, SQLite): \(Bench.format(charactersSeconds, 3)) s; "
+        print("characters import (\(report.counts(for: "Character").inserted) records, SQLite, median of \(runs)): \(Bench.format(charactersSeconds, 3)) s; "
             + "scale \(sizes[sizes.count - 1]) / characters: \(Bench.format(ratio, 2)) (goal ≤ 2)")
         if json {
             let records = sizes.map(String.init).joined(separator: ",")
