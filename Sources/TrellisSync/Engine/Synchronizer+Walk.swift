@@ -1,0 +1,318 @@
+import Foundation
+import Trellis
+
+/// One resource's run: its walk (or walks), page by page, each page committed with the
+/// checkpoint; then its deletions.
+extension Synchronizer {
+    /// What the records of a walk's pages are used for.
+    enum PageUse {
+        /// Imported as objects of the entity.
+        case importing
+        /// Tombstones: the objects they name are deleted.
+        case tombstones(IdentityReader)
+    }
+
+    /// What one walk of a run keeps in memory (the checkpoint keeps the rest).
+    struct WalkMemory {
+        /// Identities seen in the current walk (positional walks: a repeat means the pages shifted).
+        var seenInWalk = Set<[AttributeValue]>()
+        /// Identities seen in every full walk of this run (full-scan deletions); nil when the
+        /// walk is not a full walk begun in this run.
+        var seenInFullWalks: Set<[AttributeValue]>?
+        /// URLs fetched in this walk (the loop guard), and in every walk of this run (page tags kept).
+        var urls = Set<String>()
+        var allURLs = Set<String>()
+        /// The walk ended (not stopped), and whether its pages stayed put.
+        var completed = false
+        var settled = true
+        /// The walk that completed (its start, whether it was resumed).
+        var completedWalk: SyncCheckpoint.WalkState?
+    }
+
+    func sync(_ resource: ResourceConfiguration, into report: inout ResourceReport) throws {
+        let entity = try self.entity(of: resource)
+        let kinds = Set(entity.kindNames)
+        let isTombstones = tombstoneOwner(of: resource) != nil
+        let needsIdentities = isTombstones || resource.paginator.isPositional || { if case .fullScan = resource.deletions { return true }; return false }()
+        let identities = needsIdentities && !entity.identityAttributeIndexes.isEmpty
+            ? try IdentityReader(entity: entity, bindings: context.bindings, resource: resource.name) : nil
+        if isTombstones, identities == nil {
+            throw SyncError(.invalidValue, message: "tombstones need identity attributes; entity \(entity.name) has none", resource: resource.name)
+        }
+        let use: PageUse = isTombstones ? .tombstones(identities!) : .importing
+        let planner = WalkPlanner(resource: resource, client: client)
+        let stager = try options.stageDirectory.map { try PageStager(directory: $0, resource: resource.name, redactor: source.redactor) }
+
+        var checkpoint = try storeRead { try SyncCheckpoint.read(resource: resource.name, in: $0) }
+        checkpoint.lastRun = SyncCheckpoint.RunRecord(status: "running", startedAt: SyncInstant(clock.now()), finishedAt: nil,
+                                                      pages: 0, pagesChanged: 0, records: 0, message: nil)
+        var memory = WalkMemory()
+        var walk: SyncCheckpoint.WalkState
+        var url: URL
+        if !options.full, staged == nil, let pending = checkpoint.walk, let next = pending.next.flatMap(URL.init(string:)) {
+            walk = pending
+            walk.resumed = true
+            url = next
+        } else {
+            let start = startValue(of: resource, checkpoint: checkpoint)
+            url = try planner.firstURL(start: start)
+            walk = SyncCheckpoint.WalkState(start: start, next: url.absoluteString, pages: 0, records: 0, greatest: nil,
+                                            serverStart: nil, unsettled: false, repeats: 0, resumed: false)
+        }
+        if case .fullScan = resource.deletions, walk.start == nil, !walk.resumed { memory.seenInFullWalks = [] }
+
+        var pagesThisRun = 0
+        var pending = fetch(url, resource: resource, checkpoint: checkpoint)
+        while true {
+            let pageURL = client.printable(url)
+            let exchange: HTTPClient.Exchange
+            do { exchange = try pending.wait() } catch { throw locate(error, resource: resource.name, pageURL: pageURL) }
+            if staged != nil { url = exchange.response.url }
+            report.requests += exchange.attempts
+            report.retries += exchange.attempts - 1
+            memory.urls.insert(url.absoluteString)
+            memory.allURLs.insert(url.absoluteString)
+
+            // Read the page and find the next one.
+            let page: DecodedPage
+            var next: URL?
+            do {
+                page = try PageDecoder.decode(exchange.response, records: resource.records)
+                if page.notModified {
+                    report.pagesNotModified += 1
+                    next = checkpoint.pageTags[url.absoluteString]?.next.flatMap(URL.init(string:))
+                } else {
+                    next = try planner.nextURL(after: url, response: exchange.response, body: page.body, records: page.records,
+                                               recordsPath: page.recordsPath)
+                }
+            } catch {
+                throw locate(error, resource: resource.name, pageURL: pageURL)
+            }
+            if let n = next, memory.urls.contains(n.absoluteString) {
+                throw SyncError(.paginationLoop, message: "the next page \(client.printable(n)) was already fetched in this walk "
+                                    + "(the walk would never end)", resource: resource.name, pageURL: pageURL)
+            }
+            pagesThisRun += 1
+            let stopping = next != nil && (options.maxPages.map { pagesThisRun >= $0 } ?? false)
+            let stagedOut = staged != nil && next != nil && staged?.hasMore(resource.name) == false
+            if let next, !stopping, !stagedOut { pending = fetch(next, resource: resource, checkpoint: checkpoint) }
+            try stager?.stage(exchange.response, url: url, next: next, fetcher: client)
+            if !page.notModified, let etag = exchange.response.headers["etag"], checkpoint.pageTags.count < SyncCheckpoint.maximumPageTags {
+                checkpoint.pageTags[url.absoluteString] = SyncCheckpoint.PageTag(etag: etag, next: next?.absoluteString)
+            }
+
+            // The records: typed values, stamps, identities.
+            var records = page.records
+            do {
+                try examine(&records, page: page, pageURL: pageURL, resource: resource, identities: identities,
+                            walk: &walk, memory: &memory, serverDate: serverDate(exchange.response), report: &report)
+            } catch {
+                throw locate(error, resource: resource.name, pageURL: pageURL)
+            }
+            walk.pages += 1
+            walk.records += records.count
+            report.pages += 1
+            report.records += records.count
+            checkpoint.totalPages += 1
+            checkpoint.totalRecords += records.count
+            checkpoint.lastRun?.pages += 1
+            checkpoint.lastRun?.records += records.count
+
+            // Where the walk goes on.
+            var again: URL?
+            if let next, !stopping, !stagedOut {
+                walk.next = next.absoluteString
+                checkpoint.walk = walk
+            } else if let next {
+                walk.next = next.absoluteString
+                checkpoint.walk = walk
+                checkpoint.lastRun?.status = "stopped"
+                checkpoint.lastRun?.finishedAt = SyncInstant(clock.now())
+                report.stoppedAtMaxPages = stopping
+            } else {
+                report.walksCompleted += 1
+                if resource.paginator.isPositional, walk.unsettled, walk.repeats < Synchronizer.maximumRepeats {
+                    report.note("the pages shifted while walking (a record changed or appeared twice); walking again from the same start")
+                    let first = try planner.firstURL(start: walk.start)
+                    walk = SyncCheckpoint.WalkState(start: walk.start, next: first.absoluteString, pages: 0, records: 0, greatest: walk.greatest,
+                                                    serverStart: nil, unsettled: false, repeats: walk.repeats + 1, resumed: walk.resumed)
+                    checkpoint.walk = walk
+                    again = first
+                } else {
+                    memory.settled = !(resource.paginator.isPositional && walk.unsettled)
+                    if !memory.settled {
+                        report.note("the pages kept shifting in \(walk.repeats + 1) walks; the watermark stays where it was")
+                    } else if let greatest = walk.greatest, options.full || checkpoint.watermark.map({ $0 < greatest }) ?? true {
+                        checkpoint.watermark = greatest
+                    }
+                    checkpoint.walk = nil
+                    checkpoint.pageTags = checkpoint.pageTags.filter { memory.allURLs.contains($0.key) }
+                    checkpoint.lastRun?.status = "completed"
+                    checkpoint.lastRun?.finishedAt = SyncInstant(clock.now())
+                    memory.completed = true
+                    memory.completedWalk = walk
+                    if staged?.hasMore(resource.name) == true {
+                        // Replay: the staged pages of a later walk follow.
+                        let start = startValue(of: resource, checkpoint: checkpoint)
+                        let first = try planner.firstURL(start: start)
+                        walk = SyncCheckpoint.WalkState(start: start, next: first.absoluteString, pages: 0, records: 0, greatest: nil,
+                                                        serverStart: nil, unsettled: false, repeats: 0, resumed: false)
+                        again = first
+                    }
+                }
+            }
+
+            // Commit the page's objects with the checkpoint.
+            do {
+                let changed = try commit(records, page: page, entity: entity, kinds: kinds, use: use, resource: resource,
+                                         checkpoint: &checkpoint, report: &report)
+                if changed { report.pagesChanged += 1 }
+            } catch {
+                throw locate(error, resource: resource.name, pageURL: pageURL)
+            }
+
+            if let again {
+                memory.urls = []
+                memory.seenInWalk = []
+                if walk.start != nil || walk.resumed { memory.seenInFullWalks = nil }
+                url = again
+                pending = fetch(again, resource: resource, checkpoint: checkpoint)
+                continue
+            }
+            guard let next, !stopping, !stagedOut else { break }
+            url = next
+        }
+        report.watermark = checkpoint.watermark?.text
+        report.nextPage = checkpoint.walk?.next.map { client.redactor.redact($0) }
+        if checkpoint.walk == nil, memory.completed {
+            try deleteMissing(resource, entity: entity, identities: identities, memory: memory,
+                              checkpoint: &checkpoint, report: &report)
+        }
+    }
+
+    /// Positional walks are repeated at most this many times when their pages shift.
+    static let maximumRepeats = 2
+
+    /// Where a new walk starts: `--full` → the `initial` value; otherwise the watermark
+    /// (moved back by `lagSeconds`), or `initial` before the first completed walk.
+    func startValue(of resource: ResourceConfiguration, checkpoint: SyncCheckpoint) -> Watermark? {
+        guard let incremental = resource.incremental else { return nil }
+        let initial = incremental.initial.flatMap { text in Watermark.Value(text: text).map { Watermark(text: text, value: $0) } }
+        guard !options.full, let watermark = checkpoint.watermark else { return initial }
+        return watermark.lagged(by: incremental.lagSeconds)
+    }
+
+    /// Starts fetching `url` (conditionally when its ETag is stored), or takes the next staged page.
+    func fetch(_ url: URL, resource: ResourceConfiguration, checkpoint: SyncCheckpoint) -> PendingExchange {
+        if let staged { return staged.next(for: resource.name, requested: url) }
+        var headers = HTTPHeaders()
+        if let tag = checkpoint.pageTags[url.absoluteString] { headers.set("If-None-Match", tag.etag) }
+        return client.start(url, headers: headers, resource: resource.name)
+    }
+
+    /// The server's clock at a response (its `Date` header), or ours.
+    func serverDate(_ response: HTTPResponse) -> SyncInstant {
+        response.headers["date"].flatMap(HTTPDate.parse).map(SyncInstant.init) ?? SyncInstant(clock.now())
+    }
+
+    /// Converts Parse's typed values, and reads each record's stamp and identity: the walk's
+    /// greatest stamp, and evidence that a positional walk's pages shifted (a record seen
+    /// twice, a stamp after the walk began).
+    func examine(_ records: inout [JSONValue], page: DecodedPage, pageURL: String, resource: ResourceConfiguration,
+                 identities: IdentityReader?, walk: inout SyncCheckpoint.WalkState, memory: inout WalkMemory,
+                 serverDate: @autoclosure () -> SyncInstant, report: inout ResourceReport) throws {
+        if walk.pages == 0, walk.serverStart == nil, resource.paginator.isPositional { walk.serverStart = serverDate() }
+        let isParse = source.client.dialect == .parse
+        var remarks: [ParseDialect.Remark] = []
+        for i in records.indices {
+            if isParse, let converted = ParseDialect.convert(records[i], at: page.recordsPath.appending(index: i), remarks: &remarks) {
+                records[i] = converted
+            }
+            let record = records[i]
+            if let incremental = resource.incremental {
+                guard let value = incremental.cursor.lookup(in: record).value, !value.isNull else {
+                    throw SyncError(.invalidCursor, message: "the record has no '\(incremental.cursor)' (the incremental cursor)",
+                                    path: page.recordsPath.appending(index: i).appending(keyPath: incremental.cursor))
+                }
+                guard let stamp = Watermark(json: value, tieBreaker: isParse ? record["objectId"]?.stringValue : nil) else {
+                    throw SyncError(.invalidCursor, message: "the incremental cursor \(SourceFields.snippet(value)) is neither an RFC 3339 date-time nor a number",
+                                    path: page.recordsPath.appending(index: i).appending(keyPath: incremental.cursor))
+                }
+                if walk.greatest.map({ $0 < stamp }) ?? true { walk.greatest = stamp }
+                if let start = walk.serverStart, case .instant(let instant) = stamp.value, instant > start, !walk.unsettled {
+                    walk.unsettled = true
+                }
+            }
+            if let identities, let identity = identities.identity(of: record) {
+                if resource.paginator.isPositional, !memory.seenInWalk.insert(identity).inserted { walk.unsettled = true }
+                memory.seenInFullWalks?.insert(identity)
+            }
+        }
+        for remark in remarks { report.note("\(pageURL): \(remark.path): \(remark.message)") }
+    }
+
+    /// Writes one page: its objects (imported, or deleted for tombstones) and `checkpoint`,
+    /// in one store transaction (nothing is kept in a dry run).
+    /// - Returns: whether an object changed.
+    func commit(_ records: [JSONValue], page: DecodedPage, entity: ResolvedEntity, kinds: Set<String>, use: PageUse,
+                resource: ResourceConfiguration, checkpoint: inout SyncCheckpoint, report: inout ResourceReport) throws -> Bool {
+        var written = checkpoint
+        defer { checkpoint = written }
+        switch use {
+        case .importing where !records.isEmpty:
+            var importOptions = options.importOptions
+            importOptions.reportsObjectIDs = false
+            importOptions.dryRun = options.dryRun
+            importOptions.deleteMissing = nil
+            var elements = JSONImportSource(array: records, in: page.recordsPath)
+            let imported = try context.importObjects(from: &elements, entity: entity.name, options: importOptions) { session, imported in
+                if imported.counts.values.contains(where: { $0.inserted + $0.updated + $0.deleted > 0 }) { written.lastRun?.pagesChanged += 1 }
+                try written.write(resource: resource.name, in: session)
+            }
+            report.add(imported, entityKinds: kinds)
+            return imported.counts.values.contains { $0.inserted + $0.updated + $0.deleted > 0 }
+        case .tombstones(let identities) where !records.isEmpty:
+            let doomed = try objects(named: records.compactMap(identities.identity(of:)), of: entity)
+            for object in doomed { try context.delete(object) }
+            if !doomed.isEmpty { written.lastRun?.pagesChanged += 1 }
+            report.counts.deleted += doomed.count
+            if options.dryRun {
+                context.rollback()
+            } else {
+                try context.save { session in try written.write(resource: resource.name, in: session) }
+            }
+            return !doomed.isEmpty
+        default:
+            if !options.dryRun { try context.store.write { session in try written.write(resource: resource.name, in: session) } }
+            return false
+        }
+    }
+
+    /// The stored objects of `entity` with these identities.
+    func objects(named identities: [[AttributeValue]], of entity: ResolvedEntity) throws -> [ManagedObject] {
+        guard !identities.isEmpty else { return [] }
+        if entity.identityAttributeIndexes.count == 1 {
+            let name = entity.attributes[entity.identityAttributeIndexes[0]].name
+            var result: [ManagedObject] = []
+            var start = 0
+            while start < identities.count {
+                let chunk = identities[start..<min(start + 500, identities.count)].map { $0[0] }
+                result += try context.fetch(entity.name, matching: .oneOf(attribute: name, values: chunk))
+                start += 500
+            }
+            return result
+        }
+        return try identities.compactMap { try context.fetch(entity.name, identity: $0) }
+    }
+}
+
+extension JSONPath {
+    /// This path followed by a key path's components.
+    func appending(keyPath: JSONKeyPath) -> JSONPath {
+        var path = self
+        for component in keyPath.components {
+            if let index = component.index { path = path.appending(index: index) } else { path = path.appending(key: component.key) }
+        }
+        return path
+    }
+}
