@@ -1,3 +1,4 @@
+import Foundation
 import Trellis
 
 /// The caller's metadata (``StoreSession/metadataValue(forKey:)``), kept in the store's own
@@ -34,5 +35,31 @@ extension SQLiteSession {
         defer { statement.reset() }
         try statement.bind(SQLiteSession.userMetadataPrefix + key, at: 1)
         try statement.run()
+    }
+}
+
+extension SQLiteStore {
+    /// The caller metadata (``StoreSession/metadataValue(forKey:)``) of the store file at
+    /// `path`, read without opening the store for a model (for tools that report on a store
+    /// whose model they do not have, e.g. `trellis sync --status`). Keys as the caller gave them.
+    /// - Throws: `StoreError` `.notAStore` for a file that is not a Trellis store (or does not exist).
+    public static func userMetadata(atPath path: String) throws -> [String: String] {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.notAStore, message: "\(path) does not exist")
+        }
+        let connection = try Connection(path: path, readOnly: true)
+        do {
+            guard try tableExists(SchemaDescription.metadataTable, connection: connection) else {
+                throw StoreError(.notAStore, message: "\(path) is not a Trellis store (it has no trellis_metadata table)")
+            }
+        } catch let error as StoreError where error.code == .notAStore {
+            throw StoreError(.notAStore, message: error.message.contains(path) ? error.message : "\(path) is not an SQLite database")
+        }
+        var result: [String: String] = [:]
+        for (key, value) in try readMetadata(connection: connection) {
+            guard key.hasPrefix(SQLiteSession.userMetadataPrefix) else { continue }
+            result[String(key.dropFirst(SQLiteSession.userMetadataPrefix.count))] = value
+        }
+        return result
     }
 }

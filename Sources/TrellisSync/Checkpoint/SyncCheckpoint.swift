@@ -120,9 +120,9 @@ public struct SyncCheckpoint: Sendable, Equatable {
         return (try? JSONWriter.string(for: .object(o))) ?? "{}"
     }
 
-    /// Reads a stored checkpoint of `resource`.
+    /// Reads a stored checkpoint of `resource` (the metadata value under ``key(for:)``).
     /// - Throws: ``SyncError`` `.invalidCheckpoint` for text this version cannot read.
-    init(text: String, resource: String) throws {
+    public init(text: String, resource: String) throws {
         func bad(_ why: String) -> SyncError {
             SyncError(.invalidCheckpoint, message: "the stored checkpoint \(SyncCheckpoint.key(for: resource)) cannot be read: \(why)",
                       resource: resource)

@@ -34,7 +34,7 @@ extension Synchronizer {
         }
         let planner = WalkPlanner(resource: resource, client: client)
         var seen: Set<[AttributeValue]>
-        if let fromWalk = memory.seenInFullWalks {
+        if let fromWalk = memory.seenInCompletedWalk {
             seen = fromWalk
         } else {
             seen = try scan(resource, planner: planner, identities: identities, report: &report)

@@ -16,9 +16,6 @@ extension Synchronizer {
     struct WalkMemory {
         /// Identities seen in the current walk (positional walks: a repeat means the pages shifted).
         var seenInWalk = Set<[AttributeValue]>()
-        /// Identities seen in every full walk of this run (full-scan deletions); nil when the
-        /// walk is not a full walk begun in this run.
-        var seenInFullWalks: Set<[AttributeValue]>?
         /// URLs fetched in this walk (the loop guard), and in every walk of this run (page tags kept).
         var urls = Set<String>()
         var allURLs = Set<String>()
@@ -27,6 +24,13 @@ extension Synchronizer {
         var settled = true
         /// The walk that completed (its start, whether it was resumed).
         var completedWalk: SyncCheckpoint.WalkState?
+        /// The current walk's first page: its URL and a digest of its body (its `ETag`, or an
+        /// FNV-1a hash), to tell at the walk's end whether it changed meanwhile.
+        var firstPage: (url: URL, etag: String?, digest: UInt64)?
+        /// Identities seen in the current walk when it is a full walk begun in this run, and in
+        /// the walk that completed (the last, settled one decides full-scan deletions).
+        var seenInThisFullWalk: Set<[AttributeValue]>?
+        var seenInCompletedWalk: Set<[AttributeValue]>?
     }
 
     func sync(_ resource: ResourceConfiguration, into report: inout ResourceReport) throws {
@@ -59,7 +63,7 @@ extension Synchronizer {
             walk = SyncCheckpoint.WalkState(start: start, next: url.absoluteString, pages: 0, records: 0, greatest: nil,
                                             serverStart: nil, unsettled: false, repeats: 0, resumed: false)
         }
-        if case .fullScan = resource.deletions, walk.start == nil, !walk.resumed { memory.seenInFullWalks = [] }
+        if case .fullScan = resource.deletions, walk.start == nil, !walk.resumed { memory.seenInThisFullWalk = [] }
 
         var pagesThisRun = 0
         var pending = fetch(url, resource: resource, checkpoint: checkpoint)
@@ -118,6 +122,15 @@ extension Synchronizer {
             checkpoint.lastRun?.pages += 1
             checkpoint.lastRun?.records += records.count
 
+            if walk.pages == 1, resource.paginator.isPositional, !page.notModified, staged == nil {
+                memory.firstPage = (url, exchange.response.headers["etag"], Synchronizer.digest(exchange.response.body))
+            }
+            // A positional walk of several pages ends by asking for its first page again: if it
+            // changed, records moved while walking (see docs/Sync.md).
+            if next == nil, resource.paginator.isPositional, walk.pages > 1, !walk.unsettled, let first = memory.firstPage {
+                if try firstPageChanged(first, resource: resource, report: &report) { walk.unsettled = true }
+            }
+
             // Where the walk goes on.
             var again: URL?
             if let next, !stopping, !stagedOut {
@@ -151,6 +164,7 @@ extension Synchronizer {
                     checkpoint.lastRun?.finishedAt = SyncInstant(clock.now())
                     memory.completed = true
                     memory.completedWalk = walk
+                    memory.seenInCompletedWalk = memory.seenInThisFullWalk
                     if staged?.hasMore(resource.name) == true {
                         // Replay: the staged pages of a later walk follow.
                         let start = startValue(of: resource, checkpoint: checkpoint)
@@ -174,7 +188,8 @@ extension Synchronizer {
             if let again {
                 memory.urls = []
                 memory.seenInWalk = []
-                if walk.start != nil || walk.resumed { memory.seenInFullWalks = nil }
+                memory.firstPage = nil
+                memory.seenInThisFullWalk = walk.start == nil && !walk.resumed && memory.seenInThisFullWalk != nil ? [] : nil
                 url = again
                 pending = fetch(again, resource: resource, checkpoint: checkpoint)
                 continue
@@ -188,6 +203,35 @@ extension Synchronizer {
             try deleteMissing(resource, entity: entity, identities: identities, memory: memory,
                               checkpoint: &checkpoint, report: &report)
         }
+    }
+
+    /// Whether the first page of a walk differs now from when the walk fetched it (asked
+    /// with `If-None-Match` when it had an ETag: a 304 means unchanged).
+    func firstPageChanged(_ first: (url: URL, etag: String?, digest: UInt64), resource: ResourceConfiguration,
+                          report: inout ResourceReport) throws -> Bool {
+        var headers = HTTPHeaders()
+        if let etag = first.etag { headers.set("If-None-Match", etag) }
+        let exchange: HTTPClient.Exchange
+        do {
+            exchange = try client.get(first.url, headers: headers, resource: resource.name)
+        } catch {
+            throw locate(error, resource: resource.name, pageURL: client.printable(first.url))
+        }
+        report.requests += exchange.attempts
+        report.retries += exchange.attempts - 1
+        if exchange.response.status == 304 { return false }
+        if let etag = first.etag, exchange.response.headers["etag"] == etag { return false }
+        return Synchronizer.digest(exchange.response.body) != first.digest
+    }
+
+    /// FNV-1a, 64 bits, of a page body (a fingerprint, not a security hash).
+    static func digest(_ data: Data) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
     }
 
     /// Positional walks are repeated at most this many times when their pages shift.
@@ -245,7 +289,7 @@ extension Synchronizer {
             }
             if let identities, let identity = identities.identity(of: record) {
                 if resource.paginator.isPositional, !memory.seenInWalk.insert(identity).inserted { walk.unsettled = true }
-                memory.seenInFullWalks?.insert(identity)
+                memory.seenInThisFullWalk?.insert(identity)
             }
         }
         for remark in remarks { report.note("\(pageURL): \(remark.path): \(remark.message)") }

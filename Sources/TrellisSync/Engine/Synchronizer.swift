@@ -94,6 +94,22 @@ public final class Synchronizer {
         }
     }
 
+    /// The status of `source`'s resources (`names`, or all) from a store's metadata read
+    /// without the store (`SQLiteStore.userMetadata(atPath:)`), for `trellis sync --status`
+    /// without a model.
+    /// - Throws: ``SyncError`` `.unknownResource`, `.invalidCheckpoint`.
+    public static func status(of source: SyncSource, resources names: [String]?, metadata: [String: String]) throws -> [ResourceStatus] {
+        for name in names ?? [] where source.resource(named: name) == nil {
+            throw SyncError(.unknownResource, message: "no resource named '\(name)' in the source (resources: \(source.resources.map(\.name).joined(separator: ", ")))")
+        }
+        return try source.resources.filter { names?.contains($0.name) ?? true }.map { resource in
+            let checkpoint = try metadata[SyncCheckpoint.key(for: resource.name)].map { try SyncCheckpoint(text: $0, resource: resource.name) }
+                ?? SyncCheckpoint()
+            let owner = source.resources.first { if case .tombstones(let n) = $0.deletions { return n == resource.name } else { return false } }
+            return ResourceStatus(name: resource.name, entity: resource.entity ?? owner?.entity, checkpoint: checkpoint)
+        }
+    }
+
     // MARK: - Internals
 
     func selectedResources() throws -> [ResourceConfiguration] {

@@ -110,7 +110,9 @@ public final class HTTPClient: Sendable {
                 }
             }
             waits.append(wait)
+            let end = clock.now().addingTimeInterval(wait)
             clock.sleep(wait)
+            pacer.waited(host, until: end)
         }
     }
 

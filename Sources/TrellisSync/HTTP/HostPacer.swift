@@ -32,6 +32,13 @@ final class HostPacer: @unchecked Sendable {
         }
     }
 
+    /// The caller waited until `date` (a retry's wait): a rate-limit hold ending by then is over.
+    func waited(_ host: String, until date: Date) {
+        lock.withLock {
+            if let blocked = blockedUntil[host], blocked <= date { blockedUntil[host] = nil }
+        }
+    }
+
     /// No request to `host` starts before `date` (`x-ratelimit-remaining: 0`).
     func block(_ host: String, until date: Date) {
         lock.withLock { blockedUntil[host] = max(blockedUntil[host] ?? date, date) }

@@ -22,7 +22,8 @@ SIGTERM or stdin closes. Routes:
   /redirect/same, /redirect/other   302 to a page on this host / on "localhost" (another host).
   /control/...           POST JSON: /control/faults [{match, skip, times, status, retryAfter,
                          headers, body, reset, truncate, html, delay, gzip, after: [mutations]}],
-                         /control/mutate [{op: update|delete|insert, class, objectId, set}];
+                         selfNext (a "next" URL equal to the page's own), /control/mutate
+                         [{op: update|delete|insert, class, objectId (or id for items), set}];
                          GET /control/data?class=C (every object), /control/log (requests).
 """
 import argparse, base64, functools, gzip, hashlib, http.server, json, os, socket, struct, sys, threading, time, urllib.parse
@@ -367,14 +368,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     body = json.dumps(fault.get("body", {"error": "injected %d" % fault["status"]})).encode()
                 return self.reply(fault["status"], body, headers)
         try:
-            status, body, headers = self.route(u, q)
+            status, body, headers = self.route(u, q, fault or {})
         except ParseError as e:
             status, body, headers = e.status, {"code": e.code, "error": e.message}, {}
         self.reply(status, body, headers, fault)
         if fault and fault.get("after"):
             mutate(fault["after"])
 
-    def route(self, u, q):
+    def route(self, u, q, fault):
         port = self.server.server_address[1]
         if u.path.startswith("/parse/"):
             if self.headers.get("X-Parse-Application-Id") != args.app_id:
@@ -398,6 +399,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return 404, {"message": "Not Found"}, {}
         if u.path == "/items":
             body, headers = items_page(q, port)
+            if fault.get("selfNext"):
+                body["next"] = "http://127.0.0.1:%d%s" % (port, self.path)
             data = json.dumps(body, separators=(",", ":")).encode()
             etag = '"%s"' % hashlib.sha1(data).hexdigest()[:16]
             headers["ETag"] = etag
