@@ -39,7 +39,7 @@ let package = Package(
                     path: "Tests/TrellisSQLiteTests"),
         .testTarget(name: "TrellisModelFileTests", dependencies: ["TrellisModelFile", "Trellis", "TrellisTestSupport"],
                     path: "Tests/TrellisModelFileTests"),
-        .testTarget(name: "TrellisSyncTests", dependencies: ["TrellisSync", "Trellis", "TrellisSQLite", "TrellisTestSupport"],
+        .testTarget(name: "TrellisSyncTests", dependencies: ["TrellisSync", "Trellis", "TrellisSQLite", "TrellisModelFile", "TrellisTestSupport"],
                     path: "Tests/TrellisSyncTests", exclude: ["Servers"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
                     path: "Tests/TrellisCLITests"),

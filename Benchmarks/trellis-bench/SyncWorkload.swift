@@ -73,6 +73,7 @@ enum SyncWorkload {
 
         var floors: [Double] = [], imports: [Double] = [], syncs: [Double] = [], peaks: [Double] = []
         var records = 0
+        var parentRSS = 0.0
         for run in 0..<runs {
             // The network floor, and the file of the records as served.
             let recordsFile = work.appendingPathComponent("records.json")
@@ -84,8 +85,15 @@ enum SyncWorkload {
             let importStore = work.appendingPathComponent("import-\(run).sqlite").path
             imports.append(try seconds { try importFile(recordsFile.path, into: importStore, model: model) })
 
-            // trellis sync into a fresh store, as a child process.
+            // trellis sync into a fresh store, as a child process. The child's ru_maxrss starts
+            // from this process's peak (posix_spawn shares the address space until exec, and
+            // exec records the old peak), so this process frees what it can and resets its
+            // peak first (/proc/self/clear_refs): the figure is then the child's own, or this
+            // process's current RSS if that is larger (printed below).
             let syncStore = work.appendingPathComponent("sync-\(run).sqlite").path
+            Bench.trimHeap()
+            Bench.resetPeakRSS()
+            parentRSS = max(parentRSS, Bench.megabytes(Bench.currentRSS()))
             let child = try ChildProcess.run(binary, ["sync", sourceFile.path, "--model", modelFile.path, "--store", syncStore, "--report", "json"])
             guard child.status == 0 else { throw BenchFailure("trellis sync exited with \(child.status): \(child.standardError)") }
             let synced = try SQLiteStore(path: syncStore, model: model).read { try $0.count(entity: "Character", matching: nil) }
@@ -103,7 +111,8 @@ enum SyncWorkload {
         print("network floor (fetch every page, no processing):  \(Bench.format(f, 3)) s")
         print("import of the same records from a file:           \(Bench.format(imp, 3)) s")
         print("trellis sync into a fresh store:                  \(Bench.format(s, 3)) s  ratio vs max(floor, import) \(Bench.format(ratio, 2)) (goal ≤ 1.3)")
-        print("peak RSS of trellis sync: \(Bench.format(peak)) MB (goal ≤ 150); medians of \(runs) runs")
+        print("peak RSS of trellis sync: \(Bench.format(peak)) MB (goal ≤ 150; this process's RSS when it started the child: "
+              + "\(Bench.format(parentRSS)) MB); medians of \(runs) runs")
         if let dlt {
             let peer = try ChildProcess.run(dlt, ["Benchmarks/sync/dlt_peer.py", String(server.port), work.appendingPathComponent("dlt").path])
             guard peer.status == 0 else { throw BenchFailure("dlt_peer.py exited with \(peer.status): \(peer.standardError.suffix(2000))") }
@@ -145,8 +154,9 @@ enum SyncWorkload {
         }
         output.append(UInt8(ascii: "]"))
         if let file { try output.write(to: file) }
-        let records = try JSONReader.parse(output).arrayValue?.count ?? count
-        return (elapsed, records)
+        // Records: 1,000 a page but the last, whose count is read from its body.
+        if let last = bodies.last, let results = try JSONReader.parse(last)["results"]?.arrayValue { count += results.count - 1000 }
+        return (elapsed, count)
     }
 
     static func importFile(_ path: String, into storePath: String, model: ObjectModel) throws {
@@ -168,8 +178,8 @@ enum SyncWorkload {
         let character = entities[0]
         entities[0] = EntityDescription(
             name: character.name,
-            attributes: [AttributeDescription(name: "objectId", type: .string, userInfo: ["JSONKeyPath": "objectId"]),
-                         AttributeDescription(name: "updatedAt", type: .date, userInfo: ["JSONKeyPath": "updatedAt"])] + character.attributes,
+            attributes: [AttributeDescription(name: "objectId", type: .string, userInfo: ["jsonKeyPath": "objectId"]),
+                         AttributeDescription(name: "updatedAt", type: .date, userInfo: ["jsonKeyPath": "updatedAt"])] + character.attributes,
             relationships: character.relationships, userInfo: ["identityAttributes": "objectId"])
         return try ObjectModel(entities: entities)
     }
@@ -177,22 +187,22 @@ enum SyncWorkload {
     static let modelJSON = #"""
     {"format": "trellis-model", "formatVersion": 1, "entities": [
       {"name": "Character", "identityAttributes": "objectId", "attributes": [
-        {"name": "objectId", "type": "string", "JSONKeyPath": "objectId"},
-        {"name": "updatedAt", "type": "date", "JSONKeyPath": "updatedAt"},
-        {"name": "id", "type": "integer64", "JSONKeyPath": "id"},
-        {"name": "name", "type": "string", "JSONKeyPath": "name"},
-        {"name": "realName", "type": "string", "JSONKeyPath": "real_name"},
-        {"name": "createdAt", "type": "date", "JSONKeyPath": "created_at", "JSONTransformerName": "iso8601"},
-        {"name": "rating", "type": "double", "JSONKeyPath": "rating"},
-        {"name": "active", "type": "boolean", "JSONKeyPath": "active"}],
+        {"name": "objectId", "type": "string", "jsonKeyPath": "objectId"},
+        {"name": "updatedAt", "type": "date", "jsonKeyPath": "updatedAt"},
+        {"name": "id", "type": "integer64", "jsonKeyPath": "id"},
+        {"name": "name", "type": "string", "jsonKeyPath": "name"},
+        {"name": "realName", "type": "string", "jsonKeyPath": "real_name"},
+        {"name": "createdAt", "type": "date", "jsonKeyPath": "created_at", "transformer": "iso8601"},
+        {"name": "rating", "type": "double", "jsonKeyPath": "rating"},
+        {"name": "active", "type": "boolean", "jsonKeyPath": "active"}],
        "relationships": [
-        {"name": "powers", "destination": "Power", "inverse": "characters", "toMany": true, "JSONKeyPath": "powers"},
-        {"name": "publisher", "destination": "Publisher", "inverse": "characters", "JSONKeyPath": "publisher"}]},
+        {"name": "powers", "destination": "Power", "inverse": "characters", "toMany": true, "jsonKeyPath": "powers"},
+        {"name": "publisher", "destination": "Publisher", "inverse": "characters", "jsonKeyPath": "publisher"}]},
       {"name": "Power", "identityAttributes": "id", "attributes": [
-        {"name": "id", "type": "integer64", "JSONKeyPath": "id"}, {"name": "name", "type": "string", "JSONKeyPath": "name"}],
+        {"name": "id", "type": "integer64", "jsonKeyPath": "id"}, {"name": "name", "type": "string", "jsonKeyPath": "name"}],
        "relationships": [{"name": "characters", "destination": "Character", "inverse": "powers", "toMany": true}]},
       {"name": "Publisher", "identityAttributes": "id", "attributes": [
-        {"name": "id", "type": "integer64", "JSONKeyPath": "id"}, {"name": "name", "type": "string", "JSONKeyPath": "name"}],
+        {"name": "id", "type": "integer64", "jsonKeyPath": "id"}, {"name": "name", "type": "string", "jsonKeyPath": "name"}],
        "relationships": [{"name": "characters", "destination": "Character", "inverse": "publisher", "toMany": true}]}]}
     """#
 

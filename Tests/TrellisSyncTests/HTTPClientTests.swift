@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisSync
+import TrellisTestSupport
 
 /// The HTTP client against the loopback server: retries and their waits (recorded, not
 /// slept), rate limits, redirects, gzip, credentials, failures that name the page.

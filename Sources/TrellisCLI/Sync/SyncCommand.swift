@@ -99,7 +99,8 @@ enum SyncCommand: LeafCommand {
         } else {
             try StoreLocation.check(storeURL, path: storePath)
             store = try StoreOpening.open(storeURL, path: storePath, model: file.model,
-                                          migrationPolicy: options.dryRun ? .inWriteTransactions : .onOpen, busyTimeoutMilliseconds: busy)
+                                          migrationPolicy: options.dryRun ? .inWriteTransactions : .onOpen, busyTimeoutMilliseconds: busy,
+                                          manyTransactions: true)
         }
         let objectContext = ObjectContext(store: store, bindings: file.bindings)
         let synchronizer: Synchronizer

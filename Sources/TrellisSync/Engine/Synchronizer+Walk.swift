@@ -66,53 +66,37 @@ extension Synchronizer {
         if case .fullScan = resource.deletions, walk.start == nil, !walk.resumed { memory.seenInThisFullWalk = [] }
 
         var pagesThisRun = 0
-        var pending = fetch(url, resource: resource, checkpoint: checkpoint)
+        var producer = startProducer(url, resource: resource, identities: identities, checkpoint: checkpoint, pagesDone: pagesThisRun)
+        defer { producer.cancel() }
         while true {
+            guard let page = try producer.next() else { break }
+            url = page.url
             let pageURL = client.printable(url)
-            let exchange: HTTPClient.Exchange
-            do { exchange = try pending.wait() } catch { throw locate(error, resource: resource.name, pageURL: pageURL) }
-            if staged != nil { url = exchange.response.url }
-            report.requests += exchange.attempts
-            report.retries += exchange.attempts - 1
+            report.requests += page.exchange.attempts
+            report.retries += page.exchange.attempts - 1
             memory.urls.insert(url.absoluteString)
             memory.allURLs.insert(url.absoluteString)
-
-            // Read the page and find the next one.
-            let page: DecodedPage
-            var next: URL?
-            do {
-                page = try PageDecoder.decode(exchange.response, records: resource.records)
-                if page.notModified {
-                    report.pagesNotModified += 1
-                    next = checkpoint.pageTags[url.absoluteString]?.next.flatMap(URL.init(string:))
-                } else {
-                    next = try planner.nextURL(after: url, response: exchange.response, body: page.body, records: page.records,
-                                               recordsPath: page.recordsPath)
-                }
-            } catch {
-                throw locate(error, resource: resource.name, pageURL: pageURL)
-            }
-            if let n = next, memory.urls.contains(n.absoluteString) {
-                throw SyncError(.paginationLoop, message: "the next page \(client.printable(n)) was already fetched in this walk "
-                                    + "(the walk would never end)", resource: resource.name, pageURL: pageURL)
-            }
+            if page.decoded.notModified { report.pagesNotModified += 1 }
+            let next = page.next
+            let stopping = page.stopsHere && next != nil
             pagesThisRun += 1
-            let stopping = next != nil && (options.maxPages.map { pagesThisRun >= $0 } ?? false)
-            let stagedOut = staged != nil && next != nil && staged?.hasMore(resource.name) == false
-            if let next, !stopping, !stagedOut { pending = fetch(next, resource: resource, checkpoint: checkpoint) }
-            try stager?.stage(exchange.response, url: url, next: next, fetcher: client)
-            if !page.notModified, let etag = exchange.response.headers["etag"], checkpoint.pageTags.count < SyncCheckpoint.maximumPageTags {
+            try stager?.stage(page.exchange.response, url: url, next: next, fetcher: client)
+            if !page.decoded.notModified, let etag = page.exchange.response.headers["etag"],
+               checkpoint.pageTags.count < SyncCheckpoint.maximumPageTags {
                 checkpoint.pageTags[url.absoluteString] = SyncCheckpoint.PageTag(etag: etag, next: next?.absoluteString)
             }
 
-            // The records: typed values, stamps, identities.
-            var records = page.records
-            do {
-                try examine(&records, page: page, pageURL: pageURL, resource: resource, identities: identities,
-                            walk: &walk, memory: &memory, serverDate: serverDate(exchange.response), report: &report)
-            } catch {
-                throw locate(error, resource: resource.name, pageURL: pageURL)
+            // Stamps, identities and the evidence that a positional walk's pages shifted.
+            let records = page.records
+            if walk.pages == 0, walk.serverStart == nil, resource.paginator.isPositional { walk.serverStart = page.serverDate }
+            if let greatest = page.greatest, walk.greatest.map({ $0 < greatest }) ?? true { walk.greatest = greatest }
+            if let latest = page.latestInstant, let start = walk.serverStart, latest > start { walk.unsettled = true }
+            for identity in page.identities ?? [] {
+                guard let identity else { continue }
+                if resource.paginator.isPositional, !memory.seenInWalk.insert(identity).inserted { walk.unsettled = true }
+                memory.seenInThisFullWalk?.insert(identity)
             }
+            for remark in page.remarks { report.note("\(pageURL): \(remark.path): \(remark.message)") }
             walk.pages += 1
             walk.records += records.count
             report.pages += 1
@@ -121,9 +105,8 @@ extension Synchronizer {
             checkpoint.totalRecords += records.count
             checkpoint.lastRun?.pages += 1
             checkpoint.lastRun?.records += records.count
-
-            if walk.pages == 1, resource.paginator.isPositional, !page.notModified, staged == nil {
-                memory.firstPage = (url, exchange.response.headers["etag"], Synchronizer.digest(exchange.response.body))
+            if walk.pages == 1, resource.paginator.isPositional, !page.decoded.notModified, staged == nil {
+                memory.firstPage = (url, page.exchange.response.headers["etag"], Synchronizer.digest(page.exchange.response.body))
             }
             // A positional walk of several pages ends by asking for its first page again: if it
             // changed, records moved while walking (see docs/Sync.md).
@@ -133,7 +116,7 @@ extension Synchronizer {
 
             // Where the walk goes on.
             var again: URL?
-            if let next, !stopping, !stagedOut {
+            if let next, !stopping {
                 walk.next = next.absoluteString
                 checkpoint.walk = walk
             } else if let next {
@@ -141,7 +124,7 @@ extension Synchronizer {
                 checkpoint.walk = walk
                 checkpoint.lastRun?.status = "stopped"
                 checkpoint.lastRun?.finishedAt = SyncInstant(clock.now())
-                report.stoppedAtMaxPages = stopping
+                report.stoppedAtMaxPages = staged == nil
             } else {
                 report.walksCompleted += 1
                 if resource.paginator.isPositional, walk.unsettled, walk.repeats < Synchronizer.maximumRepeats {
@@ -178,7 +161,7 @@ extension Synchronizer {
 
             // Commit the page's objects with the checkpoint.
             do {
-                let changed = try commit(records, page: page, entity: entity, kinds: kinds, use: use, resource: resource,
+                let changed = try commit(records, page: page.decoded, entity: entity, kinds: kinds, use: use, resource: resource,
                                          checkpoint: &checkpoint, report: &report)
                 if changed { report.pagesChanged += 1 }
             } catch {
@@ -190,12 +173,11 @@ extension Synchronizer {
                 memory.seenInWalk = []
                 memory.firstPage = nil
                 memory.seenInThisFullWalk = walk.start == nil && !walk.resumed && memory.seenInThisFullWalk != nil ? [] : nil
-                url = again
-                pending = fetch(again, resource: resource, checkpoint: checkpoint)
+                producer.cancel()
+                producer = startProducer(again, resource: resource, identities: identities, checkpoint: checkpoint, pagesDone: pagesThisRun)
                 continue
             }
-            guard let next, !stopping, !stagedOut else { break }
-            url = next
+            if next == nil || stopping { break }
         }
         report.watermark = checkpoint.watermark?.text
         report.nextPage = checkpoint.walk?.next.map { client.redactor.redact($0) }
@@ -246,53 +228,21 @@ extension Synchronizer {
         return watermark.lagged(by: incremental.lagSeconds)
     }
 
-    /// Starts fetching `url` (conditionally when its ETag is stored), or takes the next staged page.
-    func fetch(_ url: URL, resource: ResourceConfiguration, checkpoint: SyncCheckpoint) -> PendingExchange {
-        if let staged { return staged.next(for: resource.name, requested: url) }
-        var headers = HTTPHeaders()
-        if let tag = checkpoint.pageTags[url.absoluteString] { headers.set("If-None-Match", tag.etag) }
-        return client.start(url, headers: headers, resource: resource.name)
-    }
-
-    /// The server's clock at a response (its `Date` header), or ours.
-    func serverDate(_ response: HTTPResponse) -> SyncInstant {
-        response.headers["date"].flatMap(HTTPDate.parse).map(SyncInstant.init) ?? SyncInstant(clock.now())
-    }
-
-    /// Converts Parse's typed values, and reads each record's stamp and identity: the walk's
-    /// greatest stamp, and evidence that a positional walk's pages shifted (a record seen
-    /// twice, a stamp after the walk began).
-    func examine(_ records: inout [JSONValue], page: DecodedPage, pageURL: String, resource: ResourceConfiguration,
-                 identities: IdentityReader?, walk: inout SyncCheckpoint.WalkState, memory: inout WalkMemory,
-                 serverDate: @autoclosure () -> SyncInstant, report: inout ResourceReport) throws {
-        if walk.pages == 0, walk.serverStart == nil, resource.paginator.isPositional { walk.serverStart = serverDate() }
-        let isParse = source.client.dialect == .parse
-        var remarks: [ParseDialect.Remark] = []
-        for i in records.indices {
-            if isParse, let converted = ParseDialect.convert(records[i], at: page.recordsPath.appending(index: i), remarks: &remarks) {
-                records[i] = converted
-            }
-            let record = records[i]
-            if let incremental = resource.incremental {
-                guard let value = incremental.cursor.lookup(in: record).value, !value.isNull else {
-                    throw SyncError(.invalidCursor, message: "the record has no '\(incremental.cursor)' (the incremental cursor)",
-                                    path: page.recordsPath.appending(index: i).appending(keyPath: incremental.cursor))
-                }
-                guard let stamp = Watermark(json: value, tieBreaker: isParse ? record["objectId"]?.stringValue : nil) else {
-                    throw SyncError(.invalidCursor, message: "the incremental cursor \(SourceFields.snippet(value)) is neither an RFC 3339 date-time nor a number",
-                                    path: page.recordsPath.appending(index: i).appending(keyPath: incremental.cursor))
-                }
-                if walk.greatest.map({ $0 < stamp }) ?? true { walk.greatest = stamp }
-                if let start = walk.serverStart, case .instant(let instant) = stamp.value, instant > start, !walk.unsettled {
-                    walk.unsettled = true
-                }
-            }
-            if let identities, let identity = identities.identity(of: record) {
-                if resource.paginator.isPositional, !memory.seenInWalk.insert(identity).inserted { walk.unsettled = true }
-                memory.seenInThisFullWalk?.insert(identity)
-            }
+    /// Starts reading a walk's pages from `url` on another thread (``PageProducer``), at most
+    /// the pages `--max-pages` leaves after `pagesDone`.
+    func startProducer(_ url: URL, resource: ResourceConfiguration, identities: IdentityReader?, checkpoint: SyncCheckpoint,
+                       pagesDone: Int) -> PageProducer {
+        let reader = PageProducer.Reader(resource: resource, planner: WalkPlanner(resource: resource, client: client),
+                                         isParse: source.client.dialect == .parse, identities: identities,
+                                         tags: checkpoint.pageTags, now: clock.now)
+        let client = self.client
+        let name = resource.name
+        if let staged {
+            return PageProducer(first: url, reader: reader, maximumPages: nil, stagedHasMore: { staged.hasMore(name) },
+                                fetch: { url, _ in staged.next(for: name, requested: url) })
         }
-        for remark in remarks { report.note("\(pageURL): \(remark.path): \(remark.message)") }
+        return PageProducer(first: url, reader: reader, maximumPages: options.maxPages.map { max(0, $0 - pagesDone) },
+                            stagedHasMore: nil, fetch: { url, headers in client.start(url, headers: headers, resource: name) })
     }
 
     /// Writes one page: its objects (imported, or deleted for tombstones) and `checkpoint`,

@@ -210,7 +210,7 @@ extension SyncSource {
         let types = ["linkHeader", "nextURL", "offset", "pageNumber", "cursor", "parse", "none"]
         guard let type = try probe.string("type") else { throw probe.missing("type", in: "a paginator", expected: types.joined(separator: ", ")) }
         func fields(_ allowed: [String]) throws -> SourceFields {
-            try SourceFields(value, at: path, what: "a \(type) paginator", allowed: ["type"] + allowed, reading: reading)
+            try SourceFields(value, at: path, what: "\("aeiou".contains(type.first ?? "x") ? "an" : "a") \(type) paginator", allowed: ["type"] + allowed, reading: reading)
         }
         switch type {
         case "linkHeader":
@@ -274,7 +274,7 @@ extension SyncSource {
         case "fullScan":
             let fields = try SourceFields(value, at: path, what: "fullScan deletions", allowed: ["type", "maxFraction"], reading: reading)
             let fraction = try fields.number("maxFraction", atLeast: 0) ?? 0.5
-            guard fraction <= 1 else { throw reading.error(.invalidValue, fields.at("maxFraction"), "expected a fraction from 0 to 1, found \(fraction)") }
+            guard fraction <= 1 else { throw reading.error(.invalidValue, fields.at("maxFraction"), "expected a fraction from 0 to 1, found \(SourceFields.format(fraction))") }
             return .fullScan(maxFraction: fraction)
         case "tombstones":
             let fields = try SourceFields(value, at: path, what: "tombstones deletions", allowed: ["type", "resource"], reading: reading)

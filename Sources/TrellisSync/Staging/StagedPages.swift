@@ -3,11 +3,12 @@ import Trellis
 
 /// The pages a ``PageStager`` wrote, read back in order per resource for a replay.
 final class StagedPages: @unchecked Sendable {
-    // SAFETY: `positions` is read and written only by the synchronizer's thread (replay
-    // fetches complete immediately, on the calling thread); the rest is immutable.
+    // SAFETY: `positions` is read and written only while `lock` is held (the page reader's
+    // thread takes pages, the synchronizer's asks whether more are left); the rest is set in init.
     let directory: URL
     private var pages: [String: [URL]] = [:]
     private var positions: [String: Int] = [:]
+    private let lock = NSLock()
 
     init(directory: URL, redactor: Redactor) throws {
         self.directory = directory
@@ -39,15 +40,18 @@ final class StagedPages: @unchecked Sendable {
 
     /// Whether `resource` has pages not replayed yet.
     func hasMore(_ resource: String) -> Bool {
-        (positions[resource] ?? 0) < (pages[resource]?.count ?? 0)
+        lock.withLock { (positions[resource] ?? 0) < (pages[resource]?.count ?? 0) }
     }
 
     /// The next staged page of `resource`, as the response it was (its `url` is the staged
     /// page's, which may differ from `requested` when the original run started elsewhere).
     func next(for resource: String, requested: URL) -> PendingExchange {
         let pending = PendingExchange()
-        let position = positions[resource] ?? 0
-        positions[resource] = position + 1
+        let position = lock.withLock {
+            let position = positions[resource] ?? 0
+            positions[resource] = position + 1
+            return position
+        }
         guard let files = pages[resource], position < files.count else {
             pending.fulfil(.failure(SyncError(.staging, message: "no staged page left for this resource", resource: resource)))
             return pending

@@ -3,25 +3,26 @@ import Foundation
 import FoundationNetworking
 #endif
 import Trellis
-import TrellisTestSupport
 
-/// The loopback server of these tests (`Servers/sync_test_server.py`), started on a free
-/// port of 127.0.0.1 and stopped when released (its stdin closes; it is terminated too).
-final class TestServer: @unchecked Sendable {
+/// The loopback server of the sync tests (`Tests/TrellisSyncTests/Servers/sync_test_server.py`:
+/// a Parse emulator, the recorded GitHub pages, a positional list, fault injection), started on
+/// a free port of 127.0.0.1 and stopped when released (its stdin closes; it is terminated too).
+public final class TestServer: @unchecked Sendable {
     // SAFETY: every property is set in init and never changed; Process and Pipe are used
     // only in init and deinit.
     let process: Process
     let input: Pipe
-    let port: Int
+    /// The port it listens on.
+    public let port: Int
 
-    /// The repository root (`Tests/Fixtures/..`).
-    static let root = Fixtures.url("x").deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository root.
+    public static let root = Fixtures.repositoryRoot()
     static let script = root.appendingPathComponent("Tests/TrellisSyncTests/Servers/sync_test_server.py").path
     static let github = Fixtures.url("sync/github/paginate-issues.json").path
     static let nytimes = root.appendingPathComponent("Examples/nytimes/recorded").path
 
     /// Starts the server with `arguments` (`--heroes 100`…).
-    init(_ arguments: [String] = []) throws {
+    public init(_ arguments: [String] = []) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", TestServer.script, "--port", "0", "--github", TestServer.github, "--nytimes", TestServer.nytimes] + arguments
@@ -52,26 +53,27 @@ final class TestServer: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    var base: String { "http://127.0.0.1:\(port)" }
+    /// `http://127.0.0.1:PORT`.
+    public var base: String { "http://127.0.0.1:\(port)" }
 
     // MARK: - Control
 
-    func faults(_ faults: JSONValue) throws { _ = try request("/control/faults", body: faults) }
-    func mutate(_ operations: JSONValue) throws { _ = try request("/control/mutate", body: operations) }
-    func resetLog() throws { _ = try request("/control/reset-log", body: .null) }
+    public func faults(_ faults: JSONValue) throws { _ = try request("/control/faults", body: faults) }
+    public func mutate(_ operations: JSONValue) throws { _ = try request("/control/mutate", body: operations) }
+    public func resetLog() throws { _ = try request("/control/reset-log", body: .null) }
 
     /// Every object the server holds of `className` (`items` for the positional list).
-    func data(_ className: String) throws -> [JSONValue] {
+    public func data(_ className: String) throws -> [JSONValue] {
         try request("/control/data?class=\(className)", body: nil).arrayValue ?? []
     }
 
     /// The paths (with queries) of the requests served so far, in order.
-    func requestedPaths() throws -> [String] {
+    public func requestedPaths() throws -> [String] {
         (try request("/control/log", body: nil).arrayValue ?? []).compactMap { $0["path"]?.stringValue }
     }
 
     /// The headers of the requests served so far.
-    func requestedHeaders() throws -> [JSONObject] {
+    public func requestedHeaders() throws -> [JSONObject] {
         (try request("/control/log", body: nil).arrayValue ?? []).compactMap { $0["headers"]?.objectValue }
     }
 
@@ -104,7 +106,7 @@ private final class ResultBox: @unchecked Sendable {
     }
 }
 
-struct TestServerError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+public struct TestServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
 }
