@@ -34,7 +34,17 @@ public struct SyncInstant: Sendable, Hashable, Comparable, CustomStringConvertib
     /// `z`, `±hh:mm`, `±hhmm` or no offset = UTC) or a full-date (midnight UTC); nil otherwise.
     /// Second 60 counts as the first second of the next minute (POSIX time has no leap seconds).
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
+        if let parsed = text.utf8.withContiguousStorageIfAvailable({ SyncInstant(utf8: $0) }) {
+            guard let parsed else { return nil }
+            self = parsed
+            return
+        }
+        guard let parsed = Array(text.utf8).withUnsafeBufferPointer({ SyncInstant(utf8: $0) }) else { return nil }
+        self = parsed
+    }
+
+    /// ``init(rfc3339:)`` on the text's UTF-8 bytes (no copy of them).
+    private init?(utf8 b: UnsafeBufferPointer<UInt8>) {
         func digits(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= b.count else { return nil }
             var value: Int64 = 0

@@ -150,6 +150,26 @@ final class PageProducer: @unchecked Sendable {
         return headers
     }
 
+    /// Whether `data` holds the bytes of `needle` (a linear scan for its first byte, then a compare).
+    static func contains(_ data: Data, _ needle: String) -> Bool {
+        let pattern = Array(needle.utf8)
+        guard let first = pattern.first, data.count >= pattern.count else { return false }
+        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var i = 0
+            let last = bytes.count - pattern.count
+            while i <= last {
+                if bytes[i] == first {
+                    var j = 1
+                    while j < pattern.count && bytes[i + j] == pattern[j] { j += 1 }
+                    if j == pattern.count { return true }
+                }
+                i += 1
+            }
+            return false
+        }
+    }
+
     /// Waits until the consumer took every queued page; false when cancelled.
     private func waitUntilTaken() -> Bool {
         condition.lock()
@@ -177,8 +197,10 @@ final class PageProducer: @unchecked Sendable {
         var latest: SyncInstant?
         var identities: [[AttributeValue]?]? = reader.identities == nil ? nil : []
         identities?.reserveCapacity(records.count)
+        // Typed values are looked for only in a body that mentions `__type` at all.
+        let typed = reader.isParse && PageProducer.contains(exchange.response.body, "\"__type\"")
         for i in records.indices {
-            if reader.isParse, let converted = ParseDialect.convert(records[i], at: decoded.recordsPath.appending(index: i), remarks: &remarks) {
+            if typed, let converted = ParseDialect.convert(records[i], at: decoded.recordsPath.appending(index: i), remarks: &remarks) {
                 records[i] = converted
             }
             let record = records[i]
