@@ -74,6 +74,7 @@ enum SyncWorkload {
         var floors: [Double] = [], imports: [Double] = [], syncs: [Double] = [], peaks: [Double] = []
         var records = 0
         var parentRSS = 0.0
+        var importCPU: [Double] = [], syncCPU: [Double] = []
         for run in 0..<runs {
             // The network floor, and the file of the records as served.
             let recordsFile = work.appendingPathComponent("records.json")
@@ -83,7 +84,9 @@ enum SyncWorkload {
 
             // Import of the same records from the file.
             let importStore = work.appendingPathComponent("import-\(run).sqlite").path
+            let cpu = Bench.threadCPUTime()
             imports.append(try seconds { try importFile(recordsFile.path, into: importStore, model: model) })
+            importCPU.append(Bench.threadCPUTime() - cpu)
 
             // trellis sync into a fresh store, as a child process. The child's ru_maxrss starts
             // from this process's peak (posix_spawn shares the address space until exec, and
@@ -99,6 +102,7 @@ enum SyncWorkload {
             let synced = try SQLiteStore(path: syncStore, model: model).read { try $0.count(entity: "Character", matching: nil) }
             guard synced == records else { throw BenchFailure("trellis sync stored \(synced) characters, the server has \(records)") }
             syncs.append(child.seconds)
+            syncCPU.append(child.cpuSeconds)
             peaks.append(child.peakRSSMegabytes)
             print("run \(run + 1): fetch floor \(Bench.format(floor.seconds, 3)) s, import \(Bench.format(imports.last!, 3)) s, "
                   + "sync \(Bench.format(child.seconds, 3)) s (peak RSS \(Bench.format(child.peakRSSMegabytes)) MB)")
@@ -111,6 +115,9 @@ enum SyncWorkload {
         print("network floor (fetch every page, no processing):  \(Bench.format(f, 3)) s")
         print("import of the same records from a file:           \(Bench.format(imp, 3)) s")
         print("trellis sync into a fresh store:                  \(Bench.format(s, 3)) s  ratio vs max(floor, import) \(Bench.format(ratio, 2)) (goal ≤ 1.3)")
+        print("CPU seconds (the machine may be shared: wall figures then vary): import \(Bench.format(ImportWorkload.median(importCPU), 3)) s "
+              + "(this thread), sync \(Bench.format(ImportWorkload.median(syncCPU), 3)) s (every thread of the child: pages are read on a "
+              + "second thread while the first imports); runs: import \(imports.map { Bench.format($0, 3) }), sync \(syncs.map { Bench.format($0, 3) })")
         print("peak RSS of trellis sync: \(Bench.format(peak)) MB (goal ≤ 150; this process's RSS when it started the child: "
               + "\(Bench.format(parentRSS)) MB); medians of \(runs) runs")
         if let dlt {
@@ -257,6 +264,8 @@ struct ChildProcess {
     var standardOutput: String
     var standardError: String
     var seconds: Double
+    /// User and system CPU seconds of the child (every thread).
+    var cpuSeconds: Double
     var peakRSSMegabytes: Double
 
     static func run(_ executable: String, _ arguments: [String]) throws -> ChildProcess {
@@ -283,6 +292,8 @@ struct ChildProcess {
         try? FileManager.default.removeItem(atPath: errPath)
         let exited = (status & 0x7f) == 0
         return ChildProcess(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), standardOutput: out, standardError: err,
-                            seconds: elapsed, peakRSSMegabytes: Double(usage.ru_maxrss) / 1024)
+                            seconds: elapsed,
+                            cpuSeconds: Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6,
+                            peakRSSMegabytes: Double(usage.ru_maxrss) / 1024)
     }
 }

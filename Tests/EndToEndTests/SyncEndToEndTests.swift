@@ -47,7 +47,7 @@ import TrellisTestSupport
         try source(server).write(to: directory.url.appendingPathComponent("heroes.source.json"), atomically: true, encoding: .utf8)
         setenv("PARSE_APP_ID", "test-app", 1)
         let arguments = ["sync", "heroes.source.json", "--model", Self.model.path, "--store", "heroes.sqlite"]
-        let first = try TrellisProcess.run(arguments, in: directory.url)
+        let first = try TrellisProcess.run(arguments + ["--stage", "staged"], in: directory.url)
         #expect(first.status == 0, "\(first)")
         #expect(first.stdout.hasPrefix("heroes → Hero: 4 pages (3 changed, 0 not modified), 300 records; inserted 300, updated 0, unchanged 0, deleted 0\n"))
         #expect(first.stderr == "")
@@ -59,6 +59,13 @@ import TrellisTestSupport
         #expect(report["resources"]?[0]?["pages"] == 1)
         #expect(report["resources"]?[0]?["pagesChanged"] == 0)
         #expect(report["resources"]?[0]?["records"] == 0)
+
+        // The staged pages replay into another store without the network.
+        let replay = try TrellisProcess.run(["sync", "heroes.source.json", "--model", Self.model.path, "--store", "replayed.sqlite",
+                                             "--replay", "staged"], in: directory.url)
+        #expect(replay.status == 0, "\(replay)")
+        #expect(replay.stdout.hasPrefix("heroes → Hero: 4 pages (3 changed, 0 not modified), 300 records; inserted 300"))
+        #expect(try differences(store: directory.url.appendingPathComponent("replayed.sqlite"), server: server) == [])
 
         let status = try TrellisProcess.run(["sync", "heroes.source.json", "--status", "--store", "heroes.sqlite", "--report", "json"], in: directory.url)
         #expect(status.status == 0, "\(status)")
