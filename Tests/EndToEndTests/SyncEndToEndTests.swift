@@ -53,7 +53,8 @@ import TrellisTestSupport
         #expect(first.stderr == "")
         #expect(try differences(store: directory.url.appendingPathComponent("heroes.sqlite"), server: server) == [])
 
-        let again = try TrellisProcess.run(arguments + ["--report", "json"], in: directory.url)
+        // Again, without --model: the store records the model it was synced with.
+        let again = try TrellisProcess.run(["sync", "heroes.source.json", "--store", "heroes.sqlite", "--report", "json"], in: directory.url)
         #expect(again.status == 0, "\(again)")
         let report = try JSONReader.parse(again.stdout)
         #expect(report["resources"]?[0]?["pages"] == 1)
@@ -90,6 +91,10 @@ import TrellisTestSupport
         #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("trellis.sqlite").path))
         let usage = try TrellisProcess.run(["sync", "bad.source.json", "--max-pages", "0", "--model", Self.model.path], in: directory.url)
         #expect(usage.status == 64)
+        #expect(usage.stderr.hasPrefix("error: invalid value '0' for '--max-pages'; expected a count of 1 or more\nusage: trellis sync <source>"))
+        let noModel = try TrellisProcess.run(["sync", "bad.source.json", "--store", "new.sqlite"], in: directory.url)
+        #expect(noModel.status == 64)
+        #expect(noModel.stderr.hasPrefix("error: missing option '--model <model>': the store new.sqlite does not exist yet, so it records no model\n"))
     }
 
     @Test func aKillInTheMiddleOfARunLosesNothingAndTheNextRunFetchesOnlyWhatWasInFlight() throws {

@@ -3,14 +3,15 @@ import Trellis
 import TrellisSQLite
 import TrellisSync
 
-/// `trellis sync SOURCE --model MODEL [--store PATH] [--resource NAME]… [--full] [--dry-run]
+/// `trellis sync SOURCE [--model MODEL] [--store PATH] [--resource NAME]… [--full] [--dry-run]
 /// [--stage DIR] [--replay DIR] [--report json] [--max-pages N]`, and
 /// `trellis sync SOURCE --status [--report json]`: pulls a source file's resources into a store,
 /// page by page, each page committed with its checkpoint (see docs/Sync.md).
 enum SyncCommand: LeafCommand {
     static let source = ArgumentKey<String>("source", help: "The source file (docs/Sync.md): the API client and its resources.")
     static let model = OptionKey<String?>(
-        "--model", valueName: "model", help: "The model: a Trellis JSON model file, a .xcdatamodeld or a .xcdatamodel (needed to sync).")
+        "--model", valueName: "model",
+        help: "The model: a Trellis JSON model file, a .xcdatamodeld, a .xcdatamodel or a store (default: the one the store records).")
     static let resource = OptionKey<[String]>(
         repeating: "--resource", valueName: "name", help: "Sync only this resource (repeat for several; default: all, in file order).")
     static let full = OptionKey<Bool>(
@@ -62,12 +63,18 @@ enum SyncCommand: LeafCommand {
         if let pages = arguments[maxPages], pages < 1 { throw UsageError("invalid value '\(pages)' for '--max-pages'; expected a count of 1 or more") }
         if arguments[stage] != nil, arguments[replay] != nil { throw UsageError("'--stage' and '--replay' cannot be combined (a replay fetches nothing)") }
 
-        let syncSource = try load(sourcePath, environment: environment)
         let storePath = arguments[CommonOptions.store]
         let storeURL = environment.url(for: storePath)
+        // Without --model, the model the store records (written by every import and sync).
+        let exists = FileManager.default.fileExists(atPath: storeURL.path)
+        let modelPath = arguments[model] ?? (exists ? storePath : nil)
+        if modelPath == nil, !arguments[status] {
+            throw UsageError("missing option '--model <model>': the store \(storePath) does not exist yet, so it records no model")
+        }
+        let syncSource = try load(sourcePath, environment: environment)
         if arguments[status] {
             let metadata: [String: String]
-            if FileManager.default.fileExists(atPath: storeURL.path) {
+            if exists {
                 do { metadata = try SQLiteStore.userMetadata(atPath: storeURL.path) } catch let error as StoreError {
                     throw StoreOpening.commandError(error, path: storePath, busyTimeoutMilliseconds: 0)
                 }
@@ -78,10 +85,9 @@ enum SyncCommand: LeafCommand {
             context.stdout.write(json ? SyncSummary.json(statuses) : SyncSummary.text(statuses, store: storePath))
             return
         }
-        guard let modelPath = arguments[model] else {
-            throw UsageError("missing required option '--model <model>' (the model the records are imported as)")
-        }
+        guard let modelPath else { return }
         let file = try ModelLoading.load(modelPath, bindings: arguments[CommonOptions.bindings], environment: environment)
+        let record = ImportModel.text(of: file.modelFile)
         for resource in syncSource.resources where names?.contains(resource.name) ?? true {
             if let entity = resource.entity { _ = try ModelLoading.entity(entity, in: file.model, modelPath: modelPath) }
         }
@@ -94,13 +100,13 @@ enum SyncCommand: LeafCommand {
         let busy = arguments[CommonOptions.busyTimeout].milliseconds
 
         let store: any PersistentStore
-        if options.dryRun, !FileManager.default.fileExists(atPath: storeURL.path) {
+        if options.dryRun, !exists {
             store = InMemoryStore(model: file.model)
         } else {
             try StoreLocation.check(storeURL, path: storePath)
             store = try StoreOpening.open(storeURL, path: storePath, model: file.model,
                                           migrationPolicy: options.dryRun ? .inWriteTransactions : .onOpen, busyTimeoutMilliseconds: busy,
-                                          manyTransactions: true)
+                                          modelRecord: record, manyTransactions: true)
         }
         let objectContext = ObjectContext(store: store, bindings: file.bindings)
         let synchronizer: Synchronizer
