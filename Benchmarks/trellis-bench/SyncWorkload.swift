@@ -118,6 +118,8 @@ enum SyncWorkload {
         print("CPU seconds (the machine may be shared: wall figures then vary): import \(Bench.format(ImportWorkload.median(importCPU), 3)) s "
               + "(this thread), sync \(Bench.format(ImportWorkload.median(syncCPU), 3)) s (every thread of the child: pages are read on a "
               + "second thread while the first imports); runs: import \(imports.map { Bench.format($0, 3) }), sync \(syncs.map { Bench.format($0, 3) })")
+        let perRun = zip(syncs, zip(floors, imports)).map { s, fi in s / max(fi.0, fi.1) }
+        print("ratio of each run: \(perRun.map { Bench.format($0, 2) }) (best \(Bench.format(perRun.min() ?? 0, 2)))")
         print("peak RSS of trellis sync: \(Bench.format(peak)) MB (goal ≤ 150; this process's RSS when it started the child: "
               + "\(Bench.format(parentRSS)) MB); medians of \(runs) runs")
         if let dlt {
