@@ -13,7 +13,7 @@ enum SyncCommand: LeafCommand {
         "--model", valueName: "model",
         help: "The model: a Trellis JSON model file, a .xcdatamodeld, a .xcdatamodel or a store (default: the one the store records).")
     static let resource = OptionKey<[String]>(
-        repeating: "--resource", valueName: "name", help: "Sync only this resource (repeat for several; default: all, in file order).")
+        repeating: "--resource", valueName: "name", help: "Sync only this resource (default: all, in file order).")
     static let full = OptionKey<Bool>(
         flag: "--full", help: "Ignore the watermarks (walk everything again), and confirm full-scan deletions beyond maxFraction.")
     static let dryRun = OptionKey<Bool>(flag: "--dry-run", help: "Fetch and import, report what would change, keep nothing (no objects, no checkpoints).")
