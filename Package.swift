@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Trellis", targets: ["Trellis"]),
         .library(name: "TrellisSQLite", targets: ["TrellisSQLite"]),
         .library(name: "TrellisModelFile", targets: ["TrellisModelFile"]),
+        .library(name: "TrellisSync", targets: ["TrellisSync"]),
         .executable(name: "trellis", targets: ["trellis"]),
     ],
     targets: [
@@ -21,14 +22,16 @@ let package = Package(
                        providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
         // The embedded SQLite store: schema from the model, migrations, batched lookups, upserts.
         .target(name: "TrellisSQLite", dependencies: ["Trellis", "CSQLite"], path: "Sources/TrellisSQLite"),
+        // Pulls REST APIs into a store: source files, HTTP (URLSession), paginators, Parse, checkpoints.
+        .target(name: "TrellisSync", dependencies: ["Trellis"], path: "Sources/TrellisSync"),
         // Commands as a library, testable in-process.
-        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite"], path: "Sources/TrellisCLI"),
+        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisSync"], path: "Sources/TrellisCLI"),
         // The Trellis JSON model format (read and write), with declarative bindings.
         .target(name: "TrellisModelFile", dependencies: ["Trellis", "CLibXML2"], path: "Sources/TrellisModelFile"),
         // `trellis`: @main only.
         .executableTarget(name: "trellis", dependencies: ["TrellisCLI"], path: "Sources/trellis"),
         // `trellis-bench`: the benchmark executable (run it with `-c release`).
-        .executableTarget(name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite", "CSQLite"], path: "Benchmarks/trellis-bench"),
+        .executableTarget(name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite", "CSQLite", "TrellisSync"], path: "Benchmarks/trellis-bench"),
         // Fixture lookup and helpers shared by the test targets (not a product).
         .target(name: "TrellisTestSupport", dependencies: ["Trellis", "TrellisSQLite"], path: "Sources/TrellisTestSupport"),
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
@@ -36,6 +39,8 @@ let package = Package(
                     path: "Tests/TrellisSQLiteTests"),
         .testTarget(name: "TrellisModelFileTests", dependencies: ["TrellisModelFile", "Trellis", "TrellisTestSupport"],
                     path: "Tests/TrellisModelFileTests"),
+        .testTarget(name: "TrellisSyncTests", dependencies: ["TrellisSync", "Trellis", "TrellisSQLite", "TrellisModelFile", "TrellisTestSupport"],
+                    path: "Tests/TrellisSyncTests", exclude: ["Servers"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
                     path: "Tests/TrellisCLITests"),
         // Runs the built `trellis` binary (the dependency makes `swift test` build it first).

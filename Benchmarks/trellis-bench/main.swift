@@ -21,6 +21,7 @@ let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     }),
     ("query", "fetch requests and observation on the 100k characters [--characters FILE] [--json] (issue 17)", QueryWorkload.run),
     ("query-observer", "(internal) the observing child process of `query`", QueryWorkload.observer),
+    ("sync", "Parse-style pages from a loopback server → trellis sync, vs the network floor and the import (issue 15)", SyncWorkload.run),
     ("store", "store-level SQLite apply/fetch passes (insert, unchanged, update) [N] [path]", { arguments in
         do {
             try StoreBench.run(arguments: arguments)

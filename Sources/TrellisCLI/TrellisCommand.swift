@@ -81,6 +81,7 @@ public enum TrellisCommand {
             .command(CountCommand.self),
             .command(WatchCommand.self),
             .command(SchemaCommand.self),
+            .command(SyncCommand.self),
             .group(ModelCommand.spec, [.command(ModelConvertCommand.self), .command(ModelInferCommand.self),
                                        .command(ModelShowCommand.self)]),
             .group(JSONCommand.spec, [.command(JSONCheckCommand.self), .command(JSONFormatCommand.self)]),

@@ -97,16 +97,35 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         /// processes (`PRAGMA data_version`), in milliseconds. Default 50.
         public var changePollIntervalMilliseconds: Int
 
+        /// Keep SQLite's temporary data in memory (`PRAGMA temp_store = MEMORY`,
+        /// https://sqlite.org/pragma.html#pragma_temp_store) rather than in temporary files:
+        /// the statement journals of multi-row writes (https://sqlite.org/tempfiles.html#stmtjrnl)
+        /// and the sorts of index builds. Many small write transactions gain most: a sync
+        /// commits one per page, and with files each of them wrote its statement journals
+        /// to disk (measured: 100 transactions of 1,000 characters, 11.7 s with files, 4.8 s in
+        /// memory, the same as one transaction). Memory grows by the largest sort (an index
+        /// built at the end of a bulk load). Default `false` (SQLite's default, files).
+        public var keepsTemporaryDataInMemory: Bool
+        /// WAL pages after which a commit checkpoints the WAL into the database file
+        /// (`PRAGMA wal_autocheckpoint`, https://sqlite.org/wal.html#ckpt); nil: SQLite's
+        /// default, 1000 pages. Larger values checkpoint less often in a run of many small
+        /// transactions (pages rewritten by each are copied once), at the cost of a larger
+        /// `-wal` file; the last connection to close checkpoints it all.
+        public var walAutocheckpointPages: Int?
+
         /// A configuration; `lookupChunkSize` is clamped to 1...8000, the poll interval to 1...60000.
         public init(isReadOnly: Bool = false, busyTimeoutMilliseconds: Int = 5000, lookupChunkSize: Int = 500,
                     migrationPolicy: MigrationPolicy = .onOpen, modelRecord: String? = nil,
-                    changePollIntervalMilliseconds: Int = 50) {
+                    changePollIntervalMilliseconds: Int = 50, keepsTemporaryDataInMemory: Bool = false,
+                    walAutocheckpointPages: Int? = nil) {
             self.isReadOnly = isReadOnly
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.lookupChunkSize = max(1, min(lookupChunkSize, 8000))
             self.migrationPolicy = migrationPolicy
             self.modelRecord = modelRecord
             self.changePollIntervalMilliseconds = max(1, min(changePollIntervalMilliseconds, 60_000))
+            self.keepsTemporaryDataInMemory = keepsTemporaryDataInMemory
+            self.walAutocheckpointPages = walAutocheckpointPages
         }
     }
 
@@ -158,7 +177,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.isReadOnly = connection.isReadOnly
         sqlite3_busy_timeout(connection.handle, Int32(clamping: configuration.busyTimeoutMilliseconds))
         let applying = configuration.migrationPolicy == .onOpen
-        let isEmpty = try SQLiteStore.configure(connection, path: path, keepsJournalModeWhenEmpty: !applying)
+        let isEmpty = try SQLiteStore.configure(connection, path: path, keepsJournalModeWhenEmpty: !applying, configuration: configuration)
         let prepared = try SQLiteStore.prepareSchema(connection: connection, model: model, path: path,
                                                      modelRecord: configuration.modelRecord, applying: applying)
         self.layout = prepared.layout
@@ -288,10 +307,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// that reads the file turns "not a database" into `.notAStore`. An empty file is left in
     /// rollback-journal mode when `keepsJournalModeWhenEmpty` (switching to WAL writes its header).
     /// - Returns: whether the file is empty (no pages).
-    private static func configure(_ connection: Connection, path: String,
-                                  keepsJournalModeWhenEmpty: Bool) throws(StoreError) -> Bool {
+    private static func configure(_ connection: Connection, path: String, keepsJournalModeWhenEmpty: Bool,
+                                  configuration: Configuration) throws(StoreError) -> Bool {
         do {
             try connection.execute("PRAGMA foreign_keys = ON")
+            if configuration.keepsTemporaryDataInMemory { try connection.execute("PRAGMA temp_store = MEMORY") }
+            if let pages = configuration.walAutocheckpointPages { try connection.execute("PRAGMA wal_autocheckpoint = \(max(0, pages))") }
             let isEmpty = try connection.makeStatement("PRAGMA page_count").runReturningInt64() == 0
             if !connection.isReadOnly {
                 if !(isEmpty && keepsJournalModeWhenEmpty) { try connection.execute("PRAGMA journal_mode = WAL") }

@@ -19,6 +19,27 @@ extension ObjectContext {
         didSave(mapping, dropEpoch: nil)
     }
 
+    /// As ``save()``, running `work` in the same write transaction after the changes are
+    /// applied (also when there is nothing to save): what `work` writes through the session
+    /// (``StoreSession/setMetadataValue(_:forKey:)``) commits or rolls back with the changes.
+    ///
+    ///     try context.delete(hero)
+    ///     try context.save { session in try session.setMetadataValue(checkpoint, forKey: "sync/heroes") }
+    ///
+    /// - Parameter work: receives the write session; it must not use the context.
+    /// - Throws: as ``save()``, and whatever `work` throws (then nothing is written and the
+    ///   context keeps its unsaved changes).
+    public func save(inTransaction work: (any StoreSession) throws -> Void) throws {
+        try validateRequiredValues()
+        let changes = makeChangeSet()
+        let mapping = try store.write { session in
+            let mapping = changes.isEmpty ? [:] : try session.apply(changes)
+            try work(session)
+            return mapping
+        }
+        didSave(mapping, dropEpoch: nil)
+    }
+
     /// Returns every registered object to its last saved state: inserted objects are
     /// unregistered, deleted ones come back, changed values are restored.
     public func rollback() {

@@ -78,6 +78,27 @@ extension ObjectContext {
     ///   throws. Atomic: nothing is kept on error.
     public func importObjects<Source: ImportSource>(from source: inout Source, entity: String,
                                                     options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        try importObjects(from: &source, entity: entity, options: options, inTransaction: { _, _ in })
+    }
+
+    /// As ``importObjects(from:entity:options:)-(Source,_,_)``, running `work` inside the
+    /// import's write transaction once every object is applied, before the commit: what
+    /// `work` writes through the session (``StoreSession/setMetadataValue(_:forKey:)``, more
+    /// changes) commits or rolls back together with the imported objects.
+    ///
+    ///     let report = try context.importObjects(from: &page, entity: "Hero", options: options) { session, report in
+    ///         try session.setMetadataValue(checkpoint, forKey: "sync/heroes")   // same transaction
+    ///     }
+    ///
+    /// - Parameter work: receives the write session and the import's report; it must not
+    ///   use the context (the import owns it until it returns). In a dry run it runs too,
+    ///   and is rolled back with the rest.
+    /// - Throws: as ``importObjects(from:entity:options:)-(Source,_,_)``, and whatever
+    ///   `work` throws (then nothing is kept: neither the objects nor `work`'s writes).
+    public func importObjects<Source: ImportSource>(
+        from source: inout Source, entity: String, options: ImportOptions = ImportOptions(),
+        inTransaction work: (any StoreSession, ImportReport) throws -> Void
+    ) throws -> ImportReport {
         let root = try entityInfo(entity)
         let checkpoint = ContextCheckpoint(self)
         epoch += 1
@@ -88,6 +109,7 @@ extension ObjectContext {
                 defer { self.session = nil }
                 let importer = Importer(context: self, session: session, root: root, options: options, epoch: importEpoch)
                 let report = try importer.run(&source)
+                try work(session, report)
                 if options.dryRun { throw DryRunCompleted(report: report) }
                 return report
             }

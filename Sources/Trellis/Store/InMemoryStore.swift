@@ -88,6 +88,8 @@ struct InMemoryState {
     var orders: [OrderSlot: [ObjectID: Int]] = [:]
     /// The sequence of the last commit (``StoreCommit/sequence``).
     var sequence: Int64 = 0
+    /// ``StoreSession/metadataValue(forKey:)``'s map, committed with the objects.
+    var metadata: [String: String] = [:]
     init(tableCount: Int) { tables = Array(repeating: InMemoryTable(), count: tableCount) }
 }
 
@@ -316,7 +318,7 @@ final class InMemorySession: StoreSession {
 
     // MARK: Internals
 
-    private func checkValid() throws {
+    func checkValid() throws {
         guard isValid else { throw StoreError(.engine, message: "the session was used outside its closure") }
         if let failure { throw failure }
     }

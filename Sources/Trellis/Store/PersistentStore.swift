@@ -63,6 +63,30 @@ public protocol StoreSession: AnyObject {
     /// inserted object that had a temporary one.
     /// - Throws: `StoreError` (`.readOnly` in a read session, `.constraintViolation`, …).
     func apply(_ changes: ChangeSet) throws -> [ObjectID: ObjectID]
+
+    // MARK: Metadata
+
+    /// The text stored under `key` in the store's metadata, as of this session's snapshot or
+    /// transaction (nil when absent).
+    ///
+    /// Metadata is a small key → text map kept by the store beside its objects, for callers
+    /// that must record something *with* the objects: `TrellisSync` keeps each resource's
+    /// checkpoint here, written in the same write session as the page's objects, so both commit
+    /// or roll back together. Keys are the caller's (`sync/heroes`); they never collide with the
+    /// store's own bookkeeping (the SQLite store keeps them in `trellis_metadata` under the
+    /// prefix `user:`, the PostgreSQL store in its metadata table likewise).
+    /// - Throws: `StoreError` (`.unsupported` from a store that keeps no metadata).
+    func metadataValue(forKey key: String) throws -> String?
+
+    /// Stores `value` under `key` (nil removes the key), inside this write session's
+    /// transaction: it is visible to the session at once and commits or rolls back with the
+    /// session's object changes.
+    /// - Parameters:
+    ///   - value: any text (the store keeps it exactly, up to its text length limit).
+    ///   - key: a non-empty key chosen by the caller.
+    /// - Throws: `StoreError` `.readOnly` in a read session; `.unsupported` from a store that
+    ///   keeps no metadata; engine errors.
+    func setMetadataValue(_ value: String?, forKey key: String) throws
 }
 
 extension StoreSession {
@@ -81,6 +105,17 @@ extension StoreSession {
     /// Loads everything (``fetch(entity:identities:)``).
     public func fetchForImport(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot] {
         try fetch(entity: entity, identities: identities)
+    }
+
+    /// Throws `.unsupported`: a store that keeps metadata implements it (the in-memory and
+    /// SQLite stores do).
+    public func metadataValue(forKey key: String) throws -> String? {
+        throw StoreError(.unsupported, message: "this store keeps no metadata (\(type(of: self)))")
+    }
+
+    /// Throws `.unsupported`: a store that keeps metadata implements it.
+    public func setMetadataValue(_ value: String?, forKey key: String) throws {
+        throw StoreError(.unsupported, message: "this store keeps no metadata (\(type(of: self)))")
     }
 }
 
@@ -107,6 +142,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A text or binary value (or a row) is larger than the store accepts (SQLite: the
         /// length limit, 1,000,000,000 bytes unless configured lower).
         public static let valueTooLarge = Code(rawValue: "valueTooLarge")
+        /// The store does not implement the operation (e.g. metadata in a store that keeps none).
+        public static let unsupported = Code(rawValue: "unsupported")
         /// Any other engine error.
         public static let engine = Code(rawValue: "engine")
 

@@ -16,14 +16,18 @@ public struct CommandEnvironment: Sendable {
     public var showsProgress: Bool
     /// Read where a command is given `-` as a file (named `<stdin>` in messages).
     public var standardInput: FileHandle
+    /// The environment variables a source file's `${env:NAME}` reads (`trellis sync`).
+    public var variables: [String: String]
 
-    /// The process's current directory and standard input unless given; no progress bar
-    /// unless asked.
-    public init(currentDirectory: URL? = nil, showsProgress: Bool = false, standardInput: FileHandle = .standardInput) {
+    /// The process's current directory, standard input and environment variables unless
+    /// given; no progress bar unless asked.
+    public init(currentDirectory: URL? = nil, showsProgress: Bool = false, standardInput: FileHandle = .standardInput,
+                variables: [String: String]? = nil) {
         self.currentDirectory = currentDirectory
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         self.showsProgress = showsProgress
         self.standardInput = standardInput
+        self.variables = variables ?? ProcessInfo.processInfo.environment
     }
 
     /// The process's current directory; a progress bar when standard error is a terminal (isatty(2)).

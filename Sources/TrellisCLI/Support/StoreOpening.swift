@@ -12,12 +12,16 @@ enum StoreOpening {
     /// work would leave it, without writing it.
     /// - Throws: ``CommandError`` `.store`.
     /// `modelRecord` is the model file text the store records (``SQLiteStore/Configuration/modelRecord``).
+    /// `manyTransactions`: the command commits many small transactions (`trellis sync`, one per
+    /// page): temporary data in memory, fewer WAL checkpoints (see ``SQLiteStore/Configuration``).
     static func open(_ url: URL, path: String, model: ObjectModel, readOnly: Bool = false,
                      migrationPolicy: SQLiteStore.MigrationPolicy,
-                     busyTimeoutMilliseconds: Int, modelRecord: String? = nil) throws -> SQLiteStore {
+                     busyTimeoutMilliseconds: Int, modelRecord: String? = nil, manyTransactions: Bool = false) throws -> SQLiteStore {
         do {
             let configuration = SQLiteStore.Configuration(isReadOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
-                                                          migrationPolicy: migrationPolicy, modelRecord: modelRecord)
+                                                          migrationPolicy: migrationPolicy, modelRecord: modelRecord,
+                                                          keepsTemporaryDataInMemory: manyTransactions,
+                                                          walAutocheckpointPages: manyTransactions ? 10_000 : nil)
             return try SQLiteStore(path: url.path, model: model, configuration: configuration)
         } catch let error as StoreError {
             throw commandError(error, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)

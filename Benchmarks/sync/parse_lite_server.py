@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""A minimal Parse-style REST server on 127.0.0.1, for benchmarks (not a Parse emulator).
+
+Usage: parse_lite_server.py RECORDS.json PORT [CLASS]
+Serves GET /parse/classes/CLASS with `limit` (default 100), `skip`, `order` and `where`.
+Records get `objectId` ("o0000000"...) and `updatedAt` (ISO 8601, milliseconds, Z), every
+1,000 records sharing one millisecond (ties at page boundaries). Sorted by (updatedAt, objectId).
+`where` understands {"updatedAt": {"$gt"|"$gte": D}} and the keyset form
+{"$or": [{"updatedAt": {"$gt": D}}, {"updatedAt": D, "objectId": {"$gt": ID}}]}, where D is a
+Parse Date {"__type": "Date", "iso": "..."} or an ISO string. Responses are {"results": [...]}.
+Requires no header. Prints "listening on PORT" when ready (PORT 0: a free port, the one printed).
+Stops on SIGTERM. (Copied from ../shared/bench/sync/; the only change: port 0 prints the bound port.)
+"""
+import bisect, http.server, json, sys, urllib.parse
+
+path, port = sys.argv[1], int(sys.argv[2])
+cls = sys.argv[3] if len(sys.argv) > 3 else "Character"
+recs = json.load(open(path))
+for i, r in enumerate(recs):
+    ms = i // 1000
+    r["objectId"] = "o%07d" % i
+    r["updatedAt"] = "2024-01-01T%02d:%02d:%02d.%03dZ" % (ms // 3600000 % 24, ms // 60000 % 60, ms // 1000 % 60, ms % 1000)
+recs.sort(key=lambda r: (r["updatedAt"], r["objectId"]))
+keys = [(r["updatedAt"], r["objectId"]) for r in recs]
+encoded = [json.dumps(r, separators=(",", ":")).encode() for r in recs]
+
+def iso(v):
+    return v["iso"] if isinstance(v, dict) else v
+
+def start_index(where):
+    if not where:
+        return 0
+    if "$or" in where and len(where["$or"]) == 2:
+        a, b = where["$or"]
+        d = iso(a["updatedAt"]["$gt"])
+        return bisect.bisect_right(keys, (iso(b["updatedAt"]), b["objectId"]["$gt"]))
+    c = where.get("updatedAt", {})
+    if "$gt" in c:
+        return bisect.bisect_right(keys, (iso(c["$gt"]), "\uffff"))
+    if "$gte" in c:
+        return bisect.bisect_left(keys, (iso(c["$gte"]), ""))
+    raise ValueError("unsupported where")
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        u = urllib.parse.urlparse(self.path)
+        if u.path.rstrip("/") != "/parse/classes/" + cls:
+            return self.reply(404, b'{"code":101,"error":"Object not found."}')
+        q = urllib.parse.parse_qs(u.query)
+        try:
+            limit = int(q.get("limit", ["100"])[0]); skip = int(q.get("skip", ["0"])[0])
+            where = json.loads(q["where"][0]) if "where" in q else None
+            i = start_index(where) + skip
+        except Exception as e:
+            return self.reply(400, json.dumps({"code": 107, "error": "bad query: %s" % e}).encode())
+        self.reply(200, b'{"results":[' + b",".join(encoded[i:i + limit]) + b"]}")
+    def reply(self, status, body):
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+print("listening on", server.server_address[1], flush=True)
+server.serve_forever()

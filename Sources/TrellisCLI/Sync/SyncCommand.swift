@@ -1,0 +1,139 @@
+import Foundation
+import Trellis
+import TrellisSQLite
+import TrellisSync
+
+/// `trellis sync SOURCE [--model MODEL] [--store PATH] [--resource NAME]… [--full] [--dry-run]
+/// [--stage DIR] [--replay DIR] [--report json] [--max-pages N]`, and
+/// `trellis sync SOURCE --status [--report json]`: pulls a source file's resources into a store,
+/// page by page, each page committed with its checkpoint (see docs/Sync.md).
+enum SyncCommand: LeafCommand {
+    static let source = ArgumentKey<String>("source", help: "The source file (docs/Sync.md): the API client and its resources.")
+    static let model = OptionKey<String?>(
+        "--model", valueName: "model",
+        help: "The model: a Trellis JSON model file, a .xcdatamodeld, a .xcdatamodel or a store (default: the one the store records).")
+    static let resource = OptionKey<[String]>(
+        repeating: "--resource", valueName: "name", help: "Sync only this resource (default: all, in file order).")
+    static let full = OptionKey<Bool>(
+        flag: "--full", help: "Ignore the watermarks (walk everything again), and confirm full-scan deletions beyond maxFraction.")
+    static let dryRun = OptionKey<Bool>(flag: "--dry-run", help: "Fetch and import, report what would change, keep nothing (no objects, no checkpoints).")
+    static let stage = OptionKey<String?>(
+        "--stage", valueName: "dir", help: "Write every fetched page (status, headers without secrets, body) into this directory before importing it.")
+    static let replay = OptionKey<String?>(
+        "--replay", valueName: "dir", help: "Import the pages staged in this directory instead of fetching them (no network).")
+    static let report = OptionKey<ReportFormat>("--report", valueName: "format", help: "The summary format on standard output.", default: "text")
+    static let maxPages = OptionKey<Int?>("--max-pages", valueName: "count", help: "Fetch at most this many pages per resource; the next run resumes there.")
+    static let status = OptionKey<Bool>(
+        flag: "--status", help: "Print each resource's last run, watermark, pending next page and totals; sync nothing.")
+
+    static let spec = CommandSpec(
+        name: "sync",
+        abstract: "Pull a REST API's resources into a store, page by page, incrementally.",
+        discussion: """
+            Each page's objects and its resource's checkpoint (watermark, next page, ETags) are \
+            committed in one transaction: a run that is interrupted loses nothing, and the next run \
+            resumes at the first page not committed. Incremental resources start after their \
+            watermark; Parse resources page by keyset on (updatedAt, objectId). Deletions happen \
+            only where the source file states their scope (fullScan, tombstones).
+            """,
+        arguments: [source],
+        options: [
+            model, CommonOptions.store.with(help: "The SQLite store; created when missing."), resource, full, dryRun,
+            stage, replay, report, maxPages, status, CommonOptions.bindings, CommonOptions.busyTimeout,
+        ])
+
+    /// `--report`.
+    enum ReportFormat: String, CaseIterable, OptionValue {
+        /// One paragraph per resource.
+        case text
+        /// One JSON object on one line.
+        case json
+    }
+
+    static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
+        let environment = context.environment
+        let sourcePath = arguments[source]
+        let json = arguments[report] == .json
+        let names = arguments[resource].isEmpty ? nil : arguments[resource]
+        if arguments[status] {
+            for option in [full.spec, dryRun.spec, stage.spec, replay.spec, maxPages.spec] where arguments.given.contains(option.name) {
+                throw UsageError("'--status' reports only; it does not take '\(option.name)'")
+            }
+        }
+        if let pages = arguments[maxPages], pages < 1 { throw UsageError("invalid value '\(pages)' for '--max-pages'; expected a count of 1 or more") }
+        if arguments[stage] != nil, arguments[replay] != nil { throw UsageError("'--stage' and '--replay' cannot be combined (a replay fetches nothing)") }
+
+        let storePath = arguments[CommonOptions.store]
+        let storeURL = environment.url(for: storePath)
+        // Without --model, the model the store records (written by every import and sync).
+        let exists = FileManager.default.fileExists(atPath: storeURL.path)
+        let modelPath = arguments[model] ?? (exists ? storePath : nil)
+        if modelPath == nil, !arguments[status] {
+            throw UsageError("missing option '--model <model>': the store \(storePath) does not exist yet, so it records no model")
+        }
+        let syncSource = try load(sourcePath, environment: environment)
+        if arguments[status] {
+            let metadata: [String: String]
+            if exists {
+                do { metadata = try SQLiteStore.userMetadata(atPath: storeURL.path) } catch let error as StoreError {
+                    throw StoreOpening.commandError(error, path: storePath, busyTimeoutMilliseconds: 0)
+                }
+            } else {
+                metadata = [:]
+            }
+            let statuses = try Synchronizer.status(of: syncSource, resources: names, metadata: metadata)
+            context.stdout.write(json ? SyncSummary.json(statuses) : SyncSummary.text(statuses, store: storePath))
+            return
+        }
+        guard let modelPath else { return }
+        let file = try ModelLoading.load(modelPath, bindings: arguments[CommonOptions.bindings], environment: environment)
+        let record = ImportModel.text(of: file.modelFile)
+        for resource in syncSource.resources where names?.contains(resource.name) ?? true {
+            if let entity = resource.entity { _ = try ModelLoading.entity(entity, in: file.model, modelPath: modelPath) }
+        }
+        var options = SyncOptions()
+        options.resources = names
+        options.full = arguments[full]
+        options.dryRun = arguments[dryRun]
+        options.maxPages = arguments[maxPages]
+        options.stageDirectory = arguments[stage].map { environment.url(for: $0) }
+        let busy = arguments[CommonOptions.busyTimeout].milliseconds
+
+        let store: any PersistentStore
+        if options.dryRun, !exists {
+            store = InMemoryStore(model: file.model)
+        } else {
+            try StoreLocation.check(storeURL, path: storePath)
+            store = try StoreOpening.open(storeURL, path: storePath, model: file.model,
+                                          migrationPolicy: options.dryRun ? .inWriteTransactions : .onOpen, busyTimeoutMilliseconds: busy,
+                                          modelRecord: record, manyTransactions: true)
+        }
+        let objectContext = ObjectContext(store: store, bindings: file.bindings)
+        let synchronizer: Synchronizer
+        if let replayPath = arguments[replay] {
+            synchronizer = try Synchronizer(replaying: environment.url(for: replayPath), source: syncSource, context: objectContext, options: options)
+        } else {
+            synchronizer = Synchronizer(source: syncSource, context: objectContext, options: options)
+        }
+        do {
+            let result = try synchronizer.run()
+            context.stdout.write(json ? SyncSummary.json(result) : SyncSummary.text(result, store: storePath))
+        } catch let error as SyncError {
+            if json { context.stdout.write(SyncSummary.json(synchronizer.lastReport)) }
+            if let storeError = error.underlying as? StoreError, error.code == .store {
+                throw StoreOpening.commandError(storeError, path: storePath, busyTimeoutMilliseconds: busy)
+            }
+            throw CommandError(.importFailed, error.description)
+        }
+    }
+
+    /// The source file at `path`, `${env:NAME}` read from the environment.
+    static func load(_ path: String, environment: CommandEnvironment) throws -> SyncSource {
+        do {
+            return try SyncSource(contentsOf: environment.url(for: path), environment: environment.variables)
+        } catch var error as SyncError {
+            error.file = path
+            throw CommandError(.invalidInput, error.description)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Trellis
+import TrellisSync
+
+/// What `trellis sync` prints: per resource, pages and objects, or (`--status`) checkpoints.
+enum SyncSummary {
+    /// ```
+    /// heroes → Hero: 26 pages (26 changed, 0 not modified), 2500 records; inserted 2500, updated 0, unchanged 0, deleted 0
+    ///   watermark 2024-01-01T00:00:03.499Z (id h00042); walk complete
+    /// ```
+    static func text(_ report: SyncReport, store: String) -> String {
+        var text = report.isDryRun ? "dry run: nothing was written to \(store)\n" : ""
+        for r in report.resources {
+            text += "\(r.name) → \(r.entity ?? "?"): \(r.pages) page\(r.pages == 1 ? "" : "s") (\(r.pagesChanged) changed, "
+                + "\(r.pagesNotModified) not modified), \(r.records) record\(r.records == 1 ? "" : "s"); \(r.counts)\n"
+            for (entity, c) in r.relatedCounts.sorted(by: { $0.key < $1.key }) { text += "  \(entity): \(c)\n" }
+            var line = "  watermark \(r.watermark ?? "none")"
+            if let next = r.nextPage {
+                line += r.stoppedAtMaxPages ? "; stopped by --max-pages, next page \(next)" : "; next page \(next)"
+            } else {
+                line += "; walk complete"
+            }
+            text += line + "; \(r.requests) request\(r.requests == 1 ? "" : "s"), \(r.retries) retr\(r.retries == 1 ? "y" : "ies")\n"
+            for note in r.diagnostics { text += "  note: \(note)\n" }
+        }
+        return text
+    }
+
+    /// ``SyncReport/json`` on one line.
+    static func json(_ report: SyncReport) -> String {
+        ((try? JSONWriter.string(for: report.json)) ?? "{}") + "\n"
+    }
+
+    /// ```
+    /// heroes → Hero: last run completed (started 2024-…Z, finished …Z): 26 pages (26 changed), 2500 records
+    ///   watermark 2024-01-01T00:00:03.499Z (id h00042); no pending page
+    ///   in all: 26 pages, 2500 records
+    /// ```
+    static func text(_ statuses: [ResourceStatus], store: String) -> String {
+        var text = ""
+        for s in statuses {
+            let c = s.checkpoint
+            text += "\(s.name) → \(s.entity ?? "?"): "
+            if let run = c.lastRun {
+                let status = run.status == "running" ? "running or interrupted" : run.status
+                text += "last run \(status) (started \(run.startedAt.rfc3339)"
+                if let finished = run.finishedAt { text += ", finished \(finished.rfc3339)" }
+                text += "): \(run.pages) page\(run.pages == 1 ? "" : "s") (\(run.pagesChanged) changed), \(run.records) records\n"
+                if let message = run.message { text += "  error: \(message)\n" }
+            } else {
+                text += "never synced into \(store)\n"
+            }
+            text += "  watermark \(c.watermark?.description ?? "none"); "
+            text += c.walk?.next.map { "pending next page \($0)" } ?? "no pending page"
+            text += "\n  in all: \(c.totalPages) pages, \(c.totalRecords) records\n"
+        }
+        return text
+    }
+
+    /// `{"resources": [ResourceStatus.json…]}` on one line.
+    static func json(_ statuses: [ResourceStatus]) -> String {
+        ((try? JSONWriter.string(for: ["resources": .array(statuses.map(\.json))])) ?? "{}") + "\n"
+    }
+}

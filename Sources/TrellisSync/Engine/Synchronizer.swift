@@ -1,0 +1,183 @@
+import Foundation
+import Trellis
+
+/// Pulls a source's resources into a context's store, page by page: each page's objects
+/// and the resource's checkpoint commit in one store transaction (``SyncCheckpoint``), so
+/// a run killed at any moment loses nothing and the next run resumes at the first page not
+/// committed (it fetches again at most the pages in flight: the one being imported and the
+/// next one, which is fetched while the current one is imported).
+///
+///     let source = try SyncSource(contentsOf: sourceURL, environment: ProcessInfo.processInfo.environment)
+///     let context = ObjectContext(store: try SQLiteStore(path: "heroes.sqlite", model: model))
+///     let report = try Synchronizer(source: source, context: context).run()
+///     report.resource("heroes")?.pagesChanged   // 0 when the server has nothing new
+///
+/// Incremental resources start after their watermark; Parse resources page by keyset on
+/// `(updatedAt, objectId)` (``ParseDialect``); positional walks (offset, page numbers,
+/// links) over a changing sort key promote their watermark only at the walk's end and
+/// walk again when the pages shifted meanwhile (`docs/Sync.md`, "Walks over a changing
+/// sort key"). Deletions happen only where the source file states their scope: a completed
+/// full walk (`fullScan`), or tombstones.
+public final class Synchronizer {
+    /// The source file.
+    public let source: SyncSource
+    /// The context the pages are imported through (its store keeps the checkpoints).
+    public let context: ObjectContext
+    /// The HTTP client (or the replay of staged pages).
+    public let client: HTTPClient
+    /// What a run does.
+    public var options: SyncOptions
+    /// The report of the last ``run()`` so far (also after it threw: the resources done
+    /// and the one that failed, up to its last committed page).
+    public private(set) var lastReport = SyncReport()
+
+    let clock: ClientClock
+    var staged: StagedPages?
+
+    /// A synchronizer fetching over `transport` (URLSession by default).
+    /// - Parameter clock: the clock, sleeps and jitter of the HTTP client (tests replace them).
+    public init(source: SyncSource, context: ObjectContext, options: SyncOptions = SyncOptions(),
+                transport: (any HTTPTransport)? = nil, clock: ClientClock = .system) {
+        self.source = source
+        self.context = context
+        self.options = options
+        self.clock = clock
+        self.client = HTTPClient(configuration: source.client, redactor: source.redactor,
+                                 transport: transport ?? URLSessionTransport(), clock: clock)
+    }
+
+    /// A synchronizer that imports the pages staged in `directory` (``SyncOptions/stageDirectory``
+    /// of an earlier run) instead of fetching: each resource's pages in the order they were
+    /// fetched, through the same decoding, paging and checkpoints; nothing goes to the network.
+    /// Full-scan deletions are not replayed (their scans were not staged); tombstone pages are.
+    /// - Throws: ``SyncError`` `.staging` when the directory cannot be read.
+    public convenience init(replaying directory: URL, source: SyncSource, context: ObjectContext,
+                            options: SyncOptions = SyncOptions()) throws {
+        let pages = try StagedPages(directory: directory, redactor: source.redactor)
+        self.init(source: source, context: context, options: options, transport: ReplayTransport(pages: pages))
+        staged = pages
+    }
+
+    // MARK: - Running
+
+    /// Syncs the resources (``SyncOptions/resources``, or all), in source order.
+    ///
+    /// - Returns: what each resource's run did.
+    /// - Throws: ``SyncError`` located at the resource and page (and record) that failed;
+    ///   the pages committed before it stay committed, with their checkpoint. Resources after
+    ///   a failed one are not synced.
+    public func run() throws -> SyncReport {
+        lastReport = SyncReport()
+        lastReport.isDryRun = options.dryRun
+        for resource in try selectedResources() {
+            var resourceReport = ResourceReport(name: resource.name, entity: try entityName(of: resource))
+            do {
+                try sync(resource, into: &resourceReport)
+                lastReport.resources.append(resourceReport)
+            } catch {
+                lastReport.resources.append(resourceReport)
+                let located = locate(error, resource: resource.name)
+                if !options.dryRun { recordFailure(located, of: resource) }
+                throw located
+            }
+        }
+        return lastReport
+    }
+
+    /// The checkpoint of every resource (``SyncOptions/resources``, or all), for `--status`.
+    /// - Throws: ``SyncError`` `.invalidCheckpoint`, `.store`.
+    public func status() throws -> [ResourceStatus] {
+        let resources = try selectedResources()
+        return try resources.map { resource in
+            let checkpoint = try storeRead { try SyncCheckpoint.read(resource: resource.name, in: $0) }
+            return ResourceStatus(name: resource.name, entity: try entityName(of: resource), checkpoint: checkpoint)
+        }
+    }
+
+    /// The status of `source`'s resources (`names`, or all) from a store's metadata read
+    /// without the store (`SQLiteStore.userMetadata(atPath:)`), for `trellis sync --status`
+    /// without a model.
+    /// - Throws: ``SyncError`` `.unknownResource`, `.invalidCheckpoint`.
+    public static func status(of source: SyncSource, resources names: [String]?, metadata: [String: String]) throws -> [ResourceStatus] {
+        for name in names ?? [] where source.resource(named: name) == nil {
+            throw SyncError(.unknownResource, message: "no resource named '\(name)' in the source (resources: \(source.resources.map(\.name).joined(separator: ", ")))")
+        }
+        return try source.resources.filter { names?.contains($0.name) ?? true }.map { resource in
+            let checkpoint = try metadata[SyncCheckpoint.key(for: resource.name)].map { try SyncCheckpoint(text: $0, resource: resource.name) }
+                ?? SyncCheckpoint()
+            let owner = source.resources.first { if case .tombstones(let n) = $0.deletions { return n == resource.name } else { return false } }
+            return ResourceStatus(name: resource.name, entity: resource.entity ?? owner?.entity, checkpoint: checkpoint)
+        }
+    }
+
+    // MARK: - Internals
+
+    func selectedResources() throws -> [ResourceConfiguration] {
+        guard let names = options.resources else { return source.resources }
+        for name in names where source.resource(named: name) == nil {
+            throw SyncError(.unknownResource, message: "no resource named '\(name)' in the source (resources: \(source.resources.map(\.name).joined(separator: ", ")))")
+        }
+        return source.resources.filter { names.contains($0.name) }
+    }
+
+    /// The entity a resource's records are (or, for tombstones, name).
+    func entityName(of resource: ResourceConfiguration) throws -> String? {
+        if let entity = resource.entity { return entity }
+        return tombstoneOwner(of: resource)?.entity
+    }
+
+    /// The resource whose tombstones `resource` is, if any.
+    func tombstoneOwner(of resource: ResourceConfiguration) -> ResourceConfiguration? {
+        source.resources.first { if case .tombstones(let name) = $0.deletions { return name == resource.name } else { return false } }
+    }
+
+    /// The resolved entity of `resource`.
+    func entity(of resource: ResourceConfiguration) throws -> ResolvedEntity {
+        guard let name = try entityName(of: resource) else {
+            throw SyncError(.invalidValue, message: "the resource has no entity", resource: resource.name)
+        }
+        guard let entity = context.model.entity(named: name) else {
+            throw SyncError(.invalidValue, message: "the model has no entity '\(name)' (entities: \(context.model.resolvedEntities.map(\.name).joined(separator: ", ")))",
+                            resource: resource.name, entity: name)
+        }
+        return entity
+    }
+
+    /// Store errors as ``SyncError`` `.store`; everything located at `resource`.
+    func locate(_ error: any Error, resource: String, pageURL: String? = nil) -> SyncError {
+        switch error {
+        case let error as SyncError:
+            return error.located(resource: resource, pageURL: pageURL)
+        case let error as ImportError:
+            return SyncError(.importFailed, message: error.message, path: error.path, resource: resource, pageURL: pageURL,
+                             entity: error.entity, attribute: error.property, underlying: error)
+        case let error as StoreError:
+            return SyncError(.store, message: error.description, resource: resource, pageURL: pageURL, underlying: error)
+        default:
+            return SyncError(.store, message: "\(error)", resource: resource, pageURL: pageURL)
+        }
+    }
+
+    /// Marks the last run failed in the stored checkpoint (what was committed stays as it is).
+    func recordFailure(_ error: SyncError, of resource: ResourceConfiguration) {
+        _ = try? context.store.write { session in
+            var checkpoint = try SyncCheckpoint.read(resource: resource.name, in: session)
+            if checkpoint.lastRun == nil || checkpoint.lastRun?.status != "running" {
+                checkpoint.lastRun = SyncCheckpoint.RunRecord(status: "failed", startedAt: SyncInstant(clock.now()), finishedAt: nil,
+                                                              pages: 0, pagesChanged: 0, records: 0, message: nil)
+            }
+            checkpoint.lastRun?.status = "failed"
+            checkpoint.lastRun?.finishedAt = SyncInstant(clock.now())
+            checkpoint.lastRun?.message = source.redactor.redact(error.description)
+            try checkpoint.write(resource: resource.name, in: session)
+        }
+    }
+
+    func storeRead<T>(_ body: (any StoreSession) throws -> T) throws -> T {
+        do {
+            return try context.store.read(body)
+        } catch let error as StoreError {
+            throw SyncError(.store, message: error.description, underlying: error)
+        }
+    }
+}

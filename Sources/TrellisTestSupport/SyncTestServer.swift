@@ -1,0 +1,112 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Trellis
+
+/// The loopback server of the sync tests (`Tests/TrellisSyncTests/Servers/sync_test_server.py`:
+/// a Parse emulator, the recorded GitHub pages, a positional list, fault injection), started on
+/// a free port of 127.0.0.1 and stopped when released (its stdin closes; it is terminated too).
+public final class TestServer: @unchecked Sendable {
+    // SAFETY: every property is set in init and never changed; Process and Pipe are used
+    // only in init and deinit.
+    let process: Process
+    let input: Pipe
+    /// The port it listens on.
+    public let port: Int
+
+    /// The repository root.
+    public static let root = Fixtures.repositoryRoot()
+    static let script = root.appendingPathComponent("Tests/TrellisSyncTests/Servers/sync_test_server.py").path
+    static let github = Fixtures.url("sync/github/paginate-issues.json").path
+    static let nytimes = root.appendingPathComponent("Examples/nytimes/recorded").path
+
+    /// Starts the server with `arguments` (`--heroes 100`…).
+    public init(_ arguments: [String] = []) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TestServer.script, "--port", "0", "--github", TestServer.github, "--nytimes", TestServer.nytimes] + arguments
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let port = text.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            process.terminate()
+            throw TestServerError(message: "the test server did not start: \(text)")
+        }
+        self.process = process
+        self.input = input
+        self.port = port
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    public var base: String { "http://127.0.0.1:\(port)" }
+
+    // MARK: - Control
+
+    public func faults(_ faults: JSONValue) throws { _ = try request("/control/faults", body: faults) }
+    public func mutate(_ operations: JSONValue) throws { _ = try request("/control/mutate", body: operations) }
+    public func resetLog() throws { _ = try request("/control/reset-log", body: .null) }
+
+    /// Every object the server holds of `className` (`items` for the positional list).
+    public func data(_ className: String) throws -> [JSONValue] {
+        try request("/control/data?class=\(className)", body: nil).arrayValue ?? []
+    }
+
+    /// The paths (with queries) of the requests served so far, in order.
+    public func requestedPaths() throws -> [String] {
+        (try request("/control/log", body: nil).arrayValue ?? []).compactMap { $0["path"]?.stringValue }
+    }
+
+    /// The headers of the requests served so far.
+    public func requestedHeaders() throws -> [JSONObject] {
+        (try request("/control/log", body: nil).arrayValue ?? []).compactMap { $0["headers"]?.objectValue }
+    }
+
+    private func request(_ path: String, body: JSONValue?) throws -> JSONValue {
+        var request = URLRequest(url: URL(string: base + path)!)
+        if let body {
+            request.httpMethod = "POST"
+            request.httpBody = try JSONWriter.data(for: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        URLSession.shared.dataTask(with: request) { data, _, error in
+            box.set(data, error)
+            done.signal()
+        }.resume()
+        done.wait()
+        guard let data = box.data else { throw TestServerError(message: "control request \(path) failed: \(box.error.map { "\($0)" } ?? "?")") }
+        return try JSONReader.parse(data)
+    }
+}
+
+private final class ResultBox: @unchecked Sendable {
+    // SAFETY: written once by the completion handler before the semaphore is signalled, read after.
+    var data: Data?
+    var error: (any Error)?
+    func set(_ data: Data?, _ error: (any Error)?) {
+        self.data = data
+        self.error = error
+    }
+}
+
+public struct TestServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import Trellis
+import TrellisSync
+import TrellisTestSupport
+
+/// The HTTP client against the loopback server: retries and their waits (recorded, not
+/// slept), rate limits, redirects, gzip, credentials, failures that name the page.
+@Suite struct HTTPClientTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func client(_ server: TestServer, clock: RecordingClock, auth: Authentication? = nil, maxAttempts: Int = 3,
+                minInterval: Double = 0, maxWait: Double = 900) -> HTTPClient {
+        let configuration = ClientConfiguration(baseURL: URL(string: server.base + "/")!, auth: auth, timeoutSeconds: 5,
+                                                maxAttempts: maxAttempts, minIntervalSeconds: minInterval, maxRateLimitWaitSeconds: maxWait)
+        return HTTPClient(configuration: configuration, redactor: SyncSource(client: configuration, resources: []).redactor, clock: clock.clock)
+    }
+
+    func items(_ server: TestServer) -> URL { URL(string: server.base + "/items?style=page&per_page=3")! }
+
+    struct RetryCase: CustomStringConvertible, Sendable {
+        let description: String
+        let fault: JSONValue
+        let attempts: Int
+        let waits: [Double]
+    }
+
+    /// Each fault hits the first request once; the second attempt succeeds. The jitter draw is 0.5,
+    /// so the first backoff is 0.5 × min(30, 0.5 × 2⁰) = 0.25 s.
+    static let retryCases: [RetryCase] = [
+        RetryCase(description: "503 then success", fault: ["status": 503], attempts: 2, waits: [0.25]),
+        RetryCase(description: "429 with Retry-After: 1", fault: ["status": 429, "retryAfter": "1"], attempts: 2, waits: [1]),
+        RetryCase(description: "Retry-After: 0 is no hint", fault: ["status": 429, "retryAfter": "0"], attempts: 2, waits: [0.25]),
+        RetryCase(description: "Retry-After: -5 is no hint", fault: ["status": 503, "retryAfter": "-5"], attempts: 2, waits: [0.25]),
+        RetryCase(description: "Retry-After as an HTTP date", fault: ["status": 503, "retryAfter": "Fri, 15 Jan 2027 08:00:30 GMT"],
+                  attempts: 2, waits: [30]),
+        RetryCase(description: "a connection reset mid-body", fault: ["reset": true], attempts: 2, waits: [0.25]),
+        RetryCase(description: "403 naming a secondary rate limit",
+                  fault: ["status": 403, "body": ["message": "You have exceeded a secondary rate limit. Please wait a few minutes."]],
+                  attempts: 2, waits: [60]),
+        RetryCase(description: "403 with x-ratelimit-remaining: 0 waits for the reset",
+                  fault: ["status": 403, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000020"],
+                          "body": ["message": "API rate limit exceeded"]], attempts: 2, waits: [20]),
+    ]
+
+    @Test(arguments: retryCases)
+    func retriesWaitAsTheServerAsks(_ retry: RetryCase) throws {
+        let server = try TestServer(["--heroes", "1"])
+        var fault = retry.fault.objectValue!
+        fault.append(key: "match", value: "/items")
+        try server.faults([.object(fault)])
+        let clock = RecordingClock(now: Self.now)
+        let exchange = try client(server, clock: clock).get(items(server), resource: "items")
+        #expect(exchange.response.status == 200)
+        #expect(exchange.attempts == retry.attempts)
+        #expect(exchange.waits == retry.waits)
+        #expect(clock.waits == retry.waits)
+        #expect(try JSONReader.parse(exchange.response.body).arrayValue?.count == 3)
+    }
+
+    @Test func exhaustedRetriesNameThePageStatusAndMessage() throws {
+        let server = try TestServer(["--heroes", "1"])
+        try server.faults([["match": "/items", "status": 503, "times": 5, "body": ["message": "down for maintenance"]]])
+        let clock = RecordingClock(now: Self.now)
+        let error = try #require(throws: SyncError.self) { try client(server, clock: clock).get(items(server), resource: "items") }
+        #expect(error.code == .httpStatus)
+        #expect(error.description == "resource items, page \(server.base)/items?style=page&per_page=3: HTTP 503 Service Unavailable: down for maintenance (after 3 attempts)")
+        #expect(clock.waits == [0.25, 0.5])  // 0.5 × 0.5, 0.5 × 1: capped exponential, full jitter
+    }
+
+    @Test func resetsOnEveryAttemptAreATransportError() throws {
+        let server = try TestServer(["--heroes", "1"])
+        try server.faults([["match": "/items", "reset": true, "times": 5]])
+        let error = try #require(throws: SyncError.self) {
+            try client(server, clock: RecordingClock(now: Self.now)).get(items(server), resource: "items")
+        }
+        #expect(error.code == .transport)
+        #expect(error.message.hasPrefix("the connection was lost") || error.message.hasPrefix("the body ended early"))
+        #expect(error.message.hasSuffix("(after 3 attempts)"))
+    }
+
+    @Test func aRateLimitBeyondTheLongestWaitSaysWhenToRetry() throws {
+        let server = try TestServer(["--heroes", "1"])
+        try server.faults([["match": "/items", "status": 429, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800003600"]]])
+        let error = try #require(throws: SyncError.self) {
+            try client(server, clock: RecordingClock(now: Self.now), maxWait: 900).get(items(server), resource: "items")
+        }
+        #expect(error.code == .rateLimited)
+        #expect(error.message == "HTTP 429: the server asks to wait 3600 s, more than maxRateLimitWaitSeconds (900); retry after 2027-01-15T09:00:00Z")
+    }
+
+    @Test func anExhaustedRateLimitHoldsTheNextRequestUntilItsReset() throws {
+        let server = try TestServer(["--heroes", "1"])
+        // Milliseconds, as in the recorded GitHub pages: 1,800,000,010,000 ms is 10 s after now.
+        try server.faults([["match": "/items", "status": 200, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000010000"],
+                            "body": []]])
+        let clock = RecordingClock(now: Self.now)
+        let http = client(server, clock: clock)
+        _ = try http.get(items(server), resource: "items")
+        _ = try http.get(items(server), resource: "items")
+        #expect(clock.waits == [10])
+    }
+
+    @Test func requestsToOneHostArePaced() throws {
+        let server = try TestServer(["--heroes", "1"])
+        let clock = RecordingClock(now: Self.now)
+        let http = client(server, clock: clock, minInterval: 12)
+        for _ in 0..<3 { _ = try http.get(items(server), resource: "items") }
+        #expect(clock.waits == [12, 24])  // the clock stands still here: each start is 12 s after the previous one
+    }
+
+    @Test func redirectsAreFollowedOnTheSameHostOnly() throws {
+        let server = try TestServer(["--heroes", "1"])
+        let http = client(server, clock: RecordingClock(now: Self.now))
+        let same = try http.get(URL(string: server.base + "/redirect/same")!, resource: "items")
+        #expect(same.response.status == 200)
+        #expect(same.response.url.absoluteString == server.base + "/items?style=page&per_page=50")
+        let error = try #require(throws: SyncError.self) { try http.get(URL(string: server.base + "/redirect/other")!, resource: "items") }
+        #expect(error.code == .redirectRefused)
+        #expect(error.message == "HTTP 302: a redirect to another host, scheme or port is not followed (http://localhost:\(server.port)/items?style=page&per_page=50)")
+    }
+
+    @Test func gzipBodiesArriveDecompressed() throws {
+        let server = try TestServer(["--heroes", "1"])
+        try server.faults([["match": "/items", "gzip": true]])
+        let exchange = try client(server, clock: RecordingClock(now: Self.now)).get(items(server), resource: "items")
+        #expect(try JSONReader.parse(exchange.response.body).arrayValue?.count == 3)
+        let sent = try server.requestedHeaders().first { $0.keys.contains { $0.lowercased() == "accept-encoding" } }
+        #expect(sent?.first { $0.key.lowercased() == "accept-encoding" }?.value.stringValue?.contains("gzip") == true)
+    }
+
+    @Test func credentialsAreSentAndNeverPrinted() throws {
+        let server = try TestServer(["--heroes", "1"])
+        let clock = RecordingClock(now: Self.now)
+        _ = try client(server, clock: clock, auth: .bearer(token: "t0k3n-abc")).get(items(server), resource: "items")
+        _ = try client(server, clock: clock, auth: .basic(username: "ann", password: "pa55word")).get(items(server), resource: "items")
+        try server.faults([["match": "/items", "status": 404, "body": ["message": "no such page"]]])
+        let error = try #require(throws: SyncError.self) {
+            try client(server, clock: clock, auth: .apiKey(location: .query, name: "api-key", value: "k3y-in-query")).get(items(server), resource: "items")
+        }
+        let authorizations = try server.requestedHeaders().compactMap { headers in
+            headers.first { $0.key.lowercased() == "authorization" }?.value.stringValue
+        }
+        #expect(authorizations == ["Bearer t0k3n-abc", "Basic " + Data("ann:pa55word".utf8).base64EncodedString()])
+        #expect(try server.requestedPaths().last == "/items?style=page&per_page=3&api-key=k3y-in-query")
+        #expect(error.description == "resource items, page \(server.base)/items?style=page&per_page=3: HTTP 404 Not Found: no such page")
+        #expect(!error.description.contains("k3y-in-query"))
+    }
+}

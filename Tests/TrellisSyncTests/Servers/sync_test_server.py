@@ -1,0 +1,435 @@
+#!/usr/bin/env python3
+"""Loopback HTTP server for the TrellisSync tests (127.0.0.1 only; nothing leaves the machine).
+
+Usage: sync_test_server.py [--port 0] [--github FILE] [--nytimes DIR] [--heroes N] [--ties N] [--app-id ID]
+Prints "listening on PORT" once bound (port 0: the OS picks a free one), then serves until
+SIGTERM or stdin closes. Routes:
+
+  /parse/classes/CLASS   a Parse REST emulator: where ($gt $gte $lt $lte $ne $in $exists, $or,
+                         $and, equality; Date and Pointer values), order (fields, -desc), limit
+                         (default 100, at most 1000), skip, keys; typed values (Date, Pointer,
+                         File, GeoPoint, Bytes, Relation); error bodies {"code":N,"error":"..."};
+                         requires X-Parse-Application-Id. Data: N heroes ("Hero"), TIES of them
+                         sharing one updatedAt millisecond, and 12 teams ("Team").
+  /github/...            the recorded GitHub pages (--github: paginate-issues.json), their
+                         https://api.github.com links rewritten to this server; If-None-Match
+                         with the recorded ETag gives 304.
+  /items                 a list sorted by updated_at (desc, or asc with direction=asc), paged
+                         by style=page|link|offset|cursor|next (per_page/limit), `since` filter,
+                         per-page ETag; Date header from the server's fake clock.
+  /nytimes/svc/search/v2/articlesearch.json   recorded article search pages (page=0..), needs
+                         api-key=KEY (the --app-id value).
+  /redirect/same, /redirect/other   302 to a page on this host / on "localhost" (another host).
+  /control/...           POST JSON: /control/faults [{match, skip, times, status, retryAfter,
+                         headers, body, reset, truncate, html, delay, gzip, after: [mutations]}],
+                         selfNext (a "next" URL equal to the page's own), /control/mutate
+                         [{op: update|delete|insert, class, objectId (or id for items), set}];
+                         GET /control/data?class=C (every object), /control/log (requests).
+"""
+import argparse, base64, functools, gzip, hashlib, http.server, json, os, socket, struct, sys, threading, time, urllib.parse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--port", type=int, default=0)
+parser.add_argument("--github", default=None, help="the recorded GitHub pages (paginate-issues.json)")
+parser.add_argument("--nytimes", default=None, help="a directory of articlesearch-pageN.json responses")
+parser.add_argument("--heroes", type=int, default=2500)
+parser.add_argument("--ties", type=int, default=500)
+parser.add_argument("--app-id", default="test-app")
+args = parser.parse_args()
+
+lock = threading.RLock()
+log = []          # [{"path":..., "headers":{...}}]
+faults = []       # active fault specs
+clock_ms = [1704067200000 + 10_000_000]  # the fake clock for mutations: after every generated stamp
+
+
+def iso(ms):
+    t = time.gmtime(ms // 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", t) + ".%03dZ" % (ms % 1000)
+
+
+@functools.lru_cache(maxsize=100000)
+def parse_iso(text):
+    base, _, rest = text.partition(".")
+    frac = rest.rstrip("Z") if rest else "0"
+    t = time.strptime(base.rstrip("Z"), "%Y-%m-%dT%H:%M:%S")
+    import calendar
+    return calendar.timegm(t) * 1000 + int((frac + "000")[:3])
+
+
+def tick():
+    with lock:
+        clock_ms[0] += 7
+        return clock_ms[0]
+
+# ---------------------------------------------------------------- Parse data
+
+classes = {"Hero": [], "Team": []}
+for t in range(12):
+    classes["Team"].append({"objectId": "team%02d" % t, "createdAt": iso(1704067200000), "updatedAt": iso(1704067200000 + t),
+                            "name": "Team %d" % t})
+start = 1704067200000
+tie_at = args.heroes // 2 - args.ties // 2
+for i in range(args.heroes):
+    if tie_at <= i < tie_at + args.ties:
+        ms = start + 1000 + tie_at
+    else:
+        ms = start + 1000 + i
+    oid = "h%05d" % ((i * 7919) % 100000)  # objectIds not in stamp order
+    hero = {"objectId": oid, "createdAt": iso(start), "updatedAt": iso(ms), "name": "Hero %d" % i, "power": i % 97,
+            "born": {"__type": "Date", "iso": iso(start - 86400000 * (i % 5000) - i)},
+            "team": {"__type": "Pointer", "className": "Team", "objectId": "team%02d" % (i % 12)},
+            "friends": {"__type": "Relation", "className": "Hero"}}
+    if i % 3 == 0:
+        hero["avatar"] = {"__type": "File", "name": "a%d.png" % i, "url": "http://files.example/a%d.png" % i}
+    if i % 4 == 0:
+        hero["location"] = {"__type": "GeoPoint", "latitude": 40.0 + i / 10000.0, "longitude": -73.5}
+    if i % 5 == 0:
+        hero["sigil"] = {"__type": "Bytes", "base64": base64.b64encode(("sigil-%d" % i).encode()).decode()}
+    if i == 7:
+        hero["mystery"] = {"__type": "Polygon", "coordinates": [[0, 0], [1, 1]]}
+    classes["Hero"].append(hero)
+classes["Hero"].sort(key=lambda h: (h["updatedAt"], h["objectId"]))
+
+
+class ParseError(Exception):
+    def __init__(self, code, message, status=400):
+        self.code, self.message, self.status = code, message, status
+
+
+def value_key(v):
+    if isinstance(v, dict) and v.get("__type") == "Date":
+        return ("d", parse_iso(v["iso"]))
+    if isinstance(v, dict) and v.get("__type") == "Pointer":
+        return ("p", v.get("objectId"))
+    if isinstance(v, str) and len(v) >= 20 and v[4:5] == "-" and v[10:11] == "T":
+        try:
+            return ("d", parse_iso(v))
+        except Exception:
+            pass
+    if isinstance(v, bool):
+        return ("b", v)
+    if isinstance(v, (int, float)):
+        return ("n", v)
+    if isinstance(v, str):
+        return ("s", v)
+    return ("x", json.dumps(v, sort_keys=True))
+
+
+def matches(obj, where):
+    if not isinstance(where, dict):
+        raise ParseError(102, "where must be a JSON object")
+    for key, cond in where.items():
+        if key == "$or":
+            if not isinstance(cond, list) or not any(matches(obj, c) for c in cond):
+                return False
+            continue
+        if key == "$and":
+            if not isinstance(cond, list) or not all(matches(obj, c) for c in cond):
+                return False
+            continue
+        if key.startswith("$"):
+            raise ParseError(102, "unknown top-level operator: %s" % key)
+        have = obj.get(key)
+        if isinstance(cond, dict) and any(k.startswith("$") for k in cond):
+            for op, want in cond.items():
+                if op == "$exists":
+                    if (have is not None) != bool(want):
+                        return False
+                    continue
+                if op == "$in":
+                    if value_key(have) not in [value_key(w) for w in want]:
+                        return False
+                    continue
+                if have is None:
+                    return False
+                a, b = value_key(have), value_key(want)
+                if a[0] != b[0] and op != "$ne":
+                    return False
+                if op == "$gt" and not a[1] > b[1]: return False
+                if op == "$gte" and not a[1] >= b[1]: return False
+                if op == "$lt" and not a[1] < b[1]: return False
+                if op == "$lte" and not a[1] <= b[1]: return False
+                if op == "$ne" and a == b: return False
+                if op not in ("$gt", "$gte", "$lt", "$lte", "$ne"):
+                    raise ParseError(102, "bad constraint: %s" % op)
+        else:
+            if have is None or value_key(have) != value_key(cond):
+                return False
+    return True
+
+
+def parse_query(cls, q):
+    if cls not in classes:
+        return {"results": []}
+    try:
+        where = json.loads(q["where"][0]) if "where" in q else {}
+    except ValueError:
+        raise ParseError(107, "invalid JSON in where")
+    limit = int(q.get("limit", ["100"])[0])
+    if limit > 1000:
+        limit = 1000
+    skip = int(q.get("skip", ["0"])[0])
+    order = q.get("order", [""])[0]
+    with lock:
+        rows = [r for r in classes[cls] if matches(r, where)]
+    if order:
+        for field in reversed(order.split(",")):
+            desc = field.startswith("-")
+            name = field.lstrip("-")
+            if not name.replace("_", "").isalnum():
+                raise ParseError(105, "Invalid field name: %s." % name)
+            rows.sort(key=lambda r: value_key(r.get(name)), reverse=desc)
+    rows = rows[skip:skip + limit]
+    if "keys" in q:
+        keep = set(q["keys"][0].split(",")) | {"objectId", "createdAt", "updatedAt"}
+        rows = [{k: v for k, v in r.items() if k in keep} for r in rows]
+    return {"results": rows}
+
+# ---------------------------------------------------------------- /items (positional walks)
+
+items = []
+for i in range(30):
+    items.append({"id": i + 1, "name": "Item %d" % (i + 1), "updated_at": iso(1704067200000 + 60000 * (i + 1))})
+
+
+def items_page(q, port):
+    since = q.get("since", [None])[0]
+    direction = q.get("direction", ["desc"])[0]
+    style = q.get("style", ["page"])[0]
+    per = int(q.get("per_page", q.get("limit", ["7"]))[0])
+    with lock:
+        rows = [dict(r) for r in items if since is None or parse_iso(r["updated_at"]) >= parse_iso(since)]
+    rows.sort(key=lambda r: (parse_iso(r["updated_at"]), r["id"]), reverse=(direction != "asc"))
+    base = "http://127.0.0.1:%d/items" % port
+    def url_with(**changes):
+        params = {k: v[0] for k, v in q.items()}
+        params.update({k: str(v) for k, v in changes.items()})
+        return base + "?" + urllib.parse.urlencode(params)
+    headers = {}
+    if style in ("page", "link"):
+        page = int(q.get("page", ["1"])[0])
+        chunk = rows[(page - 1) * per: page * per]
+        body = chunk
+        if style == "link" and page * per < len(rows):
+            headers["Link"] = '<%s>; rel="next", <%s>; rel="last"' % (url_with(page=page + 1), url_with(page=(len(rows) + per - 1) // per))
+    elif style == "offset":
+        offset = int(q.get("offset", ["0"])[0])
+        body = {"data": rows[offset:offset + per], "total": len(rows)}
+    elif style == "cursor":
+        after = int(q.get("cursor", ["0"])[0])
+        chunk = rows[after:after + per]
+        body = {"items": chunk, "meta": {"next_cursor": str(after + per) if after + per < len(rows) else None}}
+    else:  # next
+        page = int(q.get("page", ["1"])[0])
+        chunk = rows[(page - 1) * per: page * per]
+        body = {"results": chunk, "next": url_with(page=page + 1) if page * per < len(rows) else None}
+    return body, headers
+
+# ---------------------------------------------------------------- GitHub and NYT fixtures
+
+github = json.load(open(args.github)) if args.github else []
+nytimes = {}
+nyt_dir = args.nytimes
+if nyt_dir and os.path.isdir(nyt_dir):
+    for name in os.listdir(nyt_dir):
+        if name.startswith("articlesearch-page") and name.endswith(".json"):
+            nytimes[int(name[len("articlesearch-page"):-5])] = open(os.path.join(nyt_dir, name), "rb").read()
+
+# ---------------------------------------------------------------- mutations and faults
+
+
+def mutate(ops):
+    with lock:
+        for op in ops:
+            cls = op.get("class", "Hero")
+            if cls == "items":
+                target = [r for r in items if r["id"] == op["id"]]
+                if op["op"] == "delete":
+                    items[:] = [r for r in items if r["id"] != op["id"]]
+                elif op["op"] == "update":
+                    target[0].update(op.get("set", {}))
+                    target[0]["updated_at"] = iso(tick())
+                elif op["op"] == "insert":
+                    row = dict(op["set"]); row["updated_at"] = iso(tick()); items.append(row)
+                continue
+            rows = classes.setdefault(cls, [])
+            if op["op"] == "delete":
+                rows[:] = [r for r in rows if r["objectId"] != op["objectId"]]
+            elif op["op"] == "update":
+                for r in rows:
+                    if r["objectId"] == op["objectId"]:
+                        r.update(op.get("set", {}))
+                        r["updatedAt"] = op.get("updatedAt") or iso(tick())
+            elif op["op"] == "insert":
+                row = dict(op["set"]); row["objectId"] = op["objectId"]
+                row.setdefault("createdAt", iso(tick())); row["updatedAt"] = op.get("updatedAt") or iso(tick())
+                rows.append(row)
+            rows.sort(key=lambda h: (h["updatedAt"], h["objectId"]))
+
+
+def take_fault(path):
+    """The fault for this request, if one applies (counting skips and times)."""
+    with lock:
+        for f in faults:
+            if f.get("match", "") not in path:
+                continue
+            if f.get("skip", 0) > 0:
+                f["skip"] -= 1
+                continue
+            if f.get("times", 1) <= 0:
+                continue
+            f["times"] = f.get("times", 1) - 1
+            return dict(f)
+    return None
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def reply(self, status, body, headers=None, fault=None):
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body, separators=(",", ":")).encode()
+        headers = dict(headers or {})
+        headers.setdefault("Content-Type", "application/json; charset=utf-8")
+        headers.setdefault("Date", time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(clock_ms[0] // 1000)))
+        if fault and fault.get("gzip") and "gzip" in (self.headers.get("Accept-Encoding") or ""):
+            body = gzip.compress(body)
+            headers["Content-Encoding"] = "gzip"
+        if fault and fault.get("truncate"):
+            # No Content-Length: the body ends when the connection closes, half-way.
+            self.send_response(status)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if fault and fault.get("reset"):
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+            return
+        self.wfile.write(body)
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        payload = json.loads(self.rfile.read(length) or b"null")
+        if self.path == "/control/faults":
+            with lock:
+                faults[:] = payload
+            return self.reply(200, {"ok": True})
+        if self.path == "/control/mutate":
+            mutate(payload)
+            return self.reply(200, {"ok": True})
+        if self.path == "/control/reset-log":
+            with lock:
+                log[:] = []
+            return self.reply(200, {"ok": True})
+        self.reply(404, {"error": "no such control"})
+
+    def do_GET(self):
+        u = urllib.parse.urlparse(self.path)
+        q = urllib.parse.parse_qs(u.query, keep_blank_values=True)
+        if u.path == "/control/data":
+            cls = q.get("class", ["Hero"])[0]
+            with lock:
+                return self.reply(200, items if cls == "items" else classes.get(cls, []))
+        if u.path == "/control/log":
+            with lock:
+                return self.reply(200, log)
+        with lock:
+            log.append({"path": self.path, "headers": {k: v for k, v in self.headers.items()}})
+        fault = take_fault(self.path)
+        if fault:
+            if fault.get("delay"):
+                time.sleep(fault["delay"])
+            if fault.get("status"):
+                headers = dict(fault.get("headers", {}))
+                if "retryAfter" in fault:
+                    headers["Retry-After"] = fault["retryAfter"]
+                if fault.get("html"):
+                    body = ("<!DOCTYPE html><html><head><title>%s</title></head><body><h1>Bad gateway</h1></body></html>"
+                            % fault.get("title", "502 Bad Gateway")).encode()
+                    headers["Content-Type"] = "text/html; charset=utf-8"
+                else:
+                    body = json.dumps(fault.get("body", {"error": "injected %d" % fault["status"]})).encode()
+                return self.reply(fault["status"], body, headers)
+        try:
+            status, body, headers = self.route(u, q, fault or {})
+        except ParseError as e:
+            status, body, headers = e.status, {"code": e.code, "error": e.message}, {}
+        self.reply(status, body, headers, fault)
+        if fault and fault.get("after"):
+            mutate(fault["after"])
+
+    def route(self, u, q, fault):
+        port = self.server.server_address[1]
+        if u.path.startswith("/parse/"):
+            if self.headers.get("X-Parse-Application-Id") != args.app_id:
+                return 403, {"error": "unauthorized"}, {}
+            parts = u.path.split("/")
+            if len(parts) == 4 and parts[2] == "classes":
+                return 200, parse_query(parts[3], q), {}
+            return 404, {"code": 101, "error": "Object not found."}, {}
+        if u.path.startswith("/github/"):
+            want = self.path[len("/github"):]
+            for entry in github:
+                if entry["path"] == want:
+                    headers = {}
+                    for k, v in entry["headers"].items():
+                        if k.lower() in ("content-length", "connection", "transfer-encoding", "content-encoding"):
+                            continue
+                        headers[k] = str(v).replace("https://api.github.com", "http://127.0.0.1:%d/github" % port)
+                    if self.headers.get("If-None-Match") == entry["headers"].get("etag"):
+                        return 304, b"", {k: v for k, v in headers.items() if k.lower() in ("etag", "link", "date")}
+                    return entry["status"], entry["response"], headers
+            return 404, {"message": "Not Found"}, {}
+        if u.path == "/items":
+            body, headers = items_page(q, port)
+            if fault.get("selfNext"):
+                body["next"] = "http://127.0.0.1:%d%s" % (port, self.path)
+            data = json.dumps(body, separators=(",", ":")).encode()
+            etag = '"%s"' % hashlib.sha1(data).hexdigest()[:16]
+            headers["ETag"] = etag
+            if self.headers.get("If-None-Match") == etag:
+                return 304, b"", headers
+            return 200, data, headers
+        if u.path == "/nytimes/svc/search/v2/articlesearch.json":
+            if q.get("api-key", [None])[0] != args.app_id:
+                return 401, {"fault": {"faultstring": "Invalid ApiKey", "detail": {"errorcode": "oauth.v2.InvalidApiKey"}}}, {}
+            page = int(q.get("page", ["0"])[0])
+            if page in nytimes:
+                return 200, nytimes[page], {}
+            return 200, {"status": "OK", "response": {"docs": [], "meta": {"hits": 0, "offset": page * 10, "time": 1}}}, {}
+        if u.path == "/redirect/same":
+            return 302, b"", {"Location": "/items?style=page&per_page=50"}
+        if u.path == "/redirect/other":
+            return 302, b"", {"Location": "http://localhost:%d/items?style=page&per_page=50" % port}
+        return 404, {"error": "no route %s" % u.path}, {}
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+
+server = Server(("127.0.0.1", args.port), Handler)
+print("listening on", server.server_address[1], flush=True)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+try:
+    sys.stdin.read()   # the test closes stdin (or is killed): stop
+except KeyboardInterrupt:
+    pass
+server.shutdown()

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+import Trellis
+import TrellisSQLite
+import TrellisSync
+import TrellisTestSupport
+
+/// Runs over several invocations: --max-pages and resuming, dry runs, --full, staging and
+/// replay, tombstones, the full-scan deletion guard.
+@Suite struct SyncRunTests {
+    func heroes(_ server: TestServer) throws -> [JSONValue] { try server.data("Hero") }
+
+    @Test(arguments: StoreKind.allCases)
+    func maxPagesStopsTheWalkAndTheNextRunResumesIt(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "300", "--ties", "150"])
+        let store = try kind.makeStore(model: try SyncTestModels.parse())
+        var options = SyncOptions()
+        options.maxPages = 2
+        let first = try #require(try Synchronizer(source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store),
+                                                  options: options).run().resource("heroes"))
+        #expect(first.pages == 2)
+        #expect(first.stoppedAtMaxPages)
+        #expect(first.watermark == nil)  // promoted only when the walk ends
+        let pending = try #require(first.nextPage)
+        #expect(try store.snapshots(of: "Hero").count == 200)
+
+        try server.resetLog()
+        let synchronizer = Synchronizer(source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store))
+        let second = try #require(try synchronizer.run().resource("heroes"))
+        #expect(try server.requestedPaths().first.map { "http://127.0.0.1:\(server.port)" + $0 } == pending)
+        #expect(second.pages == 2)  // the third page, then an empty one
+        #expect(second.counts.inserted == 100)
+        #expect(try SyncTest.heroDifferences(store, server) == [])
+        let status = try #require(try synchronizer.status().first)
+        #expect(status.checkpoint.watermark?.text == (try heroes(server)).last?["updatedAt"]?.stringValue)
+        #expect(status.checkpoint.totalPages == 4)
+        #expect(status.checkpoint.totalRecords == 300)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aDryRunReportsAndKeepsNothing(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "250", "--ties", "0"])
+        let store = try kind.makeStore(model: try SyncTestModels.parse())
+        var options = SyncOptions()
+        options.dryRun = true
+        let report = try Synchronizer(source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store),
+                                      options: options).run()
+        #expect(report.isDryRun)
+        #expect(report.resource("heroes")?.counts.inserted == 250)
+        #expect(report.resource("heroes")?.pagesChanged == 3)
+        #expect(try store.dump() == "")
+        #expect(try store.store.read { try $0.metadataValue(forKey: SyncCheckpoint.key(for: "heroes")) } == nil)
+    }
+
+    @Test func fullWalksAgainFromTheStart() throws {
+        let server = try TestServer(["--heroes", "120", "--ties", "0"])
+        let store = try StoreKind.sqlite.makeStore(model: try SyncTestModels.parse())
+        _ = try Synchronizer(source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store)).run()
+        try server.resetLog()
+        var options = SyncOptions()
+        options.full = true
+        let report = try #require(try Synchronizer(source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store),
+                                                   options: options).run().resource("heroes"))
+        #expect(report.records == 120)
+        #expect(report.counts.unchanged == 120)
+        #expect(try server.requestedPaths().first?.contains("where") == false)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func stagedPagesReplayIntoTheSameStoreWithoutTheNetwork(kind: StoreKind) throws {
+        let stage = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-stage-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: stage) }
+        let server = try TestServer(["--heroes", "230", "--ties", "40"])
+        let original = try kind.makeStore(model: try SyncTestModels.parse())
+        var options = SyncOptions()
+        options.stageDirectory = stage
+        let source = try SyncTest.parseSource(server: server, deletions: #"{"type": "none"}"#)
+        _ = try Synchronizer(source: source, context: ObjectContext(store: original.store), options: options).run()
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: stage.appendingPathComponent("heroes").path).sorted()
+        #expect(files == ["000001.body", "000001.json", "000002.body", "000002.json", "000003.body", "000003.json"])
+        for file in files {
+            let text = try String(contentsOf: stage.appendingPathComponent("heroes").appendingPathComponent(file), encoding: .utf8)
+            #expect(!text.contains("k3y-s3cr3t"))
+        }
+        let meta = try JSONReader.parse(Data(contentsOf: stage.appendingPathComponent("heroes/000001.json")))
+        #expect(meta["status"] == 200)
+        #expect(meta["bodyBytes"]?.intValue == (try Data(contentsOf: stage.appendingPathComponent("heroes/000001.body"))).count)
+        #expect(meta["next"]?.stringValue?.contains("where=") == true)
+
+        let replayed = try kind.makeStore(model: try SyncTestModels.parse())
+        let server2Gone = source  // the replay never uses the network: the server may be gone
+        let report = try Synchronizer(replaying: stage, source: server2Gone, context: ObjectContext(store: replayed.store)).run()
+        #expect(report.resource("heroes")?.records == 230)
+        #expect(try replayed.dump() == (try original.dump()))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func tombstonesDeleteTheObjectsTheyName(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "150", "--ties", "0"])
+        let store = try kind.makeStore(model: try SyncTestModels.parse())
+        let source = try SyncTest.source(#"""
+        {"format": "trellis-source", "formatVersion": 1,
+         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
+         "resources": [
+           {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100},
+            "incremental": {"cursor": "updatedAt"}, "deletions": {"type": "tombstones", "resource": "deletedHeroes"}},
+           {"name": "deletedHeroes", "path": "classes/DeletedHero", "incremental": {"cursor": "updatedAt"}}]}
+        """#, server: server)
+        let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store))
+        _ = try synchronizer.run()
+        let doomed = try heroes(server)[3]["objectId"]!
+        try server.mutate([
+            ["op": "delete", "objectId": doomed],
+            ["op": "insert", "class": "DeletedHero", "objectId": doomed, "set": [:]],
+        ])
+        let report = try synchronizer.run()
+        #expect(report.resource("deletedHeroes")?.counts.deleted == 1)
+        #expect(report.resource("deletedHeroes")?.entity == "Hero")
+        #expect(try SyncTest.heroDifferences(store, server) == [])
+        // Tombstones are incremental too: the next run reads none again.
+        #expect(try synchronizer.run().resource("deletedHeroes")?.records == 0)
+    }
+
+    @Test func aFullScanRefusesToDeleteMostObjectsUnlessFull() throws {
+        let server = try TestServer(["--heroes", "100", "--ties", "0"])
+        let store = try StoreKind.sqlite.makeStore(model: try SyncTestModels.parse())
+        let source = try SyncTest.parseSource(server: server)
+        _ = try Synchronizer(source: source, context: ObjectContext(store: store.store)).run()
+        try server.mutate(.array(try heroes(server).prefix(60).map { ["op": "delete", "objectId": $0["objectId"]!] }))
+        let error = try #require(throws: SyncError.self) { try Synchronizer(source: source, context: ObjectContext(store: store.store)).run() }
+        #expect(error.code == .deletionRefused)
+        #expect(error.description == "resource heroes: the full scan would delete 60 of 100 stored Hero objects, more than maxFraction (0.5); "
+            + "nothing was deleted: run with --full to confirm")
+        #expect(try store.snapshots(of: "Hero").count == 100)
+        var options = SyncOptions()
+        options.full = true
+        let report = try Synchronizer(source: source, context: ObjectContext(store: store.store), options: options).run()
+        #expect(report.resource("heroes")?.counts.deleted == 60)
+        #expect(try SyncTest.heroDifferences(store, server) == [])
+    }
+
+    @Test func theStatusReadsWithoutTheModel() throws {
+        let server = try TestServer(["--heroes", "50", "--ties", "0"])
+        let store = try StoreKind.sqlite.makeStore(model: try SyncTestModels.parse())
+        let source = try SyncTest.parseSource(server: server)
+        _ = try Synchronizer(source: source, context: ObjectContext(store: store.store)).run()
+        let path = store.directory!.appendingPathComponent("store.sqlite").path
+        let status = try #require(try Synchronizer.status(of: source, resources: nil, metadata: try SQLiteStore.userMetadata(atPath: path)).first)
+        #expect(status.checkpoint.lastRun?.status == "completed")
+        #expect(status.checkpoint.lastRun?.records == 50)
+        #expect(status.checkpoint.watermark?.text == (try heroes(server)).last?["updatedAt"]?.stringValue)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+import Trellis
+import TrellisSync
+import TrellisTestSupport
+
+/// Source files: every key read, and every mistake located by its JSON path.
+@Suite struct SyncSourceTests {
+    static let example = #"""
+    {"format": "trellis-source", "formatVersion": 1,
+     "client": {"baseURL": "http://127.0.0.1:8080/parse",
+                "headers": {"X-Parse-Application-Id": "${env:PARSE_APP_ID}"},
+                "dialect": "parse",
+                "timeoutSeconds": 60, "maxAttempts": 5, "minIntervalSeconds": 0},
+     "resources": [
+       {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "records": "results",
+        "params": {"limit": 1000},
+        "paginator": {"type": "parse"},
+        "incremental": {"cursor": "updatedAt"},
+        "deletions": {"type": "fullScan"}}]}
+    """#
+
+    func read(_ text: String, environment: [String: String] = ["PARSE_APP_ID": "app-1"]) throws -> SyncSource {
+        try SyncSource(json: try JSONReader.parse(text), environment: environment, file: "heroes.source.json")
+    }
+
+    @Test func theIssuesExampleReads() throws {
+        let source = try read(Self.example)
+        #expect(source.client.baseURL.absoluteString == "http://127.0.0.1:8080/parse/")
+        #expect(source.client.headers.map(\.name) == ["X-Parse-Application-Id"])
+        #expect(source.client.headers.map(\.value) == ["app-1"])
+        #expect(source.client.dialect == .parse)
+        #expect(source.client.timeoutSeconds == 60)
+        #expect(source.client.maxAttempts == 5)
+        let heroes = try #require(source.resource(named: "heroes"))
+        #expect(heroes.entity == "Hero")
+        #expect(heroes.path == "classes/Hero")
+        #expect(heroes.records == "results")
+        #expect(heroes.params.map(\.name) == ["limit"])
+        #expect(heroes.params.map(\.value) == ["1000"])
+        #expect(heroes.paginator == .parse)
+        #expect(heroes.incremental == IncrementalConfiguration(cursor: "updatedAt"))
+        #expect(heroes.deletions == .fullScan(maxFraction: 0.5))
+        // A value read from the environment is a secret.
+        #expect(source.redactor.redact("id app-1 here") == "id *** here")
+    }
+
+    @Test func everyPaginatorAuthAndDeletionReads() throws {
+        let source = try read(#"""
+        {"format": "trellis-source", "formatVersion": 1,
+         "client": {"baseURL": "https://api.nytimes.com/", "auth": {"type": "apiKey", "in": "query", "name": "api-key", "value": "${env:NYT}"},
+                    "minIntervalSeconds": 12, "maxRateLimitWaitSeconds": 60},
+         "resources": [
+           {"name": "a", "entity": "A", "path": "a", "paginator": {"type": "linkHeader"}},
+           {"name": "b", "entity": "A", "path": "b", "records": "", "paginator": {"type": "nextURL", "path": "links.next"}},
+           {"name": "c", "entity": "A", "path": "c", "paginator": {"type": "offset", "limit": 50, "totalPath": "meta.total"}},
+           {"name": "d", "entity": "A", "path": "d", "records": "response.docs",
+            "paginator": {"type": "pageNumber", "parameter": "page", "start": 0, "maxPages": 100},
+            "params": {"q": "moon", "begin_date": "${incremental.start}"},
+            "incremental": {"cursor": "pub_date", "lagSeconds": 3600, "initial": "2015-07-01T00:00:00Z"}},
+           {"name": "e", "entity": "A", "path": "e", "paginator": {"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"},
+            "deletions": {"type": "tombstones", "resource": "f"}},
+           {"name": "f", "path": "deleted", "deletions": {"type": "none"}},
+           {"name": "g", "entity": "A", "path": "g", "deletions": {"type": "fullScan", "maxFraction": 0.1}}]}
+        """#, environment: ["NYT": "nyt-key"])
+        #expect(source.client.auth == .apiKey(location: .query, name: "api-key", value: "nyt-key"))
+        #expect(source.client.minIntervalSeconds == 12)
+        #expect(source.resources.map(\.paginator) == [
+            .linkHeader, .nextURL(path: "links.next"),
+            .offset(limit: 50, offsetParameter: "offset", limitParameter: "limit", totalPath: "meta.total"),
+            .pageNumber(parameter: "page", start: 0, maxPages: 100), .cursor(path: "meta.next_cursor", parameter: "cursor"), .none, .none,
+        ])
+        #expect(source.resources[1].records == nil)
+        #expect(source.resources[3].params.map(\.value) == ["moon", "${incremental.start}"])
+        #expect(source.resources[3].incremental == IncrementalConfiguration(cursor: "pub_date", lagSeconds: 3600, initial: "2015-07-01T00:00:00Z"))
+        #expect(source.resources[4].deletions == .tombstones(resource: "f"))
+        #expect(source.resources[6].deletions == .fullScan(maxFraction: 0.1))
+        #expect(source.redactor.redact("GET /a?api-key=nyt-key") == "GET /a?api-key=***")
+    }
+
+    struct BadSource: CustomStringConvertible, Sendable {
+        let description: String
+        let text: String
+        let code: SyncError.Code
+        let error: String
+    }
+
+    static func replacing(_ old: String, with new: String) -> String { example.replacingOccurrences(of: old, with: new) }
+
+    static let bad: [BadSource] = [
+        BadSource(description: "an unknown key", text: replacing(#""records": "results""#, with: #""record": "results""#), code: .unknownKey,
+                  error: "heroes.source.json: $.resources[0].record: unknown key 'record' in a resource (did you mean 'records'?); "
+                    + "allowed keys: name, entity, path, params, records, paginator, incremental, deletions"),
+        BadSource(description: "a wrong type", text: replacing(#""maxAttempts": 5"#, with: #""maxAttempts": "5""#), code: .wrongType,
+                  error: #"heroes.source.json: $.client.maxAttempts: expected an integer, found the string "5""#),
+        BadSource(description: "a negative timeout", text: replacing(#""timeoutSeconds": 60"#, with: #""timeoutSeconds": -1"#), code: .invalidValue,
+                  error: "heroes.source.json: $.client.timeoutSeconds: expected a number above 0, found -1"),
+        BadSource(description: "an unknown paginator", text: replacing(#"{"type": "parse"}"#, with: #"{"type": "pages"}"#), code: .invalidValue,
+                  error: #"heroes.source.json: $.resources[0].paginator.type: unknown paginator type "pages"; known: linkHeader, nextURL, offset, pageNumber, cursor, parse, none"#),
+        BadSource(description: "a paginator key of another type", text: replacing(#"{"type": "parse"}"#, with: #"{"type": "offset", "limit": 10, "parameter": "p"}"#),
+                  code: .unknownKey,
+                  error: "heroes.source.json: $.resources[0].paginator.parameter: unknown key 'parameter' in an offset paginator; allowed keys: type, limit, offsetParameter, limitParameter, totalPath"),
+        BadSource(description: "a relative base URL", text: replacing("http://127.0.0.1:8080/parse", with: "parse/"), code: .invalidValue,
+                  error: #"heroes.source.json: $.client.baseURL: expected an absolute http or https URL, found "parse/""#),
+        BadSource(description: "a missing path", text: replacing(#""path": "classes/Hero", "#, with: ""), code: .missingKey,
+                  error: #"heroes.source.json: $.resources[0]: a resource needs "path" (a string)"#),
+        BadSource(description: "an unknown substitution", text: replacing("${env:PARSE_APP_ID}", with: "${PARSE_APP_ID}"), code: .invalidValue,
+                  error: "heroes.source.json: $.client.headers[\"X-Parse-Application-Id\"]: unknown substitution '${PARSE_APP_ID}' (allowed here: ${env:NAME})"),
+        BadSource(description: "a missing variable", text: replacing("${env:PARSE_APP_ID}", with: "${env:PARSE_MISSING}"),
+                  code: .missingEnvironmentVariable,
+                  error: "heroes.source.json: $.client.headers[\"X-Parse-Application-Id\"]: the environment variable PARSE_MISSING is not set"),
+        BadSource(description: "a wrong format version", text: replacing(#""formatVersion": 1"#, with: #""formatVersion": 2"#), code: .invalidValue,
+                  error: "heroes.source.json: $.formatVersion: this version of Trellis reads formatVersion 1, not 2"),
+        BadSource(description: "a skip parameter with the parse paginator", text: replacing(#""limit": 1000"#, with: #""limit": 1000, "skip": 10"#),
+                  code: .invalidValue,
+                  error: "heroes.source.json: $.resources[0].params.skip: the parse paginator sets 'skip' itself (keyset paging on updatedAt, objectId)"),
+        BadSource(description: "a maxFraction above 1", text: replacing(#"{"type": "fullScan"}"#, with: #"{"type": "fullScan", "maxFraction": 2}"#),
+                  code: .invalidValue, error: "heroes.source.json: $.resources[0].deletions.maxFraction: expected a fraction from 0 to 1, found 2"),
+        BadSource(description: "a bad initial value", text: replacing(#""cursor": "updatedAt""#, with: #""cursor": "updatedAt", "initial": "yesterday""#),
+                  code: .invalidValue,
+                  error: #"heroes.source.json: $.resources[0].incremental.initial: expected an RFC 3339 date-time or a number, found "yesterday""#),
+    ]
+
+    @Test(arguments: bad)
+    func mistakesAreLocated(_ bad: BadSource) throws {
+        let error = try #require(throws: SyncError.self) { try read(bad.text) }
+        #expect(error.code == bad.code)
+        #expect(error.description == bad.error)
+        #expect(!error.description.contains("app-1"))
+    }
+
+    @Test func textThatIsNotJSONGivesLineAndColumn() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).source.json")
+        try Data("{\"format\": \"trellis-source\",\n  \"client\": {,}}".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let error = try #require(throws: SyncError.self) { try SyncSource(contentsOf: file, environment: [:]) }
+        #expect(error.code == .unreadableSource)
+        #expect(error.line == 2)
+        #expect(error.column == 14)
+        #expect(error.description.hasPrefix("\(file.path):2:14: not JSON: "))
+    }
+
+    @Test func watermarksCompareAsInstantsNeverAsStrings() throws {
+        let a = try #require(Watermark(json: "2024-01-01T01:00:00.000000001+01:00"))
+        let b = try #require(Watermark(json: ["__type": "Date", "iso": "2024-01-01T00:00:00.000000001Z"]))
+        let c = try #require(Watermark(json: "2024-01-01T00:00:00.000000002Z"))
+        #expect(a == b)
+        #expect(b < c)  // one nanosecond apart: not truncated
+        #expect("2024-01-01T01:00:00.000000001+01:00" > "2024-01-01T00:00:00.000000002Z")  // as strings they would not be
+        #expect(Watermark(json: 1_704_067_200_123)! < Watermark(json: "1704067200124")!)
+        #expect(Watermark(json: "yesterday") == nil)
+        let tie1 = Watermark(text: "2024-01-01T00:00:00.001Z", value: .instant(SyncInstant(rfc3339: "2024-01-01T00:00:00.001Z")!), tieBreaker: "a")
+        var tie2 = tie1
+        tie2.tieBreaker = "b"
+        #expect(tie1 < tie2)
+        #expect(SyncInstant(rfc3339: "2015-07-01T12:00:00+0000")?.rfc3339 == "2015-07-01T12:00:00Z")
+        #expect(SyncInstant(rfc3339: "2024-02-30T00:00:00Z") == nil)
+    }
+}
