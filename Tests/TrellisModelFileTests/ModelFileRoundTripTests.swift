@@ -161,7 +161,11 @@ import TrellisTestSupport
         let date = try file.bindings.transformers.transformer(named: "TwitterDate")
         #expect(try date.forward("Sun Aug 31 00:29:15 +0000 2014") == .date(Date(timeIntervalSince1970: 1_409_444_955)))
         #expect(try date.reverse?(.date(Date(timeIntervalSince1970: 1_409_444_955))) == "Sun Aug 31 00:29:15 +0000 2014")
-        #expect(throws: (any Error).self) { try date.forward("2014-08-31") }
+        let error = try #require(throws: TransformError.self) { try date.forward("2014-08-31") }
+        #expect(error.code == .invalidValue)
+        #expect(error.transformerName == "TwitterDate")
+        #expect(error.value == "2014-08-31")
+        #expect(error.message == "not a date in the format EEE MMM dd HH:mm:ss Z yyyy")
 
         let mapper = try #require(file.bindings.entityMappers["VehicleMapper"])
         #expect(try mapper.map(["type": "bike"]) == "Bike")
