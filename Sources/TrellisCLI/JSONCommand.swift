@@ -31,10 +31,7 @@ enum JSONCommand {
                 throw .unreadable(error.localizedDescription)
             }
         }
-        let url = environment.url(for: path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { throw .noSuchFile }
-        if isDirectory.boolValue { throw .unreadable("is a directory") }
+        let url = try checkedURL(path, environment: environment)
         do {
             return try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
@@ -42,10 +39,68 @@ enum JSONCommand {
         }
     }
 
+    /// The URL of `path`, a file that exists and is no directory.
+    static func checkedURL(_ path: String, environment: CommandEnvironment) throws(InputError) -> URL {
+        let url = environment.url(for: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { throw .noSuchFile }
+        if isDirectory.boolValue { throw .unreadable("is a directory") }
+        return url
+    }
+
+    /// The values of the file at `path`: its one JSON value, or with `format` `.ndjson`
+    /// (given, or implied by a `.ndjson`/`.jsonl` name) one per line.
+    /// - Throws: ``InputError``, or ``JSONParseError`` located in the file.
+    static func values(of path: String, format: InputFormat?, environment: CommandEnvironment) throws -> [JSONValue] {
+        let data = try read(path, environment: environment)
+        switch InputFormat.inferred(for: path, given: format) {
+        case .json:
+            do {
+                return [try JSONReader.parse(data)]
+            } catch {
+                throw ParseFailure(error: error, hint: InputFormat.ndjsonHint(for: error) ?? "")
+            }
+        case .ndjson:
+            return try JSONLinesReader.parse(data)
+        }
+    }
+
+    /// Checks the file at `path` holds one JSON value (or, as NDJSON, one per line, read
+    /// as a stream: memory stays bounded by the longest line).
+    /// - Throws: as ``values(of:format:environment:)``.
+    static func validate(_ path: String, format: InputFormat?, environment: CommandEnvironment) throws {
+        switch InputFormat.inferred(for: path, given: format) {
+        case .json:
+            let data = try read(path, environment: environment)
+            do {
+                try JSONReader.validate(data)
+            } catch {
+                throw ParseFailure(error: error, hint: InputFormat.ndjsonHint(for: error) ?? "")
+            }
+        case .ndjson:
+            let reader: JSONLinesReader
+            if path == "-" {
+                reader = JSONLinesReader(fileHandle: environment.standardInput)
+            } else {
+                _ = try checkedURL(path, environment: environment)
+                reader = try JSONLinesReader(contentsOf: environment.url(for: path))
+            }
+            while try reader.next() != nil {}
+        }
+    }
+
+    /// A parse error of a file read as one JSON value, with the hint to read it as NDJSON.
+    struct ParseFailure: Error {
+        let error: JSONParseError
+        let hint: String
+    }
+
     /// `error: FILE:LINE:COLUMN: message` for a parse error, `error: FILE: message` otherwise.
     static func message(for error: any Error, file: String) -> String {
         let name = displayName(file)
         switch error {
+        case let failure as ParseFailure:
+            return "error: \(name):\(failure.error.line):\(failure.error.column): \(failure.error.message)\(failure.hint)\n"
         case let error as JSONParseError: return "error: \(name):\(error.line):\(error.column): \(error.message)\n"
         case let error as InputError: return "error: \(name): \(error.message)\n"
         default: return "error: \(name): \(error)\n"
@@ -64,15 +119,17 @@ enum JSONCheckCommand: LeafCommand {
             Prints nothing and exits 0 when all are valid; otherwise prints one line per \
             problem on standard error and exits 1: 'error: FILE:LINE:COLUMN: MESSAGE' (lines \
             and columns start at 1; columns count Unicode scalars), or 'error: FILE: no such \
-            file'. Standard input is named <stdin>.
+            file'. Standard input is named <stdin>. A .ndjson or .jsonl file (or any, with \
+            --format ndjson) must hold one JSON text per line; blank lines are skipped.
             """,
-        arguments: [files])
+        arguments: [files],
+        options: [InputFormat.option])
 
     static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
         var failed = false
         for file in arguments[files] {
             do {
-                try JSONReader.validate(try JSONCommand.read(file, environment: context.environment))
+                try JSONCommand.validate(file, format: arguments[InputFormat.option], environment: context.environment)
             } catch {
                 context.stderr.write(JSONCommand.message(for: error, file: file))
                 failed = true
@@ -82,7 +139,8 @@ enum JSONCheckCommand: LeafCommand {
     }
 }
 
-/// `trellis json format [--compact] [--sort-keys] <file>`: one JSON text, reformatted.
+/// `trellis json format [--compact] [--sort-keys] [--format json|ndjson] <file>`: one JSON
+/// text (or each of an NDJSON file's), reformatted.
 enum JSONFormatCommand: LeafCommand {
     static let file = ArgumentKey<String>("file", help: "The file to format; '-' reads standard input.")
     static let compact = OptionKey<Bool>(flag: "--compact", help: "No whitespace at all.")
@@ -94,23 +152,26 @@ enum JSONFormatCommand: LeafCommand {
         discussion: """
             Reads one JSON text and writes it to standard output, followed by a newline: \
             pretty (two-space indent, "key": value) by default. Numbers are written exactly as \
-            read; keys keep their order unless sorted.
+            read; keys keep their order unless sorted. NDJSON (a .ndjson or .jsonl file, or \
+            --format ndjson) is written one value after the other, each followed by a newline: \
+            with --compact, NDJSON again.
             """,
         arguments: [file],
-        options: [compact, sortKeys])
+        options: [compact, sortKeys, InputFormat.option])
 
     static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
         let path = arguments[file]
         var options = JSONWriter.Options(format: arguments[compact] ? .compact : .pretty)
         options.sortedKeys = arguments[sortKeys]
-        let text: String
+        var text = ""
         do {
-            let value = try JSONReader.parse(try JSONCommand.read(path, environment: context.environment))
-            text = try JSONWriter.string(for: value, options: options)
+            for value in try JSONCommand.values(of: path, format: arguments[InputFormat.option], environment: context.environment) {
+                text += try JSONWriter.string(for: value, options: options) + "\n"
+            }
         } catch {
             context.stderr.write(JSONCommand.message(for: error, file: path))
             throw ReportedFailure()
         }
-        context.stdout.write(text + "\n")
+        context.stdout.write(text)
     }
 }

@@ -27,7 +27,7 @@ enum ModelInferCommand: LeafCommand {
             """,
         arguments: [files],
         options: [CommonOptions.entity.with(help: "The entity of the collection's objects."), ImportCommand.at,
-                  ImportCommand.format, sample, to, output])
+                  InputFormat.option, sample, to, output])
 
     /// `--sample`: a whole number of elements, 1 or more.
     struct SampleCount: OptionValue {
@@ -56,7 +56,7 @@ enum ModelInferCommand: LeafCommand {
             throw UsageError("'-' (standard input) is not read by 'model infer'; give the sample files")
         }
         let reading = InferenceReading(inputs: inputs, at: arguments[ImportCommand.at],
-                                       lines: arguments[ImportCommand.format] == .ndjson, entity: entity,
+                                       format: arguments[InputFormat.option], entity: entity,
                                        sample: arguments[sample]?.value)
         let inferred = try reading.infer()
         let file = inferred.file

@@ -57,7 +57,7 @@ import TrellisTestSupport
         #expect(Self.run(["check"] + files) == Outcome(status: 0, stdout: "", stderr: ""))
     }
 
-    static let checkUsage = "usage: trellis json check <file>...\n  See 'trellis json check --help' for more information.\n"
+    static let checkUsage = "usage: trellis json check <file>... [--format <format>]\n  See 'trellis json check --help' for more information.\n"
 
     @Test func checkUsageErrors() {
         #expect(Self.run(["check"]) == Outcome(status: 64, stdout: "", stderr: "error: missing expected argument '<file>'\n" + Self.checkUsage))
@@ -108,7 +108,7 @@ import TrellisTestSupport
     }
 
     @Test func formatUsageErrors() {
-        let usage = "usage: trellis json format <file> [--compact] [--sort-keys]\n  See 'trellis json format --help' for more information.\n"
+        let usage = "usage: trellis json format <file> [--compact] [--sort-keys] [--format <format>]\n  See 'trellis json format --help' for more information.\n"
         #expect(Self.run(["format"]) == Outcome(status: 64, stdout: "", stderr: "error: missing expected argument '<file>'\n" + usage))
         #expect(Self.run(["format", "a", "b"]) == Outcome(status: 64, stdout: "", stderr: "error: unexpected argument 'b'\n" + usage))
         #expect(Self.run(["format", "--pretty", "a"]) == Outcome(status: 64, stdout: "", stderr: "error: unknown option '--pretty'\n" + usage))

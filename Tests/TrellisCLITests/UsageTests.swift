@@ -140,10 +140,10 @@ func trellis(arguments: [String], in directory: URL? = nil, stdin: String? = nil
                 == CommandResult(status: 64, stdout: "", stderr: "error: empty value for '<file>'\n" + Self.importUsage))
         #expect(trellis("model", "show", "").stderr.hasPrefix("error: empty value for '<model>'\nusage: trellis model show "))
         #expect(trellis("json", "check", "a.json", "") == CommandResult(
-            status: 64, stdout: "", stderr: "error: empty value for '<file>'\nusage: trellis json check <file>...\n"
+            status: 64, stdout: "", stderr: "error: empty value for '<file>'\nusage: trellis json check <file>... [--format <format>]\n"
                 + "  See 'trellis json check --help' for more information.\n"))
         #expect(trellis("json", "format", "") == CommandResult(
-            status: 64, stdout: "", stderr: "error: empty value for '<file>'\nusage: trellis json format <file> [--compact] [--sort-keys]\n"
+            status: 64, stdout: "", stderr: "error: empty value for '<file>'\nusage: trellis json format <file> [--compact] [--sort-keys] [--format <format>]\n"
                 + "  See 'trellis json format --help' for more information.\n"))
         // A JSON key may be empty: --value-key takes "".
         #expect(!trellis("import", "a.json", "--model", "m", "--entity", "E", "--value-key=").stderr.contains("empty value"))

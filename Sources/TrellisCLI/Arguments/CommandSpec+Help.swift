@@ -38,7 +38,7 @@ extension CommandSpec {
         for option in options {
             var help = option.help
             if let values = option.allowedValues { help += " (values: \(values.joined(separator: ", ")))" }
-            if let defaultText = option.defaultText { help += " (default: \(defaultText))" }
+            if let defaultText = option.defaultText ?? option.defaultDescription { help += " (default: \(defaultText))" }
             text += CommandSpec.row(option.synopsis, help)
         }
         return text + CommandSpec.row("-h, --help", "Show help information.")

@@ -80,6 +80,8 @@ struct OptionSpec: Sendable {
     var allowedValues: [String]?
     /// The value when not given, as command-line text (shown in help as `(default: …)`).
     var defaultText: String?
+    /// What not giving the option means, when that is not one value (shown as `(default: …)`).
+    var defaultDescription: String?
     /// Accepts the empty string (a JSON key may be `""`); otherwise an empty value is bad usage.
     var allowsEmptyValue: Bool
     /// The typed value of a given text (or of ``defaultText``).

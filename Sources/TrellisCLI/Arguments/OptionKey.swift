@@ -43,11 +43,13 @@ extension OptionKey where Value: OptionValue {
     ///   - default: the value when the option is not given, as command-line text; without
     ///     one, the option is required unless `Value` is `Optional` (then it reads `nil`).
     ///   - allowsEmptyValue: accept `""` (a JSON key may be empty); otherwise `--name=` is bad usage.
+    ///   - defaultDescription: for an `Optional` value whose absence the command resolves
+    ///     (`--format`: by each file's extension), what that means, shown as `(default: …)`.
     init(_ name: String, valueName: String, help: String, default defaultText: String? = nil,
-         allowsEmptyValue: Bool = false) {
+         defaultDescription: String? = nil, allowsEmptyValue: Bool = false) {
         let absent: (any Sendable)? = defaultText == nil ? Value.absentValue : nil
         spec = OptionSpec(name: name, valueName: valueName, help: help, allowedValues: Value.allowedValues,
-                          defaultText: defaultText, allowsEmptyValue: allowsEmptyValue,
+                          defaultText: defaultText, defaultDescription: defaultDescription, allowsEmptyValue: allowsEmptyValue,
                           convert: { text throws(OptionValueError) in try Value(optionText: text) }, absentValue: absent)
     }
 }
@@ -69,7 +71,7 @@ extension OptionKey where Value == Bool {
     /// A flag: `--name`, `true` when given.
     init(flag name: String, help: String) {
         spec = OptionSpec(name: name, valueName: nil, help: help, allowedValues: nil, defaultText: nil,
-                          allowsEmptyValue: false, convert: { _ in true }, absentValue: false)
+                          defaultDescription: nil, allowsEmptyValue: false, convert: { _ in true }, absentValue: false)
     }
 }
 

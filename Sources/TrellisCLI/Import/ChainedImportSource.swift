@@ -48,6 +48,15 @@ struct ChainedImportSource: ImportSource {
     /// `FILE: PATH` (or `FILE:LINE: PATH` for NDJSON, LINE the record's) for a path of an
     /// element of this source.
     func locate(_ path: JSONPath) -> String {
+        guard let (reader, shown) = input(of: path) else { return path.description }
+        if reader.isLines, case .index(let record)? = shown.components.first, let line = reader.line(ofRecord: record) {
+            return "\(reader.input.name):\(line): \(shown)"
+        }
+        return "\(reader.input.name): \(shown)"
+    }
+
+    /// The reader of the input a path of this source is in, and the path inside that input.
+    func input(of path: JSONPath) -> (reader: InputElementReader, path: JSONPath)? {
         var components = path.components[...]
         var index = 0
         if tagsInputs, case .key(let key)? = components.first, key.hasPrefix(ChainedImportSource.marker),
@@ -55,12 +64,7 @@ struct ChainedImportSource: ImportSource {
             index = i
             components = components.dropFirst()
         }
-        guard readers.indices.contains(index) else { return path.description }
-        let reader = readers[index]
-        let shown = JSONPath(components: Array(components))
-        if reader.isLines, case .index(let record)? = components.first, let line = reader.line(ofRecord: record) {
-            return "\(reader.input.name):\(line): \(shown)"
-        }
-        return "\(reader.input.name): \(shown)"
+        guard readers.indices.contains(index) else { return nil }
+        return (readers[index], JSONPath(components: Array(components)))
     }
 }

@@ -20,8 +20,6 @@ enum ImportCommand: LeafCommand {
     static let valueKey = OptionKey<String?>(
         "--value-key", valueName: "key",
         help: "Wrap each element that is not an object as {\"key\": element} (for id → name tables).", allowsEmptyValue: true)
-    static let format = OptionKey<InputFormat>(
-        "--format", valueName: "format", help: "The input format: one JSON document, or one per line.", default: "json")
     static let report = OptionKey<ReportFormat>(
         "--report", valueName: "format", help: "The summary format on standard output.", default: "text")
     static let dryRun = OptionKey<Bool>(flag: "--dry-run", help: "Import and report, then roll back: the store is not changed.")
@@ -45,17 +43,9 @@ enum ImportCommand: LeafCommand {
             CommonOptions.entity.with(help: "The entity of the imported objects."),
             CommonOptions.store.with(help: "The SQLite store; created when missing."),
             CommonOptions.busyTimeout,
-            at, keyAttribute, valueKey, format, report, dryRun,
+            at, keyAttribute, valueKey, InputFormat.option, report, dryRun,
             CommonOptions.bindings,
         ])
-
-    /// `--format`.
-    enum InputFormat: String, CaseIterable, OptionValue {
-        /// One JSON document per file.
-        case json
-        /// One JSON document per line (NDJSON, JSON Lines).
-        case ndjson
-    }
 
     /// `--report`.
     enum ReportFormat: String, CaseIterable, OptionValue {
@@ -77,7 +67,8 @@ enum ImportCommand: LeafCommand {
         var at: JSONKeyPath?
         var keyAttribute: String?
         var valueKey: String?
-        var lines: Bool
+        /// `--format`, if given (else each input's own, by its extension).
+        var format: InputFormat?
         var jsonReport: Bool
         var dryRun: Bool
 
@@ -97,7 +88,7 @@ enum ImportCommand: LeafCommand {
             at = arguments[ImportCommand.at]
             keyAttribute = arguments[ImportCommand.keyAttribute]
             valueKey = arguments[ImportCommand.valueKey]
-            lines = arguments[format] == .ndjson
+            format = arguments[InputFormat.option]
             jsonReport = arguments[report] == .json
             dryRun = arguments[ImportCommand.dryRun]
         }
@@ -111,7 +102,7 @@ enum ImportCommand: LeafCommand {
 
 /// One input of `trellis import`: a file, or standard input (`-`).
 struct InputFile {
-    /// As given on the command line (used in messages).
+    /// As given on the command line (used in messages; `<stdin>` for `-`).
     let name: String
     /// Resolved against the current directory; nil for standard input.
     let url: URL?
@@ -130,4 +121,10 @@ struct InputFile {
     }
 
     var isStandardInput: Bool { url == nil }
+
+    /// Whether the input is NDJSON: `format` when given, else by its name (``InputFormat/inferred(for:given:)``;
+    /// standard input is one document).
+    func readsLines(format: InputFormat?) -> Bool {
+        InputFormat.inferred(for: isStandardInput ? "-" : name, given: format) == .ndjson
+    }
 }

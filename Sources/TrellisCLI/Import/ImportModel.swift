@@ -36,7 +36,7 @@ struct ImportModel {
             let loaded = try ModelLoading.load(modelPath, bindings: options.bindingsPath, environment: environment)
             return ImportModel(loaded: loaded, record: text(of: loaded.modelFile), origin: .file)
         }
-        var reading = InferenceReading(inputs: inputs, at: options.at, lines: options.lines, entity: options.entity, sample: nil)
+        var reading = InferenceReading(inputs: inputs, at: options.at, format: options.format, entity: options.entity, sample: nil)
         guard FileManager.default.fileExists(atPath: storeURL.path) else {
             let inferred = try reading.infer()
             return ImportModel(loaded: LoadedModel(file: inferred.file, store: options.storePath), record: text(of: inferred.file),

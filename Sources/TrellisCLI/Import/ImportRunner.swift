@@ -42,7 +42,7 @@ struct ImportRunner {
 
         let makeReaders = {
             inputs.map { input in
-                InputElementReader(input: input, at: options.at, lines: options.lines,
+                InputElementReader(input: input, at: options.at, lines: input.readsLines(format: options.format),
                                    alwaysMembers: options.keyAttribute != nil || resolved.readsMembers,
                                    valueKey: options.valueKey, entityName: entity.name)
             }
@@ -102,7 +102,7 @@ struct ImportRunner {
     private func checkedEntity(in resolved: ImportModel) throws -> ResolvedEntity {
         let entity = try ModelLoading.entity(options.entity, in: resolved.loaded.model, modelPath: options.modelPath ?? options.storePath)
         if let name = options.keyAttribute {
-            _ = try ModelLoading.attribute(name, of: entity, option: "--key-attribute")
+            _ = try ModelLoading.attribute(name, of: entity, option: "--key-attribute") { "--key-attribute \($0)" }
             let mapped = entity.attributeMappings.map { entity.attributes[$0.index].name }
             guard mapped.contains(name) else {
                 throw CommandError(.unknownName, "--key-attribute: '\(name)' is not a mapped attribute of \(entity.name) "
@@ -140,9 +140,21 @@ struct ImportRunner {
         do {
             return try context.importObjects(from: &source, entity: entity, options: importOptions)
         } catch let error as ImportError {
-            throw CommandError(.importFailed, "\(source.locate(error.path)): \(error.message)")
+            let hint = hint(for: error, in: source, entity: entity, model: file.model).map { "; " + $0 } ?? ""
+            throw CommandError(.importFailed, "\(source.locate(error.path)): \(error.message)\(hint)")
         } catch let error as StoreError {
             throw StoreOpening.commandError(error, path: options.storePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         }
+    }
+
+    /// The hint for a required value missing from a collection read as one object
+    /// (``CollectionHint``: `did you mean --at statuses?`), or nil.
+    private func hint(for error: ImportError, in source: ChainedImportSource, entity name: String,
+                      model: ObjectModel) -> String? {
+        guard error.code == .missingRequiredValue, let entity = model.entity(named: name),
+              let (reader, path) = source.input(of: error.path), let collectionPath = reader.wholeCollectionPath,
+              path.components.starts(with: collectionPath.components), let collection = reader.wholeCollection() else { return nil }
+        let hint = CollectionHint(entity: entity, at: options.at)
+        return hint.hint(collection: collection, wanted: hint.wantedKeyPaths(missing: error.property))
     }
 }

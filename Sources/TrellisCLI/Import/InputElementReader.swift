@@ -55,6 +55,11 @@ final class InputElementReader {
     private var finished = false
     /// record index → line, for NDJSON inputs.
     private var recordLines: [Int] = []
+    /// Where the collection is, when it was read as one object (the whole document, or the
+    /// object at `--at`): the input had one element, the collection itself.
+    private(set) var wholeCollectionPath: JSONPath?
+    /// That object, kept for standard input only (a file is read again when a hint needs it).
+    private var wholeCollectionFromStandardInput: JSONValue?
 
     /// A reader of `input`; the file is opened by the first ``next()``.
     /// - Parameters:
@@ -153,9 +158,21 @@ final class InputElementReader {
                 if error.code == .keyPathNotFound, let at {
                     throw CommandError(.invalidInput, "\(input.name): no value at '\(at)' (--at): \(error.message)")
                 }
-                throw CommandError(.invalidInput, "\(input.name):\(error.line):\(error.column): \(error.message)")
+                let hint = lines ? "" : InputFormat.ndjsonHint(for: error) ?? ""
+                throw CommandError(.invalidInput, "\(input.name):\(error.line):\(error.column): \(error.message)\(hint)")
             }
         }
+    }
+
+    /// The collection read as one object (see ``wholeCollectionPath``), read again from its
+    /// file; nil when it was not, or the file no longer parses.
+    func wholeCollection() -> JSONValue? {
+        guard wholeCollectionPath != nil else { return nil }
+        guard let url = input.url else { return wholeCollectionFromStandardInput }
+        guard let data = try? Data(contentsOf: url, options: .mappedIfSafe), let document = try? JSONReader.parse(data) else {
+            return nil
+        }
+        return at.map { $0.lookup(in: document).value } ?? document
     }
 
     // MARK: - Internals
@@ -171,6 +188,8 @@ final class InputElementReader {
     private func accept(_ element: JSONArrayStream.Element, in basePath: JSONPath) throws -> Element {
         if element.isWholeValue {
             try checkCollection(element.value, at: basePath, lineSuffix: "")
+            wholeCollectionPath = basePath
+            if input.url == nil { wholeCollectionFromStandardInput = element.value }
             return Element(value: element.value, path: basePath, key: nil, isWholeValue: true)
         }
         if let key = element.key {

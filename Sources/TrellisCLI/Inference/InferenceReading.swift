@@ -9,7 +9,8 @@ import TrellisModelFile
 struct InferenceReading {
     var inputs: [InputFile]
     var at: JSONKeyPath?
-    var lines: Bool
+    /// `--format`; nil: each input's by its name (``InputFile/readsLines(format:)``).
+    var format: InputFormat?
     var entity: String
     /// Elements to read from each input at most (`--sample`); nil reads them all.
     var sample: Int?
@@ -25,6 +26,7 @@ struct InferenceReading {
         inference.knownEntities = knownEntities
         for input in inputs {
             try InputCheck.check(input)
+            let lines = input.readsLines(format: format)
             let reader = InputElementReader(input: input, at: at, lines: lines, alwaysMembers: false, valueKey: nil,
                                             entityName: entity)
             var count = 0

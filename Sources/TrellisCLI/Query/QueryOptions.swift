@@ -28,7 +28,10 @@ enum QueryOptions {
             do {
                 _ = try ObjectFetchRequest(entity: entity.name, predicate: predicate).resolved(in: model)
             } catch let error as QueryError {
-                throw UsageError("invalid predicate for '--where' (\(text)): \(error)")
+                let hint = error.code == .unknownProperty ? error.keyPath.flatMap {
+                    PropertySuggestion.hint(forJSONKeyPath: $0, from: entity, model: model)
+                } : nil
+                throw UsageError("invalid predicate for '--where' (\(text)): \(error)" + (hint.map { "; " + $0 } ?? ""))
             }
             predicates.append(predicate)
         }
@@ -65,8 +68,14 @@ enum QueryOptions {
                 let value = rhs == "null" || rhs == "nil" ? nil : try ExportRunner.value(rhs, for: attribute, in: owner, bindings: bindings)
                 return .compare(lhs, .equal, value.map { .value($0) } ?? .null)
             }
+            if lhs.contains("."), lhs.allSatisfy({ isNameCharacter($0) || $0 == "." }),
+               let path = PropertySuggestion.propertyPath(forJSONKeyPath: lhs, from: entity, model: model), path != lhs {
+                throw CommandError(.unknownName, "--where: '\(lhs)' is not a property path of \(entity.name), but the JSON key path "
+                                   + "of \(path): did you mean --where " + Suggestion.shellQuoted("\(path)=\(rhs)") + "?")
+            }
             if lhs.allSatisfy(isNameCharacter) {
-                _ = try ModelLoading.attribute(lhs, of: entity, option: "--where")  // throws the list of attributes
+                // Throws the list of attributes, or the attribute mapped to a JSON key given instead.
+                _ = try ModelLoading.attribute(lhs, of: entity, option: "--where") { "--where " + Suggestion.shellQuoted("\($0)=\(rhs)") }
             }
         }
         do {

@@ -71,11 +71,14 @@ enum ModelLoading {
     }
 
     /// The attribute named `name` of `entity`, for the option `option`.
-    /// - Throws: ``CommandError`` `.unknownName` listing the entity's attributes.
-    static func attribute(_ name: String, of entity: ResolvedEntity, option: String) throws -> AttributeDescription {
+    /// - Parameter corrected: the option as it would read with another attribute name, for
+    ///   the suggestion (`{ "--where \($0)=jack" }`).
+    /// - Throws: ``CommandError`` `.unknownName` with ``PropertySuggestion/unknownAttributeMessage(_:of:corrected:)``:
+    ///   the attribute mapped to `name` when it is a JSON key, or a close name, and the entity's attributes.
+    static func attribute(_ name: String, of entity: ResolvedEntity, option: String,
+                          corrected: @escaping (String) -> String) throws -> AttributeDescription {
         if let attribute = entity.attribute(named: name) { return attribute }
-        throw CommandError(.unknownName, "\(option): '\(name)' is not an attribute of \(entity.name); its attributes: "
-                               + entity.attributes.map(\.name).joined(separator: ", "))
+        throw CommandError(.unknownName, "\(option): " + PropertySuggestion.unknownAttributeMessage(name, of: entity, corrected: corrected))
     }
 }
 

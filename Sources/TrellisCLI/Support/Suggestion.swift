@@ -1,3 +1,5 @@
+import Foundation
+
 /// "Did you mean …?" for a name typed wrong: the closest candidate by edit distance.
 enum Suggestion {
     /// The first of `candidates` that `name` is a prefix of (or that is a prefix of `name`),
@@ -21,5 +23,16 @@ enum Suggestion {
             previous = current
         }
         return previous[b.count]
+    }
+}
+
+extension Suggestion {
+    /// `text` as typed in a POSIX shell: as is when it holds only letters, digits and
+    /// `-_.,:/@=+%`, else in single quotes (a `'` written `'\''`).
+    static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.,:/@=+%".unicodeScalars.contains(scalar))
+        }
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }
