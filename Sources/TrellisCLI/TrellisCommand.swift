@@ -22,8 +22,12 @@ public enum TrellisCommand {
     /// When standard output cannot be written (a full disk, `/dev/full`, a closed pipe
     /// while `SIGPIPE` is ignored or blocked), prints `error: cannot write standard output:
     /// REASON` on standard error and returns 1, whatever the command returned.
+    ///
+    /// Installs the handlers of `SIGINT` and `SIGTERM`: an import they interrupt prints
+    /// `interrupted: nothing was imported` and exits 130 (143), leaving no store behind.
     public static func main(arguments: [String]) -> Int32 {
-        run(arguments: arguments, environment: .process,
+        Interruption.installForProcess()
+        return run(arguments: arguments, environment: .process,
             standardOutput: .standardOutput, standardError: .standardError)
     }
 

@@ -40,9 +40,9 @@ import Trellis
 public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // SAFETY: `connection` is neither Sendable nor thread-safe. It is only used inside
     // `withConnection`, which holds `lock` for the whole use; no reference to it (or to a
-    // session wrapping it) escapes the closure. `pendingWork` and `journalModeIsPending` are
-    // read and written only while `lock` is held. Every other stored property is immutable
-    // and Sendable.
+    // session wrapping it) escapes the closure. `pendingWork`, `journalModeIsPending` and
+    // `waitReporter` are read and written only while `lock` is held (as are the observation
+    // state's, as their comments say). Every other stored property is immutable and Sendable.
 
     /// When the file gets the schema its model needs: the whole schema (a new or empty
     /// file), or an additive migration (see `SQLiteStore+Migrations.swift`).
@@ -159,6 +159,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     let commitLog = CommitLog()
     /// Observers' wake-ups, and the `data_version` poller while there are any.
     let observers: SQLiteObservers
+    /// The busy handler's state once ``reportWaits(to:)`` installed it (SQLite holds a
+    /// pointer to it). Guarded by `lock`.
+    var waitReporter: SQLiteWaitReporter?
 
     /// Opens the store file at `path` (created when missing, unless read-only) for `model`.
     ///

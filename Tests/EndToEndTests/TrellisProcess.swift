@@ -139,6 +139,11 @@ enum TrellisProcess {
         }
 
         var processIdentifier: Int32 { process.processIdentifier }
+
+        /// What the process has written on standard error so far.
+        var standardErrorSoFar: String {
+            String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self)
+        }
         var isRunning: Bool { process.isRunning }
 
         /// Sends SIGKILL: the process ends at once, without running any code of its own.

@@ -42,6 +42,8 @@ struct ChainedImportSource: ImportSource {
             current += 1
         }
         progress.update(bytes: bytesOfFinishedInputs, objects: elementCount)
+        // Everything is read: what is left (the last batch, the commit) is not cut short.
+        Interruption.finishing()
         return nil
     }
 

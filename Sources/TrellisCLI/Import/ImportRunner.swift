@@ -17,6 +17,9 @@ struct ImportRunner {
         var inputs = options.inputs
         var cleanups: [() -> Void] = []
         defer { for cleanup in cleanups { cleanup() } }
+        // Until the import has read everything, a signal ends it at once: nothing is committed.
+        Interruption.begin("nothing was imported")
+        defer { Interruption.end() }
         let storeURL = environment.url(for: options.storePath)
         let resolved: ImportModel
         let entity: ResolvedEntity
@@ -34,6 +37,7 @@ struct ImportRunner {
                 let spooled = try inputs[i].spooled()
                 inputs[i] = spooled.input
                 cleanups.append(spooled.cleanup)
+                if let copy = spooled.input.url { Interruption.onInterrupt { try? FileManager.default.removeItem(at: copy) } }
             }
             resolved = try ImportModel.resolve(options, inputs: inputs, storeURL: storeURL, environment: environment)
             entity = try checkedEntity(in: resolved)
@@ -51,6 +55,7 @@ struct ImportRunner {
         let totalBytes = readers.reduce(0) { $0 + ($1.totalBytes ?? 0) }
         let progress = ProgressBar(totalBytes: totalBytes, enabled: environment.showsProgress)
         defer { progress.finish() }
+        Interruption.show(progress)
 
         if !options.dryRun { StagedStore.removeAbandoned(for: storeURL) }
         let report: ImportReport
@@ -63,6 +68,8 @@ struct ImportRunner {
         } else {
             // A new store is built under a private name and published complete (StagedStore).
             let staged = StagedStore(for: storeURL)
+            let removal = Interruption.onInterrupt { staged.remove() }
+            defer { Interruption.removeCleanup(removal) }
             var published: ImportReport?
             do {
                 let built = try importObjects(from: readers, into: staged.url, model: file, record: resolved.record,
@@ -83,6 +90,7 @@ struct ImportRunner {
                     throw CommandError(.store, "\(options.storePath): another process created the store while this import "
                                        + "read standard input; nothing was written (run the import again)")
                 }
+                Interruption.show(progress)
                 report = try importObjects(from: makeReaders(), into: storeURL, model: file, record: resolved.record,
                                            entity: entity.name, progress: progress)
             }
@@ -126,8 +134,10 @@ struct ImportRunner {
                                migrationPolicy: SQLiteStore.MigrationPolicy = .inWriteTransactions) throws -> ImportReport {
         let store: any PersistentStore
         if let url {
-            store = try StoreOpening.open(url, path: options.storePath, model: file.model, migrationPolicy: migrationPolicy,
-                                          busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, modelRecord: record)
+            let sqliteStore = try StoreOpening.open(url, path: options.storePath, model: file.model, migrationPolicy: migrationPolicy,
+                                                    busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, modelRecord: record)
+            sqliteStore.reportWaits { [progress] waited in progress.waiting(waited) }
+            store = sqliteStore
         } else {
             store = InMemoryStore(model: file.model)
         }
