@@ -3,7 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "Trellis",
-    platforms: [.macOS(.v13)],
+    // The oldest versions with everything the libraries use: Duration and ContinuousClock
+    // (macOS 13, iOS 16, tvOS 16, watchOS 9); Date.ISO8601FormatStyle needs only macOS 12 /
+    // iOS 15. See docs/Platforms.md, which also lists the few platform branches.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Trellis", targets: ["Trellis"]),
         .library(name: "TrellisSQLite", targets: ["TrellisSQLite"]),

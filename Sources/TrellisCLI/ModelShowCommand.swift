@@ -132,8 +132,8 @@ struct ModelSummary {
 
     /// User info other than the annotations shown above and Core Data settings: `key = value; …`.
     static func otherUserInfo(_ userInfo: [String: String]) -> String {
-        let shown: Set<String> = [Annotation.identityAttributes, Annotation.identityAttribute, Annotation.entityMapperName,
-                                  Annotation.jsonDictionaryTransformerName]
+        let shown: Set<String> = [GrootAnnotation.identityAttributes, GrootAnnotation.identityAttribute, GrootAnnotation.entityMapperName,
+                                  GrootAnnotation.jsonDictionaryTransformerName]
         return CoreDataSettings.annotations(in: userInfo).filter { !shown.contains($0.key) }
             .sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "; ")
     }

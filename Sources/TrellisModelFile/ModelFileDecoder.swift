@@ -116,14 +116,14 @@ struct ModelFileDecoder {
             default:
                 throw fields.wrongType("identityAttributes", expected: "an array of attribute names or a string", found: identity)
             }
-            if let existing = userInfo[Annotation.identityAttributes], splitNames(existing) != names {
-                throw conflict(path: path, key: "identityAttributes", userInfoKey: Annotation.identityAttributes,
+            if let existing = userInfo[GrootAnnotation.identityAttributes], splitNames(existing) != names {
+                throw conflict(path: path, key: "identityAttributes", userInfoKey: GrootAnnotation.identityAttributes,
                                convenience: names.joined(separator: ","), userInfo: existing)
             }
-            userInfo[Annotation.identityAttributes] = names.joined(separator: ",")
+            userInfo[GrootAnnotation.identityAttributes] = names.joined(separator: ",")
         }
-        try merge(fields, "entityMapper", into: &userInfo, as: Annotation.entityMapperName, path: path)
-        try merge(fields, "dictionaryTransformer", into: &userInfo, as: Annotation.jsonDictionaryTransformerName, path: path)
+        try merge(fields, "entityMapper", into: &userInfo, as: GrootAnnotation.entityMapperName, path: path)
+        try merge(fields, "dictionaryTransformer", into: &userInfo, as: GrootAnnotation.jsonDictionaryTransformerName, path: path)
 
         let attributes = try (fields.array("attributes") ?? []).enumerated().map { i, value in
             try decodeAttribute(value, at: path.appending(key: "attributes").appending(index: i))
@@ -146,8 +146,8 @@ struct ModelFileDecoder {
                                      + AttributeType.allCases.map(\.rawValue).joined(separator: ", "))
         }
         var userInfo = try fields.stringTable("userInfo") ?? [:]
-        try merge(fields, "jsonKeyPath", into: &userInfo, as: Annotation.jsonKeyPath, path: path)
-        try merge(fields, "transformer", into: &userInfo, as: Annotation.jsonTransformerName, path: path)
+        try merge(fields, "jsonKeyPath", into: &userInfo, as: GrootAnnotation.jsonKeyPath, path: path)
+        try merge(fields, "transformer", into: &userInfo, as: GrootAnnotation.jsonTransformerName, path: path)
         try checkKeyPath(userInfo, fields: fields, path: path)
         var defaultValue: AttributeValue?
         if let json = fields.value("default") {
@@ -171,11 +171,11 @@ struct ModelFileDecoder {
             deleteRule = rule
         }
         var userInfo = try fields.stringTable("userInfo") ?? [:]
-        try merge(fields, "jsonKeyPath", into: &userInfo, as: Annotation.jsonKeyPath, path: path)
-        try merge(fields, "mergePolicy", into: &userInfo, as: Annotation.jsonMergePolicy, path: path)
-        if let policy = userInfo[Annotation.jsonMergePolicy], ToManyMergePolicy(rawValue: policy) == nil {
+        try merge(fields, "jsonKeyPath", into: &userInfo, as: GrootAnnotation.jsonKeyPath, path: path)
+        try merge(fields, "mergePolicy", into: &userInfo, as: GrootAnnotation.jsonMergePolicy, path: path)
+        if let policy = userInfo[GrootAnnotation.jsonMergePolicy], ToManyMergePolicy(rawValue: policy) == nil {
             let key = fields.value("mergePolicy") != nil ? path.appending(key: "mergePolicy")
-                : path.appending(key: "userInfo").appending(key: Annotation.jsonMergePolicy)
+                : path.appending(key: "userInfo").appending(key: GrootAnnotation.jsonMergePolicy)
             throw ModelFileError(.invalidValue, path: key, message: "unknown merge policy '\(policy)'; expected one of: replace, append")
         }
         try checkKeyPath(userInfo, fields: fields, path: path)
@@ -312,12 +312,12 @@ struct ModelFileDecoder {
 
     /// A key path annotation that cannot be parsed is reported at the key that gave it.
     private static func checkKeyPath(_ userInfo: [String: String], fields: FieldReader, path: JSONPath) throws {
-        guard let text = userInfo[Annotation.jsonKeyPath] else { return }
+        guard let text = userInfo[GrootAnnotation.jsonKeyPath] else { return }
         do {
             _ = try JSONKeyPath(parsing: text)
         } catch {
             let at = fields.value("jsonKeyPath") != nil ? path.appending(key: "jsonKeyPath")
-                : path.appending(key: "userInfo").appending(key: Annotation.jsonKeyPath)
+                : path.appending(key: "userInfo").appending(key: GrootAnnotation.jsonKeyPath)
             throw ModelFileError(.invalidValue, path: at, message: "\(error)")
         }
     }

@@ -23,13 +23,13 @@ enum ModelFileEncoder {
         if entity.isAbstract { object["abstract"] = true }
         // The convenience array only when it gives the same text back ("a,b"); other spellings
         // ("a, b", Groot's "a b") stay verbatim in userInfo, so Core Data models round-trip exactly.
-        if let text = userInfo[Annotation.identityAttributes],
+        if let text = userInfo[GrootAnnotation.identityAttributes],
            ModelFileDecoder.splitNames(text).joined(separator: ",") == text {
-            userInfo[Annotation.identityAttributes] = nil
+            userInfo[GrootAnnotation.identityAttributes] = nil
             object["identityAttributes"] = .array(ModelFileDecoder.splitNames(text).map(JSONValue.string))
         }
-        if let name = userInfo.removeValue(forKey: Annotation.entityMapperName) { object["entityMapper"] = .string(name) }
-        if let name = userInfo.removeValue(forKey: Annotation.jsonDictionaryTransformerName) {
+        if let name = userInfo.removeValue(forKey: GrootAnnotation.entityMapperName) { object["entityMapper"] = .string(name) }
+        if let name = userInfo.removeValue(forKey: GrootAnnotation.jsonDictionaryTransformerName) {
             object["dictionaryTransformer"] = .string(name)
         }
         if !userInfo.isEmpty { object["userInfo"] = table(userInfo) }
@@ -45,8 +45,8 @@ enum ModelFileEncoder {
         object["type"] = .string(attribute.type.rawValue)
         if !attribute.isOptional { object["optional"] = false }
         if let value = attribute.defaultValue { object["default"] = AttributeDefaultCoding.json(from: value) }
-        if let keyPath = userInfo.removeValue(forKey: Annotation.jsonKeyPath) { object["jsonKeyPath"] = .string(keyPath) }
-        if let name = userInfo.removeValue(forKey: Annotation.jsonTransformerName) { object["transformer"] = .string(name) }
+        if let keyPath = userInfo.removeValue(forKey: GrootAnnotation.jsonKeyPath) { object["jsonKeyPath"] = .string(keyPath) }
+        if let name = userInfo.removeValue(forKey: GrootAnnotation.jsonTransformerName) { object["transformer"] = .string(name) }
         if !userInfo.isEmpty { object["userInfo"] = table(userInfo) }
         return .object(object)
     }
@@ -63,8 +63,8 @@ enum ModelFileEncoder {
         if relationship.minCount != 0 { object["minCount"] = JSONValue(relationship.minCount) }
         if relationship.maxCount != 0 { object["maxCount"] = JSONValue(relationship.maxCount) }
         if !relationship.isOptional { object["optional"] = false }
-        if let keyPath = userInfo.removeValue(forKey: Annotation.jsonKeyPath) { object["jsonKeyPath"] = .string(keyPath) }
-        if let policy = userInfo.removeValue(forKey: Annotation.jsonMergePolicy) { object["mergePolicy"] = .string(policy) }
+        if let keyPath = userInfo.removeValue(forKey: GrootAnnotation.jsonKeyPath) { object["jsonKeyPath"] = .string(keyPath) }
+        if let policy = userInfo.removeValue(forKey: GrootAnnotation.jsonMergePolicy) { object["mergePolicy"] = .string(policy) }
         if !userInfo.isEmpty { object["userInfo"] = table(userInfo) }
         return .object(object)
     }

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Writes a whole file the way a user expects `> PATH` to, but atomically where the file
 /// system allows: never leaving a half-written model behind, and never replacing
 /// something that is not a regular file.

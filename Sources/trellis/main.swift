@@ -1,10 +1,5 @@
+import Foundation  // signal(3), exit(3): Foundation re-exports Glibc on Linux, Darwin on Apple platforms
 import TrellisCLI
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // A file size limit (`ulimit -f`) must make a write fail with `EFBIG`, which the store
 // reports (`cannot write the store: disk I/O error: File too large`), not kill the process.

@@ -126,8 +126,8 @@ import TrellisTestSupport
         defer { w.remove() }
         try w.write("posts.json", Self.posts)
         let model = try ObjectModel(entities: [EntityDescription(name: "Post", attributes: [
-            AttributeDescription(name: "id", type: .integer64, userInfo: [Annotation.jsonKeyPath: "id"]),
-        ], userInfo: [Annotation.identityAttributes: "id"])])
+            AttributeDescription(name: "id", type: .integer64, userInfo: [GrootAnnotation.jsonKeyPath: "id"]),
+        ], userInfo: [GrootAnnotation.identityAttributes: "id"])])
         _ = try SQLiteStore(path: w.url.appendingPathComponent("old.sqlite").path, model: model)
         let expected = "error: old.sqlite: the store records no model (it was written by a program that gave none, or by an older "
             + "Trellis); give the model with --model\n"

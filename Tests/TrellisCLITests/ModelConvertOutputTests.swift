@@ -3,12 +3,6 @@ import Testing
 import TrellisTestSupport
 @testable import TrellisCLI
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where `trellis model convert -o PATH` writes: through symbolic links, into FIFOs and
 /// devices in place, never over a directory.
 @Suite struct ModelConvertOutputTests {

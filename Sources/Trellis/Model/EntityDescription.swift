@@ -31,12 +31,12 @@ public struct EntityDescription: Sendable, Hashable {
     /// The identity attribute names this entity declares itself (not its parents'):
     /// `identityAttributes` split on commas and whitespace, else `identityAttribute`.
     public var declaredIdentityAttributeNames: [String] {
-        let text = userInfo[Annotation.identityAttributes] ?? userInfo[Annotation.identityAttribute] ?? ""
+        let text = userInfo[GrootAnnotation.identityAttributes] ?? userInfo[GrootAnnotation.identityAttribute] ?? ""
         return text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
     }
 
     /// `userInfo["entityMapperName"]`.
-    public var entityMapperName: String? { userInfo[Annotation.entityMapperName] }
+    public var entityMapperName: String? { userInfo[GrootAnnotation.entityMapperName] }
     /// `userInfo["JSONDictionaryTransformerName"]`.
-    public var dictionaryTransformerName: String? { userInfo[Annotation.jsonDictionaryTransformerName] }
+    public var dictionaryTransformerName: String? { userInfo[GrootAnnotation.jsonDictionaryTransformerName] }
 }

@@ -26,9 +26,9 @@ public struct AttributeDescription: Sendable, Hashable {
     }
 
     /// `userInfo["JSONKeyPath"]`, the raw key path text (Groot's annotation).
-    public var jsonKeyPathText: String? { userInfo[Annotation.jsonKeyPath] }
+    public var jsonKeyPathText: String? { userInfo[GrootAnnotation.jsonKeyPath] }
     /// `userInfo["JSONTransformerName"]` (Groot's annotation).
-    public var transformerName: String? { userInfo[Annotation.jsonTransformerName] }
+    public var transformerName: String? { userInfo[GrootAnnotation.jsonTransformerName] }
 }
 
 /// A relationship from one entity to another (Core Data's `NSRelationshipDescription`).
@@ -80,10 +80,10 @@ public struct RelationshipDescription: Sendable, Hashable {
     }
 
     /// `userInfo["JSONKeyPath"]`.
-    public var jsonKeyPathText: String? { userInfo[Annotation.jsonKeyPath] }
+    public var jsonKeyPathText: String? { userInfo[GrootAnnotation.jsonKeyPath] }
     /// `userInfo["JSONMergePolicy"]` parsed; nil when absent (the import option decides).
     public var mergePolicy: ToManyMergePolicy? {
-        userInfo[Annotation.jsonMergePolicy].flatMap(ToManyMergePolicy.init(rawValue:))
+        userInfo[GrootAnnotation.jsonMergePolicy].flatMap(ToManyMergePolicy.init(rawValue:))
     }
 }
 
@@ -96,7 +96,9 @@ public enum ToManyMergePolicy: String, Sendable, Hashable, Codable {
 }
 
 /// The user-info keys Trellis reads, spelled as Groot spells them (plus Trellis's own).
-public enum Annotation {
+/// (Not named `Annotation`: MapKit's SwiftUI map content has a type of that name, which an
+/// app importing both would find ambiguous.)
+public enum GrootAnnotation {
     /// Entity: identity attribute names, comma or space separated (Groot 2+).
     public static let identityAttributes = "identityAttributes"
     /// Entity: legacy single identity attribute (Groot 1).

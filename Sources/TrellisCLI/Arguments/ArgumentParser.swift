@@ -108,8 +108,10 @@ struct ArgumentParser {
     private static func convert(_ text: String, for option: OptionSpec) throws(UsageError) -> any Sendable {
         do {
             return try option.convert(text)
-        } catch {
+        } catch let error as OptionValueError {
             throw UsageError(error.message(text: text, name: option.name))
+        } catch {
+            throw UsageError("invalid value '\(text)' for '\(option.name)': \(error)")
         }
     }
 

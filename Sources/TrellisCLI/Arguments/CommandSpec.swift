@@ -84,8 +84,10 @@ struct OptionSpec: Sendable {
     var defaultDescription: String?
     /// Accepts the empty string (a JSON key may be `""`); otherwise an empty value is bad usage.
     var allowsEmptyValue: Bool
-    /// The typed value of a given text (or of ``defaultText``).
-    let convert: @Sendable (String) throws(OptionValueError) -> any Sendable
+    /// The typed value of a given text (or of ``defaultText``); throws ``OptionValueError``.
+    /// (Untyped `throws`: function types with typed throws can need the Swift 6 runtime on
+    /// Apple platforms, SE-0413, newer than the package's platforms; the parser checks the type.)
+    let convert: @Sendable (String) throws -> any Sendable
     /// The value when not given and without a default: `false` for a flag, `nil` for an
     /// optional value; nil (no value at all) when the option is required.
     let absentValue: (any Sendable)?

@@ -50,7 +50,7 @@ extension OptionKey where Value: OptionValue {
         let absent: (any Sendable)? = defaultText == nil ? Value.absentValue : nil
         spec = OptionSpec(name: name, valueName: valueName, help: help, allowedValues: Value.allowedValues,
                           defaultText: defaultText, defaultDescription: defaultDescription, allowsEmptyValue: allowsEmptyValue,
-                          convert: { text throws(OptionValueError) in try Value(optionText: text) }, absentValue: absent)
+                          convert: { text in try Value(optionText: text) }, absentValue: absent)
     }
 }
 

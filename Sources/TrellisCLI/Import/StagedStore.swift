@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A new store built under a private name next to `--store`, then published at `--store`
 /// in one step, so that a store path only ever names a store whose first import committed.
 ///

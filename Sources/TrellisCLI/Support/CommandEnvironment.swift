@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What a command runs against besides its arguments: the directory relative paths are
 /// resolved against, standard input (read for a `-` argument), and whether standard error
 /// is a terminal (for the progress bar).

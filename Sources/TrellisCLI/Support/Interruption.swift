@@ -1,12 +1,6 @@
 import Dispatch
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Ctrl-C (`SIGINT`) and `SIGTERM` while a command writes a store: the command ends at once
 /// with `interrupted: nothing was imported` on a line of its own (the progress bar erased
 /// first), status 130 (`SIGTERM`: `terminated: …`, 143, 128 + the signal as a shell reports

@@ -237,7 +237,7 @@ private struct ElementReader {
         let settings = CoreDataXML.settings(actual: element.attributes, base: CoreDataXML.baseAttributes(of: relationship),
                                             ignoring: CoreDataSettings.ignoredPropertyAttributes.union(["name"]))
         relationship.userInfo = readChildren(of: element, entity: entity, property: name).merging(settings) { _, s in s }
-        if let policy = relationship.userInfo[Annotation.jsonMergePolicy], relationship.mergePolicy == nil {
+        if let policy = relationship.userInfo[GrootAnnotation.jsonMergePolicy], relationship.mergePolicy == nil {
             throw CoreDataModelError(.invalidValue, line: element.line, entity: entity, property: name,
                                      message: "JSONMergePolicy '\(policy)' is not replace or append")
         }

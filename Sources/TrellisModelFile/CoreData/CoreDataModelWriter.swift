@@ -195,9 +195,9 @@ public struct CoreDataModelWriter: Sendable {
     /// convention, and Groot maps only properties with a `JSONKeyPath`, so the converted
     /// model maps the same keys.
     static func materialising(_ keyConvention: KeyConvention, in userInfo: [String: String], name: String) -> [String: String] {
-        guard userInfo[Annotation.jsonKeyPath] == nil, let key = keyConvention.jsonKey(forPropertyName: name) else { return userInfo }
+        guard userInfo[GrootAnnotation.jsonKeyPath] == nil, let key = keyConvention.jsonKey(forPropertyName: name) else { return userInfo }
         var userInfo = userInfo
-        userInfo[Annotation.jsonKeyPath] = JSONKeyPath(key: key).description
+        userInfo[GrootAnnotation.jsonKeyPath] = JSONKeyPath(key: key).description
         return userInfo
     }
 

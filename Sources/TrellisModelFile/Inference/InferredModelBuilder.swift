@@ -45,7 +45,7 @@ struct InferredModelBuilder {
             let identityNames = draft.identityKeys.compactMap { key in
                 draft.attributes.first { $0.jsonKeyPathText == JSONKeyPath(key: key).description }?.name
             }
-            if !identityNames.isEmpty { userInfo[Annotation.identityAttributes] = identityNames.joined(separator: ",") }
+            if !identityNames.isEmpty { userInfo[GrootAnnotation.identityAttributes] = identityNames.joined(separator: ",") }
             return EntityDescription(name: draft.name, attributes: draft.attributes, relationships: draft.relationships,
                                      userInfo: userInfo)
         }
@@ -115,8 +115,8 @@ struct InferredModelBuilder {
                 if isIdentity, identity.count == 1 { typing = AttributeTyping(identityClasses: evidence.classes) }
                 if typing.transformer == AttributeTyping.twitterDateName { usesTwitterDate = true }
                 let name = propertyName(words, in: d)
-                var userInfo = [Annotation.jsonKeyPath: keyPath]
-                if let transformer = typing.transformer { userInfo[Annotation.jsonTransformerName] = transformer }
+                var userInfo = [GrootAnnotation.jsonKeyPath: keyPath]
+                if let transformer = typing.transformer { userInfo[GrootAnnotation.jsonTransformerName] = transformer }
                 // Identity keys are in every object of the place that chose them; objects met at a
                 // place joined to the entity later may lack them (and are then inserted without identity).
                 let required = evidence.nonNull == drafts[d].objectCount
@@ -128,7 +128,7 @@ struct InferredModelBuilder {
                 let name = propertyName(words, in: d)
                 drafts[d].relationships.append(RelationshipDescription(
                     name: name, destinationEntity: drafts[destination].name, isToMany: toMany, isOrdered: toMany,
-                    userInfo: [Annotation.jsonKeyPath: keyPath]))
+                    userInfo: [GrootAnnotation.jsonKeyPath: keyPath]))
                 drafts[d].evidence[name] = evidence
             }
         }
@@ -184,7 +184,7 @@ struct InferredModelBuilder {
                 let name = claim(reference.name, in: d)
                 drafts[d].relationships.append(RelationshipDescription(
                     name: name, destinationEntity: reference.destination, isToMany: reference.toMany, isOrdered: reference.toMany,
-                    userInfo: [Annotation.jsonKeyPath: attribute.jsonKeyPathText ?? ""]))
+                    userInfo: [GrootAnnotation.jsonKeyPath: attribute.jsonKeyPathText ?? ""]))
                 if let evidence = drafts[d].evidence.removeValue(forKey: attribute.name) { drafts[d].evidence[name] = evidence }
             }
             drafts[d].attributes = kept

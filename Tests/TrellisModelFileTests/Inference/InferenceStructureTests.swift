@@ -97,7 +97,7 @@ import TrellisModelFile
 
     @Test func referencesByIdentifierToAKnownEntity() throws {
         let event = KnownEntity(name: "Event", identityAttribute: AttributeDescription(
-            name: "id", type: .integer64, isOptional: false, userInfo: [Annotation.jsonKeyPath: "id"]))
+            name: "id", type: .integer64, isOptional: false, userInfo: [GrootAnnotation.jsonKeyPath: "id"]))
         let inferred = try InferenceSamples.infer(#"[{"id": 339887544, "eventId": 138586341, "venueCode": "PLEYEL_PLEYEL"}]"#,
                                                   entity: "Performance", known: [event])
         #expect(inferred.relationshipSummary("Performance") == ["event -> Event (one) inverse performances @ eventId"])

@@ -89,9 +89,9 @@ import TrellisTestSupport
     @Test func integersBeyondARecordedWidthConflict() throws {
         let recorded = try ModelFile(model: try ObjectModel(entities: [
             EntityDescription(name: "Issue", attributes: [
-                AttributeDescription(name: "id", type: .integer64, isOptional: false, userInfo: [Annotation.jsonKeyPath: "id"]),
-                AttributeDescription(name: "comments", type: .integer16, userInfo: [Annotation.jsonKeyPath: "comments"]),
-            ], userInfo: [Annotation.identityAttributes: "id"]),
+                AttributeDescription(name: "id", type: .integer64, isOptional: false, userInfo: [GrootAnnotation.jsonKeyPath: "id"]),
+                AttributeDescription(name: "comments", type: .integer16, userInfo: [GrootAnnotation.jsonKeyPath: "comments"]),
+            ], userInfo: [GrootAnnotation.identityAttributes: "id"]),
         ]))
         let error = try #require(throws: ModelInferenceError.self) {
             try ModelExtension.extend(recorded, with: try InferenceSamples.infer(#"[{"id": 1, "comments": 5}, {"id": 2, "comments": 70000}]"#,
