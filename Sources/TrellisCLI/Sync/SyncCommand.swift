@@ -115,6 +115,11 @@ enum SyncCommand: LeafCommand {
         } else {
             synchronizer = Synchronizer(source: syncSource, context: objectContext, options: options)
         }
+        // Ctrl-C or SIGTERM ends the run at once (Interruption): each page commits with its
+        // checkpoint, so what was committed stays and the next run resumes after it.
+        Interruption.begin(options.dryRun ? "nothing was written (dry run)"
+                           : "the pages committed so far are kept, with their checkpoints; the next run resumes after them")
+        defer { Interruption.end() }
         do {
             let result = try synchronizer.run()
             context.stdout.write(json ? SyncSummary.json(result) : SyncSummary.text(result, store: storePath))
