@@ -158,7 +158,7 @@ enum ValueClassifier {
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].map { Array($0.utf8) }
     static let monthDays = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
-    /// `Www Mmm dd hh:mm:ss ±hhmm yyyy` (English names, a day the month has, a time of day,
+    /// `Www Mmm dd hh:mm:ss ±hhmm yyyy` (English names, a day the month has that year, a time of day,
     /// a zone offset): what the `dateFormat` binding `EEE MMM dd HH:mm:ss Z yyyy` reads in
     /// the `en_US_POSIX` locale. Checked by hand: a `DateFormatter` costs ~0.5 M instructions a string.
     static func isTwitterDate(_ utf8: String.UTF8View) -> Bool {
@@ -171,8 +171,10 @@ enum ValueClassifier {
               let day = number(8), day >= 1, day <= monthDays[month], let hour = number(11), hour < 24,
               let minute = number(14), minute < 60, let second = number(17), second < 60,
               let zoneHours = number(21), zoneHours < 24, let zoneMinutes = number(23), zoneMinutes < 60,
-              number(26) != nil, number(28) != nil else { return false }
-        return true
+              let century = number(26), let yearOfCentury = number(28) else { return false }
+        // February 29 only in leap years (the Gregorian rule): the format rejects `Sun Feb 29 … 2015`.
+        let year = century * 100 + yearOfCentury
+        return month != 1 || day != 29 || (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))
     }
 
     private static func isLowercaseUUID(_ utf8: String.UTF8View) -> Bool {
