@@ -51,7 +51,8 @@ final class ShapeNode {
                     becomeDictionary()
                     return
                 }
-                stats = KeyStats(isIdentityCandidate: ShapeNode.isIdentityCandidateName(key))
+                stats = KeyStats(isIdentityCandidate: ShapeNode.isIdentityCandidateName(key),
+                                 isIdentifierList: ShapeNode.isIdentifierListName(key))
                 keys[key] = stats
                 keyOrder.append(key)
             }
@@ -154,6 +155,15 @@ final class ShapeNode {
             hasher.combine(0)
             hasher.combine(i)
         case .string(let s):
+    /// Keys whose last word is `ids` (`topicIds`, `sub_topic_ids`): arrays of identifiers of
+    /// another entity (docs/ModelInference.md, "References by identifier"), whose elements'
+    /// classes are recorded.
+    static func isIdentifierListName(_ key: String) -> Bool {
+        guard key.utf8.count > 3, key.lowercased().hasSuffix("ids") else { return false }
+        let words = InferenceNaming.words(of: key)
+        return words.count >= 2 && words.last == "ids"
+    }
+
             hasher.combine(1)
             hasher.combine(s)
         default:
@@ -183,11 +193,17 @@ final class KeyStats {
     private(set) var integerRange: ClosedRange<Int64>?
     /// Conflicting repeats within one array (identity candidates only; see ``ShapeNode``).
     var repeats = 0
+    /// Whether the key may hold a list of identifiers (``ShapeNode/isIdentifierListName(_:)``):
+    /// the classes of its arrays' elements are recorded in ``elementClasses``.
+    let isIdentifierList: Bool
+    /// The classes of the elements of the key's arrays of scalars, one bit per
+    /// ``ValueClass/rawValue`` (identifier lists only).
+    private(set) var elementClasses: UInt32 = 0
     /// The objects met as values (to-one), and as elements of arrays of objects.
     private(set) var objectChild: ShapeNode?
     private(set) var elementChild: ShapeNode?
 
-    init(isIdentityCandidate: Bool) {
+    init(isIdentityCandidate: Bool, isIdentifierList: Bool = false) {
         self.isIdentityCandidate = isIdentityCandidate
     }
 
@@ -198,6 +214,7 @@ final class KeyStats {
     func count(_ valueClass: ValueClass) -> Int { counts[valueClass.rawValue] }
 
     /// The classes met (null excluded), in ``ValueClass`` order.
+        self.isIdentifierList = isIdentifierList
     var classes: [ValueClass] { ValueClass.allCases.filter { $0 != .null && counts[$0.rawValue] > 0 } }
 
     /// Objects where the key had a value other than `null`.
@@ -235,3 +252,5 @@ final class KeyStats {
         }
     }
 }
+        case .array(let elements) where valueClass == .scalarArray && isIdentifierList:
+            for element in elements { elementClasses |= 1 << UInt32(ValueClassifier.classify(element).rawValue) }
