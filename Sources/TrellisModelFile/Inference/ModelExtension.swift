@@ -220,7 +220,7 @@ struct ModelMerger {
     /// Throws unless every class of value the payload has at `keyPath` imports into `attribute`.
     private func check(_ facts: KeyEvidence?, fit attribute: AttributeDescription, in entity: String,
                        keyPath: JSONKeyPath) throws(ModelInferenceError) {
-        guard let facts, let accepted = ValueFit.classes(accepting: attribute, bindings: bindings) else { return }
+        guard let facts, let accepted = ValueFit.classes(accepting: attribute, bindings: bindings, integers: facts.integerRange) else { return }
         let rejected = facts.classes.filter { !accepted.contains($0) }
         var outOfRange: [ValueClass] = []
         if let range = attribute.type.integerRange, let seen = facts.integerRange,
