@@ -109,6 +109,9 @@ import TrellisTestSupport
              message: "in.json: no value at 'tweets' (--at): key path 'tweets': no key 'tweets' in the object"),
         Case(label: "no NDJSON records", file: "", lines: true, message: "in.json: no objects to infer Status from: found no JSON records"),
         Case(label: "a scalar document", file: "42", message: "in.json: $: expected an array or object of Status objects, found a number"),
+        Case(label: "a table keyed by numbers", file: #"{"areaNames": {"205705993": "a", "205705994": "b"}}"#, at: "areaNames",
+             message: "in.json: $.areaNames: no Status records to infer from: found an object whose keys are all numbers, a table keyed "
+                 + "by data; read its members as records with trellis import --key-attribute (and --value-key for values that are not objects)"),
     ]
 
     @Test(arguments: cases)

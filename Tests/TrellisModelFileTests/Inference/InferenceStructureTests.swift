@@ -107,6 +107,25 @@ import TrellisModelFile
         #expect(strings.attribute("Performance", "eventID")?.type == .string)
     }
 
+    /// The collection's objects cannot be tables keyed by data: their values would have no
+    /// attribute (before, an entity without attributes, or with one column per key, was
+    /// inferred, and every import inserted its objects again). The error says where.
+    @Test(arguments: [
+        (#"[{\#((0...1000).map { "\"k\($0)\": \($0)" }.joined(separator: ", "))}]"#, "$[0]", "objects with more than 1,000 distinct keys"),
+        ("[" + (0..<1100).map { #"{"id": \#($0), "k\#($0)": 1}"# }.joined(separator: ", ") + "]", "$[999]",
+         "objects with more than 1,000 distinct keys"),
+        (#"{"205705993": "Arrière-scène central", "205705994": "1er balcon central"}"#, "$", "an object whose keys are all numbers"),
+        (#"[{"1": {"id": 1}, "2": {"id": 2}}]"#, "$[0]", "an object whose keys are all numbers"),
+    ])
+    func theCollectionsObjectsCannotBeTables(json: String, path: String, found: String) throws {
+        let error = try #require(throws: ModelInferenceError.self) { try InferenceSamples.infer(json, entity: "Area") }
+        #expect(error.code == .notRecords)
+        #expect(error.source == "sample.json")
+        #expect(error.path?.description == path)
+        #expect(error.message == "no Area records to infer from: found \(found), a table keyed by data; read its members as records "
+                    + "with trellis import --key-attribute (and --value-key for values that are not objects)")
+    }
+
     struct IdentifierListCase: CustomTestStringConvertible, Sendable {
         /// The tags' ids and the list of tag ids.
         var tagIDs: String
