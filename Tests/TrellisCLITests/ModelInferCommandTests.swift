@@ -112,6 +112,8 @@ import TrellisTestSupport
         Case(label: "a table keyed by numbers", file: #"{"areaNames": {"205705993": "a", "205705994": "b"}}"#, at: "areaNames",
              message: "in.json: $.areaNames: no Status records to infer from: found an object whose keys are all numbers, a table keyed "
                  + "by data; read its members as records with trellis import --key-attribute (and --value-key for values that are not objects)"),
+        Case(label: "an NDJSON record that is not an object", file: "{\"id\": 1}\n\n3\n", lines: true,
+             message: "in.json:3: $[1]: expected an object (each element becomes a Status), found a number"),
     ]
 
     @Test(arguments: cases)

@@ -49,7 +49,7 @@ struct ImportModel {
         do {
             extended = try ModelExtension.extend(recorded.modelFile, with: inferred)
         } catch {
-            throw CommandError(.importFailed, error.description)
+            throw CommandError(.importFailed, reading.describe(error))
         }
         if extended.changes.isEmpty {
             return ImportModel(loaded: recorded, record: text(of: recorded.modelFile), origin: .recorded,

@@ -15,6 +15,13 @@ struct InferenceReading {
     var sample: Int?
     /// Entities of a recorded model the new samples may refer to (`eventId` → `Event`).
     var knownEntities: [KnownEntity] = []
+    /// The readers of the inputs read, by input name: the lines of NDJSON records, for messages.
+    private let readers = ReadInputs()
+
+    /// The inputs read by ``infer()``, kept for the lines of their NDJSON records.
+    private final class ReadInputs {
+        var byName: [String: InputElementReader] = [:]
+    }
 
     /// The inferred model.
     /// - Throws: ``CommandError`` `.invalidInput`: the reader's errors (malformed JSON with
@@ -27,6 +34,7 @@ struct InferenceReading {
             try InputCheck.check(input)
             let reader = InputElementReader(input: input, at: at, lines: lines, alwaysMembers: false, valueKey: nil,
                                             entityName: entity)
+            readers.byName[input.name] = reader
             var count = 0
             do {
                 while sample.map({ count < $0 }) ?? true, let element = try reader.next() {
@@ -38,7 +46,7 @@ struct InferenceReading {
                     }
                 }
             } catch let error as ModelInferenceError {
-                throw CommandError(.invalidInput, error.description)
+                throw CommandError(.invalidInput, describe(error))
             }
             if count == 0 {
                 let found = lines ? "no JSON records" : "an empty array"
@@ -49,7 +57,18 @@ struct InferenceReading {
         do {
             return try inference.inferredModel()
         } catch {
-            throw CommandError(.invalidInput, error.description)
+            throw CommandError(.invalidInput, describe(error))
         }
+    }
+
+    /// `FILE: PATH: message`, or for a value of an NDJSON record `FILE:LINE: PATH: message`
+    /// (docs/CLI.md, "Exit status and errors"), for an error of ``infer()`` or of extending
+    /// a recorded model with its result.
+    func describe(_ error: ModelInferenceError) -> String {
+        guard lines, let source = error.source, let path = error.path, let reader = readers.byName[source],
+              case .index(let record)? = path.components.first, let line = reader.line(ofRecord: record) else {
+            return error.description
+        }
+        return "\(source):\(line): \(path): \(error.message)"
     }
 }
