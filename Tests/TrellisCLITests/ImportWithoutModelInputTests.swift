@@ -6,7 +6,7 @@ import TrellisTestSupport
 @testable import TrellisCLI
 
 /// `trellis import` without `--model` on the inputs `import` reads in other ways: NDJSON
-/// records (errors name their line). docs/CLI.md, "Imports without a model".
+/// records (errors name their line), tables read with `--key-attribute` / `--value-key`. docs/CLI.md, "Imports without a model".
 @Suite struct ImportWithoutModelInputTests {
     struct LineCase: CustomTestStringConvertible, Sendable {
         /// A first NDJSON import (nil: none), then the failing one.
@@ -52,5 +52,42 @@ import TrellisTestSupport
                 #expect(w.run("model", "infer", "e.ndjson", "--format", "ndjson", "--entity", "Event").stderr == c.stderr)
             }
         }
+    }
+
+    static let catalog = #"""
+        {"areaNames": {"205705993": "Arrière-scène central", "205705994": "1er balcon central"},
+         "venueNames": {"PLEYEL_PLEYEL": "Salle Pleyel"},
+         "events": {"138586341": {"id": 138586341, "name": "Bach"}}}
+        """#
+
+    /// A table read with `--key-attribute` and `--value-key` infers the entity the import
+    /// fills: each member's key at the key attribute, each value at the value key.
+    @Test func aTableReadWithKeyAttributeAndValueKeyInfersThoseAttributes() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("catalog.json", Self.catalog)
+        let areas = w.run("import", "catalog.json", "--at", "areaNames", "--entity", "Area", "--key-attribute", "id", "--value-key", "name",
+                          "--store", "c.sqlite")
+        #expect(areas.stderr == "")
+        #expect(areas.status == 0)
+        #expect(areas.stdout.hasPrefix("entity  inserted   updated  unchanged   deleted\nArea           2         0          0         0\n"))
+        let store = w.url.appendingPathComponent("c.sqlite")
+        #expect(try SQLiteShell.query(store, "SELECT id, typeof(id), name FROM Area ORDER BY id")
+                == "205705993|integer|Arrière-scène central\n205705994|integer|1er balcon central")
+        let again = w.run("import", "catalog.json", "--at", "areaNames", "--entity", "Area", "--key-attribute", "id", "--value-key", "name",
+                          "--store", "c.sqlite")
+        #expect(again.stdout.hasPrefix("entity  inserted   updated  unchanged   deleted\nArea           0         0          2         0\n"))
+        #expect(again.stdout.hasSuffix("model: the one recorded in c.sqlite\n"))
+
+        // Into the same store: a new entity keyed by a string code; members that carry their
+        // key already (events) keep their own.
+        let venues = w.run("import", "catalog.json", "--at", "venueNames", "--entity", "Venue", "--key-attribute", "code",
+                           "--value-key", "name", "--store", "c.sqlite")
+        #expect(venues.status == 0)
+        #expect(venues.stdout.contains("extended: new entity Venue;"))
+        #expect(try SQLiteShell.query(store, "SELECT code, name FROM Venue") == "PLEYEL_PLEYEL|Salle Pleyel")
+        let events = w.run("import", "catalog.json", "--at", "events", "--entity", "Event", "--key-attribute", "id", "--store", "c.sqlite")
+        #expect(events.status == 0)
+        #expect(try SQLiteShell.query(store, "SELECT id, name FROM Event") == "138586341|Bach")
     }
 }

@@ -43,6 +43,8 @@ struct ImportModel {
                                origin: .inferred, readsMembers: inferred.isKeyedCollection)
         }
         let recorded = try ModelLoading.load(options.storePath, environment: environment)
+        reading.keyAttribute = options.keyAttribute
+        reading.valueKey = options.valueKey
         reading.knownEntities = KnownEntity.entities(of: recorded.model)
         let inferred = try reading.infer()
         let extended: ModelExtension.Extension

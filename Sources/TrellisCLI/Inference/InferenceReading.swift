@@ -15,6 +15,13 @@ struct InferenceReading {
     var sample: Int?
     /// Entities of a recorded model the new samples may refer to (`eventId` → `Event`).
     var knownEntities: [KnownEntity] = []
+    /// `trellis import --key-attribute`: an object is read member by member, and each
+    /// member's key is sampled as the value of this key (unless the member has one), since
+    /// the import stores it into the attribute of that name.
+    var keyAttribute: String?
+    /// `trellis import --value-key`: an element that is not an object is sampled as
+    /// `{"KEY": element}`, as the import reads it (objects are read member by member).
+    var valueKey: String?
     /// The readers of the inputs read, by input name: the lines of NDJSON records, for messages.
     private let readers = ReadInputs()
 
@@ -32,8 +39,8 @@ struct InferenceReading {
         inference.knownEntities = knownEntities
         for input in inputs {
             try InputCheck.check(input)
-            let reader = InputElementReader(input: input, at: at, lines: lines, alwaysMembers: false, valueKey: nil,
-                                            entityName: entity)
+            let reader = InputElementReader(input: input, at: at, lines: lines, alwaysMembers: keyAttribute != nil,
+                                            valueKey: valueKey, entityName: entity)
             readers.byName[input.name] = reader
             var count = 0
             do {
@@ -41,7 +48,12 @@ struct InferenceReading {
                     if element.isWholeValue {
                         count += try inference.add(collection: element.value, at: element.path, source: input.name)
                     } else {
-                        try inference.add(element.value, at: element.path, source: input.name)
+                        var value = element.value
+                        if let keyAttribute, let key = element.key, case .object(var object) = value, object[keyAttribute] == nil {
+                            object.append(key: keyAttribute, value: .string(key))
+                            value = .object(object)
+                        }
+                        try inference.add(value, at: element.path, source: input.name)
                         count += 1
                     }
                 }
