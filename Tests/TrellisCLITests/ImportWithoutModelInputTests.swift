@@ -6,7 +6,8 @@ import TrellisTestSupport
 @testable import TrellisCLI
 
 /// `trellis import` without `--model` on the inputs `import` reads in other ways: NDJSON
-/// records (errors name their line), tables read with `--key-attribute` / `--value-key`. docs/CLI.md, "Imports without a model".
+/// records (errors name their line), tables read with `--key-attribute` / `--value-key`, and
+/// standard input (its copy). docs/CLI.md, "Imports without a model".
 @Suite struct ImportWithoutModelInputTests {
     struct LineCase: CustomTestStringConvertible, Sendable {
         /// A first NDJSON import (nil: none), then the failing one.
@@ -89,5 +90,30 @@ import TrellisTestSupport
         let events = w.run("import", "catalog.json", "--at", "events", "--entity", "Event", "--key-attribute", "id", "--store", "c.sqlite")
         #expect(events.status == 0)
         #expect(try SQLiteShell.query(store, "SELECT id, name FROM Event") == "138586341|Bach")
+    }
+
+    /// The copy of standard input is the user's only, and copies left by killed processes
+    /// are removed by the next import from standard input (running processes' are kept).
+    @Test func theCopyOfStandardInputIsPrivateAndAbandonedCopiesAreRemoved() throws {
+        let directory = FileManager.default.temporaryDirectory
+        // No process has this ID (above Linux's and Darwin's largest).
+        let abandoned = directory.appendingPathComponent("\(InputFile.spoolPrefix)2147483646-\(UUID().uuidString).json")
+        let running = directory.appendingPathComponent("\(InputFile.spoolPrefix)1-\(UUID().uuidString).json")  // init runs
+        try Data("[]".utf8).write(to: abandoned)
+        try Data("[]".utf8).write(to: running)
+        defer { try? FileManager.default.removeItem(at: running) }
+
+        let pipe = Pipe()
+        pipe.fileHandleForWriting.write(Data(#"[{"id": 1}]"#.utf8))
+        try pipe.fileHandleForWriting.close()
+        let spooled = try InputFile(name: "<stdin>", url: nil, standardInput: pipe.fileHandleForReading).spooled()
+        let copy = try #require(spooled.input.url)
+        #expect(try String(contentsOf: copy, encoding: .utf8) == #"[{"id": 1}]"#)
+        let permissions = try FileManager.default.attributesOfItem(atPath: copy.path)[.posixPermissions] as? NSNumber
+        #expect(permissions?.intValue == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+        #expect(FileManager.default.fileExists(atPath: running.path))
+        spooled.cleanup()
+        #expect(!FileManager.default.fileExists(atPath: copy.path))
     }
 }
