@@ -45,6 +45,19 @@ import TrellisTestSupport
         #expect(imported.stdout.hasPrefix("entity  inserted   updated  unchanged   deleted\nPost           2         0          0         0\n"))
     }
 
+    /// A key XML cannot hold (U+0001) cannot go into a Core Data model: an error naming the
+    /// output, entity and property; nothing written (the JSON model holds it fine).
+    @Test func aKeyACoreDataModelCannotHoldIsAnError() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("odd.json", #"[{"id": 1, "x\u0001": 2}]"#)
+        let result = w.run("model", "infer", "odd.json", "--entity", "Item", "-o", "Odd.xcdatamodeld")
+        #expect(result == CommandResult(status: 1, stdout: "", stderr: "error: Odd.xcdatamodeld: entity Item, property x: its user-info "
+                                        + "entry JSONKeyPath holds U+0001, a character a Core Data model (XML 1.0) cannot hold\n"))
+        #expect(!w.exists("Odd.xcdatamodeld"))
+        #expect(w.run("model", "infer", "odd.json", "--entity", "Item", "-o", "odd.model.json").status == 0)
+    }
+
     @Test func severalFilesAndSample() throws {
         let w = try CommandWorkspace()
         defer { w.remove() }
