@@ -79,9 +79,7 @@ extension Importer {
         guard case .array(let items) = v else { return nil }  // phase 1 has thrown `.notAnArray`
         var ids: [ObjectID] = []
         ids.reserveCapacity(items.count)
-        for i in items.indices {
-            ids.append(try withStep(.index(i)) { try apply(r.destination) })
-        }
+        try walkElements(of: items, countingNulls: false) { _ in ids.append(try apply(r.destination)) }
         return toManyLinks(ids, r)
     }
 

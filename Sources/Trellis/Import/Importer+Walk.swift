@@ -18,6 +18,22 @@ extension Importer {
         return try body()
     }
 
+    /// Visits each element of a to-many's array, with its index on the path, except `null`
+    /// elements, which are skipped (``skipNullElement()`` records them in phase 1,
+    /// `countingNulls`).
+    @inline(__always)
+    func walkElements(of items: [JSONValue], countingNulls: Bool, _ visit: (JSONValue) throws -> Void) rethrows {
+        for (i, item) in items.enumerated() {
+            try withStep(.index(i)) {
+                if case .null = item {
+                    if countingNulls { skipNullElement() }
+                    return
+                }
+                try visit(item)
+            }
+        }
+    }
+
     /// Visits each mapped relationship of `plan` whose key `json` has (null included), with
     /// its key path on the path.
     @inline(__always)

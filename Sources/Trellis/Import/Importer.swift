@@ -136,6 +136,10 @@ final class Importer {
         // 1. Prepare.
         for (i, element) in elements.enumerated() {
             elementIndex = i
+            if case .null = element.value {
+                skipNullElement()
+                continue
+            }
             try prepare(element.value, root, key: element.key)
         }
         // 2. Look up, once per identity namespace.
@@ -148,6 +152,7 @@ final class Importer {
         resolvedLeaves = Array(repeating: nil, count: prepared.count)
         for i in elements.indices {
             elementIndex = i
+            if case .null = elements[i].value { continue }  // skipped in phase 1
             topLevel.append(try applyTopLevel())
         }
         // 4. Flush.
