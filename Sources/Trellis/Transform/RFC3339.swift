@@ -128,15 +128,20 @@ public enum RFC3339 {
     /// read as a `Date` this writes back as the same text (trailing zeros aside: `.5Z` is
     /// written `.500Z`); milliseconds are kept from 1985 to 9999.
     ///
-    /// - Returns: as ``string(from:fractionDigits:)``; with 3 digits for a date no text reads
-    ///   back as (NaN, beyond years 0000–9999).
+    /// A `Date` that no text reads back as exactly (one made from seconds since 2001 that the
+    /// reader, which rounds seconds since 1970, cannot give: `Date()`) is written with 9
+    /// digits, the nearest nanosecond; one beyond years 0000–9999 (or NaN) with 3.
+    ///
+    /// - Returns: as ``string(from:fractionDigits:)``.
     /// - Complexity: at most three writes and reads of about 30 bytes.
     public static func exactString(from date: Date) -> String {
+        var text = ""
         for digits in [3, 6, 9] {
-            let text = string(from: date, fractionDigits: digits)
+            text = string(from: date, fractionDigits: digits)
             if RFC3339.date(from: text) == date { return text }
         }
-        return string(from: date, fractionDigits: 3)
+        let readable = date.timeIntervalSince1970.isFinite && RFC3339.date(from: text) != nil
+        return readable ? text : string(from: date, fractionDigits: 3)
     }
 
     /// The RFC 3339 `full-date` (`yyyy-MM-dd`) of the UTC day containing `date`

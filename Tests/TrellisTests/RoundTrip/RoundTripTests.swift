@@ -42,7 +42,15 @@ struct RoundTripRegression: Sendable, CustomStringConvertible {
 
     var description: String { "\(name) (seed \(seed))" }
 
+    /// Each seed failed before the fix named (found by the generator, or, for the first
+    /// three, by undoing the fix and running it again).
     static let all: [RoundTripRegression] = [
+        .init(name: "a placeholder exported in full was completed by the re-import (now its identifier)", seed: 3),
+        .init(name: "destinations without identity attributes exported as null", seed: 4),
+        .init(name: "a date's microseconds rounded to milliseconds on export", seed: 12),
+        .init(name: "destinations without identity attributes inserted again by the re-import", seed: 19),
+        .init(name: "a many-to-many link between new objects lost when the join table's owning side is unmapped (SQLite)", seed: 59),
+        .init(name: "an unmapped ordered to-many's order, which no JSON holds, compared as an order", seed: 124),
     ]
 }
 
