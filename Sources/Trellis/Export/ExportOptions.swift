@@ -25,7 +25,9 @@ public struct ExportOptions: Sendable, Hashable {
         /// identity, an object of the identity attributes at their JSON key paths
         /// (`{"suit": "hearts", "rank": 1}`, which an import reads back as a reference).
         /// Destinations of an entity without identity attributes have no identifier and
-        /// are nested objects, as with ``nested``.
+        /// are nested objects, as with ``nested``; a sub-entity's identifier that the
+        /// relationship's destination entity does not declare (Cat 1 through `Animal`) is
+        /// the object's attributes.
         case identifiers
     }
 

@@ -21,6 +21,10 @@
 ///   destinations' identity values (then object IDs), so output is deterministic.
 /// - A placeholder (known only by its identity, from a bare identifier) is always its
 ///   identifier, at the top level too: the import makes the same placeholder of it.
+/// - An identifier that would not name the object through the relationship (its entity has
+///   identity attributes of its own, the relationship's destination entity none: Cat 1
+///   through a relationship to `Animal`) is the object's attributes instead (without its
+///   relationships), from which the import's entity mapper chooses the sub-entity.
 /// - An object without identity attributes has no identifier: it is always written in full
 ///   (in both styles), except where it is already being written further up the same tree
 ///   (or past ``ExportOptions/maximumDepth``), where the link is left out: the key of a
@@ -78,14 +82,7 @@ public struct ObjectExporter {
         tree.path.insert(object.objectID)
         defer { tree.path.remove(object.objectID) }
         var out = JSONValue.object(JSONObject(minimumCapacity: object.entity.attributeMappings.count))
-        for (index, keyPath) in object.entity.attributeMappings {
-            let attribute = object.entity.attributes[index]
-            guard let value = try attributeJSON(object, index) else {
-                if options.nilPolicy == .null { setNull(at: keyPath, in: &out, object) }
-                continue
-            }
-            try set(value, at: keyPath, in: &out, object, attribute.name, isRelationship: false)
-        }
+        try writeAttributes(of: object, into: &out)
         for (slot, keyPath) in object.entity.relationshipMappings {
             let relationship = object.entity.relationships[slot]
             let ids = context.links(of: object, slot)
@@ -95,7 +92,7 @@ public struct ObjectExporter {
                     continue
                 }
                 // Left out: an object without identity attributes that this one is nested in.
-                guard let value = try destinationJSON(destination, depth: depth, tree: &tree) else { continue }
+                guard let value = try destinationJSON(destination, of: relationship, depth: depth, tree: &tree) else { continue }
                 try set(value, at: keyPath, in: &out, object, relationship.name, isRelationship: true)
             } else {
                 var destinations = try ids.compactMap { try context.object(with: $0) }
@@ -103,7 +100,7 @@ public struct ObjectExporter {
                 var items: [JSONValue] = []
                 items.reserveCapacity(destinations.count)
                 for destination in destinations {
-                    if let item = try destinationJSON(destination, depth: depth, tree: &tree) { items.append(item) }
+                    if let item = try destinationJSON(destination, of: relationship, depth: depth, tree: &tree) { items.append(item) }
                 }
                 try set(.array(items), at: keyPath, in: &out, object, relationship.name, isRelationship: true)
             }
@@ -120,22 +117,53 @@ public struct ObjectExporter {
     /// there it is left out (the key of a to-one, the element of a to-many). The import
     /// puts such a link back from the other side when the relationship has an inverse: the
     /// object that nests it links it after applying it.
-    private func destinationJSON(_ destination: ManagedObject, depth: Int, tree: inout Tree) throws -> JSONValue? {
+    ///
+    /// Where the relationship's destination entity has other identity attributes than the
+    /// destination's own entity (cats and dogs numbered apart, the abstract `Animal`
+    /// declaring none), its identifier would not name it through the relationship (a bare
+    /// `4` could be Cat 4 or Dog 4): the reference is then the object's attributes, without
+    /// its relationships, from which the import's entity mapper chooses the sub-entity and
+    /// finds the object by its identity.
+    private func destinationJSON(_ destination: ManagedObject, of relationship: RelationshipDescription, depth: Int,
+                                 tree: inout Tree) throws -> JSONValue? {
         if destination.entity.identityAttributeIndexes.isEmpty {
             if tree.path.contains(destination.objectID) || depth >= options.maximumDepth { return nil }
             return try write(destination, depth: depth + 1, tree: &tree)
         }
         if destination.isPlaceholder || options.relationshipStyle == .identifiers || depth >= options.maximumDepth
             || tree.written.contains(destination.objectID) {
+            let declared = context.model.entity(named: relationship.destinationEntity)
+            if let declared, declared.identityAttributeIndexes != destination.entity.identityAttributeIndexes {
+                return try attributes(of: destination)
+            }
             return try identifier(of: destination)
         }
         return try write(destination, depth: depth + 1, tree: &tree)
     }
 
+    /// `object`'s mapped attributes at their key paths (its relationships left out).
+    private func attributes(of object: ManagedObject) throws -> JSONValue {
+        var out = JSONValue.object(JSONObject(minimumCapacity: object.entity.attributeMappings.count))
+        try writeAttributes(of: object, into: &out)
+        object.entity.exportArrayShape?.apply(to: &out)
+        return out
+    }
+
+    /// Writes `object`'s mapped attributes at their key paths into `out`, in model order.
+    private func writeAttributes(of object: ManagedObject, into out: inout JSONValue) throws {
+        for (index, keyPath) in object.entity.attributeMappings {
+            guard let value = try attributeJSON(object, index) else {
+                if options.nilPolicy == .null { setNull(at: keyPath, in: &out, object) }
+                continue
+            }
+            try set(value, at: keyPath, in: &out, object, object.entity.attributes[index].name, isRelationship: false)
+        }
+    }
+
     /// The identity value (single identity); for a composite identity, an object holding
     /// each identity attribute at its JSON key path (`{"suit": "hearts", "rank": 1}`), which
     /// an import reads back as a reference to that object. (Objects without identity
-    /// attributes are always written in full: ``destinationJSON(_:depth:tree:)``.)
+    /// attributes are always written in full: ``destinationJSON(_:of:depth:tree:)``.)
     private func identifier(of object: ManagedObject) throws -> JSONValue {
         let indexes = object.entity.identityAttributeIndexes
         if indexes.count == 1 { return try attributeJSON(object, indexes[0]) ?? .null }

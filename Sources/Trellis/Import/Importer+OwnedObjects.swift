@@ -20,16 +20,21 @@ extension Importer {
     func matchOwnedDestinations(_ r: RelationshipPlan, _ value: JSONValue, of source: EntityInfo,
                                 current: () -> [ObjectID]) throws {
         guard r.destination.entity.identityAttributeIndexes.isEmpty, !r.append else { return }
-        // The JSON objects, by their position in `prepared`.
+        // The JSON objects without identity, by their position in `prepared` (an object of a
+        // sub-entity with identity attributes of its own is found by them).
         var positions: [Int] = []
         var position = cursor
+        func consider(_ position: Int) {
+            let p = prepared[position]
+            if p.object != nil, p.identity == nil, p.walk.entity.identityAttributeIndexes.isEmpty { positions.append(position) }
+        }
         switch value {
         case .object:
-            positions.append(position)
+            consider(position)
         case .array(let items):
             for item in items {
                 if case .null = item { continue }
-                if case .object = item { positions.append(position) }
+                consider(position)
                 position = prepared[position].end
             }
         default:

@@ -15,10 +15,13 @@ import TrellisTestSupport
 ///   ordered to-many, with or without an inverse, mapped on one side or both, at plain or
 ///   nested key paths.
 ///
+/// With `subentities`, a family of sub-entities (``RoundTripModel+Subentities``): identity on
+/// the parent or on each sub-entity, an entity mapper reading `kind` (issue 13 point 2).
+///
 /// Left out, with the reason:
-/// - sub-entities and entity mappers: identity across an inheritance hierarchy is issue 13
-///   point 2 (the `engine` helper's), not settled yet;
 /// - required attributes and relationship counts: validation is issue 13 point 3;
+/// - a many-to-many ordered and mapped on both sides: the SQLite store keeps one of the two
+///   orders (a known issue, pinned by `RoundTripRuleTests`);
 /// - key paths that run through each other (`a` and `a.b`): the exporter refuses values
 ///   in each other's way by design (`ExportError.keyPathConflict`);
 /// - an object without identity attributes shared by several objects: a tree of JSON
@@ -38,6 +41,8 @@ struct RoundTripModel {
         var keyPath: String
         var isIdentity: Bool
         var defaultValue: AttributeValue?
+        /// The key an entity mapper reads (`kind`): its value names the entity.
+        var isMapperKey = false
     }
 
     struct Relationship {
@@ -51,23 +56,39 @@ struct RoundTripModel {
 
     struct Entity {
         var name: String
+        /// Of the entity's objects: declared, or inherited from the parent.
         var identity: Identity
+        /// Declared here (inherited ones are the parent's).
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
+        var parent: Int?
+        var isAbstract = false
+        /// The mapper key's value for this entity, in a family of sub-entities.
+        var kind: String?
+        var mapperName: String?
     }
 
     let seed: UInt64
     var entities: [Entity] = []
+    /// Parents with sub-entities (``RoundTripModel+Subentities``).
+    var families: [Family] = []
     let model: ObjectModel
+    var bindings = MappingBindings()
 
-    /// The entities imported and exported at the top level: those with identity attributes.
+    /// The entities exported at the top level: those with identity attributes.
     var rootEntities: [Int] { entities.indices.filter { entities[$0].identity != .none } }
+    /// The entities payloads import at the top level: those, and abstract parents whose
+    /// sub-entities have identity attributes of their own.
+    var importedEntities: [Int] { rootEntities + families.filter { !$0.identityOnParent }.map(\.parent) }
 
     static let valueTypes: [AttributeType] = [
         .string, .integer16, .integer32, .integer64, .decimal, .double, .float, .boolean, .date, .binary, .uuid, .uri, .json,
     ]
 
-    init(seed: UInt64) throws {
+    /// The model of `seed`; with `subentities`, a family of a parent and two sub-entities
+    /// is added, related to the rest (its choices drawn from another generator, so the rest
+    /// of the model is the same).
+    init(seed: UInt64, subentities: Bool = false) throws {
         self.seed = seed
         var random = SplitMix64(seed: seed)
         let count = Int(random.next() % 4) + 2
@@ -89,8 +110,17 @@ struct RoundTripModel {
             entities.append(entity)
         }
         RoundTripModel.addRelationships(&entities, &random)
+        if subentities {
+            var familyRandom = SplitMix64(seed: seed ^ 0x5AB_E17)
+            families.append(RoundTripModel.addFamily(&entities, &familyRandom))
+            RoundTripModel.addRelationships(&entities, &familyRandom, prefix: "s")
+            bindings = MappingBindings(entityMappers: families.map { family in
+                EntityMapper(name: entities[family.parent].mapperName!, keyPath: "kind", table: Dictionary(
+                    uniqueKeysWithValues: family.concretes.map { (entities[$0].kind!, entities[$0].name) }))
+            })
+        }
         self.entities = entities
-        model = try ObjectModel(entities: entities.map(RoundTripModel.description))
+        model = try ObjectModel(entities: entities.map { RoundTripModel.description($0, in: entities) })
     }
 
     // MARK: - Making the model
@@ -112,8 +142,9 @@ struct RoundTripModel {
         }
     }
 
-    private static func addAttributes(_ entity: inout Entity, _ random: inout SplitMix64) {
+    static func addAttributes(_ entity: inout Entity, _ random: inout SplitMix64, prefix: String = "a") {
         var i = entity.attributes.count
+        let group = prefix == "a" ? "" : prefix
         let groups = Int(random.next() % 4) + 1
         for _ in 0..<groups {
             func type() -> AttributeType { valueTypes[Int(random.next() % UInt64(valueTypes.count))] }
@@ -129,32 +160,32 @@ struct RoundTripModel {
             switch random.next() % 6 {
             case 0, 1:
                 let t = type()
-                entity.attributes.append(Attribute(name: "a\(i)", type: t, keyPath: "a\(i)", isIdentity: false, defaultValue: defaultValue(t)))
+                entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: t, keyPath: "\(prefix)\(i)", isIdentity: false, defaultValue: defaultValue(t)))
             case 2:
                 let t = type()
-                entity.attributes.append(Attribute(name: "a\(i)", type: t, keyPath: "meta.a\(i)", isIdentity: false,
+                entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: t, keyPath: "meta.\(prefix)\(i)", isIdentity: false,
                                                    defaultValue: defaultValue(t)))
             case 3:
-                entity.attributes.append(Attribute(name: "a\(i)", type: type(), keyPath: "x.y.a\(i)", isIdentity: false))
+                entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: type(), keyPath: "x.y.\(prefix)\(i)", isIdentity: false))
             case 4:
                 // Two attributes inside the elements of an array (`weather.0.description`).
                 let first = i
-                entity.attributes.append(Attribute(name: "a\(i)", type: type(), keyPath: "arr\(first).0.a\(i)", isIdentity: false))
+                entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: type(), keyPath: "\(group)arr\(first).0.\(prefix)\(i)", isIdentity: false))
                 i += 1
-                entity.attributes.append(Attribute(name: "a\(i)", type: type(), keyPath: "arr\(first).1.a\(i)", isIdentity: false))
+                entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: type(), keyPath: "\(group)arr\(first).1.\(prefix)\(i)", isIdentity: false))
             default:
                 // Two attributes that are the elements of an array (`coordinates.0`, `coordinates.1`).
                 let first = i
                 let t = type()
-                entity.attributes.append(Attribute(name: "a\(i)", type: t, keyPath: "list\(first).0", isIdentity: false))
+                entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: t, keyPath: "\(group)list\(first).0", isIdentity: false))
                 i += 1
-                entity.attributes.append(Attribute(name: "a\(i)", type: t, keyPath: "list\(first).1", isIdentity: false))
+                entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: t, keyPath: "\(group)list\(first).1", isIdentity: false))
             }
             i += 1
         }
     }
 
-    private static func addRelationships(_ entities: inout [Entity], _ random: inout SplitMix64) {
+    static func addRelationships(_ entities: inout [Entity], _ random: inout SplitMix64, prefix: String = "r") {
         let pairs = Int(random.next() % 5)
         var number = 0
         for _ in 0..<pairs {
@@ -166,12 +197,16 @@ struct RoundTripModel {
             let forwardMapped = random.next() % 10 != 0
             let inverseMapped = random.next() % 2 == 0
             let nestedKeyPaths = random.next() % 4 == 0
-            let forwardName = "r\(number)", inverseName = "r\(number)i"
+            let forwardName = "\(prefix)\(number)", inverseName = "\(prefix)\(number)i"
             number += 1
             // An object without identity attributes belongs to one object: the relationships
             // leading to it have a to-one inverse or none (see the type's notes).
             if entities[destination].identity == .none, hasInverse, inverseKind != 0 { continue }
             if hasInverse, entities[source].identity == .none, forwardKind != 0 { continue }
+            // Known issue (RoundTripRuleTests.bothSidesOfAnOrderedManyToManyKeepTheirOrder): the
+            // SQLite store keeps one order of a many-to-many ordered on both sides, so the
+            // second side's order, when mapped, does not come back.
+            if hasInverse, forwardKind == 2, inverseKind == 2, forwardMapped, inverseMapped { continue }
             func keyPath(_ name: String) -> String { nestedKeyPaths ? "links.\(name)" : name }
             entities[source].relationships.append(Relationship(
                 name: forwardName, destination: destination, isToMany: forwardKind != 0, isOrdered: forwardKind == 2,
@@ -184,12 +219,13 @@ struct RoundTripModel {
         }
     }
 
-    private static func description(_ entity: Entity) -> EntityDescription {
+    private static func description(_ entity: Entity, in entities: [Entity]) -> EntityDescription {
         var info: [String: String] = [:]
         let identity = entity.attributes.filter(\.isIdentity).map(\.name)
         if !identity.isEmpty { info["identityAttributes"] = identity.joined(separator: " ") }
+        if let mapper = entity.mapperName { info["entityMapperName"] = mapper }
         return EntityDescription(
-            name: entity.name,
+            name: entity.name, parentName: entity.parent.map { entities[$0].name }, isAbstract: entity.isAbstract,
             attributes: entity.attributes.map { a in
                 AttributeDescription(name: a.name, type: a.type, isOptional: true, defaultValue: a.defaultValue,
                                      userInfo: ["JSONKeyPath": a.keyPath])
@@ -212,7 +248,8 @@ struct RoundTripModel {
                 "\(r.name) → E\(r.destination)\(r.isToMany ? (r.isOrdered ? " [ordered]" : " [many]") : "")"
                     + (r.inverse.map { " inverse \($0)" } ?? "") + (r.keyPath.map { " @\($0)" } ?? " unmapped")
             }
-            return "\(e.name) (\(e.identity)): " + (attributes + relationships).joined(separator: "; ")
+            let family = (e.parent.map { " : E\($0)" } ?? "") + (e.isAbstract ? " abstract" : "") + (e.kind.map { " kind \($0)" } ?? "")
+            return "\(e.name)\(family) (\(e.identity)): " + (attributes + relationships).joined(separator: "; ")
         }.joined(separator: "\n")
     }
 }

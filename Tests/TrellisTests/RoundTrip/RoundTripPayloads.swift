@@ -28,7 +28,7 @@ struct RoundTripPayloads {
 
     /// 1 to 3 payloads.
     mutating func make() -> [RoundTripPayload] {
-        let roots = shape.rootEntities
+        let roots = shape.importedEntities
         return (0..<Int(next(3)) + 1).map { _ in
             let e = roots[Int(next(UInt64(roots.count)))]
             nullElements = 0
@@ -47,13 +47,21 @@ struct RoundTripPayloads {
 
     // MARK: - Objects
 
+    /// An object requested as `e`: of `e`, or of one of the sub-entities the mapper may
+    /// choose (its `kind` says which).
     private mutating func object(of e: Int, depth: Int) -> JSONValue {
-        let entity = shape.entities[e]
+        let choices = shape.concretes(for: e)
+        let c = choices.count == 1 ? choices[0] : choices[Int(next(UInt64(choices.count)))]
         var json = JSONValue.object(JSONObject())
         let asArrays = chance(70)
-        for attribute in entity.attributes {
+        let id = familyIdentity(of: c)
+        for attribute in shape.allAttributes(c) {
+            if attribute.isMapperKey {
+                put(.string(shape.entities[c].kind!), at: attribute.keyPath, in: &json, asArrays: asArrays)
+                continue
+            }
             if attribute.isIdentity {
-                put(identityValue(attribute), at: attribute.keyPath, in: &json, asArrays: asArrays)
+                put(id ?? identityValue(attribute), at: attribute.keyPath, in: &json, asArrays: asArrays)
                 continue
             }
             switch next(20) {
@@ -62,7 +70,7 @@ struct RoundTripPayloads {
             default: break  // missing: unchanged
             }
         }
-        for relationship in entity.relationships {
+        for relationship in shape.allRelationships(c) {
             guard let keyPath = relationship.keyPath, let value = linkValue(relationship, depth: depth) else { continue }
             put(value, at: keyPath, in: &json, asArrays: asArrays)
         }
@@ -104,12 +112,27 @@ struct RoundTripPayloads {
     /// The JSON naming an object of `e` by identity: the value, or an object of the
     /// identity key paths.
     private mutating func identifier(of e: Int) -> JSONValue {
+        if shape.family(of: e) != nil {
+            // An identifier of one of the entities an object requested as `e` may be.
+            let choices = shape.concretes(for: e)
+            return familyIdentity(of: choices[Int(next(UInt64(choices.count)))])!
+        }
         let identity = shape.entities[e].attributes.filter(\.isIdentity)
         if shape.entities[e].identity == .single { return identityValue(identity[0]) }
         var json = JSONValue.object(JSONObject())
         let asArrays = chance(70)
         for attribute in identity { put(identityValue(attribute), at: attribute.keyPath, in: &json, asArrays: asArrays) }
         return json
+    }
+
+    /// The identity value of an object of `c` in a family: 1…6. With the identity on the
+    /// parent (one namespace), each value belongs to one entity of the family (an object
+    /// cannot change its entity): `n` to the `(n - 1) % count`-th the mapper may choose.
+    private mutating func familyIdentity(of c: Int) -> JSONValue? {
+        guard let family = shape.family(of: c) else { return nil }
+        if !family.identityOnParent { return .number(JSONNumber(Int64(next(6)) + 1)) }
+        let owned = (1...6).filter { family.concretes[($0 - 1) % family.concretes.count] == c }
+        return .number(JSONNumber(Int64(owned[Int(next(UInt64(owned.count)))])))
     }
 
     // MARK: - Values

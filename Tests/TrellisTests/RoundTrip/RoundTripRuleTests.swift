@@ -10,15 +10,15 @@ import TrellisTestSupport
     /// Imports `payload` as `entity`, exports `exported` (default options), and checks the
     /// round trip both ways. Returns the export of `exported`'s objects.
     static func roundTrip(_ model: ObjectModel, _ payload: JSONValue, entity: String, exporting exported: [String],
-                          kind: StoreKind) throws -> [String: JSONValue] {
+                          kind: StoreKind, bindings: MappingBindings = MappingBindings()) throws -> [String: JSONValue] {
         let original = try kind.makeStore(model: model)
-        _ = try ObjectContext(store: original.store).importObjects(from: payload, entity: entity)
-        let context = ObjectContext(store: original.store)
+        _ = try ObjectContext(store: original.store, bindings: bindings).importObjects(from: payload, entity: entity)
+        let context = ObjectContext(store: original.store, bindings: bindings)
         var exports: [String: JSONValue] = [:]
         for name in exported { exports[name] = try context.exportJSON(try context.fetch(name)) }
         let before = try original.dump()
         for name in exported {
-            let report = try ObjectContext(store: original.store).importObjects(from: exports[name]!, entity: name)
+            let report = try ObjectContext(store: original.store, bindings: bindings).importObjects(from: exports[name]!, entity: name)
             for (entity, counts) in report.counts {
                 #expect(counts.inserted + counts.updated + counts.deleted == 0, "\(name) export re-imported: \(entity) \(counts)")
             }
@@ -26,7 +26,7 @@ import TrellisTestSupport
         }
         #expect(try original.dump() == before)
         let copy = try kind.makeStore(model: model)
-        for name in exported { _ = try ObjectContext(store: copy.store).importObjects(from: exports[name]!, entity: name) }
+        for name in exported { _ = try ObjectContext(store: copy.store, bindings: bindings).importObjects(from: exports[name]!, entity: name) }
         #expect(try GraphCanon.text(of: copy) == (try GraphCanon.text(of: original)))
         return exports
     }
@@ -176,6 +176,35 @@ import TrellisTestSupport
             + #"{"name":"b","children":[{"name":"c","children":[]}]}],"parent":null}}]"#)
     }
 
+    // MARK: - Sub-entities
+
+    /// Cats and dogs numbered apart (the abstract `Animal` declares no identity): a pet met
+    /// again through a relationship to `Animal` cannot be its bare identifier (`1` could be
+    /// Cat 1 or Dog 1, and the import refuses it); it is its attributes, from which the
+    /// entity mapper chooses Cat and the identity finds Cat 1.
+    @Test(arguments: StoreKind.allCases)
+    func aSubEntityMetAgainThroughItsParentIsItsAttributes(kind: StoreKind) throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Owner", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
+                              relationships: [GraphFixture.relationship("pets", "Animal", toMany: true, key: "pets"),
+                                              GraphFixture.relationship("favorite", "Animal", key: "favorite")],
+                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(name: "Animal", isAbstract: true,
+                              attributes: [GraphFixture.attribute("kind", .string, key: "kind"), GraphFixture.attribute("name", .string, key: "name")],
+                              userInfo: ["entityMapperName": "AnimalKind"]),
+            EntityDescription(name: "Cat", parentName: "Animal", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
+                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(name: "Dog", parentName: "Animal", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
+                              userInfo: ["identityAttributes": "id"]),
+        ])
+        let bindings = MappingBindings(entityMappers: [EntityMapper(name: "AnimalKind", keyPath: "kind", table: ["cat": "Cat", "dog": "Dog"])])
+        let payload: JSONValue = [["id": 1, "pets": [["kind": "cat", "id": 1, "name": "Tom"], ["kind": "dog", "id": 1, "name": "Rex"]],
+                                   "favorite": ["kind": "cat", "id": 1]]]
+        let exports = try Self.roundTrip(model, payload, entity: "Owner", exporting: ["Owner", "Cat", "Dog"], kind: kind, bindings: bindings)
+        #expect(try JSONWriter.string(for: exports["Owner"]!) == #"[{"id":1,"pets":[{"kind":"cat","name":"Tom","id":1},"#
+            + #"{"kind":"dog","name":"Rex","id":1}],"favorite":{"kind":"cat","name":"Tom","id":1}}]"#)
+    }
+
     // MARK: - Null elements
 
     /// `null` elements of the top-level collection and of relationship arrays are skipped, as
@@ -227,6 +256,38 @@ import TrellisTestSupport
             B/1 (placeholder) {id: 4} owners=[A/1]
             B/2 {id: 5} owners=[A/1]
             """)
+    }
+
+    /// Known issue: a many-to-many ordered on both sides keeps both orders in memory, but the
+    /// SQLite store has one `position` column in the join table (the owning side's order),
+    /// so the other side reads back in the owner's order: `"as": [2, 1]` comes back `[1, 2]`.
+    /// Found by the generator (seed 47 with sub-entities); fixing it takes a second position
+    /// column in such join tables, and a migration. When it is fixed, this test's known
+    /// issue stops being recorded, and the test fails until the `withKnownIssue` goes.
+    @Test(arguments: StoreKind.allCases)
+    func bothSidesOfAnOrderedManyToManyKeepTheirOrder(kind: StoreKind) throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "A", attributes: [GraphFixture.attribute("id", .integer32, key: "id")],
+                              relationships: [GraphFixture.relationship("bs", "B", inverse: "as", toMany: true, ordered: true, key: "bs")],
+                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(name: "B", attributes: [GraphFixture.attribute("id", .integer32, key: "id")],
+                              relationships: [GraphFixture.relationship("as", "A", inverse: "bs", toMany: true, ordered: true, key: "as")],
+                              userInfo: ["identityAttributes": "id"]),
+        ])
+        let store = try kind.makeStore(model: model)
+        _ = try ObjectContext(store: store.store).importObjects(from: [["id": 1, "as": [1, 2]], ["id": 2, "as": [2, 1]]], entity: "B")
+        let expected = """
+            A/1 (placeholder) {id: 1} bs=[B/1, B/2]
+            A/2 (placeholder) {id: 2} bs=[B/1, B/2]
+            B/1 {id: 1} as=[A/1, A/2]
+            B/2 {id: 2} as=[A/2, A/1]
+            """
+        if kind == .sqlite {
+            let dump = try store.dump()
+            withKnownIssue("SQLite keeps the owning side's order only") { #expect(dump == expected) }
+        } else {
+            #expect(try store.dump() == expected)
+        }
     }
 
     // MARK: - Placeholders
