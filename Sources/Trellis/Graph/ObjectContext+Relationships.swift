@@ -169,18 +169,10 @@ extension ObjectContext {
 /// mapping of their entity reads. The store writes a link from the side that set it (a
 /// character's powers, its publisher), never from these pending lists, and nothing reads
 /// them before the objects are dropped; objects registered before the import keep theirs.
-///
-/// Except in a new object's side of a many-to-many: a change set's inserted snapshots are
-/// complete (``ChangeSet``), and a store may write a link between two new objects from one
-/// side only (the SQLite store writes it from the side owning the join table, which may be
-/// this one: an ordered `Power.characters` for an unordered, mapped `Character.powers`).
-/// A to-many whose inverse is a to-one is never written from its slot (the foreign key is).
 struct InverseBookkeeping {
     let epoch: Int
     /// `unread[entity number][slot]`: the entity maps no JSON key path to that relationship.
     let unread: [[Bool]]
-    /// `manyToMany[entity number][slot]`: the relationship and its inverse are to-manys.
-    let manyToMany: [[Bool]]
 
     init(schema: ModelSchema, epoch: Int) {
         self.epoch = epoch
@@ -189,12 +181,10 @@ struct InverseBookkeeping {
             for mapping in info.entity.relationshipMappings where mapping.index < unread.count { unread[mapping.index] = false }
             return unread
         }
-        manyToMany = schema.entities.map { info in info.relationships.map { $0.isToMany && $0.inverseIsToMany } }
     }
 
     @inline(__always)
     func skips(_ object: ManagedObject, _ slot: Int) -> Bool {
         object.epoch >= epoch && unread[object.info.number][slot]
-            && !(object.isInsertedFlag && manyToMany[object.info.number][slot])
     }
 }
