@@ -64,7 +64,8 @@ extension Importer {
 
         let walkPlan = p.walk === object.info ? plan : try self.plan(p.walk)
         try walkRelationships(of: json, walkPlan) { r, value in
-            guard let links = try destinations(r, value, of: object.info, current: { context.links(of: object, r.slot) }) else { return }
+            let current = r.findsOwnedObjects ? context.links(of: object, r.slot) : nil
+            guard let links = try destinations(r, value, of: object.info, current: current) else { return }
             try setLinks(object, r, links)
         }
         if isNew || completes { try checkRequiredAttributes(object, plan) }
@@ -73,16 +74,20 @@ extension Importer {
 
     /// The relationship's new links from its JSON value, applying the nested objects (phase 3
     /// order); nil when it leaves them as they are (null under ``NullPolicy/ignore``).
-    /// `current` gives the links of the object being applied (of entity `source`), among
-    /// which nested objects without identity attributes are found (``matchOwnedDestinations(_:_:of:current:)``).
-    func destinations(_ r: RelationshipPlan, _ value: JSONLookup, of source: EntityInfo, current: () -> [ObjectID]) throws -> NewLinks? {
+    /// `current`, when ``RelationshipPlan/findsOwnedObjects``, holds the links of the object
+    /// being applied (of entity `source`), among which nested objects without identity
+    /// attributes are found (``matchOwnedDestinations(_:_:of:current:)``).
+    func destinations(_ r: RelationshipPlan, _ value: JSONLookup, of source: EntityInfo, current: [ObjectID]?) throws -> NewLinks? {
         guard case .present(let v) = value else { return linksForNull }
-        try matchOwnedDestinations(r, v, of: source, current: current)
+        if let current, !current.isEmpty { try matchOwnedDestinations(r, v, of: source, current: current) }
         if !r.isToMany { return NewLinks(ids: [try apply(r.destination)], appends: false) }
         guard case .array(let items) = v else { return nil }  // phase 1 has thrown `.notAnArray`
         var ids: [ObjectID] = []
         ids.reserveCapacity(items.count)
-        try walkElements(of: items, countingNulls: false) { _ in ids.append(try apply(r.destination)) }
+        for i in items.indices {
+            if case .null = items[i] { continue }  // skipped, and counted in phase 1 (``walkElements(of:_:)``)
+            ids.append(try withStep(.index(i)) { try apply(r.destination) })
+        }
         return toManyLinks(ids, r)
     }
 

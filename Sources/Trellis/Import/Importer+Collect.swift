@@ -83,7 +83,7 @@ extension Importer {
                     throw fail(.notAnArray, nil, walk.name, r.name, v,
                                "\(walk.name).\(r.name) is a to-many relationship; expected an array or null, found \(jsonSnippet(v))")
                 }
-                try walkElements(of: items, countingNulls: true) { item in
+                try walkElements(of: items) { item in
                     switch item {
                     case .object: try prepare(item, r.destination, key: nil)
                     case .string, .number: try prepareBare(item, r.destination)

@@ -18,8 +18,7 @@ extension Importer {
     /// next, from ``cursor``) to the current destinations `current` of the object being
     /// applied, in ``ownedDestinations``, by the rules above.
     func matchOwnedDestinations(_ r: RelationshipPlan, _ value: JSONValue, of source: EntityInfo,
-                                current: () -> [ObjectID]) throws {
-        guard r.destination.entity.identityAttributeIndexes.isEmpty, !r.append else { return }
+                                current: [ObjectID]) throws {
         // The JSON objects without identity, by their position in `prepared` (an object of a
         // sub-entity with identity attributes of its own is found by them).
         var positions: [Int] = []
@@ -41,8 +40,7 @@ extension Importer {
             return
         }
         if positions.isEmpty { return }
-        var candidates = current()
-        if candidates.isEmpty { return }
+        var candidates = current
         if r.isToMany, !source.relationships[r.slot].isOrdered { candidates.sort() }
         let objects = try ownedObjects(candidates)
         var taken = [Bool](repeating: false, count: objects.count)

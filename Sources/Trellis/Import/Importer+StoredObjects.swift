@@ -57,7 +57,8 @@ extension Importer {
         // Where the object is (touched below, inside the walk), kept only for relationship rules.
         let path: [PathStep]? = relationshipRules[stored[s].info.number] != nil ? steps : nil
         try walkRelationships(of: json, walkPlan) { r, value in
-            let current = { self.registered(id).map { self.context.links(of: $0, r.slot) } ?? self.stored[s].snapshot.relationships[r.slot] }
+            let current = !r.findsOwnedObjects ? nil
+                : registered(id).map { context.links(of: $0, r.slot) } ?? stored[s].snapshot.relationships[r.slot]
             guard let links = try destinations(r, value, of: stored[s].info, current: current) else { return }
             if object == nil {
                 // Registered meanwhile by a nested occurrence, or with inverse changes waiting

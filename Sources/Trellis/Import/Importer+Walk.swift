@@ -18,19 +18,17 @@ extension Importer {
         return try body()
     }
 
-    /// Visits each element of a to-many's array, with its index on the path, except `null`
-    /// elements, which are skipped (``skipNullElement()`` records them in phase 1,
-    /// `countingNulls`).
+    /// Phase 1's visit of each element of a to-many's array, with its index on the path,
+    /// except `null` elements, which are skipped and counted (``skipNullElement()``); phase 3
+    /// skips the same elements (``destinations(_:_:of:current:)``).
     @inline(__always)
-    func walkElements(of items: [JSONValue], countingNulls: Bool, _ visit: (JSONValue) throws -> Void) rethrows {
+    func walkElements(of items: [JSONValue], _ visit: (JSONValue) throws -> Void) rethrows {
         for (i, item) in items.enumerated() {
-            try withStep(.index(i)) {
-                if case .null = item {
-                    if countingNulls { skipNullElement() }
-                    return
-                }
-                try visit(item)
+            if case .null = item {
+                withStep(.index(i)) { skipNullElement() }
+                continue
             }
+            try withStep(.index(i)) { try visit(item) }
         }
     }
 
