@@ -10,6 +10,9 @@ import TrellisTestSupport
 /// - importing the exports into the same store reports nothing inserted, updated or
 ///   deleted, creates no placeholder, and leaves every stored row as it was;
 /// - importing them into an empty store gives the same graph (``GraphCanon``).
+///
+/// `TRELLIS_ROUNDTRIP_DEBUG=1 swift test --filter RoundTripTests` prints every failing case
+/// (seed, model, payloads, what differs), not only the first.
 @Suite struct RoundTripTests {
     /// Seeds 0..<300, and 0..<100 with a family of sub-entities, on every store.
     @Test(arguments: StoreKind.allCases)
