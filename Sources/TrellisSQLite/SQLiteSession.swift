@@ -71,6 +71,13 @@ final class SQLiteSession: StoreSession {
         for identity in identities where identity.count != arity {
             throw StoreError(.unknownObject, message: "an identity of entity \(entity) needs \(arity) values, got \(identity.count)")
         }
+        let asked = identities.count
+        let identities = try withinStoredRange(identities, of: entityLayout)
+        guard !identities.isEmpty else {
+            // None can be found: the share found is 0, as if they had been sought.
+            if asked >= chunkSize { identityHitRatio[entityLayout.table.name] = 0 }
+            return []
+        }
         let table = entityLayout.table
         let kindFilter = entityLayout.coversTable ? [] : entityLayout.kindNames
         var reader = RowReader(layout: layout, table: table)
@@ -119,6 +126,20 @@ final class SQLiteSession: StoreSession {
         let snapshots = try finish(&reader, forImport: forImport)
         if identities.count >= chunkSize { identityHitRatio[table.name] = Double(snapshots.count) / Double(identities.count) }
         return snapshots
+    }
+
+    /// The identities that may be stored: for an entity with ``EntityLayout/identityRangeSQL``,
+    /// those between the smallest and the largest stored identity (none when the table is
+    /// empty); otherwise all. Small batches are returned as they are (two probes are not
+    /// worth saving a few seeks).
+    private func withinStoredRange(_ identities: [[AttributeValue]], of entity: EntityLayout) throws(StoreError) -> [[AttributeValue]] {
+        guard identities.count >= 32, let range = entity.identityRangeSQL else { return identities }
+        guard let high = try connection.cachedStatement(range.max).runReturningInt64(),
+              let low = try connection.cachedStatement(range.min).runReturningInt64() else { return [] }
+        return identities.filter { identity in
+            guard case .integer(let value) = identity[0] else { return true }
+            return value >= low && value <= high
+        }
     }
 
     /// A batch expected to find at least 1/`scanRatio` of a table's rows reads the whole table

@@ -318,6 +318,12 @@ final class EntityLayout: Sendable {
     let conflictLookupSQL: String?
     /// Positions (in ``attributeColumns``) of the conflict target's columns, in parameter order.
     let conflictAttributeIndexes: [Int]
+    /// For an integer identity of one column under a unique index without a predicate:
+    /// `SELECT min(c) FROM "T"` and `SELECT max(c) FROM "T"`, each one probe of the index
+    /// (https://sqlite.org/optoverview.html#minmax). An identity fetch leaves out the
+    /// identities outside the stored range, which cannot be found: a fresh import of
+    /// ascending ids then seeks only the ids it may find.
+    let identityRangeSQL: (min: String, max: String)?
     /// Positions (in ``relationships``) of the to-one relationships, in insert-column order.
     let toOneIndexes: [Int]
     /// The session cache key of the inverse to-many each to-one feeds (same order as ``toOneIndexes``).
@@ -471,6 +477,14 @@ final class EntityLayout: Sendable {
             insertPlaceholderSQL = head
             conflictLookupSQL = nil
             conflictAttributeIndexes = []
+        }
+        let integerTypes: Set<AttributeType> = [.integer16, .integer32, .integer64]
+        if let target, target.predicate == nil, target.columns.count == 1, target.columns == identityColumns,
+           let type = entity.identityAttributes.first?.type, integerTypes.contains(type) {
+            let column = SQL.identifier(target.columns[0])
+            identityRangeSQL = ("SELECT min(\(column)) FROM \(table.quotedName)", "SELECT max(\(column)) FROM \(table.quotedName)")
+        } else {
+            identityRangeSQL = nil
         }
     }
 

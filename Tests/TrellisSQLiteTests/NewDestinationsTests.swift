@@ -159,4 +159,39 @@ import TrellisTestSupport
         }
         #expect(found == 5_000)
     }
+
+    /// An integer identity's fetch seeks only the identities between the smallest and the
+    /// largest stored one (two probes of the identity index): the others cannot be stored.
+    /// Found are exactly the stored ones among ids below, inside and above the stored range
+    /// (negative, zero and `Int64` extremes included), and a fetch wholly above the range
+    /// finds nothing without reading any row.
+    @Test func identitiesOutsideTheStoredRangeAreNotSought() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+        let stored: [Int64] = Array(stride(from: -50, through: 1_000, by: 3))
+        let posts = stored.enumerated().map { n, id in
+            ObjectSnapshot(id: tid("Post", Int64(n + 1)), isPlaceholder: false, attributes: [.integer(id)], relationships: [[], [], [], []])
+        }
+        _ = try store.write { try $0.apply(ChangeSet(inserted: posts)) }
+        let asked: [Int64] = [Int64.min, -51, -50, -49, -47, 0, 1, 997, 1_000, 1_001, Int64.max] + Array(200...260)
+        try store.read { session -> Void in
+            let found = try session.fetchForImport(entity: "Post", identities: asked.map { [.integer($0)] })
+            let ids = found.compactMap { snapshot -> Int64? in
+                if case .integer(let id)? = snapshot.attributes[0] { return id }
+                return nil
+            }
+            #expect(Set(ids) == Set(asked).intersection(stored))
+            #expect(ids.count == Set(asked).intersection(stored).count)
+            let connection = try #require(session as? SQLiteSession).connection
+            let before = connection.fullScanSteps(ofStatementsStartingWith: "SELECT")
+            #expect(try session.fetchForImport(entity: "Post", identities: (1_001...3_000).map { [.integer($0)] }).isEmpty)
+            #expect(connection.fullScanSteps(ofStatementsStartingWith: "SELECT") == before)
+        }
+        let empty = try SQLiteStore(path: directory.path("e.sqlite"), model: try Self.model())
+        let foundInEmpty = try empty.read { session -> Int in
+            try session.fetchForImport(entity: "Post", identities: (-20...20).map { [.integer($0)] }).count
+        }
+        #expect(foundInEmpty == 0)
+    }
 }
