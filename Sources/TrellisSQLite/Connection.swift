@@ -17,20 +17,31 @@ final class Connection {
     let handle: OpaquePointer
     /// The database file path, for messages.
     let path: String
-    /// `true` when SQLite opened the file read-only (`sqlite3_db_readonly`), either on
-    /// request or because the file or its directory is not writable.
+    /// `true` when the connection was opened for reading only, or SQLite opened the file
+    /// read-only (`sqlite3_db_readonly`) because the file or its directory is not writable.
     let isReadOnly: Bool
 
     private var statements: [String: Statement] = [:]
 
     /// Opens (or creates, unless `readOnly`) the database file at `path`.
     ///
+    /// A read-only connection leaves no file behind that was not there: reading a WAL-mode
+    /// database opens its `-wal` and `-shm` files, creating them when missing, and only a
+    /// connection that may write deletes them when it is the last to close
+    /// (https://sqlite.org/wal.html, "The WAL file" and "Read-only databases"). So when
+    /// neither they nor a rollback `-journal` exist and the file and its directory are
+    /// writable, a read-only connection is opened read-write with `PRAGMA query_only`
+    /// (https://sqlite.org/pragma.html#pragma_query_only): it writes no data, and closing it
+    /// last removes the files its reads created. Otherwise it is `SQLITE_OPEN_READONLY`, and
+    /// the files someone else created stay theirs.
+    ///
     /// - Throws: `StoreError` `.notAStore` when the file cannot be opened as a database,
     ///   `.readOnly` when a read-only file must be created, `.engine` otherwise.
     init(path: String, readOnly: Bool) throws(StoreError) {
         var db: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
-            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let queryOnly = readOnly && Connection.opensLeavingNoFiles(path)
+        let flags = (readOnly && !queryOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+            | (readOnly ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard let db else {
             throw StoreError(.engine, message: "cannot open \(path): out of memory",
@@ -44,8 +55,21 @@ final class Connection {
         }
         self.handle = db
         self.path = path
-        self.isReadOnly = sqlite3_db_readonly(db, "main") == 1
+        self.isReadOnly = readOnly || sqlite3_db_readonly(db, "main") == 1
         SQLiteTextFunction.register(on: db)
+        if queryOnly { try execute("PRAGMA query_only = ON") }
+    }
+
+    /// Whether a read-only connection to `path` may be opened read-write (`query_only`) so
+    /// that closing it removes the `-wal` and `-shm` files its reads create: none of them,
+    /// nor a `-journal`, exists now (another connection's, or a crashed writer's, stay as
+    /// they are), and the file and its directory are writable.
+    private static func opensLeavingNoFiles(_ path: String) -> Bool {
+        guard !path.isEmpty, !path.hasPrefix("file:"), path != ":memory:" else { return false }
+        let manager = FileManager.default
+        for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: path + suffix) { return false }
+        let directory = (path as NSString).deletingLastPathComponent
+        return access(path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0
     }
 
     deinit {

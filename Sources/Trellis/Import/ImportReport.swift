@@ -3,7 +3,8 @@ public struct ImportReport: Sendable, Hashable {
     /// Per-entity object counts. Each object is counted once per import, under its
     /// concrete entity: inserted (new), updated (a value or link it stores changed),
     /// unchanged (present in the payload, nothing to write), deleted (by the deletion scope
-    /// and its cascades).
+    /// and its cascades). A placeholder completed as a sub-entity during the import is counted
+    /// under the sub-entity, in whichever batch it was created.
     public struct Counts: Sendable, Hashable, CustomStringConvertible {
         /// New objects.
         public var inserted = 0
@@ -29,7 +30,8 @@ public struct ImportReport: Sendable, Hashable {
     }
 
     /// The object of each top-level element, in input order (a repeated identity repeats
-    /// its ID; a skipped `null` element has none). Empty when ``ImportOptions/reportsObjectIDs`` is off. In a dry run, new
+    /// its ID; a skipped `null` element has none; a placeholder completed as a sub-entity
+    /// later in the import has the sub-entity's ID). Empty when ``ImportOptions/reportsObjectIDs`` is off. In a dry run, new
     /// objects have the temporary IDs they had during the import; they name no object after.
     public var objectIDs: [ObjectID] = []
     /// Counts per concrete entity name.

@@ -3,6 +3,7 @@ extension Importer {
     /// Writes the context's changes into the session, records the report and drops the
     /// objects registered by the import.
     func flush(countingTouched: Bool) throws {
+        if !context.retyped.isEmpty { currentObjects() }
         // A stored object found unchanged may have been faulted in since, and changed
         // through an inverse (a one-to-one partner moving): it is reported from its object.
         for s in unchangedStored {
@@ -23,7 +24,7 @@ extension Importer {
         var codes: [UInt8] = []
         codes.reserveCapacity(touched.count)
         for object in touched { codes.append(object.isInsertedFlag ? 0 : (object.flushWrote ? 1 : 2)) }
-        let temporaryIDs = options.dryRun ? topLevel.map(\.objectID) : []
+        let temporaryIDs = options.dryRun ? topLevelIDs() : []
         // The batch's objects are dropped after the write: let go of their values first, so
         // the store's arrays they shared (a popular object's to-many) are not copied on write.
         context.releaseStorage(ofObjectsRegisteredSince: importEpoch)
@@ -40,10 +41,15 @@ extension Importer {
         }
         // (Top-level objects are all of the imported entity's hierarchy, so of its root's table.)
         for object in topLevel { status[root.rootNumber].markTopLevel(object.objectID.primaryKey) }
-        if options.reportsObjectIDs { report.objectIDs += options.dryRun ? temporaryIDs : topLevel.map(\.objectID) }
+        if options.reportsObjectIDs { report.objectIDs += options.dryRun ? temporaryIDs : topLevelIDs() }
         if options.deleteMissing != nil {
-            for object in topLevel { importedIDs.insert(object.objectID) }
+            for id in topLevelIDs() { importedIDs.insert(id) }
         }
+    }
+
+    /// The IDs of the batch's top-level objects, in input order.
+    private func topLevelIDs() -> [ObjectID] {
+        retypedIDs.isEmpty ? topLevel.map(\.objectID) : topLevel.map { renamed($0.objectID) }
     }
 
     /// Counts the object with primary key `key` once per import, with its lowest code

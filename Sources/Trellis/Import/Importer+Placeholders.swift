@@ -37,4 +37,45 @@ extension Importer {
         }
         return changed
     }
+
+    /// Completes placeholder `placeholder` as `entity`, a strict sub-entity of its entity
+    /// (``ObjectContext/retype(_:as:)``), keeping the report about the object it becomes: a
+    /// count an earlier batch of this import recorded under the placeholder's entity moves
+    /// to `entity` (`Dog inserted 1`, not `Animal inserted 1`), and a stored placeholder's
+    /// old ID is renamed wherever it was recorded (``retypedIDs``). The batch's own objects
+    /// are counted at the flush, as their replacements (``currentObjects()``).
+    func retype(_ placeholder: ManagedObject, as entity: EntityInfo) -> ManagedObject {
+        let old = placeholder.info, oldID = placeholder.objectID
+        let object = context.retype(placeholder, as: entity)
+        if !oldID.isTemporary {
+            retypedIDs[oldID] = object.objectID
+            if let code = status[old.rootNumber].code(of: oldID.primaryKey) {
+                count(old.name, code, -1)
+                count(entity.name, code, 1)
+            }
+        }
+        return object
+    }
+
+    /// `id`, or the ID of the sub-entity object its stored placeholder became in this import.
+    func renamed(_ id: ObjectID) -> ObjectID {
+        var id = id
+        while let next = retypedIDs[id] { id = next }  // (each retype goes down the hierarchy: no cycle)
+        return id
+    }
+
+    /// Replaces the batch's touched and top-level placeholders that were completed as a
+    /// sub-entity by the objects that replaced them (``ManagedObject/replacement``), so the
+    /// flush counts and reports those: the placeholder itself is never written.
+    func currentObjects() {
+        func current(_ object: ManagedObject) -> ManagedObject {
+            var object = object
+            while let next = object.replacement { object = next }
+            return object
+        }
+        for i in touched.indices where touched[i].replacement != nil { touched[i] = current(touched[i]) }
+        for i in topLevel.indices {
+            if case .new(let object) = topLevel[i], object.replacement != nil { topLevel[i] = .new(current(object)) }
+        }
+    }
 }

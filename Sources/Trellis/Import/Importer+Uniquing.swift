@@ -39,7 +39,7 @@ extension Importer {
                 }
             }
             if var existing = registered {
-                if existing.isPlaceholder, becomesSubEntity(existing.info, p) { existing = context.retype(existing, as: p.walk) }
+                if existing.isPlaceholder, becomesSubEntity(existing.info, p) { existing = retype(existing, as: p.walk) }
                 guard requested.includes(existing.info.number) else {
                     throw identityConflict(existing.info, requested, identity, p)
                 }

@@ -74,6 +74,10 @@ final class Importer {
     /// Per root entity number: primary key → 0 inserted, 1 updated, 2 unchanged.
     @exclusivity(unchecked) var status: [StatusTable]
     @exclusivity(unchecked) var importedIDs = Set<ObjectID>()
+    /// Stored placeholders this import completed as a sub-entity: old ID → new ID (the same
+    /// primary key), for the IDs of top-level elements recorded before the retype
+    /// (``renamed(_:)``).
+    @exclusivity(unchecked) var retypedIDs: [ObjectID: ObjectID] = [:]
     /// Objects registered before the import that it has read again from the store.
     @exclusivity(unchecked) var rereadIDs = Set<ObjectID>()
     var scopeCandidates: [ObjectID]?
@@ -119,6 +123,11 @@ final class Importer {
             report.elementCount += elements.count
             try runBatch()
             if elements.count < batchSize { break }
+        }
+        if !retypedIDs.isEmpty {
+            // Top-level placeholders of earlier batches completed as a sub-entity since.
+            report.objectIDs = report.objectIDs.map(renamed)
+            importedIDs = Set(importedIDs.map(renamed))
         }
         try deleteMissing()
         return report

@@ -2,8 +2,8 @@ import Foundation
 import Trellis
 import TrellisModelFile
 
-/// `trellis export --model MODEL --entity NAME [options]`: the objects of an entity as a
-/// JSON array on standard output.
+/// `trellis export [--model MODEL] --entity NAME [options]`: the objects of an entity as a
+/// JSON array on standard output (the model: `--model`, else the one the store records).
 enum ExportCommand: LeafCommand {
     static let pretty = OptionKey<Bool>(flag: "--pretty", help: "Indent the JSON (two spaces, one member per line).")
     static let relationships = OptionKey<RelationshipMode>(
@@ -22,7 +22,7 @@ enum ExportCommand: LeafCommand {
             export writes, import reads back: into the same store every object is unchanged.
             """,
         options: [
-            CommonOptions.model,
+            CommonOptions.storeModel,
             CommonOptions.entity.with(help: "The entity to export (with its sub-entities)."),
             CommonOptions.store,
             CommonOptions.busyTimeout,
@@ -41,7 +41,8 @@ enum ExportCommand: LeafCommand {
 
     /// The parsed options.
     struct Options {
-        var modelPath: String
+        /// `--model`; nil: the model the store records.
+        var modelPath: String?
         var bindingsPath: String?
         var entity: String
         var storePath: String
@@ -51,7 +52,7 @@ enum ExportCommand: LeafCommand {
         var arguments: ParsedArguments
 
         init(_ arguments: ParsedArguments) {
-            modelPath = arguments[CommonOptions.model]
+            modelPath = arguments[CommonOptions.storeModel]
             bindingsPath = arguments[CommonOptions.bindings]
             entity = arguments[CommonOptions.entity]
             storePath = arguments[CommonOptions.store]

@@ -14,8 +14,9 @@ struct ExportRunner {
     let environment: CommandEnvironment
 
     func run() throws -> String {
-        let file = try ModelLoading.load(options.modelPath, bindings: options.bindingsPath, environment: environment)
-        let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: options.modelPath)
+        let (file, modelName) = try ModelLoading.load(options.modelPath, orRecordedIn: options.storePath, bindings: options.bindingsPath,
+                                                      environment: environment)
+        let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: modelName)
         let request = try QueryOptions.request(options.arguments, entity: entity, model: file.model, bindings: file.bindings)
         let store = try ExportRunner.openStore(options.storePath, model: file.model, environment: environment,
                                                busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)

@@ -96,7 +96,10 @@ enum ImportCommand: LeafCommand {
 
     static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
         let options = try Options(arguments, environment: context.environment)
-        context.stdout.write(try ImportRunner(options: options, environment: context.environment).run())
+        let runner = ImportRunner(options: options, environment: context.environment)
+        let summary = try runner.run()
+        for warning in runner.warnings.lines { context.stderr.write("warning: \(warning)\n") }
+        context.stdout.write(summary)
     }
 }
 

@@ -11,6 +11,13 @@ import TrellisSQLite
 struct ImportRunner {
     let options: ImportCommand.Options
     let environment: CommandEnvironment
+    /// The warnings of the run, for standard error (``IdentityWarning``).
+    let warnings = Warnings()
+
+    /// Lines after `warning: `, in the order they arose.
+    final class Warnings {
+        var lines: [String] = []
+    }
 
     func run() throws -> String {
         let started = ContinuousClock.now
@@ -148,7 +155,13 @@ struct ImportRunner {
         importOptions.reportsObjectIDs = false
         let context = ObjectContext(store: store, bindings: file.bindings)
         do {
-            return try context.importObjects(from: &source, entity: entity, options: importOptions)
+            let warning = url == nil || migrationPolicy == .onOpen ? nil
+                : try IdentityWarning.before(importing: entity, model: file.model, store: store)
+            let report = try context.importObjects(from: &source, entity: entity, options: importOptions)
+            if let text = warning?.message(after: report, recordedModel: options.modelPath == nil, storePath: options.storePath) {
+                warnings.lines.append(text)
+            }
+            return report
         } catch let error as ImportError {
             let hint = hint(for: error, in: source, entity: entity, model: file.model).map { "; " + $0 } ?? ""
             throw CommandError(.importFailed, "\(source.locate(error.path)): \(error.message)\(hint)")

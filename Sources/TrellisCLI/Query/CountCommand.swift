@@ -3,7 +3,7 @@ import Trellis
 import TrellisModelFile
 import TrellisSQLite
 
-/// `trellis count --model MODEL --entity NAME [--where …]`: the number of objects that
+/// `trellis count [--model MODEL] --entity NAME [--where …]`: the number of objects that
 /// match, printed as one line. Reads the store without writing it (as `export`).
 enum CountCommand: LeafCommand {
     static let spec = CommandSpec(
@@ -11,7 +11,7 @@ enum CountCommand: LeafCommand {
         abstract: "Count the objects of an entity (that match the predicates).",
         discussion: "Prints the number of objects of the entity and its sub-entities matching every --where.",
         options: [
-            CommonOptions.model,
+            CommonOptions.storeModel,
             CommonOptions.entity.with(help: "The entity to count (with its sub-entities)."),
             CommonOptions.store,
             CommonOptions.busyTimeout,
@@ -38,10 +38,10 @@ struct QueryStore {
     let busyTimeoutMilliseconds: Int
 
     static func open(_ arguments: ParsedArguments, environment: CommandEnvironment) throws -> QueryStore {
-        let modelPath = arguments[CommonOptions.model]
-        let file = try ModelLoading.load(modelPath, bindings: arguments[CommonOptions.bindings], environment: environment)
-        let entity = try ModelLoading.entity(arguments[CommonOptions.entity], in: file.model, modelPath: modelPath)
         let storePath = arguments[CommonOptions.store]
+        let (file, modelName) = try ModelLoading.load(arguments[CommonOptions.storeModel], orRecordedIn: storePath,
+                                                      bindings: arguments[CommonOptions.bindings], environment: environment)
+        let entity = try ModelLoading.entity(arguments[CommonOptions.entity], in: file.model, modelPath: modelName)
         let timeout = arguments[CommonOptions.busyTimeout].milliseconds
         let store = try ExportRunner.openStore(storePath, model: file.model, environment: environment, busyTimeoutMilliseconds: timeout)
         return QueryStore(file: file, entity: entity, store: store, storePath: storePath, busyTimeoutMilliseconds: timeout)

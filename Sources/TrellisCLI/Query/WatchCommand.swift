@@ -27,7 +27,7 @@ enum WatchCommand: LeafCommand {
             also commits made by other processes. Runs until interrupted.
             """,
         options: [
-            CommonOptions.model,
+            CommonOptions.storeModel,
             CommonOptions.entity.with(help: "The entity to watch (with its sub-entities)."),
             CommonOptions.store,
             CommonOptions.busyTimeout,

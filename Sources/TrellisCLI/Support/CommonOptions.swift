@@ -7,6 +7,13 @@ enum CommonOptions {
         "--model", valueName: "model",
         help: "The model: a Trellis JSON model file, a .xcdatamodeld, a .xcdatamodel, or a store (its recorded model).")
 
+    /// `--model <model>` for the commands that read a store (`export`, `count`, `watch`):
+    /// optional, the model the store records by default (``ModelLoading/load(_:orRecordedIn:bindings:environment:)``).
+    static let storeModel = OptionKey<String?>(
+        "--model", valueName: "model",
+        help: "The model: a Trellis JSON model file, a .xcdatamodeld, a .xcdatamodel, or a store (its recorded model). "
+            + "Default: the model the store records (every import records one).")
+
     /// `--bindings <file>`, for every command that takes a model.
     static let bindings = OptionKey<String?>(
         "--bindings", valueName: "file",

@@ -22,6 +22,40 @@ enum ModelLoading {
         }
     }
 
+    /// The model of a command that reads the store at `storePath`: the one at `path` when
+    /// `--model` is given, else the model the store records (`trellis_metadata` key `model`,
+    /// which every `trellis import` writes), with the bindings file's declarations.
+    /// - Returns: the model, and the name that stands for it in messages (`path`, or `storePath`).
+    /// - Throws: as ``load(_:bindings:environment:requiringBoundNames:)``; without `path`,
+    ///   ``CommandError`` `.store` when there is no store at `storePath` or it is not an SQLite
+    ///   file, `.invalidModel` when it records no model, each saying to give `--model`.
+    static func load(_ path: String?, orRecordedIn storePath: String, bindings bindingsPath: String?,
+                     environment: CommandEnvironment) throws -> (file: LoadedModel, name: String) {
+        if let path { return (try load(path, bindings: bindingsPath, environment: environment), path) }
+        let url = environment.url(for: storePath)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw CommandError(.store, "\(storePath): no such store, and no --model: give the model with --model, "
+                               + "or a store that records one (every trellis import records its model)")
+        }
+        guard RecordedModel.isSQLiteFile(url) else {
+            throw CommandError(.store, "\(storePath): not an SQLite store, so it records no model; give the model with --model")
+        }
+        do {
+            var bindings = BindingDeclarations()
+            if let bindingsPath {
+                do {
+                    bindings = try ModelLoader.readBindings(from: environment.url(for: bindingsPath))
+                } catch var error as ModelFileError {
+                    error.file = bindingsPath
+                    throw error
+                }
+            }
+            return (try RecordedModel.load(store: url, path: storePath, bindings: bindings, bindingsPath: bindingsPath), storePath)
+        } catch let error as ModelFileError {
+            throw CommandError(.invalidModel, error.description)
+        }
+    }
+
     /// As ``load(_:bindings:environment:)``, throwing the loader's own errors, which name
     /// the files as given: the model's `path`, or `bindingsPath` for a problem with a
     /// declaration in the bindings file (with its path in that file: `$.transformers["A"]`).

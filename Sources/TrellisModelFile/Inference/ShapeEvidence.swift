@@ -53,11 +53,15 @@ struct MergedKeys {
     var keys: [Key] = []
     /// Objects over all the nodes.
     var objectCount = 0
+    /// Conflicting repeats of the composite identity candidate over all the nodes
+    /// (``ShapeNode/compositeRepeats``).
+    var compositeRepeats = 0
 
     init(_ nodes: [ShapeNode]) {
         var position: [String: Int] = [:]
         for node in nodes {
             objectCount += node.objectCount
+            compositeRepeats += node.compositeRepeats
             for name in node.keyOrder {
                 guard let stats = node.keys[name] else { continue }
                 if let i = position[name] {
@@ -135,7 +139,8 @@ enum InferredIdentity: Equatable {
     /// of `id`, `objectId`, `uuid`, `<entity>_id`, `<entity>Id` that every object has, with
     /// an integer or string value that never repeats within one array; else, for array
     /// elements and the root (`allowsComposite`), every key holding a scalar in every object
-    /// (of a type other than `json`).
+    /// (of a type other than `json`), unless those values repeat within one array for
+    /// objects that differ (``ShapeNode/compositeRepeats``): then none.
     static func decide(_ keys: MergedKeys, words: [String], allowsComposite: Bool) -> InferredIdentity {
         let snake = words.joined(separator: "_")
         let candidates = ["id", "objectId", "uuid", snake + "_id", InferenceNaming.lowerCamel(words) + "Id"]
@@ -159,6 +164,6 @@ enum InferredIdentity: Equatable {
                 && Set(evidence.classes).isSubset(of: scalarClasses) && !evidence.classes.isEmpty
                 && AttributeTyping(classes: evidence.classes).type != .json
         }.map(\.name)
-        return composite.isEmpty ? .none : .composite(composite)
+        return composite.isEmpty || keys.compositeRepeats > 0 ? .none : .composite(composite)
     }
 }

@@ -34,6 +34,12 @@ final class ShapeNode {
     /// Per identity candidate, each value's hash in the root collection and a signature of
     /// its object (root only; see ``checkRootUniqueness(of:)``).
     private var rootSignatures: [String: [Int: Signature]] = [:]
+    /// The root collection's objects by the hash of their composite identity candidate
+    /// (``compositeHash(of:)``): the hash of the whole object (``checkRootUniqueness(of:)``).
+    private var rootComposites: [Int: Int] = [:]
+    /// Conflicting repeats of the composite identity candidate within one array: two objects
+    /// with the same values of the keys every object had a scalar for, that differ otherwise.
+    private(set) var compositeRepeats = 0
 
     init(isArrayElement: Bool) {
         self.isArrayElement = isArrayElement
@@ -70,13 +76,62 @@ final class ShapeNode {
     func checkUniqueness(of objects: [JSONObject]) {
         guard objects.count > 1 else { return }
         var seen: [String: [Int: Signature]] = [:]
-        for object in objects { check(object, against: &seen) }
+        var composites: [Int: Int] = [:]
+        for object in objects {
+            check(object, against: &seen)
+            checkComposite(object, against: &composites)
+        }
     }
 
     /// As ``checkUniqueness(of:)`` for one element of the root collection (which counts as
     /// one array across every input).
     func checkRootUniqueness(of object: JSONObject) {
         check(object, against: &rootSignatures)
+        checkComposite(object, against: &rootComposites)
+    }
+
+    /// Counts a conflicting repeat of the composite identity candidate: an earlier object of
+    /// the array with the same values of the keys every object so far had a scalar for, that
+    /// is not equal to this one (an equal object met again is the same object). The keys are
+    /// those of the objects observed so far, a superset of the composite identity decided at
+    /// the end (keys only drop out of it), so a repeat counted is a repeat of that identity.
+    private func checkComposite(_ object: JSONObject, against seen: inout [Int: Int]) {
+        guard !isDictionary, let key = compositeHash(of: object) else { return }
+        let whole = ShapeNode.unorderedHash(of: object) { _, _ in true }
+        if let earlier = seen[key] {
+            if earlier != whole { compositeRepeats += 1 }
+        } else if seen.count < ShapeNode.uniquenessLimit {
+            seen[key] = whole
+        }
+    }
+
+    /// The hash of `object`'s values of the keys that held a scalar in every object observed
+    /// here (nil when there is none), independent of member order.
+    private func compositeHash(of object: JSONObject) -> Int? {
+        var any = false
+        let hash = ShapeNode.unorderedHash(of: object) { key, value in
+            switch value {
+            case .null, .array, .object: return false
+            default:
+                guard let stats = keys[key], stats.nonNull == objectCount, stats.scalarCount == stats.nonNull else { return false }
+                any = true
+                return true
+            }
+        }
+        return any ? hash : nil
+    }
+
+    /// The sum of the hashes of the members `included` selects (key and value together):
+    /// the same for the same members in any order.
+    private static func unorderedHash(of object: JSONObject, _ included: (String, JSONValue) -> Bool) -> Int {
+        var sum = 0
+        for (key, value) in object where included(key, value) {
+            var hasher = Hasher()
+            hasher.combine(key)
+            hasher.combine(value)
+            sum = sum &+ hasher.finalize()
+        }
+        return sum
     }
 
     /// A value of a candidate key met again is a conflicting repeat when the two objects
@@ -145,6 +200,7 @@ final class ShapeNode {
         keys.removeAll()
         keyOrder.removeAll()
         rootSignatures.removeAll()
+        rootComposites.removeAll()
     }
 
     // MARK: - Identity candidates
@@ -228,11 +284,17 @@ final class KeyStats {
 
     /// Objects where the key had a value other than `null`.
     var nonNull: Int { present - counts[ValueClass.null.rawValue] }
+    /// Objects where the key had a string, a number or a boolean.
+    @exclusivity(unchecked) private(set) var scalarCount = 0
 
     func observe(_ value: JSONValue, path: @autoclosure () -> JSONPath, source: Int, depth: Int) {
         present += 1
         let valueClass = ValueClassifier.classify(value)
         counts[valueClass.rawValue] += 1
+        switch value {
+        case .string, .number, .bool: scalarCount += 1
+        default: break
+        }
         if firstPlaces[valueClass.rawValue] == nil { firstPlaces[valueClass.rawValue] = SamplePlace(source: source, path: path()) }
         switch value {
         case .number(let n):

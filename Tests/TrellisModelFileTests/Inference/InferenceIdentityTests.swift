@@ -43,6 +43,57 @@ import TrellisModelFile
              summary: "id: integer64 required @ id"),
     ]
 
+    /// Every candidate whose values repeat, within one array, for objects that differ is not
+    /// the identity; nor is a composite identity whose values repeat so. A value met again
+    /// with an equal object is the same object; arrays are checked one by one.
+    static let repeats: [Case] = [
+        // Each single candidate, repeated at the root with another name: the composite of the scalars.
+        Case(json: #"[{"id": 1, "name": "a"}, {"id": 1, "name": "b"}]"#, identity: ["id", "name"]),
+        Case(json: #"[{"objectId": "x", "name": "a"}, {"objectId": "x", "name": "b"}]"#, identity: ["itemObjectID", "name"]),
+        Case(json: #"[{"uuid": "u", "name": "a"}, {"uuid": "u", "name": "b"}]"#, identity: ["uuid", "name"]),
+        Case(json: #"[{"item_id": 3, "name": "a"}, {"item_id": 3, "name": "b"}]"#, identity: ["itemID", "name"]),
+        Case(json: #"[{"itemId": 3, "name": "a"}, {"itemId": 3, "name": "b"}]"#, identity: ["itemID", "name"]),
+        // The next candidate qualifies when the first repeats.
+        Case(json: #"[{"id": 1, "uuid": "u1", "name": "a"}, {"id": 1, "uuid": "u2", "name": "b"}]"#, identity: ["uuid"]),
+        // A composite whose values repeat for objects that differ elsewhere: no identity.
+        Case(json: #"[{"name": "a", "tags": [1]}, {"name": "a", "tags": [2]}]"#, identity: []),
+        Case(json: #"[{"name": "a", "value": 1}, {"name": "a", "value": 1, "note": "x"}]"#, identity: []),
+        Case(json: #"[{"id": 1, "name": "a", "tags": [1]}, {"id": 1, "name": "b", "tags": [1]}, {"id": 1, "name": "b", "tags": [2]}]"#,
+             identity: []),
+        // Equal objects met again are one object: the composite stands.
+        Case(json: #"[{"name": "a", "tags": [1]}, {"name": "a", "tags": [1]}, {"name": "b", "tags": [1]}]"#, identity: ["name"]),
+        // Member order does not make objects differ.
+        Case(json: #"[{"name": "a", "rank": 1}, {"rank": 1, "name": "a"}]"#, identity: ["name", "rank"]),
+    ]
+
+    @Test(arguments: repeats)
+    func repeatedValuesAreNoIdentity(_ c: Case) throws {
+        let inferred = try InferenceSamples.infer(c.json, entity: c.entity)
+        #expect(inferred.identity(c.entity) == c.identity)
+    }
+
+    /// Nested arrays are checked one by one: a hashtag repeated in one status, at other
+    /// indices, makes the composite no identity; met in two statuses, it stands.
+    @Test(arguments: [
+        (#"[{"id": 1, "tags": [{"text": "a", "indices": [0]}, {"text": "a", "indices": [5]}]}]"#, [String]()),
+        (#"[{"id": 1, "tags": [{"text": "a", "indices": [0]}]}, {"id": 2, "tags": [{"text": "a", "indices": [5]}]}]"#, ["text"]),
+        (#"[{"id": 1, "tags": [{"text": "a", "indices": [0]}, {"text": "a", "indices": [0]}]}]"#, ["text"]),
+    ])
+    func nestedArraysAreCheckedOneByOne(json: String, identity: [String]) throws {
+        let inferred = try InferenceSamples.infer(json, entity: "Status")
+        #expect(inferred.identity("Tag") == identity)
+    }
+
+    /// An inferred model without identity imports what it read; imported again, nested objects
+    /// are found among their owner's destinations, so the graph stays as it is.
+    @Test func aCompositeThatRepeatsIsNotMerged() throws {
+        let json = #"[{"name": "a", "tags": [1]}, {"name": "a", "tags": [2]}]"#
+        let inferred = try InferenceSamples.infer(json, entity: "Item")
+        let context = ObjectContext(store: InMemoryStore(model: inferred.model), bindings: inferred.file.bindings)
+        let report = try context.importObjects(from: try JSONReader.parse(Data(json.utf8)), entity: "Item")
+        #expect(report.counts(for: "Item").inserted == 2)
+    }
+
     @Test(arguments: cases)
     func identity(_ c: Case) throws {
         let inferred = try InferenceSamples.infer(c.json, entity: c.entity)
