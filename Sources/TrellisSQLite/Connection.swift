@@ -57,6 +57,7 @@ final class Connection {
         self.path = path
         self.isReadOnly = readOnly || sqlite3_db_readonly(db, "main") == 1
         SQLiteTextFunction.register(on: db)
+        SQLiteDecimalCollation.register(on: db)
         if queryOnly { try execute("PRAGMA query_only = ON") }
     }
 

@@ -3,7 +3,8 @@ import Trellis
 /// SQLite's SQL for the ``SQLPredicateCompiler`` (https://sqlite.org/lang_expr.html):
 /// `?N` parameters, `1`/`0` booleans, `IS NOT` as the null-safe inequality, text
 /// comparisons through the `trellis_text` function (``SQLiteTextFunction``), decimals
-/// (stored as text) ordered by `CAST(… AS REAL)`, and key sets as `json_each` over one
+/// (stored as text) compared and ordered by value through the `trellis_decimal` collation
+/// (``SQLiteDecimalCollation``), and key sets as `json_each` over one
 /// bound JSON array (one statement text whatever the number of keys).
 struct SQLiteDialect: SQLDialect {
     func parameter(_ number: Int) -> String { "?\(number)" }
@@ -22,7 +23,7 @@ struct SQLiteDialect: SQLDialect {
     }
 
     func orderingExpression(_ expression: String, type: AttributeType) -> String {
-        type == .decimal ? "CAST(\(expression) AS REAL)" : expression
+        type == .decimal ? "\(expression) COLLATE \(SQLiteDecimalCollation.name)" : expression
     }
 
     /// SQLite already orders NULL first ascending and last descending (https://sqlite.org/lang_select.html#orderby).

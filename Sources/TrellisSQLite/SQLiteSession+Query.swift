@@ -21,7 +21,7 @@ extension SQLiteSession {
             parameters.append(.integer(Int64(request.offset)))
             sql += " LIMIT ?\(parameters.count - 1) OFFSET ?\(parameters.count)"
         }
-        let statement = try connection.cachedStatement(sql)
+        guard let statement = try SQLiteSession.statement(sql, on: connection) else { return try evaluated(request) }
         for (i, value) in parameters.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
         var reader = RowReader(layout: layout, table: table)
         try reader.readAll(statement, deduplicate: false)
@@ -33,10 +33,31 @@ extension SQLiteSession {
         let entityLayout = try layout.entity(request.entity.name)
         var compiler = SQLPredicateCompiler(layout: layout, dialect: SQLiteDialect())
         let parts = try compiler.compile(request.unlimited)
-        let statement = try connection.cachedStatement(
-            "SELECT count(*) FROM \(entityLayout.table.quotedName) AS t" + parts.joins + " WHERE " + parts.whereSQL)
+        guard let statement = try SQLiteSession.statement(
+            "SELECT count(*) FROM \(entityLayout.table.quotedName) AS t" + parts.joins + " WHERE " + parts.whereSQL, on: connection) else {
+            return try RequestEvaluator(request, lookup: { try self.fetch(ids: [$0]).first })
+                .count(try fetch(entity: request.entity.name, matching: nil))
+        }
         for (i, value) in parts.parameters.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
         return Int(try statement.runReturningInt64() ?? 0)
+    }
+
+    /// The cached statement for `sql`, or nil when SQLite refuses it as too complex (a
+    /// predicate nesting `NOT`s, parentheses and sub-queries beyond SQLite's parser stack,
+    /// "parser stack overflow", or its expression depth of 1,000): such a request is then
+    /// evaluated in memory (``RequestEvaluator``), so that it gives the answer every store gives.
+    static func statement(_ sql: String, on connection: Connection) throws -> Statement? {
+        let result = Result { () throws(StoreError) -> Statement in try connection.cachedStatement(sql) }
+        if case .failure(let error) = result, error.code == .engine,
+           error.message.contains("parser stack overflow") || error.message.contains("Expression tree is too large") {
+            return nil
+        }
+        return try result.get()
+    }
+
+    /// `request` evaluated in memory over every object of its entity.
+    private func evaluated(_ request: ResolvedFetchRequest) throws -> [ObjectSnapshot] {
+        try RequestEvaluator(request, lookup: { try self.fetch(ids: [$0]).first }).run(try fetch(entity: request.entity.name, matching: nil))
     }
 
     /// The SQL of `request` (for tests and `EXPLAIN QUERY PLAN`).

@@ -52,6 +52,10 @@ extension SQLiteStore: ObservableStore {
     }
 
     public func commits(after sequence: Int64) throws -> [StoreCommit]? {
+        if observers.fileWasReplaced {
+            throw StoreError(.engine, message: "the store file \(path) was deleted or replaced while it was observed; "
+                             + "open it again to see what it holds now")
+        }
         guard logsCommits else { return nil }
         // This store's own commits are all there is when no other connection committed since
         // the last of them (the connection's data_version has not moved): no read needed.
@@ -88,18 +92,37 @@ extension SQLiteStore: ObservableStore {
 }
 
 /// A store's commit listeners and the poller that runs while there are any.
+///
+/// The poller also checks that the path still names the file the store opened (device and
+/// inode): a store file deleted or replaced (`mv other.sqlite store.sqlite`) under an
+/// observer would otherwise never change again for it. It then wakes the listeners once, and
+/// ``SQLiteStore/commits(after:)`` throws, so that observers end with an error.
 final class SQLiteObservers: @unchecked Sendable {
-    // SAFETY: `poller` is read and written only while `lock` is held; the rest is immutable
-    // and Sendable.
+    // SAFETY: `poller` and `replaced` are read and written only while `lock` is held; the
+    // rest is immutable and Sendable.
     let listeners = CommitListeners()
     private let path: String
     private let intervalMilliseconds: Int
     private let lock = NSLock()
     private var poller: DataVersionPoller?
+    private var replaced = false
+    /// The file's identity when the store opened it (nil: unknown, never checked).
+    let fileIdentity: FileIdentity?
 
     init(path: String, intervalMilliseconds: Int) {
         self.path = path
         self.intervalMilliseconds = intervalMilliseconds
+        self.fileIdentity = FileIdentity(path: path)
+    }
+
+    /// Whether the poller found the path naming another file, or none.
+    var fileWasReplaced: Bool { lock.withLock { replaced } }
+
+    /// Called by the poller: marks the file replaced and wakes the listeners (once).
+    fileprivate func checkFile() {
+        guard let fileIdentity, !fileWasReplaced, FileIdentity(path: path) != fileIdentity else { return }
+        lock.withLock { replaced = true }
+        listeners.notify()
     }
 
     func add(_ listener: @escaping @Sendable () -> Void) -> CommitListenerToken {
@@ -116,7 +139,8 @@ final class SQLiteObservers: @unchecked Sendable {
         lock.withLock {
             let wanted = listeners.count > 0
             if wanted, poller == nil {
-                poller = DataVersionPoller(path: path, intervalMilliseconds: intervalMilliseconds, listeners: listeners)
+                poller = DataVersionPoller(path: path, intervalMilliseconds: intervalMilliseconds, listeners: listeners,
+                                           checkFile: { [weak self] in self?.checkFile() })
             } else if !wanted, let running = poller {
                 running.stop()
                 poller = nil
@@ -137,11 +161,12 @@ final class DataVersionPoller: @unchecked Sendable {
     private var connection: Connection?
     private var version: Int64 = -1
 
-    init(path: String, intervalMilliseconds: Int, listeners: CommitListeners) {
+    init(path: String, intervalMilliseconds: Int, listeners: CommitListeners, checkFile: @escaping @Sendable () -> Void) {
         timer = DispatchSource.makeTimerSource(queue: queue)
         connection = try? Connection(path: path, readOnly: true)
         timer.schedule(deadline: .now(), repeating: .milliseconds(intervalMilliseconds), leeway: .milliseconds(1))
         timer.setEventHandler { [weak self, weak listeners] in
+            checkFile()
             guard let self, let connection = self.connection,
                   let now = try? connection.makeStatement("PRAGMA data_version").runReturningInt64() else { return }
             if self.version >= 0, now != self.version { listeners?.notify() }
@@ -153,5 +178,19 @@ final class DataVersionPoller: @unchecked Sendable {
     func stop() {
         timer.cancel()
         queue.async { self.connection = nil }
+    }
+}
+
+/// A file's device and inode (`stat(2)`), to tell whether a path still names the same file.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the file at `path`; nil when there is none.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }

@@ -10,9 +10,11 @@ extension ObjectPredicate {
     /// `TRUEPREDICATE`, `FALSEPREDICATE`; comparisons `[ANY|SOME|ALL|NONE] keyPath op[cd] value`
     /// with `==` (`=`), `!=` (`<>`), `<`, `<=` (`=<`), `>`, `>=` (`=>`), `BETWEEN`, `IN`,
     /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`, `MATCHES`; values: strings in double or
-    /// single quotes (escapes `\"`, `\'`, `\\`, `\n`, `\t`, `\uXXXX`), numbers, `nil`/`NULL`,
+    /// single quotes (escapes `\"`, `\'`, `\\`, `\n`, `\t`, `\uXXXX`), numbers (also `0x1F`, `0o17`,
+    /// `0b101` integers), `nil`/`NULL`,
     /// `TRUE`/`YES`, `FALSE`/`NO`, `{a, b, …}`, `%@`. Key paths are names joined by dots; a
     /// name that is a keyword is written with `#` (`#in`); `keyPath.@count` counts a to-many.
+    /// Parentheses, `NOT`s and lists nest at most 100 levels deep.
     /// - Throws: ``QueryError`` `.syntax` with the column and what was expected;
     ///   `.arguments` when the `%@`/`%K` count differs from the arguments'.
     public init(_ format: String, _ arguments: (any PredicateArgument)?...) throws {
@@ -32,6 +34,13 @@ struct PredicateParser {
     private var position = 0
     private var arguments: [PredicateValue]
     private var nextArgument = 0
+    /// Parentheses, `NOT`s and `{…}` lists open around the current position.
+    private var depth = 0
+
+    /// How deeply parentheses, `NOT`s and lists may nest: deeper text is a syntax error,
+    /// so that no recursion here (or in the resolver, the evaluator and the SQL the SQLite
+    /// store writes) can run out of stack.
+    static let maximumDepth = 100
 
     init(text: String, arguments: [PredicateValue]) {
         self.chars = Array(text)
@@ -67,13 +76,25 @@ struct PredicateParser {
     }
 
     private mutating func parseNot() throws(QueryError) -> ObjectPredicate {
-        if consumeKeyword("NOT") { return .not(try parseNot()) }
+        let start = position
+        if consumeKeyword("NOT") { return .not(try nested(at: start) { (p: inout PredicateParser) throws(QueryError) in try p.parseNot() }) }
         skipSpace()
         if peek() == "!", peek(1) != "=" {
             position += 1
-            return .not(try parseNot())
+            return .not(try nested(at: start) { (p: inout PredicateParser) throws(QueryError) in try p.parseNot() })
         }
         return try parsePrimary()
+    }
+
+    /// Runs `body` one nesting level deeper (a parenthesis, `NOT` or list opened at `start`).
+    private mutating func nested<T>(at start: Int, _ body: (inout PredicateParser) throws(QueryError) -> T) throws(QueryError) -> T {
+        guard depth < PredicateParser.maximumDepth else {
+            throw QueryError(.syntax, message: "the predicate nests parentheses, NOT and lists more than "
+                                 + "\(PredicateParser.maximumDepth) levels deep; simplify it", column: start + 1)
+        }
+        depth += 1
+        defer { depth -= 1 }
+        return try body(&self)
     }
 
     private mutating func parsePrimary() throws(QueryError) -> ObjectPredicate {
@@ -82,7 +103,7 @@ struct PredicateParser {
         if peek() == "(" {
             let open = position
             position += 1
-            let inner = try parseOr()
+            let inner = try nested(at: open) { (p: inout PredicateParser) throws(QueryError) in try p.parseOr() }
             skipSpace()
             guard peek() == ")" else {
                 if position >= chars.count {
@@ -245,7 +266,7 @@ struct PredicateParser {
                 return .list(values)
             }
             while true {
-                values.append(try parseValue(after: op))
+                values.append(try nested(at: open) { (p: inout PredicateParser) throws(QueryError) in try p.parseValue(after: op) })
                 skipSpace()
                 if peek() == "," {
                     position += 1
@@ -346,6 +367,9 @@ struct PredicateParser {
     private mutating func readNumber() throws(QueryError) -> PredicateValue {
         let start = position
         if peek() == "-" || peek() == "+" { position += 1 }
+        if peek() == "0", let radix = peek(1).flatMap(PredicateParser.radix(of:)) {
+            return try readRadixNumber(start: start, radix: radix)
+        }
         var digits = 0
         while position < chars.count, PredicateParser.isDigit(chars[position]) { position += 1; digits += 1 }
         var isInteger = true
@@ -373,6 +397,37 @@ struct PredicateParser {
         if text.hasPrefix("+") { text.removeFirst() }
         if isInteger, let value = Int64(text) { return .integer(value) }
         return .number(text)
+    }
+
+    /// 16, 8 or 2 for the prefix letter of `0x1F`, `0o17`, `0b101` (NSPredicate's integer literals).
+    private static func radix(of c: Character) -> Int? {
+        switch c {
+        case "x", "X": return 16
+        case "o", "O": return 8
+        case "b", "B": return 2
+        default: return nil
+        }
+    }
+
+    /// `0x…`, `0o…` or `0b…` (after an optional sign at `start`), as an integer.
+    private mutating func readRadixNumber(start: Int, radix: Int) throws(QueryError) -> PredicateValue {
+        let negative = chars[start] == "-"
+        position += 2
+        let digitsStart = position
+        while position < chars.count, chars[position].isASCII, chars[position].hexDigitValue.map({ $0 < radix }) == true { position += 1 }
+        guard position > digitsStart else {
+            throw syntax("expected \(radix == 16 ? "hexadecimal" : radix == 8 ? "octal" : "binary") digits after '0\(chars[position - 1])'")
+        }
+        if position < chars.count, PredicateParser.isNameCharacter(chars[position]) {
+            throw syntax("unexpected '\(chars[position])' in a number")
+        }
+        let digits = String(chars[digitsStart..<position])
+        guard let magnitude = UInt64(digits, radix: radix),
+              let value = negative ? (magnitude == UInt64(Int64.max) + 1 ? Int64.min : Int64(exactly: magnitude).map { -$0 })
+                                   : Int64(exactly: magnitude) else {
+            throw QueryError(.syntax, message: "\(String(chars[start..<position])) is beyond the 64-bit integers", column: start + 1)
+        }
+        return .integer(value)
     }
 
     // MARK: - Lexing

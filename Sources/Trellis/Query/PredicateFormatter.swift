@@ -28,7 +28,7 @@ enum PredicateFormatter {
         case .constant(let b): return b ? "TRUEPREDICATE" : "FALSEPREDICATE"
         case .comparison(let c):
             let quantifier = c.quantifier.map { $0.rawValue + " " } ?? ""
-            return "\(quantifier)\(c.keyPath) \(c.op.rawValue)\(c.options) \(c.value)"
+            return "\(quantifier)\(keyPath(c.keyPath)) \(c.op.rawValue)\(c.options) \(c.value)"
         case .and(let ps):
             if ps.isEmpty { return "TRUEPREDICATE" }
             return ps.count == 1 ? text(ps[0]) : "(" + ps.map(text).joined(separator: " AND ") + ")"
@@ -37,6 +37,19 @@ enum PredicateFormatter {
             return ps.count == 1 ? text(ps[0]) : "(" + ps.map(text).joined(separator: " OR ") + ")"
         case .not(let p): return "NOT " + (isAtomic(p) ? text(p) : "(" + text(p) + ")")
         }
+    }
+
+    /// Names the parser would read as keywords where a key path starts, written with `#`.
+    static let reservedNames: Set<String> = [
+        "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "IN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH",
+        "BETWEEN", "TRUEPREDICATE", "FALSEPREDICATE", "NIL", "NULL", "TRUE", "YES", "FALSE", "NO",
+    ]
+
+    /// `keyPath` as predicate text: each keyword component with `#` (`#in`, `#not.name`).
+    static func keyPath(_ keyPath: String) -> String {
+        keyPath.split(separator: ".", omittingEmptySubsequences: false)
+            .map { reservedNames.contains($0.uppercased()) ? "#" + $0 : String($0) }
+            .joined(separator: ".")
     }
 
     private static func isAtomic(_ p: ObjectPredicate) -> Bool {

@@ -9,18 +9,42 @@ struct PredicateResolver {
 
     // MARK: - Predicates
 
+    /// How deeply `AND`, `OR` and `NOT` may nest in a predicate built from values (the
+    /// parser's own limit is lower): deeper is `.invalidRequest`, never a stack overflow.
+    static let maximumDepth = 1000
+
+    /// The resolved predicate, with nested lists of the same kind flattened (`a AND (b AND
+    /// c)` is `a AND b AND c`) and double negations dropped, so that the SQL written for it
+    /// nests no deeper than the predicate's logic does.
     func resolve(_ predicate: ObjectPredicate, in entity: ResolvedEntity) throws(QueryError) -> ResolvedPredicate {
+        try resolve(predicate, in: entity, depth: 0)
+    }
+
+    private func resolve(_ predicate: ObjectPredicate, in entity: ResolvedEntity, depth: Int) throws(QueryError) -> ResolvedPredicate {
+        guard depth < PredicateResolver.maximumDepth else {
+            throw QueryError(.invalidRequest, message: "the predicate nests AND, OR and NOT more than \(PredicateResolver.maximumDepth) "
+                                 + "levels deep; simplify it", entity: entity.name)
+        }
         switch predicate {
         case .constant(let b): return .constant(b)
         case .and(let ps):
             var parts: [ResolvedPredicate] = []
-            for p in ps { parts.append(try resolve(p, in: entity)) }
-            return .and(parts)
+            for p in ps {
+                let resolved = try resolve(p, in: entity, depth: depth + 1)
+                if case .and(let inner) = resolved { parts.append(contentsOf: inner) } else { parts.append(resolved) }
+            }
+            return parts.count == 1 ? parts[0] : .and(parts)
         case .or(let ps):
             var parts: [ResolvedPredicate] = []
-            for p in ps { parts.append(try resolve(p, in: entity)) }
-            return .or(parts)
-        case .not(let p): return .not(try resolve(p, in: entity))
+            for p in ps {
+                let resolved = try resolve(p, in: entity, depth: depth + 1)
+                if case .or(let inner) = resolved { parts.append(contentsOf: inner) } else { parts.append(resolved) }
+            }
+            return parts.count == 1 ? parts[0] : .or(parts)
+        case .not(let p):
+            let resolved = try resolve(p, in: entity, depth: depth + 1)
+            if case .not(let inner) = resolved { return inner }
+            return .not(resolved)
         case .comparison(let c): return try resolve(c, in: entity)
         }
     }
@@ -136,6 +160,10 @@ struct PredicateResolver {
         if c.op.isOrdering, type == .binary || type == .json {
             throw error(.typeMismatch, "\(c.op.rawValue) orders values; \(subject) has no order (compare with == or !=)", c, entity)
         }
+        if let range = type.integerRange,
+           let operands = try integerOperands(c, range: range, subject: subject, typeName: type.rawValue, entity) {
+            return PredicateResolver.integerComparison(c.op, operands) { op, values in .compare(path, op, values.map { .integer($0) }, []) }
+        }
         switch c.op {
         case .equal, .notEqual:
             let value = try coerce(c.value, to: attribute, subject: subject, c, entity, allowingNil: true)
@@ -220,32 +248,43 @@ struct PredicateResolver {
 
     private func resolveCount(_ c: PredicateComparison, _ path: ResolvedToManyPath, _ entity: ResolvedEntity) throws(QueryError)
         -> ResolvedPredicate {
-        func integer(_ v: PredicateValue) throws(QueryError) -> Int64 {
-            switch v {
-            case .integer(let i): return i
-            case .number(let text): if let i = Int64(text) { return i }
-            case .double(let d): if let i = Int64(exactly: d) { return i }
-            case .value(.integer(let i)): return i
-            default: break
-            }
-            throw valueError(.typeMismatch, "\(c.keyPath) is a count (an integer); it cannot be compared with \(v.kindDescription)", c, entity)
-        }
         switch c.op {
-        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
-            return .count(path, c.op, [try integer(c.value)])
-        case .between:
-            guard case .list(let bounds) = c.value, bounds.count == 2 else {
-                throw valueError(.typeMismatch, "BETWEEN takes two bounds, {low, high}", c, entity)
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .between, .in:
+            guard let operands = try integerOperands(c, range: Int64.min...Int64.max, subject: c.keyPath, typeName: "a count", entity) else {
+                if c.op == .between {
+                    throw valueError(.typeMismatch, "BETWEEN takes two bounds, {low, high}", c, entity)
+                }
+                throw valueError(.typeMismatch, "\(c.keyPath) is a count (an integer); it cannot be compared with \(c.value.kindDescription)",
+                                 c, entity)
             }
-            return .count(path, .between, [try integer(bounds[0]), try integer(bounds[1])])
-        case .in:
-            guard case .list(let list) = c.value else { return .count(path, .equal, [try integer(c.value)]) }
-            var values: [Int64] = []
-            for v in list { values.append(try integer(v)) }
-            return .count(path, .in, values)
+            return PredicateResolver.integerComparison(c.op, operands) { op, counts in .count(path, op, counts) }
         default:
             throw error(.typeMismatch, "\(c.op.rawValue) does not apply to a count (\(c.keyPath))", c, entity)
         }
+    }
+
+    /// The numeric operands of a comparison with an integer (one; two for BETWEEN; the
+    /// list's for IN), or nil when one is not a number (`nil`, a string: the caller says why).
+    private func integerOperands(_ c: PredicateComparison, range: ClosedRange<Int64>, subject: String, typeName: String,
+                                 _ entity: ResolvedEntity) throws(QueryError) -> [IntegerOperand]? {
+        let values: [PredicateValue]
+        switch c.op {
+        case .between:
+            guard case .list(let bounds) = c.value, bounds.count == 2 else { return nil }
+            values = bounds
+        case .in:
+            if case .list(let list) = c.value { values = list } else { values = [c.value] }
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
+            values = [c.value]
+        default:
+            return nil
+        }
+        var operands: [IntegerOperand] = []
+        for value in values {
+            guard let operand = try integerOperand(value, in: range, subject: subject, typeName: typeName, c, entity) else { return nil }
+            operands.append(operand)
+        }
+        return operands
     }
 
     // MARK: - Values
@@ -277,92 +316,6 @@ struct PredicateResolver {
         return ids
     }
 
-    /// `value` as a value of `attribute`'s type; nil for `nil` when allowed.
-    private func coerce(_ value: PredicateValue, to attribute: AttributeDescription, subject: String, _ c: PredicateComparison,
-                        _ entity: ResolvedEntity, allowingNil: Bool) throws(QueryError) -> AttributeValue? {
-        let type = attribute.type
-        func mismatch(_ fix: String = "") -> QueryError {
-            valueError(.typeMismatch, "\(subject) cannot be compared with \(value.kindDescription) (\(value))" + fix, c, entity)
-        }
-        switch value {
-        case .null:
-            guard allowingNil else {
-                throw valueError(.typeMismatch, "\(c.op.rawValue) cannot compare with nil; use == nil or != nil", c, entity)
-            }
-            return nil
-        case .list:
-            throw valueError(.typeMismatch, "a list ({…}) goes with IN or BETWEEN, not \(c.op.rawValue)", c, entity)
-        case .objectID:
-            throw mismatch("; object IDs compare with relationships")
-        case .value(let v):
-            if ModelResolver.value(v, fits: type) { return v }
-            if case .string(let s) = v { return try coerce(.string(s), to: attribute, subject: subject, c, entity, allowingNil: allowingNil) }
-            if case .integer(let i) = v { return try coerce(.integer(i), to: attribute, subject: subject, c, entity, allowingNil: allowingNil) }
-            if case .double(let d) = v { return try coerce(.double(d), to: attribute, subject: subject, c, entity, allowingNil: allowingNil) }
-            throw mismatch()
-        case .string(let s):
-            switch type {
-            case .string: return .string(s)
-            case .date:
-                guard let date = RFC3339.date(from: s) ?? RFC3339.date(fromFullDate: s) else {
-                    throw mismatch("; write the date as RFC 3339 / ISO 8601 text, \"2011-08-21T18:02:52Z\"")
-                }
-                return .date(date)
-            case .uuid:
-                guard let uuid = UUID(uuidString: s) else { throw mismatch("; write a UUID as 8-4-4-4-12 hexadecimal digits") }
-                return .uuid(uuid)
-            case .uri:
-                guard let url = URL(string: s) else { throw mismatch() }
-                return .uri(url)
-            case .decimal:
-                guard let d = Decimal(string: s, locale: nil), !d.isNaN else { throw mismatch() }
-                return .decimal(d)
-            default:
-                throw mismatch(type.isInteger || type == .double || type == .float || type == .decimal ? "; write the number without quotes" : "")
-            }
-        case .integer(let i):
-            if let range = type.integerRange {
-                guard range.contains(i) else { throw mismatch("; \(i) is outside \(type)'s range") }
-                return .integer(i)
-            }
-            switch type {
-            case .double, .float: return .double(Double(i))
-            case .decimal: return .decimal(Decimal(i))
-            case .boolean where i == 0 || i == 1: return .bool(i == 1)
-            case .string: throw mismatch("; quote it to compare text: \"\(i)\"")
-            default: throw mismatch()
-            }
-        case .double(let d):
-            switch type {
-            case .double, .float: return .double(d)
-            case .decimal: return .decimal(Decimal(d))
-            default:
-                if type.isInteger, let i = Int64(exactly: d) {
-                    return try coerce(.integer(i), to: attribute, subject: subject, c, entity, allowingNil: allowingNil)
-                }
-                throw mismatch(type == .string ? "; quote it to compare text" : "")
-            }
-        case .number(let text):
-            if type.isInteger, let i = Int64(text) { return try coerce(.integer(i), to: attribute, subject: subject, c, entity, allowingNil: allowingNil) }
-            switch type {
-            case .double, .float:
-                guard let d = Double(text) else { throw mismatch() }
-                return .double(d)
-            case .decimal:
-                guard let d = Decimal(string: text, locale: nil) else { throw mismatch() }
-                return .decimal(d)
-            case .string: throw mismatch("; quote it to compare text: \"\(text)\"")
-            default: throw mismatch()
-            }
-        case .bool(let b):
-            guard type == .boolean else { throw mismatch() }
-            return .bool(b)
-        case .date(let d):
-            guard type == .date else { throw mismatch() }
-            return .date(d)
-        }
-    }
-
     // MARK: - Sort descriptors
 
     func resolve(_ descriptor: ObjectSortDescriptor, in entity: ResolvedEntity) throws(QueryError) -> ResolvedSortDescriptor {
@@ -391,8 +344,11 @@ struct PredicateResolver {
                                      entity: entity.name, keyPath: descriptor.keyPath)
             }
             guard !isLast, let destination = model.entity(named: relationship.destinationEntity) else {
+                // An attribute the destination has: `name` when there is one.
+                let names = model.entity(named: relationship.destinationEntity)?.attributes.map(\.name) ?? []
+                let example = names.contains("name") ? "name" : names.first ?? "name"
                 throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-one "
-                                     + "relationship; sort by one of its attributes (\(descriptor.keyPath).name)",
+                                     + "relationship; sort by one of its attributes (\(descriptor.keyPath).\(example))",
                                      entity: entity.name, keyPath: descriptor.keyPath)
             }
             hops.append(ResolvedHop(source: current, index: index, destination: destination))
@@ -416,11 +372,11 @@ struct PredicateResolver {
         error(.unknownProperty, PredicateResolver.unknownNameMessage(name, in: current), c, root)
     }
 
-    private func error(_ code: QueryError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> QueryError {
+    func error(_ code: QueryError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> QueryError {
         QueryError(code, message: message, column: c.column, entity: entity.name, keyPath: c.keyPath)
     }
 
-    private func valueError(_ code: QueryError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> QueryError {
+    func valueError(_ code: QueryError.Code, _ message: String, _ c: PredicateComparison, _ entity: ResolvedEntity) -> QueryError {
         QueryError(code, message: message, column: c.valueColumn ?? c.column, entity: entity.name, keyPath: c.keyPath)
     }
 }

@@ -25,12 +25,20 @@ public enum PredicateText {
     }
 
     /// The regular expression of a `MATCHES` pattern (`[c]`: case-insensitive; `[d]`: the
-    /// pattern folded, matched against folded text).
+    /// pattern folded, matched against folded text), which must match the whole text, as
+    /// ICU's `uregex_matches` and NSPredicate's `MATCHES` decide: `"ab" MATCHES "a|ab"` holds
+    /// although the first match of `a|ab` is `a`. The pattern is compiled as `(?:pattern)\z`
+    /// and matched anchored at the start; a pattern that only compiles alone (one ending in
+    /// an `(?x)` comment or an unterminated `\Q`) is compiled as written, and then only a
+    /// first match that covers the whole text counts. The empty pattern matches the empty text.
     /// - Throws: when the pattern does not compile.
     public static func regularExpression(_ pattern: String, _ options: PredicateOptions) throws -> NSRegularExpression {
         var regexOptions: NSRegularExpression.Options = []
         if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
         let source = options.contains(.diacriticInsensitive) ? fold(pattern, [.diacriticInsensitive]) : pattern
+        // The pattern alone must compile ("a)|(b" must not pass as "(?:a)|(b)\z").
+        if !source.isEmpty { _ = try NSRegularExpression(pattern: source, options: regexOptions) }
+        if let whole = try? NSRegularExpression(pattern: "(?:" + source + ")\\z", options: regexOptions) { return whole }
         return try NSRegularExpression(pattern: source, options: regexOptions)
     }
 

@@ -26,8 +26,8 @@ public final class RequestEvaluator {
         var matched: [ObjectSnapshot] = []
         for snapshot in candidates where try matches(snapshot) { matched.append(snapshot) }
         try sort(&matched)
-        let start = min(request.offset, matched.count)
-        let end = request.limit.map { min(start + $0, matched.count) } ?? matched.count
+        let start = min(max(request.offset, 0), matched.count)
+        let end = request.limit.map { start + min(max($0, 0), matched.count - start) } ?? matched.count
         return Array(matched[start..<end])
     }
 
@@ -93,13 +93,16 @@ public final class RequestEvaluator {
             return false
         case .count(let path, let op, let counts):
             let n = Int64(try destinations(of: path, s).count)
-            return ValueOrder.holds(op, ValueOrder.compare(.integer(n), .integer(counts[0])),
+            if op == .in { return counts.contains(n) }
+            guard let first = counts.first, op != .between || counts.count == 2 else { return false }
+            return ValueOrder.holds(op, ValueOrder.compare(.integer(n), .integer(first)),
                                     n: .integer(n), values: counts.map { .integer($0) })
         }
     }
 
     private func compare(_ value: AttributeValue?, _ op: PredicateOperator, _ values: [AttributeValue?],
                          _ options: PredicateOptions) throws -> Bool {
+        if op != .in, values.isEmpty || (op == .between && values.count != 2) { return false }
         switch op {
         case .equal:
             guard let operand = values[0] else { return value == nil }

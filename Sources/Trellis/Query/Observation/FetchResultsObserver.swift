@@ -137,7 +137,7 @@ final class FetchResultsObserver: @unchecked Sendable {
     private func apply(_ commit: StoreCommit) throws {
         let newSequence = commit.sequence
         if !commit.entityNames.isDisjoint(with: reached) {
-            try rerun(sequence: newSequence)
+            try rerun(sequence: newSequence, changes: commit)
             return
         }
         var candidates: [ObjectID] = []
@@ -147,7 +147,9 @@ final class FetchResultsObserver: @unchecked Sendable {
         var oldIndex: [ObjectID: Int] = [:]
         for (i, object) in results.enumerated() { oldIndex[object.id] = i }
         let removedByDeletion = deleted.filter { oldIndex[$0] != nil }
-        guard !candidates.isEmpty || !removedByDeletion.isEmpty else {
+        // With an offset, an object deleted before the window (or no longer matching there)
+        // moves the window: only running the request again tells.
+        guard !candidates.isEmpty || !removedByDeletion.isEmpty || (request.offset > 0 && !deleted.isEmpty) else {
             sequence = newSequence
             return
         }
@@ -164,7 +166,7 @@ final class FetchResultsObserver: @unchecked Sendable {
         }
         if request.limit != nil || request.offset > 0 {
             let touchesResults = !removedByDeletion.isEmpty || candidates.contains { oldIndex[$0] != nil }
-            if matched.isEmpty && !touchesResults {
+            if matched.isEmpty && !touchesResults && request.offset == 0 {
                 sequence = newSequence
                 return
             }
@@ -214,11 +216,14 @@ final class FetchResultsObserver: @unchecked Sendable {
         for (i, object) in results.enumerated() { oldIndex[object.id] = i }
         var change = FetchResultsChange()
         var newIDs = Set<ObjectID>()
-        for (i, (object, _)) in fetched.enumerated() {
+        for (i, (object, newKeys)) in fetched.enumerated() {
             newIDs.insert(object.id)
             if let old = oldIndex[object.id] {
                 let properties = changes?.updated[object.id]
-                if results[old] != object || old != i || properties != nil {
+                // An object that only shifted (others entered or left before it) is not an
+                // update: its values and sort keys are as they were, so its order among the
+                // other unchanged objects is too.
+                if results[old] != object || keys[old] != newKeys || properties != nil {
                     let changed = properties ?? PropertyChanges()
                     change.updated.append(.init(id: object.id, oldIndex: old, index: i,
                                                 changedAttributes: names(changed.attributes, object.entity.attributes.map(\.name)),

@@ -21,8 +21,9 @@ public protocol SQLDialect: Sendable {
     /// and returns its parameter marker.
     func textComparison(_ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
                         bind: (AttributeValue) -> String) -> String
-    /// The expression a value of `type` in `expression` orders by (a decimal stored as text
-    /// orders by its number).
+    /// The expression a value of `type` in `expression` orders and compares by (`=`, `<>`,
+    /// `IN`, `<`, `BETWEEN`, `ORDER BY`): a decimal stored as text by its number, exactly as
+    /// ``ValueOrder`` orders `Decimal`s (SQLite: a collation).
     func orderingExpression(_ expression: String, type: AttributeType) -> String
     /// `ASC`/`DESC` with nulls first when ascending and last when descending.
     func orderDirection(ascending: Bool) -> String

@@ -131,12 +131,12 @@ public struct SQLPredicateCompiler {
             if ps.isEmpty { return dialect.trueLiteral }
             var parts: [String] = []
             for p in ps { parts.append(try sql(p, scope)) }
-            return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " AND ") + ")"
+            return SQLPredicateCompiler.balanced(parts[...], "AND")
         case .or(let ps):
             if ps.isEmpty { return dialect.falseLiteral }
             var parts: [String] = []
             for p in ps { parts.append(try sql(p, scope)) }
-            return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " OR ") + ")"
+            return SQLPredicateCompiler.balanced(parts[...], "OR")
         case .not(let p):
             return "NOT coalesce(\(try sql(p, scope)), \(dialect.falseLiteral))"
         case .objectIDs(let ids):
@@ -153,10 +153,21 @@ public struct SQLPredicateCompiler {
             return "\(owner) IN (SELECT \(select.column) FROM \(select.from)\(innerScope.joins.joined()) "
                 + "WHERE \(conditions.joined(separator: " AND ")))"
         case .count(let path, let op, let counts):
+            if op != .in, counts.isEmpty || (op == .between && counts.count != 2) { return dialect.falseLiteral }
             let (from, link, _) = try subquery(path, scope)
             let count = "(SELECT count(*) FROM \(from) WHERE \(link))"
             return ordering(count, op, counts.map { bind(.integer($0)) })
         }
+    }
+
+    /// `(a OP b OP …)`, as a balanced tree of groups of at most 8 when there are more: SQLite
+    /// parses `a OR b OR c …` as a left-deep tree, and refuses one deeper than 1,000
+    /// ("Expression tree is too large"), so a flat list of 1,001 comparisons would fail.
+    static func balanced(_ parts: ArraySlice<String>, _ op: String) -> String {
+        if parts.count == 1 { return parts[parts.startIndex] }
+        if parts.count <= 8 { return "(" + parts.joined(separator: " \(op) ") + ")" }
+        let middle = parts.startIndex + parts.count / 2
+        return "(" + balanced(parts[..<middle], op) + " \(op) " + balanced(parts[middle...], op) + ")"
     }
 
     /// For `ANY`: the owner's key, and a sub-query selecting the keys of the owners that
@@ -224,20 +235,23 @@ public struct SQLPredicateCompiler {
                                      _ options: PredicateOptions, _ scope: Scope) throws -> String {
         let column = try self.column(path, scope)
         let type = path.attribute?.type ?? .integer64
+        if op != .in, values.isEmpty || (op == .between && values.count != 2) { return dialect.falseLiteral }
+        // Values compare as they order (a decimal stored as text by its number).
+        let compared = dialect.orderingExpression(column, type: type)
         switch op {
         case .equal:
             guard let value = values[0] else { return "\(column) IS NULL" }
             if !options.isEmpty, let text = value.stringValue {
                 return dialect.textComparison(.equal, column: column, operand: text, options: options, bind: { bind($0) })
             }
-            return "\(column) = \(bind(value))"
+            return "\(compared) = \(bind(value))"
         case .notEqual:
             guard let value = values[0] else { return "\(column) IS NOT NULL" }
-            return dialect.notEqualOrNull(column, bind(value))
+            return dialect.notEqualOrNull(compared, bind(value))
         case .in:
             let present = values.compactMap { $0 }
             if present.isEmpty { return dialect.falseLiteral }
-            return "\(column) IN (\(present.map { bind($0) }.joined(separator: ", ")))"
+            return "\(compared) IN (\(present.map { bind($0) }.joined(separator: ", ")))"
         case .less, .lessOrEqual, .greater, .greaterOrEqual, .between:
             let lhs = dialect.orderingExpression(column, type: type)
             return ordering(lhs, op, values.map { dialect.orderingExpression(bind($0 ?? .integer(0)), type: type) })
