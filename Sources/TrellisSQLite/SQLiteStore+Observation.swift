@@ -164,6 +164,11 @@ final class DataVersionPoller: @unchecked Sendable {
     init(path: String, intervalMilliseconds: Int, listeners: CommitListeners, checkFile: @escaping @Sendable () -> Void) {
         timer = DispatchSource.makeTimerSource(queue: queue)
         connection = try? Connection(path: path, readOnly: true)
+        // The baseline is read now, before the listener that started the poller is
+        // registered and so before its observer's first fetch: a commit after that fetch then
+        // changes data_version relative to it, however late the first tick runs (on a loaded
+        // machine it can run after another process's commit, which would go unnoticed).
+        version = (try? connection?.makeStatement("PRAGMA data_version").runReturningInt64()).flatMap { $0 } ?? -1
         timer.schedule(deadline: .now(), repeating: .milliseconds(intervalMilliseconds), leeway: .milliseconds(1))
         timer.setEventHandler { [weak self, weak listeners] in
             checkFile()

@@ -46,15 +46,17 @@ import Trellis
         defer { directory.remove() }
         let watch = try TrellisProcess.start(["watch", "--model", "Examples/twitter/model.json", "--entity", "Status", "--where", "retweetCount >= 1000000",
                                               "--updates", "1"], in: directory.url)
-        // Wait for the first line (the current results), at most 20 s.
-        for _ in 0..<2000 where !watch.standardOutputSoFar.contains("\n") && watch.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        // Wait for the first line (the current results: the observer is registered), at most 60 s.
+        let started = Date().addingTimeInterval(60)
+        while !watch.standardOutputSoFar.contains("\n"), watch.isRunning, Date() < started { Thread.sleep(forTimeInterval: 0.01) }
         try Data(#"{"statuses": [{"id": 42, "text": "viral", "retweet_count": 1000001, "user": {"id": 7, "screen_name": "x"}}]}"#.utf8)
             .write(to: directory.url.appendingPathComponent("viral.json"))
         let imported = try TrellisProcess.run(["import", "viral.json", "--model", "Examples/twitter/model.json", "--entity", "Status", "--at", "statuses"],
                                               in: directory.url)
         #expect(imported.status == 0)
-        // The change line ends the watch (--updates 1); a watch that misses it is killed after 20 s.
-        for _ in 0..<2000 where watch.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        // The change line ends the watch (--updates 1); a watch that misses it is killed after 60 s.
+        let delivered = Date().addingTimeInterval(60)
+        while watch.isRunning, Date() < delivered { Thread.sleep(forTimeInterval: 0.01) }
         if watch.isRunning { watch.kill() }
         let result = watch.wait()
         #expect(result.status == 0, "\(result.stderr)")

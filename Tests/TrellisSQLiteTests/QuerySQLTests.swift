@@ -93,8 +93,11 @@ import TrellisTestSupport
         private let lock = NSLock()
         private var results: [[String]] = []
         func add(_ names: [String]) { lock.withLock { results.append(names) } }
+        /// The updates once `count` have arrived; what there is after 60 s (a generous
+        /// deadline, not a timing assertion: a loaded machine may take seconds to poll).
         func wait(for count: Int) -> [[String]] {
-            for _ in 0..<1000 {
+            let end = Date().addingTimeInterval(60)
+            while Date() <= end {
                 let current = lock.withLock { results }
                 if current.count >= count { return current }
                 Thread.sleep(forTimeInterval: 0.01)

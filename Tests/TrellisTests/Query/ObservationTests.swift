@@ -3,8 +3,9 @@ import Testing
 import Trellis
 import TrellisTestSupport
 
-/// Collects an observation's updates (callback form) for tests; `wait(for:)` gives up after
-/// 10 seconds (a failure, not a timing assertion).
+/// Collects an observation's updates (callback form) for tests; `wait(for:)` returns as soon
+/// as the updates have arrived and gives up only after ``deadline`` (a failure, not a timing
+/// assertion: generous, since a loaded machine may take seconds to run the observer).
 final class UpdateCollector: @unchecked Sendable {
     // SAFETY: `updates` and `failure` are read and written only while `lock` is held.
     private let lock = NSLock()
@@ -22,14 +23,19 @@ final class UpdateCollector: @unchecked Sendable {
 
     /// The first `count` updates, once they have arrived.
     func wait(for count: Int) throws -> [FetchResultsUpdate] {
-        for _ in 0..<1000 {
+        let end = Date().addingTimeInterval(UpdateCollector.deadline)
+        while true {
             let (current, error) = lock.withLock { (updates, failure) }
             if let error { throw error }
             if current.count >= count { return Array(current.prefix(count)) }
+            if Date() > end { break }
             Thread.sleep(forTimeInterval: 0.01)
         }
         throw CollectorTimeout(received: lock.withLock { updates.count }, wanted: count)
     }
+
+    /// How long `wait(for:)` waits at most (60 s).
+    static let deadline: TimeInterval = 60
 
     var count: Int { lock.withLock { updates.count } }
 }
@@ -37,7 +43,7 @@ final class UpdateCollector: @unchecked Sendable {
 struct CollectorTimeout: Error, CustomStringConvertible {
     let received: Int
     let wanted: Int
-    var description: String { "received \(received) update(s) of \(wanted) within 10 s" }
+    var description: String { "received \(received) update(s) of \(wanted) within \(Int(UpdateCollector.deadline)) s" }
 }
 
 @Suite struct ObservationTests {
