@@ -29,8 +29,14 @@ extension ObjectPredicate {
 }
 
 /// A recursive-descent parser of the NSPredicate format (see ``ObjectPredicate/init(_:_:)``).
+///
+/// It reads the text by Unicode scalar, not by `Character`: a combining mark after a quote
+/// (`'\u{301}…'`) or an operator must not merge with it into one grapheme. Columns in errors
+/// and comparisons count `Character`s (what an editor shows), 1-based.
 struct PredicateParser {
-    private let chars: [Character]
+    private let chars: [Unicode.Scalar]
+    /// The 1-based `Character` column of each scalar (and of the end, at `chars.count`).
+    private let columns: [Int]
     private var position = 0
     private var arguments: [PredicateValue]
     private var nextArgument = 0
@@ -43,9 +49,25 @@ struct PredicateParser {
     static let maximumDepth = 100
 
     init(text: String, arguments: [PredicateValue]) {
-        self.chars = Array(text)
+        var chars: [Unicode.Scalar] = []
+        var columns: [Int] = []
+        for (i, character) in text.enumerated() {
+            for scalar in character.unicodeScalars {
+                chars.append(scalar)
+                columns.append(i + 1)
+            }
+        }
+        columns.append((columns.last ?? 0) + 1)
+        self.chars = chars
+        self.columns = columns
         self.arguments = arguments
     }
+
+    /// The column of the scalar at `index` (1-based, in `Character`s).
+    private func column(_ index: Int) -> Int { columns[min(max(index, 0), columns.count - 1)] }
+
+    /// The scalars `range` as a string.
+    private func text(_ range: Range<Int>) -> String { String(String.UnicodeScalarView(chars[range])) }
 
     mutating func parse() throws(QueryError) -> ObjectPredicate {
         skipSpace()
@@ -76,6 +98,7 @@ struct PredicateParser {
     }
 
     private mutating func parseNot() throws(QueryError) -> ObjectPredicate {
+        skipSpace()
         let start = position
         if consumeKeyword("NOT") { return .not(try nested(at: start) { (p: inout PredicateParser) throws(QueryError) in try p.parseNot() }) }
         skipSpace()
@@ -90,7 +113,7 @@ struct PredicateParser {
     private mutating func nested<T>(at start: Int, _ body: (inout PredicateParser) throws(QueryError) -> T) throws(QueryError) -> T {
         guard depth < PredicateParser.maximumDepth else {
             throw QueryError(.syntax, message: "the predicate nests parentheses, NOT and lists more than "
-                                 + "\(PredicateParser.maximumDepth) levels deep; simplify it", column: start + 1)
+                                 + "\(PredicateParser.maximumDepth) levels deep; simplify it", column: self.column(start))
         }
         depth += 1
         defer { depth -= 1 }
@@ -107,10 +130,10 @@ struct PredicateParser {
             skipSpace()
             guard peek() == ")" else {
                 if position >= chars.count {
-                    throw QueryError(.syntax, message: "the parenthesis at column \(open + 1) is not closed; add ')'",
-                                         column: position + 1)
+                    throw QueryError(.syntax, message: "the parenthesis at column \(self.column(open)) is not closed; add ')'",
+                                         column: self.column(position))
                 }
-                throw syntax("expected ')' to close the parenthesis at column \(open + 1), found \(describeHere())")
+                throw syntax("expected ')' to close the parenthesis at column \(self.column(open)), found \(describeHere())")
             }
             position += 1
             return inner
@@ -142,12 +165,12 @@ struct PredicateParser {
         let valueColumn = position
         guard position < chars.count else {
             throw QueryError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
-                                 column: position + 1)
+                                 column: self.column(position))
         }
         let value = try parseValue(after: op)
         _ = operatorColumn
         return .comparison(PredicateComparison(keyPath: keyPath, op: op, value: value, options: options, quantifier: quantifier,
-                                               column: start + 1, valueColumn: valueColumn + 1))
+                                               column: self.column(start), valueColumn: self.column(valueColumn)))
     }
 
     private mutating func parseKeyPath() throws(QueryError) -> String {
@@ -155,13 +178,13 @@ struct PredicateParser {
             let column = position
             position += 2
             guard nextArgument < arguments.count else {
-                throw QueryError(.arguments, message: "%K at column \(column + 1) has no argument; give one key path per %K",
-                                     column: column + 1)
+                throw QueryError(.arguments, message: "%K at column \(self.column(column)) has no argument; give one key path per %K",
+                                     column: self.column(column))
             }
             defer { nextArgument += 1 }
             guard case .string(let name) = arguments[nextArgument], !name.isEmpty else {
-                throw QueryError(.arguments, message: "the argument for %K at column \(column + 1) must be a key path string",
-                                     column: column + 1)
+                throw QueryError(.arguments, message: "the argument for %K at column \(self.column(column)) must be a key path string",
+                                     column: self.column(column))
             }
             return name
         }
@@ -206,7 +229,7 @@ struct PredicateParser {
             position = start - (escaped ? 1 : 0)
             return nil
         }
-        return String(chars[start..<position])
+        return text(start..<position)
     }
 
     private mutating func parseOperator() -> PredicateOperator? {
@@ -240,7 +263,7 @@ struct PredicateParser {
             position += 1
         }
         guard position < chars.count else {
-            throw QueryError(.syntax, message: "the option bracket at column \(open + 1) is not closed; add ']'", column: open + 1)
+            throw QueryError(.syntax, message: "the option bracket at column \(self.column(open)) is not closed; add ']'", column: self.column(open))
         }
         position += 1
         return options
@@ -252,7 +275,7 @@ struct PredicateParser {
         skipSpace()
         guard position < chars.count else {
             throw QueryError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
-                                 column: position + 1)
+                                 column: self.column(position))
         }
         let c = chars[position]
         if c == "\"" || c == "'" { return .string(try readString()) }
@@ -277,9 +300,9 @@ struct PredicateParser {
                     return .list(values)
                 }
                 if position >= chars.count {
-                    throw QueryError(.syntax, message: "the list at column \(open + 1) is not closed; add '}'", column: position + 1)
+                    throw QueryError(.syntax, message: "the list at column \(self.column(open)) is not closed; add '}'", column: self.column(position))
                 }
-                throw syntax("expected ',' or '}' in the list at column \(open + 1), found \(describeHere())")
+                throw syntax("expected ',' or '}' in the list at column \(self.column(open)), found \(describeHere())")
             }
         }
         if c == "%" {
@@ -289,11 +312,11 @@ struct PredicateParser {
             }
             if directive == "K" {
                 throw QueryError(.syntax, message: "%K stands for a key path and cannot be the value of a comparison; use %@",
-                                     column: column + 1)
+                                     column: self.column(column))
             }
             guard nextArgument < arguments.count else {
-                throw QueryError(.arguments, message: "%\(directive) at column \(column + 1) has no argument; "
-                                     + "give one argument per %@", column: column + 1)
+                throw QueryError(.arguments, message: "%\(directive) at column \(self.column(column)) has no argument; "
+                                     + "give one argument per %@", column: self.column(column))
             }
             defer { nextArgument += 1 }
             return arguments[nextArgument]
@@ -346,22 +369,23 @@ struct PredicateParser {
                 case "r": out.append("\r")
                 case "0": out.append("\0")
                 case "u":
-                    let digits = chars[(position + 1)...].prefix(4)
-                    guard digits.count == 4, let value = UInt32(String(digits), radix: 16), let scalar = Unicode.Scalar(value) else {
-                        throw QueryError(.syntax, message: "expected four hexadecimal digits after \\u", column: position + 1)
+                    let digits = text((position + 1)..<min(position + 5, chars.count))
+                    guard digits.unicodeScalars.count == 4, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16),
+                          let scalar = Unicode.Scalar(value) else {
+                        throw QueryError(.syntax, message: "expected four hexadecimal digits after \\u", column: self.column(position))
                     }
                     out.unicodeScalars.append(scalar)
                     position += 4
-                default: out.append(e)
+                default: out.unicodeScalars.append(e)
                 }
                 position += 1
                 continue
             }
-            out.append(c)
+            out.unicodeScalars.append(c)
             position += 1
         }
-        throw QueryError(.syntax, message: "the string starting at column \(open + 1) is not closed; add \(quote) at its end",
-                             column: open + 1)
+        throw QueryError(.syntax, message: "the string starting at column \(self.column(open)) is not closed; add \(quote) at its end",
+                             column: self.column(open))
     }
 
     private mutating func readNumber() throws(QueryError) -> PredicateValue {
@@ -393,14 +417,14 @@ struct PredicateParser {
         if position < chars.count, PredicateParser.isNameCharacter(chars[position]) {
             throw syntax("unexpected '\(chars[position])' in a number")
         }
-        var text = String(chars[start..<position])
+        var text = text(start..<position)
         if text.hasPrefix("+") { text.removeFirst() }
         if isInteger, let value = Int64(text) { return .integer(value) }
         return .number(text)
     }
 
     /// 16, 8 or 2 for the prefix letter of `0x1F`, `0o17`, `0b101` (NSPredicate's integer literals).
-    private static func radix(of c: Character) -> Int? {
+    private static func radix(of c: Unicode.Scalar) -> Int? {
         switch c {
         case "x", "X": return 16
         case "o", "O": return 8
@@ -414,35 +438,35 @@ struct PredicateParser {
         let negative = chars[start] == "-"
         position += 2
         let digitsStart = position
-        while position < chars.count, chars[position].isASCII, chars[position].hexDigitValue.map({ $0 < radix }) == true { position += 1 }
+        while position < chars.count, PredicateParser.digitValue(chars[position]).map({ $0 < radix }) == true { position += 1 }
         guard position > digitsStart else {
             throw syntax("expected \(radix == 16 ? "hexadecimal" : radix == 8 ? "octal" : "binary") digits after '0\(chars[position - 1])'")
         }
         if position < chars.count, PredicateParser.isNameCharacter(chars[position]) {
             throw syntax("unexpected '\(chars[position])' in a number")
         }
-        let digits = String(chars[digitsStart..<position])
+        let digits = text(digitsStart..<position)
         guard let magnitude = UInt64(digits, radix: radix),
               let value = negative ? (magnitude == UInt64(Int64.max) + 1 ? Int64.min : Int64(exactly: magnitude).map { -$0 })
                                    : Int64(exactly: magnitude) else {
-            throw QueryError(.syntax, message: "\(String(chars[start..<position])) is beyond the 64-bit integers", column: start + 1)
+            throw QueryError(.syntax, message: "\(text(start..<position)) is beyond the 64-bit integers", column: self.column(start))
         }
         return .integer(value)
     }
 
     // MARK: - Lexing
 
-    private func peek(_ offset: Int = 0) -> Character? {
+    private func peek(_ offset: Int = 0) -> Unicode.Scalar? {
         position + offset < chars.count ? chars[position + offset] : nil
     }
 
     private mutating func skipSpace() {
-        while position < chars.count, chars[position].isWhitespace { position += 1 }
+        while position < chars.count, chars[position].properties.isWhitespace { position += 1 }
     }
 
     private func matches(_ symbol: String) -> Bool {
         var i = position
-        for c in symbol {
+        for c in symbol.unicodeScalars {
             guard i < chars.count, chars[i] == c else { return false }
             i += 1
         }
@@ -452,7 +476,7 @@ struct PredicateParser {
     private mutating func consumeSymbol(_ symbol: String) -> Bool {
         skipSpace()
         guard matches(symbol) else { return false }
-        position += symbol.count
+        position += symbol.unicodeScalars.count
         return true
     }
 
@@ -460,8 +484,9 @@ struct PredicateParser {
     private mutating func consumeKeyword(_ word: String, skippingSpace: Bool = true) -> Bool {
         if skippingSpace { skipSpace() }
         var i = position
-        for c in word {
-            guard i < chars.count, chars[i].uppercased() == String(c) else { return false }
+        // ASCII letters only: "ın" (dotless ı) is not IN, though "ı".uppercased() is "I".
+        for c in word.unicodeScalars {
+            guard i < chars.count, PredicateParser.asciiUppercased(chars[i]) == c else { return false }
             i += 1
         }
         if i < chars.count, PredicateParser.isNameCharacter(chars[i]) { return false }
@@ -471,17 +496,40 @@ struct PredicateParser {
 
     private func describeHere() -> String {
         guard position < chars.count else { return "the end of the predicate" }
-        let rest = chars[position...].prefix(12)
-        return "'\(String(rest))\(chars.count - position > 12 ? "…" : "")'"
+        let end = min(position + 12, chars.count)
+        return "'\(text(position..<end))\(chars.count > end ? "…" : "")'"
     }
 
     private func syntax(_ message: String) -> QueryError {
-        QueryError(.syntax, message: message, column: position + 1)
+        QueryError(.syntax, message: message, column: self.column(position))
     }
 
-    static func isDigit(_ c: Character) -> Bool { c.isASCII && c.isNumber }
+    static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
 
-    static func isNameCharacter(_ c: Character) -> Bool {
-        c == "_" || c == "$" || c.isLetter || c.isNumber
+    /// The value of an ASCII hexadecimal digit.
+    static func digitValue(_ c: Unicode.Scalar) -> Int? {
+        switch c {
+        case "0"..."9": return Int(c.value - 0x30)
+        case "a"..."f": return Int(c.value - 0x61 + 10)
+        case "A"..."F": return Int(c.value - 0x41 + 10)
+        default: return nil
+        }
+    }
+
+    static func asciiUppercased(_ c: Unicode.Scalar) -> Unicode.Scalar {
+        c >= "a" && c <= "z" ? Unicode.Scalar(c.value - 0x20)! : c
+    }
+
+    /// Letters, digits, `_`, `$`, and the marks that combine with them (`e` + U+0301).
+    static func isNameCharacter(_ c: Unicode.Scalar) -> Bool {
+        if c == "_" || c == "$" { return true }
+        if c.isASCII { return (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || isDigit(c) }
+        switch c.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark:
+            return true
+        default:
+            return false
+        }
     }
 }
