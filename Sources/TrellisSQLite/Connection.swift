@@ -22,6 +22,15 @@ final class Connection {
     let isReadOnly: Bool
 
     private var statements: [String: Statement] = [:]
+    /// Statements of queries compiled from predicates (``cachedQueryStatement(_:)``), by SQL,
+    /// and their SQL from the least to the most recently used.
+    private var queryStatements: [String: Statement] = [:]
+    private var queryStatementUse: [String] = []
+
+    /// How many query statements stay prepared: a query's SQL follows its predicate's shape
+    /// (and the lengths of its literal lists), so an unbounded cache would grow with every
+    /// new shape a long-running process is asked (`trellis watch`, an app's search field).
+    static let queryStatementCapacity = 64
 
     /// Opens (or creates, unless `readOnly`) the database file at `path`.
     ///
@@ -76,6 +85,8 @@ final class Connection {
     deinit {
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
+        for statement in queryStatements.values { statement.finalize() }
+        queryStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -107,6 +118,27 @@ final class Connection {
         return statement
     }
 
+    /// As ``cachedStatement(_:)``, for the SQL of a query compiled from a predicate: at most
+    /// ``queryStatementCapacity`` of them stay prepared, the least recently used is released
+    /// first (and finalized once its last user lets it go).
+    func cachedQueryStatement(_ sql: String) throws(StoreError) -> Statement {
+        if let statement = queryStatements[sql] {
+            statement.reset()
+            if queryStatementUse.last != sql, let i = queryStatementUse.lastIndex(of: sql) {
+                queryStatementUse.remove(at: i)
+                queryStatementUse.append(sql)
+            }
+            return statement
+        }
+        let statement = try prepare(sql, persistent: true)
+        queryStatements[sql] = statement
+        queryStatementUse.append(sql)
+        if queryStatementUse.count > Connection.queryStatementCapacity {
+            queryStatements[queryStatementUse.removeFirst()] = nil
+        }
+        return statement
+    }
+
     /// Rows stepped through in full table scans so far by the cached statements whose SQL
     /// starts with `prefix` (`sqlite3_stmt_status(…, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)`,
     /// https://sqlite.org/c3ref/c_stmtstatus_counter.html). An `INSERT` that scans is one
@@ -125,13 +157,16 @@ final class Connection {
     }
 
     /// The SQL text of the cached statements (for tests and diagnostics).
-    var cachedSQL: [String] { Array(statements.keys) }
+    var cachedSQL: [String] { Array(statements.keys) + queryStatementUse }
 
     /// Finalizes every cached statement (needed before schema changes are seen by
     /// old statements; SQLite re-prepares them itself, this just frees memory).
     func clearStatementCache() {
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
+        for statement in queryStatements.values { statement.finalize() }
+        queryStatements.removeAll()
+        queryStatementUse.removeAll()
     }
 
     /// Copies the whole database into `destination` (an empty database) with the online

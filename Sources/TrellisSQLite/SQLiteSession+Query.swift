@@ -47,7 +47,7 @@ extension SQLiteSession {
     /// "parser stack overflow", or its expression depth of 1,000): such a request is then
     /// evaluated in memory (``RequestEvaluator``), so that it gives the answer every store gives.
     static func statement(_ sql: String, on connection: Connection) throws -> Statement? {
-        let result = Result { () throws(StoreError) -> Statement in try connection.cachedStatement(sql) }
+        let result = Result { () throws(StoreError) -> Statement in try connection.cachedQueryStatement(sql) }
         if case .failure(let error) = result, error.code == .engine,
            error.message.contains("parser stack overflow") || error.message.contains("Expression tree is too large") {
             return nil
