@@ -67,6 +67,7 @@ if Context.environment["TRELLIS_FUZZ"] != nil {
         ("json-model", ["Trellis", "TrellisModelFile"]),
         ("import", ["Trellis", "TrellisModelFile"]),
         ("infer", ["Trellis", "TrellisModelFile"]),
+        ("predicate", ["Trellis", "TrellisSQLite"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(
