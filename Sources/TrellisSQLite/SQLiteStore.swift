@@ -174,7 +174,6 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.model = model
         self.path = path
         self.configuration = configuration
-        self.observers = SQLiteObservers(path: path, intervalMilliseconds: configuration.changePollIntervalMilliseconds)
         let connection = try Connection(path: path, readOnly: configuration.isReadOnly)
         self.connection = connection
         self.isReadOnly = connection.isReadOnly
@@ -186,6 +185,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.layout = prepared.layout
         self.pendingWork = applying ? .none : prepared.work
         self.journalModeIsPending = !applying && isEmpty && !connection.isReadOnly
+        // Once the file exists (a new store's is made by `configure`): the observers keep its
+        // identity, to notice the file deleted or replaced under them.
+        self.observers = SQLiteObservers(path: path, intervalMilliseconds: configuration.changePollIntervalMilliseconds)
     }
 
     // MARK: - Sessions
