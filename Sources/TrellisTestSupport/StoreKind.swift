@@ -1,5 +1,6 @@
 import Foundation
 import Trellis
+import TrellisPostgres
 import TrellisSQLite
 
 /// The stores every store and import contract test runs on.
@@ -13,12 +14,25 @@ import TrellisSQLite
 ///         …
 ///     }
 ///
-/// A new store (PostgreSQL) is one more case here; every parameterized test then runs on it.
+/// A new store is one more case here; every parameterized test then runs on it. The
+/// PostgreSQL store runs on the server ``PostgresTestServer`` finds or starts (each test
+/// store in a schema of its own); without one its tests fail saying how to start one, and
+/// only `TRELLIS_SKIP_POSTGRES=1` leaves `.postgres` out of ``allCases``.
 public enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case inMemory
     case sqlite
+    case postgres
 
     public var description: String { rawValue }
+
+    /// Every store the contract tests run on (without `.postgres` when `TRELLIS_SKIP_POSTGRES=1`).
+    public static var allCases: [StoreKind] {
+        PostgresTestServer.isEnabled ? [.inMemory, .sqlite, .postgres] : [.inMemory, .sqlite]
+    }
+
+    /// The stores that keep data outside the process (SQLite, PostgreSQL), for tests that
+    /// reopen a store or run the `trellis` binary on it.
+    public static var persistent: [StoreKind] { allCases.filter { $0 != .inMemory } }
 
     /// A fresh, empty store of this kind for `model`; its files (if any) are removed when
     /// the returned ``TestStore`` is released.
@@ -31,7 +45,27 @@ public enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
                 .appendingPathComponent("trellis-store-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let path = directory.appendingPathComponent("store.sqlite").path
-            return TestStore(kind: self, store: try SQLiteStore(path: path, model: model), directory: directory)
+            return TestStore(kind: self, store: try SQLiteStore(path: path, model: model), directory: directory, location: path)
+        case .postgres:
+            let schema = PostgresTestServer.makeSchemaName()
+            let location = try PostgresTestServer.connectionString(schema: schema)
+            do {
+                let store = try PostgresStore(connection: location, model: model)
+                return TestStore(kind: self, store: store, directory: nil, location: location, cleanup: { PostgresTestServer.dropSchema(schema) })
+            } catch {
+                PostgresTestServer.dropSchema(schema)
+                throw error
+            }
+        }
+    }
+
+    /// Opens the store at `location` (a ``TestStore/location``) again, as a second store
+    /// object (another connection) for `model`.
+    public func reopen(_ location: String, model: ObjectModel) throws -> any PersistentStore {
+        switch self {
+        case .inMemory: throw StoreError(.notAStore, message: "an in-memory store cannot be opened again")
+        case .sqlite: return try SQLiteStore(path: location, model: model)
+        case .postgres: return try PostgresStore(connection: location, model: model)
         }
     }
 }
@@ -41,17 +75,25 @@ public final class TestStore: @unchecked Sendable {
     // SAFETY: every property is immutable after init; the store is itself Sendable.
     public let kind: StoreKind
     public let store: any PersistentStore
-    /// The temporary directory holding the store's files (nil for the in-memory store).
+    /// The temporary directory holding the store's files (nil for the in-memory and PostgreSQL stores).
     public let directory: URL?
+    /// Where the store is, as `trellis --store` takes it: the SQLite file's path, or the
+    /// PostgreSQL connection URI with its `schema` (nil for the in-memory store).
+    public let location: String?
+    private let cleanup: (@Sendable () -> Void)?
 
-    init(kind: StoreKind, store: any PersistentStore, directory: URL?) {
+    init(kind: StoreKind, store: any PersistentStore, directory: URL?, location: String? = nil,
+         cleanup: (@Sendable () -> Void)? = nil) {
         self.kind = kind
         self.store = store
         self.directory = directory
+        self.location = location
+        self.cleanup = cleanup
     }
 
     deinit {
         if let directory { try? FileManager.default.removeItem(at: directory) }
+        cleanup?()
     }
 
     /// Every stored object as text, one line per object in entity then object ID order:

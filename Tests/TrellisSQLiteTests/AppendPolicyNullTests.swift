@@ -8,7 +8,7 @@ import Testing
 @Suite struct AppendPolicyNullTests {
     @Test func nullEmptiesAnAppendingToMany() throws {
         for (kind, store, directory) in try Scenario.stores(try Scenario.teamModel()) {
-            defer { directory.cleanup() }
+            defer { withExtendedLifetime(directory) {} }
             let context = ObjectContext(store: store)
             var append = ImportOptions()
             append.toManyPolicy = .append

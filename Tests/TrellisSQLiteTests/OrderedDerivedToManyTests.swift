@@ -24,7 +24,7 @@ import Testing
     /// Found by a tester: the in-memory store kept the first order when only the order changed.
     @Test func reorderingOnlyIsStored() throws {
         for (kind, store, directory) in try Scenario.stores(try Self.model()) {
-            defer { directory.cleanup() }
+            defer { withExtendedLifetime(directory) {} }
             let context = ObjectContext(store: store)
             _ = try context.importObjects(from: [["id": 1, "members": [["id": 1], ["id": 2], ["id": 3]]]], entity: "Team")
             _ = try context.importObjects(from: [["id": 1, "members": [3, 2, 1]]], entity: "Team")
@@ -46,7 +46,7 @@ import Testing
     @Test func storesAgreeAcrossBatchesAndToOneMoves() throws {
         var results: [[String]] = []
         for (kind, store, directory) in try Scenario.stores(try Self.model()) {
-            defer { directory.cleanup() }
+            defer { withExtendedLifetime(directory) {} }
             let context = ObjectContext(store: store)
             var one = ImportOptions()
             one.batchSize = 1
