@@ -3,7 +3,7 @@ import Testing
 @testable import Trellis
 @testable import TrellisSQLite
 
-/// Model defaults on import, on both stores: objects without an identity in their JSON do
+/// Model defaults on import, on every store: objects without an identity in their JSON do
 /// not take a default identity, and a placeholder completed by a later import takes the
 /// defaults a new object would have.
 @Suite struct ImportDefaultsTests {
