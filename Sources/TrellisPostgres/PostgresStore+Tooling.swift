@@ -12,9 +12,14 @@ extension PostgresStore {
         return try connection.textRows(sql)
     }
 
-    /// Runs `sql` on the store's connection, outside any session; rows as ``execute(_:connection:)``.
+    /// Runs `sql` on the store's connection, outside any session, with `search_path` set to
+    /// the store's schema (so `"Character"` names the store's table); rows as
+    /// ``execute(_:connection:)``, except that booleans read `1` and `0` (as SQLite's integers do).
     package func rows(_ sql: String) throws -> [[String?]] {
-        try withConnection { try $0.textRows(sql) }
+        try withConnection { connection in
+            try connection.execute("SET search_path TO \(SQLText.identifier(schema))")
+            return try connection.textRows(sql, booleansAsIntegers: true)
+        }
     }
 
     /// The SQL text of every statement the store's connection prepared (for the quoting audit).
@@ -24,11 +29,17 @@ extension PostgresStore {
 }
 
 extension PostgresConnection {
-    /// Runs `sql` without parameters; the last statement's rows as text.
-    func textRows(_ sql: String) throws(StoreError) -> [[String?]] {
+    /// Runs `sql` without parameters; the last statement's rows as text (`booleansAsIntegers`:
+    /// `true`/`false` as `1`/`0`).
+    func textRows(_ sql: String, booleansAsIntegers: Bool = false) throws(StoreError) -> [[String?]] {
         let result = try executeReturning(sql)
+        let booleans = (0..<result.columnCount).map { booleansAsIntegers && PQftype(result.handle, Int32($0)) == PostgresType.bool }
         return (0..<result.rowCount).map { row in
-            (0..<result.columnCount).map { result.isNull(row, $0) ? nil : result.string(row, $0) }
+            (0..<result.columnCount).map { column in
+                guard !result.isNull(row, column) else { return nil }
+                let text = result.string(row, column)
+                return booleans[column] ? (text == "t" ? "1" : "0") : text
+            }
         }
     }
 }

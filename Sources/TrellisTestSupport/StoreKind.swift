@@ -115,6 +115,28 @@ public final class TestStore: @unchecked Sendable {
         }
     }
 
+    /// Runs `sql` on the store's database and returns the rows, every column as text (nil for
+    /// NULL): SQL that both SQLite and PostgreSQL read alike (quoted names, no engine
+    /// functions), so one assertion holds for both. PostgreSQL runs it in the store's schema
+    /// and reads booleans as `1`/`0`, as SQLite stores them.
+    /// - Throws: for the in-memory store, which has no SQL.
+    public func rows(_ sql: String) throws -> [[String?]] {
+        switch store {
+        case let sqlite as SQLiteStore: return try sqlite.textRows(sql)
+        case let postgres as PostgresStore: return try postgres.rows(sql)
+        default: throw StoreError(.engine, message: "the \(kind) store has no SQL")
+        }
+    }
+
+    /// The number of stored objects of every entity.
+    public func objectCount() throws -> Int {
+        try store.read { session in
+            try session.model.entities.filter { $0.parentName == nil }.reduce(0) {
+                $0 + (try session.count(entity: $1.name, matching: nil))
+            }
+        }
+    }
+
     /// The stored objects of exactly `entity` (not its sub-entities), by object ID.
     public func snapshots(of entity: String) throws -> [ObjectSnapshot] {
         try store.read { session in
