@@ -193,10 +193,9 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
             while true {
                 do {
                     return try writeOnce(connection, body)
-                } catch {
-                    guard let state = connection.lastSQLState, PostgresError.retryable.contains(state) else { throw error }
+                } catch let conflict as ConflictFailure {
                     guard attempt < configuration.maxAttempts else {
-                        throw PostgresStore.gaveUp(error, attempts: attempt)
+                        throw PostgresStore.gaveUp(conflict.error, attempts: attempt)
                     }
                     Thread.sleep(forTimeInterval: retryDelay(before: attempt + 1))
                     attempt += 1
@@ -221,9 +220,18 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
             return result
         } catch {
             session?.invalidate()
+            // Whatever `body` made of it, a serialization failure or deadlock of this
+            // transaction's own statements means: roll back and run it again.
+            let conflicted = connection.lastSQLState.map(PostgresError.retryable.contains) ?? false
             if connection.isConnected, connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            if conflicted { throw ConflictFailure(error: error) }
             throw error
         }
+    }
+
+    /// A write attempt that failed for a conflict with a concurrent transaction (the error as `body` threw it).
+    private struct ConflictFailure: Error {
+        let error: any Error
     }
 
     /// The delay before attempt `attempt` (2, 3, …): `retryDelay × 2^(attempt − 2)`, at most
