@@ -129,13 +129,7 @@ public final class TestStore: @unchecked Sendable {
     }
 
     /// The number of stored objects of every entity.
-    public func objectCount() throws -> Int {
-        try store.read { session in
-            try session.model.entities.filter { $0.parentName == nil }.reduce(0) {
-                $0 + (try session.count(entity: $1.name, matching: nil))
-            }
-        }
-    }
+    public func objectCount() throws -> Int { try store.countObjects() }
 
     /// The stored objects of exactly `entity` (not its sub-entities), by object ID.
     public func snapshots(of entity: String) throws -> [ObjectSnapshot] {
@@ -154,5 +148,38 @@ public final class TestStore: @unchecked Sendable {
             "\(relationship.name)=[\(ids.map(\.description).joined(separator: ", "))]"
         }.joined(separator: " ")
         return "\(snapshot.id)\(snapshot.isPlaceholder ? " (placeholder)" : "") {\(attributes)} \(relationships)"
+    }
+}
+
+extension PersistentStore {
+    /// The number of stored objects of every entity (one count per inheritance hierarchy).
+    public func countObjects() throws -> Int {
+        try read { session in
+            try session.model.entities.filter { $0.parentName == nil }.reduce(0) {
+                $0 + (try session.count(entity: $1.name, matching: nil))
+            }
+        }
+    }
+}
+
+/// Test stores a test made, kept until it ends (their schemas and files go with them), for
+/// suites whose tests make stores of the kind they run on:
+///
+///     @Test(arguments: StoreKind.allCases)
+///     func x(kind: StoreKind) throws {
+///         let context = ObjectContext(store: try stores.make(kind, model: model))
+///
+public final class TestStores: @unchecked Sendable {
+    // SAFETY: `stores` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var stores: [TestStore] = []
+
+    public init() {}
+
+    /// A fresh store of `kind` for `model`, kept as long as this object.
+    public func make(_ kind: StoreKind, model: ObjectModel) throws -> any PersistentStore {
+        let test = try kind.makeStore(model: model)
+        lock.withLock { stores.append(test) }
+        return test.store
     }
 }
