@@ -147,6 +147,26 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         self.pendingWork = applying ? .none : prepared.work
     }
 
+    /// `true` when `text` is a libpq connection string rather than a file path: a
+    /// `postgresql://` or `postgres://` URI, or `key=value` pairs (`host=db dbname=catalog`).
+    public static func isConnectionString(_ text: String) -> Bool {
+        if text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") { return true }
+        let first = text.drop { $0 == " " }.prefix { $0 != " " }
+        guard let equals = first.firstIndex(of: "="), equals != first.startIndex else { return false }
+        return first[..<equals].allSatisfy { $0.isLetter || $0 == "_" }
+    }
+
+    /// How messages name the database `connection` points at: `postgresql://user@host:port/dbname`
+    /// from the parts the string gives, never the password (nor other parameters).
+    public static func describe(connection: String) -> String {
+        (try? ConnectionString(connection).display) ?? "a PostgreSQL connection string that libpq cannot parse"
+    }
+
+    /// The PostgreSQL schema `connection` names with its `schema` parameter, if any.
+    public static func schemaParameter(of connection: String) -> String? {
+        ConnectionString.takingSchema(from: connection).1
+    }
+
     /// The statements that create a new store for `model` in `schema`, in order, without the
     /// trailing `;`: `trellis_metadata`, `trellis_locks`, sequences, tables, foreign keys,
     /// indexes (what `trellis schema --dialect postgresql` prints).

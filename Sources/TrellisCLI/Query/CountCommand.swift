@@ -33,7 +33,7 @@ enum CountCommand: LeafCommand {
 struct QueryStore {
     let file: LoadedModel
     let entity: ResolvedEntity
-    let store: SQLiteStore
+    let store: any PersistentStore
     let storePath: String
     let busyTimeoutMilliseconds: Int
 
