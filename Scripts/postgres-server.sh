@@ -57,14 +57,15 @@ if [[ $command == bindir ]]; then bindir; exit; fi
 dir=$2
 bin=$(bindir)
 
+# The server (started or restarted) and the watchdog outlive this script: they must not
+# keep the caller's descriptors (a pipe the caller waits on, or the descriptor a process
+# library watches to see this script end) open.
+for fd in $(ls /proc/$$/fd 2>/dev/null); do
+    if [[ $fd -gt 2 ]]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+done
+
 case $command in
 start)
-    # The server and the watchdog outlive this script: they must not keep the caller's
-    # descriptors (a pipe the caller waits on, or the fd a process library uses to see
-    # this script end) open.
-    for fd in $(ls /proc/$$/fd 2>/dev/null); do
-        if [[ $fd -gt 2 ]]; then eval "exec $fd>&-" 2>/dev/null || true; fi
-    done
     if [[ $(id -u) -eq 0 ]] && ! id postgres >/dev/null 2>&1; then
         echo "postgres-server.sh: running as root, and there is no postgres user to own the cluster" >&2
         exit 1

@@ -17,6 +17,7 @@ extension PostgresStore {
     /// ``execute(_:connection:)``, except that booleans read `1` and `0` (as SQLite's integers do).
     package func rows(_ sql: String) throws -> [[String?]] {
         try withConnection { connection in
+            try connection.reconnectIfNeeded()
             try connection.execute("SET search_path TO \(SQLText.identifier(schema))")
             return try connection.textRows(sql, booleansAsIntegers: true)
         }

@@ -74,6 +74,42 @@ public enum PostgresTestServer {
         guard result.status == 0 else { throw Unavailable(reason: "restarting it failed: \(result.errors)") }
     }
 
+    /// A server of its own (another temporary cluster), for a test that restarts or stops it
+    /// without disturbing the tests running beside it on the shared one. Stopped and removed
+    /// when released (or by the watchdog when the process ends).
+    public final class PrivateServer: Sendable {
+        /// Its connection URI (superuser `trellis`, database `postgres`).
+        public let url: String
+        let directory: String
+
+        init(url: String, directory: String) {
+            self.url = url
+            self.directory = directory
+        }
+
+        /// `pg_ctl restart -m fast`: every connection is cut, the server comes back.
+        public func restart() throws {
+            let result = PostgresTestServer.run(PostgresTestServer.script, ["restart", directory])
+            guard result.status == 0 else { throw Unavailable(reason: "restarting it failed: \(result.errors)") }
+        }
+
+        deinit { _ = PostgresTestServer.run(PostgresTestServer.script, ["stop", directory]) }
+    }
+
+    /// Starts a ``PrivateServer``.
+    /// - Throws: ``Unavailable`` when PostgreSQL's server programs are not installed.
+    public static func startPrivateServer() throws -> PrivateServer {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("trellis-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let result = run(script, ["start", directory, "--watch", String(getpid())])
+        guard result.status == 0, let url = result.output.split(separator: "\n").last.map(String.init), !url.isEmpty else {
+            throw Unavailable(reason: "starting a private server failed: \(result.errors)")
+        }
+        return PrivateServer(url: url, directory: directory)
+    }
+
+    static var script: String { Fixtures.repositoryRoot().appendingPathComponent("Scripts/postgres-server.sh").path }
+
     /// A fresh schema name, `trellis_test_<random>`.
     public static func makeSchemaName() -> String {
         "trellis_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
@@ -103,7 +139,7 @@ public enum PostgresTestServer {
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    private static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String, errors: String) {
+    static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [executable] + arguments

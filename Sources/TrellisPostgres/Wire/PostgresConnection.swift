@@ -233,14 +233,17 @@ final class PostgresConnection {
     private func resultError(_ result: OpaquePointer, sql: String) -> StoreError {
         if !isConnected { return lost(sql: sql) }
         let (error, sqlState) = PostgresError.error(from: result, sql: sql)
+        // The server ends the session (shutdown, restart, pg_terminate_backend): the
+        // connection is gone even if libpq has not noticed yet.
+        if sqlState.hasPrefix("57P") || sqlState.hasPrefix("08") { return lost(sql: sql, reason: error.message) }
         lastSQLState = sqlState
         return error
     }
 
     /// The error for a connection that broke (or a result libpq could not produce).
-    private func lost(sql: String?) -> StoreError {
+    private func lost(sql: String?, reason given: String? = nil) -> StoreError {
         lastSQLState = "08006"
-        let reason = PostgresConnection.reason(handle)
+        let reason = given ?? PostgresConnection.reason(handle)
         let during = sql == "COMMIT" ? " during COMMIT: whether the transaction committed is not known"
             : "; the open transaction was not committed"
         return StoreError(.unavailable, message: "the connection to \(display) was lost\(during) (\(reason))",
