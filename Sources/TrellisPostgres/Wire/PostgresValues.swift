@@ -7,7 +7,7 @@ import Trellis
 /// | attribute type | column | on the wire |
 /// |---|---|---|
 /// | string | text | UTF-8 (PostgreSQL text cannot hold U+0000: `.unsupportedValue`) |
-/// | integer16/32/64 | smallint / integer / bigint | `int8` (out of range: `.unsupportedValue`) |
+/// | integer16/32/64 | smallint / integer / bigint | `int8` (outside the type's range: `.unsupportedValue`) |
 /// | decimal | numeric | `Decimal.description` as text, cast to numeric (exact digits) |
 /// | double, float | double precision | IEEE 754 bits (NaN, ±∞ and −0.0 kept) |
 /// | boolean | boolean | one byte |
@@ -55,6 +55,10 @@ enum PostgresValues {
             try appendText(s, to: &array)
         case (.uri, .uri(let url)), (.string, .uri(let url)):
             try appendText(url.absoluteString, to: &array)
+        case (.integer16, .integer(let i)) where Int16(exactly: i) == nil,
+             (.integer32, .integer(let i)) where Int32(exactly: i) == nil:
+            let range = type == .integer16 ? "\(Int16.min)…\(Int16.max)" : "\(Int32.min)…\(Int32.max)"
+            throw StoreError(.unsupportedValue, message: "\(i) is out of the range of an \(type) attribute (\(range))")
         case (.integer16, .integer(let i)), (.integer32, .integer(let i)), (.integer64, .integer(let i)):
             array.append(i)
         case (.decimal, .decimal(let d)):
@@ -127,7 +131,8 @@ enum PostgresValues {
         case .uuid: return .uuid(result.uuid(row, column))
         case .decimal:
             let text = result.string(row, column)
-            guard let decimal = Decimal(string: text, locale: nil), !decimal.isNaN || text == "NaN" else {
+            if text == "NaN" { return .decimal(.nan) }
+            guard let decimal = Decimal(string: text, locale: nil), !decimal.isNaN else {
                 throw unreadable(result, column, type)
             }
             return .decimal(decimal)
