@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
                     path: "Tests/TrellisCLITests"),
         // Runs the built `trellis` binary (the dependency makes `swift test` build it first).
-        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisPostgres", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,7 +44,7 @@ extension PostgresStore {
             } catch {
                 if connection.isConnected, connection.isInTransaction { try? connection.execute("ROLLBACK") }
                 // Another process created the same objects at the same moment.
-                let raced = ["42P07", "42710", "23505", "42P06", "40001", "40P01"].contains(connection.lastSQLState ?? "")
+                let raced = creationRaces.contains(connection.lastSQLState ?? "")
                 guard raced, attempt < 3 else { throw describe(error, store: store, connection: connection) }
                 attempt += 1
             }

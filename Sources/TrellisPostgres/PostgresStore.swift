@@ -229,7 +229,18 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         try connection.execute("BEGIN ISOLATION LEVEL \(configuration.isolation.rawValue)")
         var session: PostgresSession?
         do {
-            if pendingWork != .none { try applyPendingWork(on: connection) }
+            if pendingWork != .none {
+                do {
+                    try applyPendingWork(on: connection)
+                } catch {
+                    // Another process created the same tables (or schema) at the same moment:
+                    // once it commits, this transaction finds them.
+                    let raced = PostgresStore.creationRaces.contains(connection.lastSQLState ?? "")
+                    if connection.isConnected, connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                    if raced { throw ConflictFailure(error: error) }
+                    throw error
+                }
+            }
             let writeSession = PostgresSession(connection: connection, layout: layout, model: model, isWritable: true)
             session = writeSession
             let result = try body(writeSession)
@@ -248,6 +259,10 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
             throw error
         }
     }
+
+    /// SQLSTATEs of DDL that met the same DDL of a concurrent transaction: duplicate table,
+    /// object or schema, or the unique index of a catalog.
+    static let creationRaces: Set<String> = ["42P07", "42710", "42P06", "23505", "40001", "40P01"]
 
     /// A write attempt that failed for a conflict with a concurrent transaction (the error as `body` threw it).
     private struct ConflictFailure: Error {
