@@ -72,7 +72,7 @@ struct PostgresSchemaTests {
             """#,
             #"""
             CREATE TABLE "app"."Character.powers" (
-              "source" bigint NOT NULL REFERENCES "app"."Character" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+              "source" bigint NOT NULL,
               "destination" bigint NOT NULL,
               PRIMARY KEY ("source", "destination")
             )

@@ -5,7 +5,7 @@ import Trellis
 /// 1. Keys and deletions: `SELECT nextval(…) FROM generate_series(1, $1)` per table with new
 ///    objects (keys reserved before anything is written, so references between new objects
 ///    are written in one pass), then `DELETE … WHERE "_pk" = ANY($1)` per table and the join
-///    rows pointing at deleted objects (`"destination"` has no foreign key).
+///    rows of and to deleted objects (join tables have no foreign keys).
 /// 2. Inserts: per entity, one `INSERT … SELECT … FROM unnest($1::bigint[], …) ON CONFLICT
 ///    (<identity>) DO UPDATE SET <every other column> = excluded.… WHERE ROW(…) IS DISTINCT
 ///    FROM ROW(excluded.…) RETURNING "_pk"`, rows de-duplicated and sorted by identity (two
@@ -186,17 +186,19 @@ struct PostgresChangeWriter {
             parameters.append(PostgresChangeWriter.keyArray(entry.keys.sorted()))
             queries.append(.init(sql: "DELETE FROM \(entry.table.qualifiedName) WHERE \"_pk\" = ANY($1::bigint[])", parameters: parameters))
         }
-        // Links to the deleted objects ("destination" has no foreign key; "source" cascades).
+        // The links of and to the deleted objects (join tables have no foreign keys).
         var cleaned: Set<String> = []
         for name in layout.entities.keys.sorted() {
             guard let entity = layout.entities[name] else { continue }
             for relationship in entity.relationships {
-                guard case .joinTable(let join) = relationship, !join.isInverseSide,
-                      let deleted = keysByTable[ObjectIdentifier(join.destination)], cleaned.insert(join.table).inserted else { continue }
-                var parameters = PostgresParameters()
-                parameters.append(PostgresChangeWriter.keyArray(deleted.keys.sorted()))
-                queries.append(.init(sql: "DELETE FROM \(join.qualifiedName) WHERE \"destination\" = ANY($1::bigint[])",
-                                     parameters: parameters))
+                guard case .joinTable(let join) = relationship, !join.isInverseSide else { continue }
+                for (column, table) in [("source", join.ownTable), ("destination", join.destination)] {
+                    guard let deleted = keysByTable[ObjectIdentifier(table)], cleaned.insert(join.table + " " + column).inserted else { continue }
+                    var parameters = PostgresParameters()
+                    parameters.append(PostgresChangeWriter.keyArray(deleted.keys.sorted()))
+                    queries.append(.init(sql: "DELETE FROM \(join.qualifiedName) WHERE \"\(column)\" = ANY($1::bigint[])",
+                                         parameters: parameters))
+                }
             }
         }
     }
