@@ -13,6 +13,8 @@
 //  "concurrency_ratio":C4/C1}
 // (medians of --runs runs, default 3; rows_per_s: rows the import wrote, every table, per second;
 // peak_rss_mb: this process during the PostgreSQL imports; the server is another process).
+// The CPU seconds of this thread plus the cluster's processes (/proc) are printed too, against
+// the SQLite import's CPU seconds: on a loaded machine they are the figures to compare.
 import Foundation
 import Trellis
 import TrellisPostgres
@@ -69,7 +71,8 @@ enum PostgresWorkload {
         var options = ImportOptions()
         options.reportsObjectIDs = false
         var imports: [Double] = [], reimports: [Double] = [], sqliteImports: [Double] = []
-        var importCPU: [Double] = [], reimportCPU: [Double] = []
+        var importCPU: [Double] = [], reimportCPU: [Double] = [], sqliteCPU: [Double] = []
+        var importServerCPU: [Double] = [], reimportServerCPU: [Double] = []
         var rows = 0, records = 0
         var peak = 0
         for run in 0..<runs {
@@ -78,12 +81,16 @@ enum PostgresWorkload {
             Bench.resetPeakRSS()
             var report = ImportReport()
             var cpu = Bench.threadCPUTime()
+            var serverCPU = server.cpuSeconds()
             imports.append(try ImportWorkload.seconds { report = try freshload(characters, store, options) })
             importCPU.append(Bench.threadCPUTime() - cpu)
+            importServerCPU.append(server.cpuSeconds() - serverCPU)
             records = report.counts(for: "Character").inserted
             cpu = Bench.threadCPUTime()
+            serverCPU = server.cpuSeconds()
             reimports.append(try ImportWorkload.seconds { report = try reimport(characters, store, options) })
             reimportCPU.append(Bench.threadCPUTime() - cpu)
+            reimportServerCPU.append(server.cpuSeconds() - serverCPU)
             peak = max(peak, Bench.peakRSS())
             guard report.counts(for: "Character").unchanged == records else {
                 throw BenchFailure("re-import was not all unchanged: \(report.counts(for: "Character"))")
@@ -93,7 +100,9 @@ enum PostgresWorkload {
                 .first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0)
             let path = work.appendingPathComponent("sqlite-\(run).sqlite").path
             let sqlite = try SQLiteStore(path: path, model: model)
+            cpu = Bench.threadCPUTime()
             sqliteImports.append(try ImportWorkload.seconds { _ = try ImportWorkload.freshload(characters, sqlite, options) })
+            sqliteCPU.append(Bench.threadCPUTime() - cpu)
         }
         let p = ImportWorkload.median(imports), r = ImportWorkload.median(reimports), s = ImportWorkload.median(sqliteImports)
         let peakMB = Bench.megabytes(peak)
@@ -104,6 +113,12 @@ enum PostgresWorkload {
               + "CPU \(Bench.format(ImportWorkload.median(reimportCPU), 3)) s")
         print("SQLite import (same run): \(Bench.format(s, 3)) s; ratio PostgreSQL / SQLite \(Bench.format(p / s, 2)) (goal ≤ 1.5)")
         print("peak RSS of this process during the PostgreSQL imports: \(Bench.format(peakMB)) MB (goal ≤ 200)")
+        let m = ImportWorkload.median
+        let cpuImport = m(importCPU) + m(importServerCPU), cpuReimport = m(reimportCPU) + m(reimportServerCPU)
+        print("CPU seconds (this thread + every server process): import \(Bench.format(m(importCPU), 3)) + \(Bench.format(m(importServerCPU), 3)) "
+              + "= \(Bench.format(cpuImport, 3)) s, re-import \(Bench.format(m(reimportCPU), 3)) + \(Bench.format(m(reimportServerCPU), 3)) "
+              + "= \(Bench.format(cpuReimport, 3)) s (\(Bench.format(cpuReimport / cpuImport, 2))×); SQLite import \(Bench.format(m(sqliteCPU), 3)) s; "
+              + "CPU ratio PostgreSQL / SQLite \(Bench.format(cpuImport / m(sqliteCPU), 2))")
         print("medians of \(runs) runs; runs: import \(imports.map { Bench.format($0, 3) }) re-import \(reimports.map { Bench.format($0, 3) }) "
               + "sqlite \(sqliteImports.map { Bench.format($0, 3) })")
 
@@ -218,6 +233,25 @@ enum PostgresWorkload {
 
         func stop() {
             _ = try? ImportWorkload.Floor.shell(["bash", "Scripts/postgres-server.sh", "stop", directory])
+        }
+
+        /// CPU seconds (user + system) used so far by the cluster's processes still running:
+        /// the postmaster and its children (/proc/PID/stat), including the store's backend.
+        func cpuSeconds() -> Double {
+            guard let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
+                  let postmaster = text.split(separator: "\n").first.map(String.init) else { return 0 }
+            let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+            var total = 0.0
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where entry.allSatisfy(\.isNumber) {
+                guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { continue }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                // After "pid (comm)": state ppid … utime (14th field overall) stime (15th).
+                guard fields.count > 13, entry == postmaster || String(fields[1]) == postmaster,
+                      let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+                total += (user + system) / ticks
+            }
+            return total
         }
     }
 
