@@ -150,7 +150,7 @@ extension PostgresChangeWriter {
         var links: [String: LinkRows] = [:]
         for id in order.sorted(by: { $0.primaryKey < $1.primaryKey }) {
             guard var change = merged[id] else { continue }
-            let entity = try layout.entity(id.entityName)
+            let entity = try layout.entity(id.entityName)  // a retyped placeholder's new entity
             change.attributes.sort { $0.index < $1.index }
             change.relationships.sort { $0.index < $1.index }
             var toOnes: [Int] = []

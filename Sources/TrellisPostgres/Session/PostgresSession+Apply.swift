@@ -50,6 +50,8 @@ struct PostgresChangeWriter {
     private var moved: [ObjectIdentifier: [Int64: Int64]] = [:]
     /// Inserted objects whose row was not written (their identity was stored already).
     private var conflicted: Set<ObjectID> = []
+    /// Whether placeholders were retyped (``permanentIDs`` then maps their old IDs too).
+    private var retyped = false
     /// The updates of the last pipeline: (query position, entity, keys), checked for missing objects.
     var updateChecks: [(index: Int, entity: PostgresEntityLayout, keys: [Int64])] = []
 
@@ -58,6 +60,8 @@ struct PostgresChangeWriter {
     }
 
     mutating func write(_ changes: ChangeSet) throws(StoreError) {
+        // Placeholders completed as a sub-entity first: inserts and updates name their new IDs.
+        if changes.updated.contains(where: { $0.entityName != nil }) { try retype(changes.updated) }
         let inserted = try checkShapes(changes.inserted)
         var queries: [PostgresConnection.Query] = []
         let reservations = try reserveKeys(for: inserted, into: &queries)
@@ -100,7 +104,7 @@ struct PostgresChangeWriter {
         var seen: Set<ObjectID> = []
         for snapshot in inserted {
             let entity = try layout.entity(snapshot.id.entityName)
-            guard !entity.entity.isAbstract else {
+            guard !entity.entity.isAbstract || snapshot.isPlaceholder else {
                 throw StoreError(.constraintViolation, message: "cannot insert \(snapshot.id): \(entity.entity.name) is abstract")
             }
             guard snapshot.attributes.count == entity.attributeColumns.count,
@@ -158,11 +162,56 @@ struct PostgresChangeWriter {
     /// - Throws: `.unknownObject` for a temporary ID no inserted object has.
     @inline(__always)
     func permanent(_ id: ObjectID) throws(StoreError) -> ObjectID {
-        guard id.isTemporary else { return id }
+        guard id.isTemporary else { return retyped ? permanentIDs[id] ?? id : id }
         guard let permanent = permanentIDs[id] else {
             throw StoreError(.unknownObject, message: "the temporary ID \(id) is not inserted by the change set")
         }
         return permanent
+    }
+
+    /// Stored placeholders completed as a sub-entity (``ObjectChange/entityName``): the row
+    /// keeps its table and key, so every reference to it still holds; its `"_entity"` changes
+    /// (one `UPDATE … FROM unnest`), and ``permanentIDs`` maps the old ID to the new one.
+    /// - Throws: `.unknownObject` for no such object; `.constraintViolation` for an object
+    ///   that is not a placeholder, or an entity that is not a sub-entity of its own.
+    private mutating func retype(_ updated: [ObjectChange]) throws(StoreError) {
+        var byTable: [ObjectIdentifier: (table: PostgresTableLayout, rows: [(ObjectChange, PostgresEntityLayout, PostgresEntityLayout)])] = [:]
+        for change in updated {
+            guard let name = change.entityName else { continue }
+            let old = try layout.entity(change.id.entityName), new = try layout.entity(name)
+            guard old.table === new.table, old !== new, old.kindNames.contains(new.entity.name) else {
+                throw StoreError(.constraintViolation, message: "cannot make \(change.id) \(withIndefiniteArticle(name)): "
+                    + "\(name) is not a sub-entity of \(old.entity.name)")
+            }
+            byTable[ObjectIdentifier(old.table), default: (old.table, [])].rows.append((change, old, new))
+        }
+        for (_, entry) in byTable.sorted(by: { $0.value.table.name < $1.value.table.name }) {
+            var parameters = PostgresParameters()
+            parameters.append(PostgresChangeWriter.keyArray(entry.rows.map(\.0.id.primaryKey)))
+            let result = try connection.run("SELECT t.\"_pk\", t.\"_entity\", t.\"_placeholder\" FROM \(entry.table.qualifiedName) AS t "
+                                            + "WHERE t.\"_pk\" = ANY($1::bigint[])", parameters)
+            var stored: [Int64: (String, Bool)] = [:]
+            for row in 0..<result.rowCount { stored[result.int64(row, 0)] = (result.string(row, 1), result.bool(row, 2)) }
+            var keys = PostgresArray(of: PostgresType.int8), names = PostgresArray(of: PostgresType.text)
+            for (change, old, new) in entry.rows.sorted(by: { $0.0.id.primaryKey < $1.0.id.primaryKey }) {
+                guard let (entity, isPlaceholder) = stored[change.id.primaryKey], layout.canonicalName(entity) == old.entity.name else {
+                    throw StoreError(.unknownObject, message: "cannot make \(change.id) \(withIndefiniteArticle(new.entity.name)): no such object")
+                }
+                guard isPlaceholder else {
+                    throw StoreError(.constraintViolation, message: "cannot make \(change.id) \(withIndefiniteArticle(new.entity.name)): "
+                        + "only a placeholder becomes one of its entity's sub-entities")
+                }
+                keys.append(change.id.primaryKey)
+                names.append(bytes: new.entity.name.utf8)
+                permanentIDs[change.id] = ObjectID(entityName: new.entity.name, primaryKey: change.id.primaryKey)
+            }
+            var update = PostgresParameters()
+            update.append(keys)
+            update.append(names)
+            try connection.run("UPDATE \(entry.table.qualifiedName) AS t SET \"_entity\" = v.e FROM unnest($1::bigint[], $2::text[]) "
+                               + "AS v(k, e) WHERE t.\"_pk\" = v.k", update)
+        }
+        retyped = true
     }
 
     // MARK: - Deletions

@@ -16,6 +16,8 @@ final class PostgresSession: StoreSession {
     /// The error of a failed ``apply(_:)``: the write session then rolls back even if the
     /// closure catches it (as with the other stores).
     var failure: (any Error)?
+    /// `search_path` names the store's schema for the rest of the transaction (compiled fetch requests).
+    var schemaIsSearched = false
 
     init(connection: PostgresConnection, layout: PostgresLayout, model: ObjectModel, isWritable: Bool) {
         self.connection = connection
@@ -138,8 +140,8 @@ final class PostgresSession: StoreSession {
     /// The rows of `table` matching `condition` (on `t`, with `parameters`) with their
     /// to-many relationships (those of the entities `kinds`, minus the import's skips),
     /// in one pipeline.
-    func select(_ table: PostgresTableLayout, condition: String, parameters: PostgresParameters, relationshipsOf kinds: [String],
-                forImport: Bool) throws(StoreError) -> [ObjectSnapshot] {
+    func select(_ table: PostgresTableLayout, joins: String = "", condition: String, suffix: String = "",
+                parameters: PostgresParameters, relationshipsOf kinds: [String], forImport: Bool) throws(StoreError) -> [ObjectSnapshot] {
         // The to-many storages the rows' entities read, each once: (storage, [(entity, slot)]).
         var groups: [(relationship: PostgresRelationshipLayout, slots: [String: Int])] = []
         var groupIndex: [String: Int] = [:]
@@ -155,8 +157,8 @@ final class PostgresSession: StoreSession {
                 }
             }
         }
-        let sources = "IN (SELECT t.\"_pk\" FROM \(table.qualifiedName) AS t WHERE \(condition))"
-        var queries = [PostgresConnection.Query(sql: "SELECT \(table.selectList) FROM \(table.fromSQL) WHERE \(condition)",
+        let sources = "IN (SELECT t.\"_pk\" FROM \(table.qualifiedName) AS t\(joins) WHERE \(condition)\(suffix))"
+        var queries = [PostgresConnection.Query(sql: "SELECT \(table.selectList) FROM \(table.fromSQL)\(joins) WHERE \(condition)\(suffix)",
                                                 parameters: parameters)]
         for group in groups {
             queries.append(PostgresConnection.Query(sql: PostgresSession.linksSQL(group.relationship, sources: sources),

@@ -208,4 +208,69 @@ enum PostgresValues {
             throw StoreError(.unsupportedValue, message: "a \(kind(of: value)) value cannot be compared here")
         }
     }
+
+    /// `value` as the text PostgreSQL's input functions read (a parameter sent untyped, whose
+    /// type the server takes from the column it meets): `42`, `2011-08-21 18:02:52.249000+00`,
+    /// `\x00ff`, `{"a":1}`.
+    static func literalText(_ value: AttributeValue) throws(StoreError) -> String {
+        switch value {
+        case .string(let s):
+            if s.utf8.contains(0) {
+                throw StoreError(.unsupportedValue, message: "the text holds the character U+0000, which PostgreSQL text cannot store")
+            }
+            return s
+        case .integer(let i): return String(i)
+        case .decimal(let d): return d.description
+        case .double(let d): return d.isNaN ? "NaN" : d.isInfinite ? (d < 0 ? "-Infinity" : "Infinity") : "\(d)"
+        case .bool(let b): return b ? "true" : "false"
+        case .uuid(let u): return u.uuidString.lowercased()
+        case .uri(let url): return url.absoluteString
+        case .binary(let data):
+            let digits: [UInt8] = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+            for byte in data {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: text, as: UTF8.self)
+        case .json(let json):
+            do {
+                return try JSONWriter.string(for: json)
+            } catch {
+                throw StoreError(.unsupportedValue, message: "a JSON value cannot be written: \(error)")
+            }
+        case .date(let date):
+            return timestampText(microseconds: try microseconds(date) + epochOffset)
+        }
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS.ffffff+00` (with ` BC` before year 1) for microseconds since
+    /// 1970, in the proleptic Gregorian calendar PostgreSQL uses.
+    static func timestampText(microseconds: Int64) -> String {
+        let perDay: Int64 = 86_400_000_000
+        var days = microseconds / perDay
+        var rest = microseconds % perDay
+        if rest < 0 {
+            rest += perDay
+            days -= 1
+        }
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ n: Int64, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        let seconds = rest / 1_000_000
+        let clock = "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(rest % 1_000_000, 6))"
+        let shownYear = year > 0 ? year : 1 - year
+        return "\(pad(shownYear, 4))-\(pad(month, 2))-\(pad(day, 2)) \(clock)+00" + (year > 0 ? "" : " BC")
+    }
 }
