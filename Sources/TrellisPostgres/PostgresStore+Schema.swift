@@ -80,6 +80,11 @@ extension PostgresStore {
 
         var metadata = try readMetadata(connection: connection, schema: schema)
         var (stored, description) = try descriptions(metadata, model: model, store: store)
+        if applying, !tables.contains(SchemaDescription.commitsTable) {
+            // A store made before the change log.
+            for statement in PostgresSchema.commitLog(schema: schema) { try connection.execute(statement) }
+            try addLockRows(for: description, connection: connection, schema: schema)
+        }
         let versionChanged = metadata["modelVersion"] != model.versionLabel
         if description == stored, !versionChanged {
             return (try PostgresLayout(model: model, description: description, schema: schema), .none)
@@ -204,6 +209,7 @@ extension PostgresStore {
     /// One lock row per hierarchy (`import <root entity>`), so that locking it never has to insert.
     static func addLockRows(for description: SchemaDescription, connection: PostgresConnection, schema: String) throws(StoreError) {
         var scopes = PostgresArray(of: PostgresType.text)
+        scopes.append(bytes: "commit log".utf8)
         for entity in description.entities where entity.parent == nil { scopes.append(bytes: "import \(entity.name)".utf8) }
         var parameters = PostgresParameters()
         parameters.append(scopes)

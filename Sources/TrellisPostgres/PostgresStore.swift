@@ -106,6 +106,8 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
     public var isReadOnly: Bool { configuration.isReadOnly }
 
     let layout: PostgresLayout
+    /// Commit listeners and their poller (`PostgresStore+Observation.swift`).
+    let observers: PostgresObservers
     private let lock = NSRecursiveLock()
     private let connection: PostgresConnection
     private var pendingWork: SchemaWork
@@ -132,11 +134,11 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
             throw StoreError(.incompatibleSchema, message: "'\(schema)' cannot be a PostgreSQL schema name "
                              + "(it must have 1 to 63 bytes and no NUL character)")
         }
-        let connection = try PostgresConnection(connectionString)
-        self.connection = connection
-        self.storeDescription = "schema \(schema) of \(connection.display)"
+        let opened = try PostgresConnection(connectionString)
+        self.connection = opened
+        self.storeDescription = "schema \(schema) of \(opened.display)"
         let applying = configuration.migrationPolicy == .onOpen && !configuration.isReadOnly
-        let prepared = try PostgresStore.prepareSchema(connection: connection, model: model, schema: schema, configuration: configuration,
+        let prepared = try PostgresStore.prepareSchema(connection: opened, model: model, schema: schema, configuration: configuration,
                                                        applying: applying, describing: storeDescription)
         if prepared.work.changesTables, configuration.isReadOnly, configuration.migrationPolicy == .onOpen {
             throw StoreError(.readOnly, message: "\(storeDescription) needs "
@@ -145,6 +147,8 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         }
         self.layout = prepared.layout
         self.pendingWork = applying ? .none : prepared.work
+        self.observers = PostgresObservers(connection: connection,
+                                           table: SQLText.qualified(schema, SchemaDescription.commitsTable))
     }
 
     /// `true` when `text` is a libpq connection string rather than a file path: a
@@ -207,7 +211,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         guard !isReadOnly else {
             throw StoreError(.readOnly, message: "the store \(storeDescription) is read-only")
         }
-        return try withConnection { connection in
+        let (result, commit) = try withConnection { connection -> (T, StoreCommit?) in
             try refuseNesting(connection)
             var attempt = 1
             while true {
@@ -222,9 +226,11 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
                 }
             }
         }
+        if commit != nil { observers.listeners.notify() }
+        return result
     }
 
-    private func writeOnce<T>(_ connection: PostgresConnection, _ body: (any StoreSession) throws -> T) throws -> T {
+    private func writeOnce<T>(_ connection: PostgresConnection, _ body: (any StoreSession) throws -> T) throws -> (T, StoreCommit?) {
         try connection.reconnectIfNeeded()
         try connection.execute("BEGIN ISOLATION LEVEL \(configuration.isolation.rawValue)")
         var session: PostgresSession?
@@ -246,9 +252,10 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
             let result = try body(writeSession)
             if let failure = writeSession.failure { throw failure }
             writeSession.invalidate()
+            let commit = try logCommit(writeSession.commitRecord, on: connection)
             try connection.commit()
             pendingWork = .none
-            return result
+            return (result, commit)
         } catch {
             session?.invalidate()
             // Whatever `body` made of it, a serialization failure or deadlock of this

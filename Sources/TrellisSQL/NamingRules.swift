@@ -29,9 +29,10 @@ package struct NamingRules: Sendable {
     package static let sqlite = NamingRules(identifierPhrase: "an SQLite identifier", reservedTablePrefix: "sqlite_",
                                             reservedTables: [], reservedColumns: [], maxIdentifierBytes: nil)
 
-    /// PostgreSQL's rules (`trellis_locks` is the PostgreSQL store's lock-row table).
+    /// PostgreSQL's rules (`trellis_locks` is the PostgreSQL store's lock-row table,
+    /// `trellis_commits seq` its change log's sequence).
     package static let postgreSQL = NamingRules(
-        identifierPhrase: "a PostgreSQL identifier", reservedTablePrefix: nil, reservedTables: ["trellis_locks"],
+        identifierPhrase: "a PostgreSQL identifier", reservedTablePrefix: nil, reservedTables: ["trellis_locks", "trellis_commits seq"],
         reservedColumns: ["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid"], maxIdentifierBytes: 63)
 
     /// Throws when the table of `entity`'s hierarchy is too long a name.

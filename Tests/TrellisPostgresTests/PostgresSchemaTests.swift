@@ -35,6 +35,8 @@ struct PostgresSchemaTests {
         #expect(statements == [
             #"CREATE TABLE "app"."trellis_metadata" ("key" text PRIMARY KEY, "value" text NOT NULL)"#,
             #"CREATE TABLE "app"."trellis_locks" ("scope" text PRIMARY KEY)"#,
+            #"CREATE SEQUENCE "app"."trellis_commits seq""#,
+            #"CREATE TABLE "app"."trellis_commits" ("seq" bigint PRIMARY KEY, "changes" text NOT NULL)"#,
             #"CREATE SEQUENCE "app"."Character keys""#,
             #"CREATE SEQUENCE "app"."Power keys""#,
             #"CREATE SEQUENCE "app"."Publisher keys""#,
@@ -86,16 +88,17 @@ struct PostgresSchemaTests {
         ])
     }
 
-    /// What a new store holds: exactly the statements' objects, plus one lock row per hierarchy.
+    /// What a new store holds: exactly the statements' objects, plus one lock row per
+    /// hierarchy and the change log's.
     @Test func aNewStoreHasTheTablesIndexesAndLockRows() throws {
         let test = try StoreKind.postgres.makeStore(model: try Self.model())
         #expect(try test.rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1").map { $0[0] ?? "" }
-                == ["Character", "Character.powers", "Power", "Publisher", "trellis_locks", "trellis_metadata"])
+                == ["Character", "Character.powers", "Power", "Publisher", "trellis_commits", "trellis_locks", "trellis_metadata"])
         #expect(try test.rows("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%pkey' ORDER BY 1")
                 .map { $0[0] ?? "" } == ["Character identity", "Character(publisher)", "Character.powers(destination)",
                                          "Power identity", "Publisher identity"])
         #expect(try test.rows(#"SELECT "scope" FROM "trellis_locks" ORDER BY 1"#)
-                == [["import Character"], ["import Power"], ["import Publisher"]])
+                == [["commit log"], ["import Character"], ["import Power"], ["import Publisher"]])
         #expect(try test.rows(#"SELECT "key" FROM "trellis_metadata" ORDER BY 1"#) == [["format"], ["schema"], ["schemaHash"]])
     }
 

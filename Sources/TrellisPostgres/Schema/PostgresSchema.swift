@@ -146,14 +146,24 @@ struct PostgresSchema {
         tables += joinTables
     }
 
-    /// The store's own tables: metadata and lock rows (``PostgresStore/lock``).
+    /// The store's own tables: metadata, lock rows (``PostgresSession/lock(scope:exclusive:)``)
+    /// and the change log (`PostgresStore+Observation.swift`) with its sequence.
     static let locksTable = "trellis_locks"
+    static let commitSequence = "trellis_commits seq"
 
-    /// `CREATE TABLE` of `trellis_metadata` and `trellis_locks` in `schema`.
+    /// `CREATE TABLE` of `trellis_metadata` and `trellis_locks` in `schema`, then the change log.
     static func systemTables(schema: String) -> [String] {
         [
             "CREATE TABLE \(SQLText.qualified(schema, SchemaDescription.metadataTable)) (\"key\" text PRIMARY KEY, \"value\" text NOT NULL)",
             "CREATE TABLE \(SQLText.qualified(schema, locksTable)) (\"scope\" text PRIMARY KEY)",
+        ] + commitLog(schema: schema)
+    }
+
+    /// The change log: `CREATE SEQUENCE "trellis_commits seq"`, `CREATE TABLE "trellis_commits"`.
+    static func commitLog(schema: String) -> [String] {
+        [
+            "CREATE SEQUENCE \(SQLText.qualified(schema, commitSequence))",
+            "CREATE TABLE \(SQLText.qualified(schema, SchemaDescription.commitsTable)) (\"seq\" bigint PRIMARY KEY, \"changes\" text NOT NULL)",
         ]
     }
 

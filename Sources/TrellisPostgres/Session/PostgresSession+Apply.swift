@@ -33,6 +33,7 @@ extension PostgresSession {
             failure = error
             throw error
         }
+        commitRecord.record(changes, mapping: writer.permanentIDs)
         return writer.permanentIDs
     }
 }

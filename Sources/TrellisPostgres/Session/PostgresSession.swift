@@ -16,6 +16,8 @@ final class PostgresSession: StoreSession {
     /// The error of a failed ``apply(_:)``: the write session then rolls back even if the
     /// closure catches it (as with the other stores).
     var failure: (any Error)?
+    /// What this session's applies changed, for the change log (`PostgresStore+Observation.swift`).
+    var commitRecord = StoreCommit()
     /// `search_path` names the store's schema for the rest of the transaction (compiled fetch requests).
     var schemaIsSearched = false
 

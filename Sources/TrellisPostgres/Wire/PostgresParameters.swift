@@ -56,6 +56,7 @@ struct PostgresParameters {
         offsets.append(bytes.count)
         bytes.append(contentsOf: text.utf8)
         lengths.append(Int32(bytes.count - offsets[offsets.count - 1]))
+        bytes.append(0)  // libpq reads a text-format value up to its NUL (its length is ignored)
         formats.append(0)
         types.append(0)
     }
