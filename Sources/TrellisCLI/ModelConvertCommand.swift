@@ -91,7 +91,7 @@ enum ModelConvertCommand: LeafCommand {
             do {
                 written = try writer.write(loaded.model, to: url)
             } catch var error as CoreDataModelError {
-                error.file = error.file.map { ModelLoading.relative($0, to: url, as: path) }
+                error.file = error.file.map { ModelLoading.relative($0, to: url, as: path) } ?? path
                 throw error
             }
             let version = written.isNewVersion ? written.versionName.map { " (new version \($0), now current)" } ?? "" : ""

@@ -91,7 +91,7 @@ enum ModelInferCommand: LeafCommand {
             do {
                 _ = try writer.write(file.model, to: url)
             } catch var error as CoreDataModelError {
-                error.file = error.file.map { ModelLoading.relative($0, to: url, as: path) }
+                error.file = error.file.map { ModelLoading.relative($0, to: url, as: path) } ?? path
                 throw error
             }
             var bindingsNote = ""

@@ -44,6 +44,7 @@ extension SQLiteSession {
         if changes.updated.contains(where: { $0.entityName != nil }) { try writer.retype(changes.updated) }
         try writer.insert(changes.inserted)
         try writer.writeBufferedLinks()
+        try writer.writeInverseSideLinks()
         try writer.update(changes.updated)
         try writer.repointConflicts()
         commitRecord.record(changes, mapping: writer.permanentIDs)
@@ -98,6 +99,9 @@ struct ChangeWriter {
     private var textStatements: [String: Statement] = [:]
     /// Links of new objects not written yet, per join table.
     private var bufferedLinks: [String: LinkBuffer] = [:]
+    /// Links from the inverse side of a many-to-many between two new objects, written once
+    /// the owning sides' are (``writeInverseSideLinks()``).
+    private var inverseSideLinks: [(join: JoinLayout, object: Int64, destination: ObjectID)] = []
     /// The entities met so far (a change set has few): comparing short names beats hashing them.
     private var entityCache: [(name: String, layout: EntityLayout)] = []
     /// The buffer used last (consecutive objects fill the same table's).
@@ -251,8 +255,9 @@ struct ChangeWriter {
             if key != id.primaryKey, !snapshot.isPlaceholder {
                 try replaceJoinRows(join, object: key, destinations: destinations)
             } else if !destinations.isEmpty {
-                // A link between two objects this change set inserts is written once, from
-                // the owning side (the inverse side skips destinations the change set inserts).
+                // A link between two objects this change set inserts is written from the
+                // owning side, and from the inverse side once the owning sides' are written,
+                // unless there already (an import leaves a side it does not read empty).
                 try insertJoinRows(join, object: key, destinations: destinations, isNew: true,
                                    objectID: ObjectID(entityName: id.entityName, primaryKey: key))
             }
@@ -398,8 +403,9 @@ struct ChangeWriter {
     /// Inserts the links `object → destinations` (a destination listed twice is linked once,
     /// at its first position).
     /// For a new object (`isNew`), the owning side cannot meet an existing link (plain
-    /// INSERT), and the inverse side skips destinations the change set inserts (new objects
-    /// whose owning side writes the link, whether their IDs are temporary or permanent). `objectID`, when given, is added to the cached inverse
+    /// INSERT), and the inverse side leaves the links to destinations the change set inserts
+    /// (new objects, whether their IDs are temporary or permanent) for
+    /// ``writeInverseSideLinks()``. `objectID`, when given, is added to the cached inverse
     /// lists of the destinations.
     private mutating func insertJoinRows(_ join: JoinLayout, object: Int64, destinations: [ObjectID],
                                          isNew: Bool, objectID: ObjectID?) throws(StoreError) {
@@ -411,7 +417,10 @@ struct ChangeWriter {
         let cacheKey = join.isShared && !join.isInverseSide && !session.derivedLinks.isEmpty ? join.inverseLinksKey : nil
         var seen: Set<Int64> = []
         for (position, destination) in destinations.enumerated() {
-            if skipNew, destination.isTemporary || insertedWithPermanentIDs.contains(destination) { continue }
+            if skipNew, destination.isTemporary || insertedWithPermanentIDs.contains(destination) {
+                inverseSideLinks.append((join, object, destination))
+                continue
+            }
             let key = try permanent(destination).primaryKey
             if position > 0 {
                 if destinations.count <= 16 {
@@ -461,6 +470,22 @@ struct ChangeWriter {
 
     /// Writes the buffered links of `table` (every table when nil): before any other statement
     /// on a join table, and once all inserts are done.
+    /// Writes the links between new objects that only the inverse side of their many-to-many
+    /// holds (the owning side's new object left them out: an import does not keep a side no
+    /// mapping reads), after the owning sides' links: `ON CONFLICT DO NOTHING` keeps a link
+    /// both sides hold once, at the owning side's position; one only this side holds is
+    /// appended to the owner's order.
+    mutating func writeInverseSideLinks() throws(StoreError) {
+        for (join, object, destination) in inverseSideLinks {
+            let statement = try cachedByText(join.insert)
+            let owner = try permanent(destination)
+            statement.bind(object, at: 1)
+            statement.bind(owner.primaryKey, at: 2)
+            try statement.run()
+        }
+        inverseSideLinks.removeAll()
+    }
+
     mutating func writeBufferedLinks(of table: String? = nil) throws(StoreError) {
         if bufferedLinks.isEmpty { return }
         if let table {

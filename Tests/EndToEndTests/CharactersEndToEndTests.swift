@@ -12,14 +12,22 @@ import TrellisTestSupport
                      "bindings.json", "characters.json", "characters-update.json"] {
             try directory.copyExample("characters/" + file)
         }
+        for file in ["twitter/twitter.json", "twitter/model.json"] { try directory.copyExample(file) }
         return directory
     }
 
-    static let model = ["--model", "Examples/characters/Characters.xcdatamodeld", "--bindings", "Examples/characters/bindings.json"]
+    /// As `Examples/characters/README.md` gives them (its own store).
+    static let model = ["--model", "Examples/characters/Characters.xcdatamodeld", "--bindings", "Examples/characters/bindings.json",
+                        "--store", "characters.sqlite"]
 
+    /// The README's commands, run after the quick start (which fills `trellis.sqlite` with
+    /// the Twitter model's statuses), as a newcomer runs them.
     @Test func importsUpdatesAndExportsThroughTheCoreDataModel() throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
+        let quickStart = try TrellisProcess.run(["import", "Examples/twitter/twitter.json", "--model", "Examples/twitter/model.json",
+                                                 "--entity", "Status", "--at", "statuses"], in: directory.url)
+        #expect(quickStart.status == 0, "\(quickStart)")
         let first = try TrellisProcess.run(["import", "Examples/characters/characters.json", "--entity", "Character"] + Self.model,
                                            in: directory.url)
         #expect(first.status == 0, "\(first)")
@@ -31,7 +39,7 @@ import TrellisTestSupport
             Publisher         2         0          0         0
 
             """))
-        let store = directory.url.appendingPathComponent("trellis.sqlite")
+        let store = directory.url.appendingPathComponent("characters.sqlite")
         // Ids are strings in the JSON and integers in the store ("1699" → 1699).
         #expect(try SQLiteShell.query(store, "SELECT identifier, typeof(identifier), name, realName FROM Character ORDER BY identifier") == """
             1443|integer|Spider-Man|Peter Parker

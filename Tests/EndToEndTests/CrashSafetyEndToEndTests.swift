@@ -266,7 +266,7 @@ import TrellisTestSupport
     }
 
     static func exportArguments(where condition: String, store: String = "trellis.sqlite") -> [String] {
-        ["export", "--model", "model.json", "--entity", "Record", "--store", store, "--where", condition]
+        ["export", "--model", "model.json", "--entity", "Record", "--store", store, "--where", condition, "--relationships", "ids"]
     }
 
     /// Runs `trellis import payload.json` into `store` and kills it when `trigger` fires (polling

@@ -105,10 +105,85 @@ import TrellisTestSupport
                     "in_reply_to_status_id", "in_reply_to_screen_name"] {
             #expect(object[key] == status[key], "\(key)")
         }
-        #expect(object["user"] == status["user"]?["id"])
-        #expect(object["entities"]?["user_mentions"] == [866260188])
+        // Nested (the default): the user in full, whose statuses lead back to this one (its
+        // identifier: it is written further up); the mentioned user in full.
+        let user = try #require(object["user"])
+        for key in ["id", "name", "screen_name", "location", "description", "followers_count", "friends_count",
+                    "statuses_count", "created_at", "verified", "lang", "profile_image_url_https"] {
+            #expect(user[key] == status["user"]?[key], "user.\(key)")
+        }
+        #expect(user["statuses"] == [505874924095815681])
+        #expect(object["entities"]?["user_mentions"]?[0]?["id"] == 866260188)
+        #expect(object["entities"]?["user_mentions"]?[0]?["screen_name"] == "aym0566x")
         #expect(object["entities"]?["hashtags"] == [])
+
+        let ids = try TrellisProcess.run(["export", "--model", "Examples/twitter/model.json", "--entity", "Status",
+                                          "--where", "id=505874924095815681", "--relationships", "ids"], in: directory.url)
+        let identifiers = try #require(try JSONReader.parse(ids.stdout)[0])
+        #expect(identifiers["user"] == status["user"]?["id"])
+        #expect(identifiers["entities"]?["user_mentions"] == [866260188])
     }
+
+    /// The README's export examples print what the README shows: `User.statuses` nested,
+    /// its `user` cut back to an identifier; with `--relationships ids`, identifiers.
+    @Test func readmeExportExamplesNestOrWriteIdentifiers() throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        #expect(try TrellisProcess.run(Self.importArguments, in: directory.url).status == 0)
+        let arguments = ["export", "--model", "Examples/twitter/model.json", "--entity", "User", "--where", "id=2243896200"]
+        let nested = try TrellisProcess.run(arguments + ["--relationships", "nested", "--pretty"], in: directory.url)
+        #expect(nested == TrellisProcess.Result(status: 0, stdout: Self.readmeUser, stderr: ""))
+        #expect(try TrellisProcess.run(arguments + ["--pretty"], in: directory.url) == nested)
+        let ids = try TrellisProcess.run(arguments + ["--relationships", "ids"], in: directory.url)
+        #expect(ids == TrellisProcess.Result(status: 0, stdout: #"""
+            [{"id":2243896200,"name":"知らぬが仏bot","screen_name":"siranuga_hotoke","location":"奈良・京都辺り",\#
+            "description":"知らぬが仏な情報をお伝えします。","followers_count":3288,"friends_count":3482,"statuses_count":1570,\#
+            "created_at":"Fri Dec 13 13:16:35 +0000 2013","verified":false,"lang":"ja",\#
+            "profile_image_url_https":"https://pbs.twimg.com/profile_images/378800000866399372/ypy5NnPe_normal.png",\#
+            "statuses":[505858599411666944]}]
+
+            """#, stderr: ""))
+    }
+
+    /// The README's example output (README.md, "Export").
+    static let readmeUser = #"""
+        [
+          {
+            "id": 2243896200,
+            "name": "知らぬが仏bot",
+            "screen_name": "siranuga_hotoke",
+            "location": "奈良・京都辺り",
+            "description": "知らぬが仏な情報をお伝えします。",
+            "followers_count": 3288,
+            "friends_count": 3482,
+            "statuses_count": 1570,
+            "created_at": "Fri Dec 13 13:16:35 +0000 2013",
+            "verified": false,
+            "lang": "ja",
+            "profile_image_url_https": "https://pbs.twimg.com/profile_images/378800000866399372/ypy5NnPe_normal.png",
+            "statuses": [
+              {
+                "id": 505858599411666944,
+                "text": "ゴキブリは一世帯に平均して480匹いる。",
+                "created_at": "Sat Aug 30 23:24:23 +0000 2014",
+                "source": "<a href=\"http://twittbot.net/\" rel=\"nofollow\">twittbot.net</a>",
+                "lang": "ja",
+                "retweet_count": 1,
+                "favorite_count": 0,
+                "in_reply_to_status_id": null,
+                "in_reply_to_screen_name": null,
+                "user": 2243896200,
+                "entities": {
+                  "hashtags": [],
+                  "user_mentions": []
+                },
+                "retweeted_status": null
+              }
+            ]
+          }
+        ]
+
+        """#
 
     @Test func aBadValueFailsNamingFilePathEntityAndAttributeAndChangesNothing() throws {
         let directory = try Self.workspace()

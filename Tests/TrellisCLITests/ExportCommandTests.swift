@@ -18,10 +18,25 @@ import Trellis
         return w
     }
 
-    @Test func exportsACompactArrayWithRelationshipsAsIdentifiers() throws {
+    /// Nested by default, as `ExportOptions`: each exported object starts its own tree, so
+    /// author 10 is written in full under both of its posts.
+    @Test func exportsACompactArrayWithRelationshipsNestedByDefault() throws {
         let w = try Self.imported()
         defer { w.remove() }
         let result = w.run("export", "--model", "model.json", "--entity", "Post")
+        #expect(result == CommandResult(status: 0, stdout: #"""
+            [{"id":1,"title":"One","stats":{"score":5},"author":{"id":10,"name":"Ada"}},\#
+            {"id":2,"title":"Two","stats":{"score":null},"author":{"id":10,"name":"Ada"}},\#
+            {"id":3,"title":"Three","stats":{"score":null},"author":null}]
+
+            """#, stderr: ""))
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--relationships", "nested") == result)
+    }
+
+    @Test func relationshipsIdsWritesIdentifiers() throws {
+        let w = try Self.imported()
+        defer { w.remove() }
+        let result = w.run("export", "--model", "model.json", "--entity", "Post", "--relationships", "ids")
         #expect(result == CommandResult(status: 0, stdout: #"""
             [{"id":1,"title":"One","stats":{"score":5},"author":10},{"id":2,"title":"Two","stats":{"score":null},"author":10},\#
             {"id":3,"title":"Three","stats":{"score":null},"author":null}]
@@ -51,7 +66,7 @@ import Trellis
             ]
 
             """)
-        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "title=Two").stdout
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "title=Two", "--relationships", "ids").stdout
                     == #"[{"id":2,"title":"Two","stats":{"score":null},"author":10}]"# + "\n")
         #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "id=99").stdout == "[]\n")
     }
@@ -102,14 +117,14 @@ import Trellis
         let bytes = try Data(contentsOf: store)
         let state = try SQLiteShell.state(of: store)
         #expect(w.run("export", "--model", "model2.json", "--entity", "Post", "--where", "id=1") == CommandResult(status: 0, stdout: #"""
-            [{"id":1,"title":"One","stats":{"score":5},"views":0,"summary":null,"author":10}]
+            [{"id":1,"title":"One","stats":{"score":5},"views":0,"summary":null,"author":{"id":10,"name":"Ada"}}]
 
             """#, stderr: ""))
         #expect(w.run("export", "--model", "model2.json", "--entity", "Trial") == CommandResult(status: 0, stdout: "[]\n", stderr: ""))
         #expect(try Data(contentsOf: store) == bytes)
         #expect(try SQLiteShell.state(of: store) == state)
         #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "id=1").stdout
-                == #"[{"id":1,"title":"One","stats":{"score":5},"author":10}]"# + "\n")
+                == #"[{"id":1,"title":"One","stats":{"score":5},"author":{"id":10,"name":"Ada"}}]"# + "\n")
     }
 
     @Test func aModelThatDoesNotFitTheStoreNamesEveryDifference() throws {

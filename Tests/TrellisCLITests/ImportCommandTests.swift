@@ -153,7 +153,8 @@ struct CommandWorkspace {
         #expect(try SQLiteShell.state(of: store) == state)
         // The model the store was made for still fits it.
         #expect(w.run("export", "--model", "model.json", "--entity", "Post") == CommandResult(status: 0, stdout: #"""
-            [{"id":1,"title":"One again","stats":{"score":5},"author":10},{"id":2,"title":"Two","stats":{"score":null},"author":10}]
+            [{"id":1,"title":"One again","stats":{"score":5},"author":{"id":10,"name":"Ada"}},\#
+            {"id":2,"title":"Two","stats":{"score":null},"author":{"id":10,"name":"Ada"}}]
 
             """#, stderr: ""))
 

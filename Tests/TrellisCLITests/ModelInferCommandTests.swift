@@ -45,6 +45,19 @@ import TrellisTestSupport
         #expect(imported.stdout.hasPrefix("entity  inserted   updated  unchanged   deleted\nPost           2         0          0         0\n"))
     }
 
+    /// A key XML cannot hold (U+0001) cannot go into a Core Data model: an error naming the
+    /// output, entity and property; nothing written (the JSON model holds it fine).
+    @Test func aKeyACoreDataModelCannotHoldIsAnError() throws {
+        let w = try CommandWorkspace()
+        defer { w.remove() }
+        try w.write("odd.json", #"[{"id": 1, "x\u0001": 2}]"#)
+        let result = w.run("model", "infer", "odd.json", "--entity", "Item", "-o", "Odd.xcdatamodeld")
+        #expect(result == CommandResult(status: 1, stdout: "", stderr: "error: Odd.xcdatamodeld: entity Item, property x: its user-info "
+                                        + "entry JSONKeyPath holds U+0001, a character a Core Data model (XML 1.0) cannot hold\n"))
+        #expect(!w.exists("Odd.xcdatamodeld"))
+        #expect(w.run("model", "infer", "odd.json", "--entity", "Item", "-o", "odd.model.json").status == 0)
+    }
+
     @Test func severalFilesAndSample() throws {
         let w = try CommandWorkspace()
         defer { w.remove() }
@@ -109,6 +122,11 @@ import TrellisTestSupport
              message: "in.json: no value at 'tweets' (--at): key path 'tweets': no key 'tweets' in the object"),
         Case(label: "no NDJSON records", file: "", lines: true, message: "in.json: no objects to infer Status from: found no JSON records"),
         Case(label: "a scalar document", file: "42", message: "in.json: $: expected an array or object of Status objects, found a number"),
+        Case(label: "a table keyed by numbers", file: #"{"areaNames": {"205705993": "a", "205705994": "b"}}"#, at: "areaNames",
+             message: "in.json: $.areaNames: no Status records to infer from: found an object whose keys are all numbers, a table keyed "
+                 + "by data; read its members as records with trellis import --key-attribute (and --value-key for values that are not objects)"),
+        Case(label: "an NDJSON record that is not an object", file: "{\"id\": 1}\n\n3\n", lines: true,
+             message: "in.json:3: $[1]: expected an object (each element becomes a Status), found a number"),
     ]
 
     @Test(arguments: cases)

@@ -266,6 +266,43 @@ import TrellisTestSupport
         #expect(error.description == "entity A: user-info key 'coreData.bad name' does not name an XML attribute")
     }
 
+    /// XML 1.0 has no way to write U+0000–U+001F (but tab, line feed, carriage return), U+FFFE
+    /// or U+FFFF, not even as a character reference: a key path holding one (a payload key
+    /// `"\u0001"`, which `model infer --to xcdatamodel` maps) is unrepresentable, and nothing is
+    /// written, where the writer used to write a `contents` file that no parser reads.
+    @Test(arguments: [
+        ("\u{0}", "U+0000"), ("x\u{1}", "U+0001"), ("\u{1F}", "U+001F"), ("a\u{FFFE}", "U+FFFE"), ("\u{FFFF}", "U+FFFF"),
+    ])
+    func charactersXMLCannotHoldAreUnrepresentable(keyPath: String, code: String) throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [
+                AttributeDescription(name: "id", type: .integer64, userInfo: [Annotation.jsonKeyPath: "id"]),
+                AttributeDescription(name: "odd", type: .string, userInfo: [Annotation.jsonKeyPath: keyPath]),
+            ]),
+        ])
+        let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelWriter().contents(for: model) }
+        #expect(error.code == .unrepresentable)
+        #expect(error.description == "entity Item, property odd: its user-info entry JSONKeyPath holds \(code), "
+                    + "a character a Core Data model (XML 1.0) cannot hold")
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bundle = directory.appendingPathComponent("Odd.xcdatamodeld")
+        #expect(throws: CoreDataModelError.self) { try CoreDataModelWriter().write(model, to: bundle) }
+        #expect(!FileManager.default.fileExists(atPath: bundle.path))
+    }
+
+    /// Tab, line feed and carriage return are written as character references and read back.
+    @Test func tabsAndNewlinesInValuesReadBack() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [
+                AttributeDescription(name: "odd", type: .string, userInfo: [Annotation.jsonKeyPath: "a\tb\nc\rd"]),
+            ]),
+        ])
+        let xml = try CoreDataModelWriter().contents(for: model)
+        let read = try CoreDataModelReader.read(contents: Data(xml.utf8))
+        #expect(read.model.entities[0].attributes[0].jsonKeyPathText == "a\tb\nc\rd")
+    }
+
     @Test func unwritablePathIsWriteFailed() throws {
         let model = try ObjectModel(entities: [EntityDescription(name: "A")])
         let error = try #require(throws: CoreDataModelError.self) {

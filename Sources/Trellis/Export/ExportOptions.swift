@@ -23,8 +23,11 @@ public struct ExportOptions: Sendable, Hashable {
         case nested
         /// Destinations as identifiers: the identity attribute's JSON value; for a composite
         /// identity, an object of the identity attributes at their JSON key paths
-        /// (`{"suit": "hearts", "rank": 1}`, which an import reads back as a reference);
-        /// `null` for an entity without identity attributes.
+        /// (`{"suit": "hearts", "rank": 1}`, which an import reads back as a reference).
+        /// Destinations of an entity without identity attributes have no identifier and
+        /// are nested objects, as with ``nested``; a sub-entity's identifier that the
+        /// relationship's destination entity does not declare (Cat 1 through `Animal`) is
+        /// the object's attributes.
         case identifiers
     }
 
@@ -33,8 +36,8 @@ public struct ExportOptions: Sendable, Hashable {
     /// Default `.nested`.
     public var relationshipStyle: RelationshipStyle = .nested
     /// Nested objects deeper than this (the exported object is depth 1) are written as
-    /// identifiers, so long chains (a retweet of a retweet of …) cannot exhaust the stack.
-    /// Default 64.
+    /// identifiers, so long chains (a retweet of a retweet of …) cannot exhaust the stack;
+    /// an object without identity attributes that deep is left out. Default 64.
     public var maximumDepth = 64
 
     /// Defaults: `null` for nil, nested relationships, depth 64.

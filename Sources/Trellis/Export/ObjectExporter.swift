@@ -1,9 +1,14 @@
-/// Writes managed objects as JSON: the reverse of the importer.
+/// Writes managed objects as JSON: the reverse of the importer. What it writes, an import
+/// with default options reads back: into the same store, every object is unchanged; into an
+/// empty store, it gives the same objects and links (`RoundTripTests`).
 ///
 /// - Mapped attributes go to their `JSONKeyPath`s (nested key paths rebuild nested
-///   objects: `real_name.foo.bar.name`); unmapped properties are not written.
-/// - Values take the JSON form of their ``AttributeType`` (dates as RFC 3339 UTC
-///   strings with milliseconds, decimals with their digits, binary as base64); an
+///   objects: `real_name.foo.bar.name`; key paths through array indexes rebuild arrays:
+///   `weather.0.description` and `weather.1.description` give `"weather": [{…}, {…}]`, see
+///   ``ExportArrayShape``); unmapped properties are not written.
+/// - Values take the JSON form of their ``AttributeType`` (dates as RFC 3339 UTC strings
+///   with milliseconds, or as many fraction digits as the stored date needs, see
+///   ``RFC3339/exactString(from:)``; decimals with their digits, binary as base64); an
 ///   attribute with a `JSONTransformerName` goes through the transformer's reverse.
 ///   A reverse that gives no value writes `null` (or nothing, with ``ExportOptions/NilPolicy/omit``);
 ///   a transformer without a reverse falls back to the attribute type's JSON form.
@@ -14,6 +19,17 @@
 ///   small on densely linked graphs: O(reachable objects × their links) per top-level
 ///   object, where writing every path (cut only on cycles) grows factorially. Unordered to-manys are sorted by the
 ///   destinations' identity values (then object IDs), so output is deterministic.
+/// - A placeholder (known only by its identity, from a bare identifier) is always its
+///   identifier, at the top level too: the import makes the same placeholder of it.
+/// - An identifier that would not name the object through the relationship (its entity has
+///   identity attributes of its own, the relationship's destination entity none: Cat 1
+///   through a relationship to `Animal`) is the object's attributes instead (without its
+///   relationships), from which the import's entity mapper chooses the sub-entity.
+/// - An object without identity attributes has no identifier: it is always written in full
+///   (in both styles), except where it is already being written further up the same tree
+///   (or past ``ExportOptions/maximumDepth``), where the link is left out: the key of a
+///   to-one, the element of a to-many. An import puts that link back through the
+///   relationship's inverse, when there is one. Never `null` in an array.
 ///
 ///     let exporter = ObjectExporter(context: context)
 ///     let json = try exporter.json(for: batman)
@@ -32,38 +48,41 @@ public struct ObjectExporter {
         self.options = options
     }
 
-    /// `object` as a JSON object.
+    /// `object` as a JSON object; a placeholder (an object known only by its identity, made
+    /// from a bare identifier) as its identifier, which an import reads back as the same
+    /// placeholder.
     /// - Throws: ``ExportError`` (a reverse transformer threw, an unknown transformer name,
     ///   colliding key paths); store errors while faulting destinations in.
     public func json(for object: ManagedObject) throws -> JSONValue {
-        var written = Set<ObjectID>()
-        return try write(object, depth: 1, written: &written)
+        if object.isPlaceholder { return try identifier(of: object) }
+        var tree = Tree()
+        return try write(object, depth: 1, tree: &tree)
     }
 
-    /// `objects` as a JSON array, in the given order.
+    /// `objects` as a JSON array, in the given order (placeholders as their identifiers).
     /// - Throws: as ``json(for:)``.
     public func json(for objects: [ManagedObject]) throws -> JSONValue {
-        .array(try objects.map { object in
-            var written = Set<ObjectID>()
-            return try write(object, depth: 1, written: &written)
-        })
+        .array(try objects.map { try json(for: $0) })
     }
 
     // MARK: - Internals
 
-    /// `object` in full; `written` holds the objects already written in full in this
-    /// top-level object's tree (they appear as identifiers from then on).
-    private func write(_ object: ManagedObject, depth: Int, written: inout Set<ObjectID>) throws -> JSONValue {
-        written.insert(object.objectID)
+    /// The objects of one exported top-level object's tree.
+    private struct Tree {
+        /// Written in full so far (they appear as identifiers from then on).
+        var written = Set<ObjectID>()
+        /// Being written: the object and the ones it is nested in.
+        var path = Set<ObjectID>()
+    }
+
+    /// `object` in full; `tree` holds the objects already written in full in this
+    /// top-level object's tree, and those it is nested in.
+    private func write(_ object: ManagedObject, depth: Int, tree: inout Tree) throws -> JSONValue {
+        tree.written.insert(object.objectID)
+        tree.path.insert(object.objectID)
+        defer { tree.path.remove(object.objectID) }
         var out = JSONValue.object(JSONObject(minimumCapacity: object.entity.attributeMappings.count))
-        for (index, keyPath) in object.entity.attributeMappings {
-            let attribute = object.entity.attributes[index]
-            guard let value = try attributeJSON(object, index) else {
-                if options.nilPolicy == .null { setNull(at: keyPath, in: &out, object) }
-                continue
-            }
-            try set(value, at: keyPath, in: &out, object, attribute.name, isRelationship: false)
-        }
+        try writeAttributes(of: object, into: &out)
         for (slot, keyPath) in object.entity.relationshipMappings {
             let relationship = object.entity.relationships[slot]
             let ids = context.links(of: object, slot)
@@ -72,40 +91,93 @@ public struct ObjectExporter {
                     if options.nilPolicy == .null { setNull(at: keyPath, in: &out, object) }
                     continue
                 }
-                try set(try destinationJSON(destination, depth: depth, written: &written), at: keyPath, in: &out, object, relationship.name,
-                        isRelationship: true)
+                // Left out: an object without identity attributes that this one is nested in.
+                guard let value = try destinationJSON(destination, of: relationship, depth: depth, tree: &tree) else { continue }
+                try set(value, at: keyPath, in: &out, object, relationship.name, isRelationship: true)
             } else {
                 var destinations = try ids.compactMap { try context.object(with: $0) }
                 if !relationship.isOrdered { destinations.sort(by: ObjectExporter.identityOrder) }
                 var items: [JSONValue] = []
                 items.reserveCapacity(destinations.count)
-                for destination in destinations { items.append(try destinationJSON(destination, depth: depth, written: &written)) }
+                for destination in destinations {
+                    if let item = try destinationJSON(destination, of: relationship, depth: depth, tree: &tree) { items.append(item) }
+                }
                 try set(.array(items), at: keyPath, in: &out, object, relationship.name, isRelationship: true)
             }
         }
+        object.entity.exportArrayShape?.apply(to: &out)
         return out
     }
 
-    private func destinationJSON(_ destination: ManagedObject, depth: Int, written: inout Set<ObjectID>) throws -> JSONValue {
-        if options.relationshipStyle == .identifiers || depth >= options.maximumDepth || written.contains(destination.objectID) {
+    /// A destination nested in full or as its identifier; nil to leave it out.
+    ///
+    /// An object without identity attributes has no identifier (an import would read
+    /// `null`, and find nothing by it): it is written in full wherever it appears, except
+    /// where it is being written already, further up this tree, or past the depth limit;
+    /// there it is left out (the key of a to-one, the element of a to-many). The import
+    /// puts such a link back from the other side when the relationship has an inverse: the
+    /// object that nests it links it after applying it.
+    ///
+    /// Where the relationship's destination entity has other identity attributes than the
+    /// destination's own entity (cats and dogs numbered apart, the abstract `Animal`
+    /// declaring none), its identifier would not name it through the relationship (a bare
+    /// `4` could be Cat 4 or Dog 4): the reference is then the object's attributes, without
+    /// its relationships, from which the import's entity mapper chooses the sub-entity and
+    /// finds the object by its identity.
+    private func destinationJSON(_ destination: ManagedObject, of relationship: RelationshipDescription, depth: Int,
+                                 tree: inout Tree) throws -> JSONValue? {
+        if destination.entity.identityAttributeIndexes.isEmpty {
+            if tree.path.contains(destination.objectID) || depth >= options.maximumDepth { return nil }
+            return try write(destination, depth: depth + 1, tree: &tree)
+        }
+        if destination.isPlaceholder || options.relationshipStyle == .identifiers || depth >= options.maximumDepth
+            || tree.written.contains(destination.objectID) {
+            let declared = context.model.entity(named: relationship.destinationEntity)
+            if let declared, declared.identityAttributeIndexes != destination.entity.identityAttributeIndexes {
+                return try attributes(of: destination)
+            }
             return try identifier(of: destination)
         }
-        return try write(destination, depth: depth + 1, written: &written)
+        return try write(destination, depth: depth + 1, tree: &tree)
+    }
+
+    /// `object`'s mapped attributes at their key paths (its relationships left out).
+    private func attributes(of object: ManagedObject) throws -> JSONValue {
+        var out = JSONValue.object(JSONObject(minimumCapacity: object.entity.attributeMappings.count))
+        try writeAttributes(of: object, into: &out)
+        object.entity.exportArrayShape?.apply(to: &out)
+        return out
+    }
+
+    /// Writes `object`'s mapped attributes at their key paths into `out`, in model order.
+    private func writeAttributes(of object: ManagedObject, into out: inout JSONValue) throws {
+        for (index, keyPath) in object.entity.attributeMappings {
+            guard let value = try attributeJSON(object, index) else {
+                if options.nilPolicy == .null { setNull(at: keyPath, in: &out, object) }
+                continue
+            }
+            try set(value, at: keyPath, in: &out, object, object.entity.attributes[index].name, isRelationship: false)
+        }
     }
 
     /// The identity value (single identity); for a composite identity, an object holding
     /// each identity attribute at its JSON key path (`{"suit": "hearts", "rank": 1}`), which
-    /// an import reads back as a reference to that object; null without identity attributes.
+    /// an import reads back as a reference to that object. (Objects without identity
+    /// attributes are always written in full: ``destinationJSON(_:of:depth:tree:)``.)
     private func identifier(of object: ManagedObject) throws -> JSONValue {
         let indexes = object.entity.identityAttributeIndexes
         if indexes.count == 1 { return try attributeJSON(object, indexes[0]) ?? .null }
-        if indexes.isEmpty { return .null }
+        if indexes.isEmpty {
+            var tree = Tree()
+            return try write(object, depth: 1, tree: &tree)
+        }
         var out: JSONValue = .object(JSONObject(minimumCapacity: indexes.count))
         for index in indexes {
             let attribute = object.entity.attributes[index]
             let keyPath = object.entity.attributeMappings.first { $0.index == index }?.keyPath ?? JSONKeyPath(key: attribute.name)
             try set(try attributeJSON(object, index) ?? .null, at: keyPath, in: &out, object, attribute.name, isRelationship: false)
         }
+        object.entity.exportArrayShape?.apply(to: &out)
         return out
     }
 

@@ -72,6 +72,9 @@ final class RelationshipPlan {
     let isToMany: Bool
     let destination: EntityInfo
     let append: Bool
+    /// Nested objects are looked for among the current destinations (Importer+OwnedObjects):
+    /// the destination entity has no identity attributes, and the links are replaced.
+    let findsOwnedObjects: Bool
 
     init(slot: Int, keyPath: JSONKeyPath, name: String, isToMany: Bool, destination: EntityInfo, append: Bool) {
         self.slot = slot
@@ -81,6 +84,7 @@ final class RelationshipPlan {
         self.isToMany = isToMany
         self.destination = destination
         self.append = append
+        findsOwnedObjects = !append && destination.entity.identityAttributeIndexes.isEmpty
     }
 
     /// Where the key is in objects of the last shape met (one plan serves one importer).

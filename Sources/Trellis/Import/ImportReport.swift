@@ -29,7 +29,7 @@ public struct ImportReport: Sendable, Hashable {
     }
 
     /// The object of each top-level element, in input order (a repeated identity repeats
-    /// its ID). Empty when ``ImportOptions/reportsObjectIDs`` is off. In a dry run, new
+    /// its ID; a skipped `null` element has none). Empty when ``ImportOptions/reportsObjectIDs`` is off. In a dry run, new
     /// objects have the temporary IDs they had during the import; they name no object after.
     public var objectIDs: [ObjectID] = []
     /// Counts per concrete entity name.
@@ -39,6 +39,11 @@ public struct ImportReport: Sendable, Hashable {
     public var deletedObjectIDs: [ObjectID] = []
     /// Things worth knowing that did not stop the import (at most 100, then a summary).
     public var diagnostics: [ImportDiagnostic] = []
+    /// The `null` elements of the top-level collection and of relationship arrays that the
+    /// import skipped, as Groot does (`[{"id": 1}, null]` imports one object; `"powers":
+    /// [4, null]` links one power), each also a ``ImportDiagnostic/Code/nullElementSkipped``
+    /// diagnostic with its path while there are at most 100 diagnostics; this count is exact.
+    public var nullElementsSkipped = 0
     /// `true` when nothing was kept (``ImportOptions/dryRun``).
     public var isDryRun = false
     /// Top-level elements read.
@@ -63,6 +68,9 @@ public struct ImportDiagnostic: Sendable, Hashable, CustomStringConvertible {
         public static let duplicateIdentity = Code(rawValue: "duplicateIdentity")
         /// An identifier named an object that does not exist: a placeholder was created.
         public static let placeholderCreated = Code(rawValue: "placeholderCreated")
+        /// A `null` element of the top-level collection or of a relationship array was skipped
+        /// (``ImportReport/nullElementsSkipped`` counts them all).
+        public static let nullElementSkipped = Code(rawValue: "nullElementSkipped")
         /// More diagnostics were left out.
         public static let truncated = Code(rawValue: "truncated")
 

@@ -1,6 +1,6 @@
 /// Phase 3 of a batch, *apply*: the elements are walked again, in the order of phase 1
 /// (``Importer/walkRelationships(of:_:_:)`` serves both), and each prepared element, taken in
-/// turn, resolves to its object (``resolve(_:_:)``) and merges its values and links into it.
+/// turn, resolves to its object (``resolve(_:_:at:)``) and merges its values and links into it.
 extension Importer {
     /// Applies a top-level element; a new object is kept to read its permanent ID after the flush.
     func applyTopLevel() throws -> TopLevelObject {
@@ -20,7 +20,7 @@ extension Importer {
             // The same nested object, without relationships, was applied earlier in this batch.
             return earlier
         }
-        let resolution = try resolve(p, requested)
+        let resolution = try resolve(p, requested, at: position)
         guard let json = p.object else {
             switch resolution {
             case .registered(let object), .new(let object): return object.objectID
@@ -64,7 +64,8 @@ extension Importer {
 
         let walkPlan = p.walk === object.info ? plan : try self.plan(p.walk)
         try walkRelationships(of: json, walkPlan) { r, value in
-            guard let links = try destinations(r, value) else { return }
+            let current = r.findsOwnedObjects ? context.links(of: object, r.slot) : nil
+            guard let links = try destinations(r, value, of: object.info, current: current) else { return }
             try setLinks(object, r, links)
         }
         if isNew || completes { try checkRequiredAttributes(object, plan) }
@@ -73,13 +74,18 @@ extension Importer {
 
     /// The relationship's new links from its JSON value, applying the nested objects (phase 3
     /// order); nil when it leaves them as they are (null under ``NullPolicy/ignore``).
-    func destinations(_ r: RelationshipPlan, _ value: JSONLookup) throws -> NewLinks? {
+    /// `current`, when ``RelationshipPlan/findsOwnedObjects``, holds the links of the object
+    /// being applied (of entity `source`), among which nested objects without identity
+    /// attributes are found (``matchOwnedDestinations(_:_:of:current:)``).
+    func destinations(_ r: RelationshipPlan, _ value: JSONLookup, of source: EntityInfo, current: [ObjectID]?) throws -> NewLinks? {
         guard case .present(let v) = value else { return linksForNull }
+        if let current, !current.isEmpty { try matchOwnedDestinations(r, v, of: source, current: current) }
         if !r.isToMany { return NewLinks(ids: [try apply(r.destination)], appends: false) }
         guard case .array(let items) = v else { return nil }  // phase 1 has thrown `.notAnArray`
         var ids: [ObjectID] = []
         ids.reserveCapacity(items.count)
         for i in items.indices {
+            if case .null = items[i] { continue }  // skipped, and counted in phase 1 (``walkElements(of:_:)``)
             ids.append(try withStep(.index(i)) { try apply(r.destination) })
         }
         return toManyLinks(ids, r)

@@ -83,15 +83,13 @@ extension Importer {
                     throw fail(.notAnArray, nil, walk.name, r.name, v,
                                "\(walk.name).\(r.name) is a to-many relationship; expected an array or null, found \(jsonSnippet(v))")
                 }
-                for (i, item) in items.enumerated() {
-                    try withStep(.index(i)) {
-                        switch item {
-                        case .object: try prepare(item, r.destination, key: nil)
-                        case .string, .number: try prepareBare(item, r.destination)
-                        default:
-                            throw fail(.notAnObject, nil, walk.name, r.name, item,
-                                       "\(walk.name).\(r.name) takes objects or identifiers; found \(jsonSnippet(item))")
-                        }
+                try walkElements(of: items) { item in
+                    switch item {
+                    case .object: try prepare(item, r.destination, key: nil)
+                    case .string, .number: try prepareBare(item, r.destination)
+                    default:
+                        throw fail(.notAnObject, nil, walk.name, r.name, item,
+                                   "\(walk.name).\(r.name) takes objects or identifiers; found \(jsonSnippet(item))")
                     }
                 }
             }

@@ -6,7 +6,16 @@
 ///   ``NullPolicy/ignore``), even an appending to-many's; a value replaces them, or, for a
 ///   to-many with the `append` merge policy, is added after them without repeats.
 /// - A to-many's destinations keep their first occurrence.
+/// - A `null` element of a relationship's array or of the top-level collection is skipped,
+///   as Groot skips it, and counted (``ImportReport/nullElementsSkipped``, a
+///   `.nullElementSkipped` diagnostic with its path): `"powers": [4, null]` links power 4.
 extension Importer {
+    /// Records a skipped `null` element at the current path.
+    func skipNullElement() {
+        report.nullElementsSkipped += 1
+        diagnose(.nullElementSkipped, "null element skipped")
+    }
+
     /// What the JSON sets attribute `a` of an object of `info` to: nil leaves it as it is (a
     /// missing key, or null under `nullPolicy == .ignore`); `.some(nil)` clears it (null);
     /// otherwise the identity value prepared in phase 1 (an attribute of the identity looked

@@ -57,7 +57,9 @@ extension Importer {
         // Where the object is (touched below, inside the walk), kept only for relationship rules.
         let path: [PathStep]? = relationshipRules[stored[s].info.number] != nil ? steps : nil
         try walkRelationships(of: json, walkPlan) { r, value in
-            guard let links = try destinations(r, value) else { return }
+            let current = !r.findsOwnedObjects ? nil
+                : registered(id).map { context.links(of: $0, r.slot) } ?? stored[s].snapshot.relationships[r.slot]
+            guard let links = try destinations(r, value, of: stored[s].info, current: current) else { return }
             if object == nil {
                 // Registered meanwhile by a nested occurrence, or with inverse changes waiting
                 // (a member moving to another team): its links are set as for any object.

@@ -11,7 +11,8 @@
 /// (else `.identityConflict`); a JSON object's entity mapper must have chosen an entity that
 /// includes it (else `.invalidEntity`). Nothing found: a JSON object becomes a new object of
 /// the entity its mapper chose (``createObject(_:_:)``), a bare identifier a placeholder
-/// (``createPlaceholder(_:_:)``).
+/// (``createPlaceholder(_:_:)``). A nested object of an entity without identity attributes
+/// is first looked for among its relationship's current destinations (Importer+OwnedObjects).
 extension Importer {
     /// What one prepared element resolves to.
     enum Resolution {
@@ -26,7 +27,7 @@ extension Importer {
     /// Finds the object of `p` by its identity, or creates it.
     /// - Throws: `.identityConflict`, `.invalidEntity` (an entity mapper's choice that excludes
     ///   the object found), `.abstractEntity` (nothing to create), `.noSingleIdentity`.
-    func resolve(_ p: Prepared, _ requested: EntityInfo) throws -> Resolution {
+    func resolve(_ p: Prepared, _ requested: EntityInfo, at position: Int) throws -> Resolution {
         if let identity = p.identity {
             var registered = context.registeredObject(inNamespaceOf: p.walk, identity)
             var storedPosition: Int?
@@ -68,6 +69,8 @@ extension Importer {
         guard let json = p.object else {
             throw fail(.noSingleIdentity, nil, requested.name, nil, nil, "an identifier without a value")
         }
+        // Without identity attributes: one of the relationship's current destinations, if any.
+        if let owned = ownedDestination(at: position) { return .registered(owned) }
         return .new(try createObject(p, json))
     }
 

@@ -18,6 +18,20 @@ extension Importer {
         return try body()
     }
 
+    /// Phase 1's visit of each element of a to-many's array, with its index on the path,
+    /// except `null` elements, which are skipped and counted (``skipNullElement()``); phase 3
+    /// skips the same elements (``destinations(_:_:of:current:)``).
+    @inline(__always)
+    func walkElements(of items: [JSONValue], _ visit: (JSONValue) throws -> Void) rethrows {
+        for (i, item) in items.enumerated() {
+            if case .null = item {
+                withStep(.index(i)) { skipNullElement() }
+                continue
+            }
+            try withStep(.index(i)) { try visit(item) }
+        }
+    }
+
     /// Visits each mapped relationship of `plan` whose key `json` has (null included), with
     /// its key path on the path.
     @inline(__always)

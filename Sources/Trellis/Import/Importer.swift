@@ -65,6 +65,9 @@ final class Importer {
     @exclusivity(unchecked) var leaves = LeafObjects()
     /// By position in `prepared`: the object a leaf's first occurrence resolved to (phase 3).
     @exclusivity(unchecked) var resolvedLeaves: [ObjectID?] = []
+    /// By position in `prepared`: the current destination a nested object without identity
+    /// attributes resolves to (``matchOwnedDestinations(_:_:of:current:)``), until it is applied.
+    @exclusivity(unchecked) var ownedDestinations: [Int: ManagedObject] = [:]
 
     // Whole-import state.
     @exclusivity(unchecked) var report = ImportReport()
@@ -136,6 +139,10 @@ final class Importer {
         // 1. Prepare.
         for (i, element) in elements.enumerated() {
             elementIndex = i
+            if case .null = element.value {
+                skipNullElement()
+                continue
+            }
             try prepare(element.value, root, key: element.key)
         }
         // 2. Look up, once per identity namespace.
@@ -146,8 +153,10 @@ final class Importer {
         defer { context.unreadInverses = nil }
         cursor = 0
         resolvedLeaves = Array(repeating: nil, count: prepared.count)
+        ownedDestinations.removeAll()
         for i in elements.indices {
             elementIndex = i
+            if case .null = elements[i].value { continue }  // skipped in phase 1
             topLevel.append(try applyTopLevel())
         }
         // 4. Flush.

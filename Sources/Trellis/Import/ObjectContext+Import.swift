@@ -9,6 +9,12 @@ extension ObjectContext {
     /// and empties a to-many (see ``ImportOptions/nullPolicy``). Relationship values may be
     /// nested objects, bare identifiers (strings or numbers; booleans never are), or arrays
     /// mixing both; unknown identifiers become placeholders that a later import completes.
+    /// `null` elements of such an array, and of the top-level array, are skipped and counted
+    /// (``ImportReport/nullElementsSkipped``), as Groot skips them. A nested object of an
+    /// entity without identity attributes is looked for among the relationship's current
+    /// destinations (unchanged ones first), so a re-import updates it instead of inserting
+    /// another (docs/ModelFormat.md, "Objects without identity attributes"). What
+    /// ``ObjectExporter`` writes, this reads back unchanged.
     ///
     ///     let json: JSONValue = [["id": "1699", "name": "Batman", "publisher": ["id": "10", "name": "DC Comics"]]]
     ///     let report = try context.importObjects(from: json, entity: "Character")

@@ -11,7 +11,7 @@
 /// | `double`    | `.double(Double)`                | number, shortest round-trip text       |
 /// | `float`     | `.double(Double)` rounded to Float | number, shortest text of the Float   |
 /// | `boolean`   | `.bool(Bool)`                    | true / false                           |
-/// | `date`      | `.date(Date)`                    | RFC 3339 string, UTC, milliseconds     |
+/// | `date`      | `.date(Date)`                    | RFC 3339 string, UTC, milliseconds (6 or 9 digits when the date has them) |
 /// | `binary`    | `.binary(Data)`                  | base64 string (RFC 4648 §4)            |
 /// | `uuid`      | `.uuid(UUID)`                    | string, lowercase 8-4-4-4-12           |
 /// | `uri`       | `.uri(URL)`                      | string                                 |

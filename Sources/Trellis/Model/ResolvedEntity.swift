@@ -36,6 +36,9 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
     /// `true` when two mapped key paths are equal or one runs through the other (`owner`
     /// and `owner.id`): the exporter then checks each JSON location is written once.
     let mappedKeyPathsOverlap: Bool
+    /// Where the mapped key paths address arrays (`weather.0.description`), for the
+    /// exporter; nil when none does.
+    let exportArrayShape: ExportArrayShape?
 
     /// Whether a key path of `paths` is a prefix of (or equal to) another, keys compared by
     /// UTF-8 code units as JSON objects compare them.
@@ -67,7 +70,9 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
         self.relationshipMappings = relationshipMappings
         self.entityMapperName = entityMapperName
         self.dictionaryTransformerName = dictionaryTransformerName
-        self.mappedKeyPathsOverlap = ResolvedEntity.overlap(attributeMappings.map(\.keyPath) + relationshipMappings.map(\.keyPath))
+        let keyPaths = attributeMappings.map(\.keyPath) + relationshipMappings.map(\.keyPath)
+        self.mappedKeyPathsOverlap = ResolvedEntity.overlap(keyPaths)
+        self.exportArrayShape = ExportArrayShape(keyPaths: keyPaths)
         var ap: [String: Int] = [:]
         for (i, a) in attributes.enumerated() { ap[a.name] = i }
         var rp: [String: Int] = [:]

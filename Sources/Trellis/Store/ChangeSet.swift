@@ -9,7 +9,10 @@
 /// stored by that foreign key only (stores ignore its slot and rely on the inverse being
 /// in the change set, which ``ObjectContext`` guarantees); every other to-many (no inverse,
 /// many-to-many, ordered) is a join table, whose rows for an object are replaced by the
-/// relationship's new content.
+/// relationship's new content. A link between two inserted objects may be in one side's
+/// snapshot only: an import leaves a to-many slot that no mapping of its entity reads empty
+/// (`InverseBookkeeping`), so a store writes a many-to-many link from whichever side holds it
+/// (`RoundTripRuleTests.manyToManyLinksBetweenNewObjectsAreKept`).
 public struct ChangeSet: Sendable {
     /// New objects (complete snapshots, temporary or permanent IDs).
     public var inserted: [ObjectSnapshot]

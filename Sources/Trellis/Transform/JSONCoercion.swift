@@ -26,7 +26,7 @@ import Foundation
 ///
 /// The reverse, ``json(from:as:)``, writes the export form of ``AttributeType``'s table
 /// and reads back to the same value: `value(from: json(from: v, as: t), as: t) == v` for
-/// every value of type `t` (dates at the precision written: milliseconds).
+/// every value of type `t` (dates with as many fraction digits as they need: ``RFC3339/exactString(from:)``).
 public enum JSONCoercion {
     /// The attribute value of `type` for `json`, following the table above.
     ///
@@ -61,7 +61,8 @@ public enum JSONCoercion {
     /// numbers, decimals as numbers with the decimal's digits, doubles as the shortest
     /// text that reads back as the same `Double` (for `float`, the shortest text of the
     /// `Float`: `0.1`, not `0.10000000149011612`), dates as RFC 3339 UTC with
-    /// milliseconds, binary as padded base64, UUIDs in lowercase, URIs as their absolute
+    /// milliseconds, or microseconds or nanoseconds when the date has them
+    /// (``RFC3339/exactString(from:)``), binary as padded base64, UUIDs in lowercase, URIs as their absolute
     /// string, JSON as itself.
     ///
     /// `type` only chooses between `double` and `float` text; a value is always written
@@ -85,7 +86,7 @@ public enum JSONCoercion {
             }
             return .number(JSONNumber(d))
         case .bool(let b): return .bool(b)
-        case .date(let date): return .string(RFC3339.string(from: date))
+        case .date(let date): return .string(RFC3339.exactString(from: date))
         case .binary(let data): return .string(data.base64EncodedString())
         case .uuid(let uuid): return .string(uuid.uuidString.lowercased())
         case .uri(let url): return .string(url.absoluteString)

@@ -12,7 +12,8 @@ extension JSONValueTransformer {
 
     /// `iso8601`: an RFC 3339 date-time (0–9 fraction digits; `Z`, `±hh:mm`, `±hhmm`, or
     /// no offset meaning UTC) or full-date `yyyy-MM-dd` (midnight UTC) ↔ `.date`; writes
-    /// RFC 3339 UTC with milliseconds (`2015-02-16T19:30:00.000Z`). See ``RFC3339``.
+    /// RFC 3339 UTC with milliseconds (`2015-02-16T19:30:00.000Z`), or microseconds or
+    /// nanoseconds when the date has them (``RFC3339/exactString(from:)``). See ``RFC3339``.
     public static let iso8601 = JSONValueTransformer(
         name: "iso8601",
         forward: { json in
@@ -24,7 +25,7 @@ extension JSONValueTransformer {
                 return .date(date)
             }
         },
-        reverse: { value in .string(RFC3339.string(from: try BuiltIn.date(value, "iso8601"))) }
+        reverse: { value in .string(RFC3339.exactString(from: try BuiltIn.date(value, "iso8601"))) }
     )
 
     /// `iso8601-date`: an RFC 3339 full-date `yyyy-MM-dd` ↔ `.date` at midnight UTC;

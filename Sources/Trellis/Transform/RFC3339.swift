@@ -33,6 +33,7 @@ import Foundation
 ///     RFC3339.date(from: "2011-08-23T20:24:12.249Z")?.timeIntervalSince1970   // 1314131052.249
 ///     RFC3339.date(from: "2011-08-23T22:24:12.249+02:00")                    // the same instant
 ///     RFC3339.string(from: date)                                              // "2011-08-23T20:24:12.249Z"
+///     RFC3339.exactString(from: date)                   // as many fraction digits as `date` needs: 3, 6 or 9
 ///
 /// - Complexity: O(n) in the length of the text, no allocation when the string is
 ///   contiguous UTF-8.
@@ -110,6 +111,37 @@ public enum RFC3339 {
             buffer[i] = UInt8(ascii: "Z")
             return i + 1
         }
+    }
+
+    /// The RFC 3339 text of `date` in UTC with as many fraction digits as it takes to read
+    /// back as this very `Date`: the fewest of 3 (milliseconds), 6 (microseconds) and 9
+    /// (nanoseconds) for which ``date(from:)`` gives `date` again.
+    ///
+    ///     RFC3339.exactString(from: RFC3339.date(from: "2011-08-23T20:24:12.249Z")!)         // "2011-08-23T20:24:12.249Z"
+    ///     RFC3339.exactString(from: RFC3339.date(from: "2015-11-13T09:36:13.184968Z")!)      // "2015-11-13T09:36:13.184968Z"
+    ///     RFC3339.exactString(from: Date(timeIntervalSince1970: 1_447_407_373))              // "2015-11-13T09:36:13.000Z"
+    ///
+    /// This is how the exporter writes dates (``JSONCoercion/json(from:as:)``), so an export
+    /// keeps whatever precision the store holds: a `Date` (a `Double` of seconds since 2001)
+    /// resolves about 0.1 µs today, and every RFC 3339 text with up to 6 fraction digits
+    /// from 1985 to 2106 (where the spacing of `timeIntervalSince1970` passes 0.5 µs) is
+    /// read as a `Date` this writes back as the same text (trailing zeros aside: `.5Z` is
+    /// written `.500Z`); milliseconds are kept from 1985 to 9999.
+    ///
+    /// A `Date` that no text reads back as exactly (one made from seconds since 2001 that the
+    /// reader, which rounds seconds since 1970, cannot give: `Date()`) is written with 9
+    /// digits, the nearest nanosecond; one beyond years 0000–9999 (or NaN) with 3.
+    ///
+    /// - Returns: as ``string(from:fractionDigits:)``.
+    /// - Complexity: at most three writes and reads of about 30 bytes.
+    public static func exactString(from date: Date) -> String {
+        var text = ""
+        for digits in [3, 6, 9] {
+            text = string(from: date, fractionDigits: digits)
+            if RFC3339.date(from: text) == date { return text }
+        }
+        let readable = date.timeIntervalSince1970.isFinite && RFC3339.date(from: text) != nil
+        return readable ? text : string(from: date, fractionDigits: 3)
     }
 
     /// The RFC 3339 `full-date` (`yyyy-MM-dd`) of the UTC day containing `date`

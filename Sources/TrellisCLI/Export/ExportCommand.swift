@@ -7,8 +7,9 @@ import TrellisModelFile
 enum ExportCommand: LeafCommand {
     static let pretty = OptionKey<Bool>(flag: "--pretty", help: "Indent the JSON (two spaces, one member per line).")
     static let relationships = OptionKey<RelationshipMode>(
-        "--relationships", valueName: "mode", help: "Related objects as nested objects or as their identifiers.",
-        default: "ids")
+        "--relationships", valueName: "mode",
+        help: "Related objects as nested objects (each written in full once per exported object) or as their identifiers.",
+        default: "nested")
 
     static let spec = CommandSpec(
         name: "export",
@@ -17,7 +18,8 @@ enum ExportCommand: LeafCommand {
             Each object is written with its mapped properties at their JSON key paths \
             (nested key paths rebuild nested objects), with the reverse value transformers \
             applied. Objects are in store order (object ID) unless --sort says otherwise; \
-            --where takes NSPredicate format or ATTRIBUTE=VALUE (see docs/Queries.md).
+            --where takes NSPredicate format or ATTRIBUTE=VALUE (see docs/Queries.md). What \
+            export writes, import reads back: into the same store every object is unchanged.
             """,
         options: [
             CommonOptions.model,
@@ -32,7 +34,8 @@ enum ExportCommand: LeafCommand {
     enum RelationshipMode: String, CaseIterable, OptionValue {
         /// Related objects as their identity values.
         case ids
-        /// Related objects written in full, once per exported object.
+        /// Related objects written in full, once per exported object (the default, as
+        /// ``ExportOptions/RelationshipStyle/nested``).
         case nested
     }
 

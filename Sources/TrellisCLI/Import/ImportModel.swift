@@ -2,6 +2,12 @@ import Foundation
 import Trellis
 import TrellisModelFile
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The model a `trellis import` uses, and the text the store records of it:
 ///
 /// - `--model` when given (it always wins over a recorded model);
@@ -37,6 +43,8 @@ struct ImportModel {
             return ImportModel(loaded: loaded, record: text(of: loaded.modelFile), origin: .file)
         }
         var reading = InferenceReading(inputs: inputs, at: options.at, format: options.format, entity: options.entity, sample: nil)
+        reading.keyAttribute = options.keyAttribute
+        reading.valueKey = options.valueKey
         guard FileManager.default.fileExists(atPath: storeURL.path) else {
             let inferred = try reading.infer()
             return ImportModel(loaded: LoadedModel(file: inferred.file, store: options.storePath), record: text(of: inferred.file),
@@ -49,7 +57,7 @@ struct ImportModel {
         do {
             extended = try ModelExtension.extend(recorded.modelFile, with: inferred)
         } catch {
-            throw CommandError(.importFailed, error.description)
+            throw CommandError(.importFailed, reading.describe(error))
         }
         if extended.changes.isEmpty {
             return ImportModel(loaded: recorded, record: text(of: recorded.modelFile), origin: .recorded,
@@ -92,12 +100,23 @@ struct ImportModel {
 }
 
 extension InputFile {
+    /// The name prefix of the copies of standard input (`trellis-stdin-PID-UUID.json`).
+    static let spoolPrefix = "trellis-stdin-"
+
     /// Standard input copied to a temporary file, for an import that reads its input twice
     /// (to infer the model, then to import): named `<stdin>` in messages.
+    ///
+    /// The copy is readable by the user only (mode 0600: it holds whatever was piped in) and
+    /// removed by `cleanup`. A process killed meanwhile (`kill -9`, Ctrl-C) cannot remove
+    /// it: the copies of processes that no longer run are removed here, by the next import
+    /// from standard input (``removeAbandonedSpools(in:)``).
     /// - Throws: ``CommandError`` `.invalidInput` when standard input cannot be read or copied.
     func spooled() throws -> (input: InputFile, cleanup: () -> Void) {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-stdin-\(getpid())-\(UUID().uuidString).json")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil), let out = try? FileHandle(forWritingTo: url) else {
+        let directory = FileManager.default.temporaryDirectory
+        InputFile.removeAbandonedSpools(in: directory)
+        let url = directory.appendingPathComponent("\(InputFile.spoolPrefix)\(getpid())-\(UUID().uuidString).json")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let out = try? FileHandle(forWritingTo: url) else {
             throw CommandError(.invalidInput, "<stdin>: cannot copy standard input to a temporary file")
         }
         defer { try? out.close() }
@@ -110,6 +129,19 @@ extension InputFile {
             throw CommandError(.invalidInput, "<stdin>: cannot copy standard input to a temporary file: \(error.localizedDescription)")
         }
         return (InputFile(name: name, url: url, standardInput: standardInput), { try? FileManager.default.removeItem(at: url) })
+    }
+
+    /// Removes the copies of standard input that processes which no longer run left in
+    /// `directory`: named with the ID of a process for which `kill(pid, 0)` fails with
+    /// `ESRCH` (as ``StagedStore/removeAbandoned(for:)`` does for stores).
+    static func removeAbandonedSpools(in directory: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(spoolPrefix) && name.hasSuffix(".json") {
+            guard let pid = Int32(name.dropFirst(spoolPrefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) == -1 && errno == ESRCH {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            }
+        }
     }
 
     init(name: String, url: URL?, standardInput: FileHandle) {

@@ -32,6 +32,7 @@ enum ImportSummary {
             text += pad(name, width, left: true) + pad(String(c.inserted), 10, left: false) + pad(String(c.updated), 10, left: false)
                 + pad(String(c.unchanged), 11, left: false) + pad(String(c.deleted), 10, left: false) + "\n"
         }
+        if let skipped = skippedNulls(report) { text += skipped + "\n" }
         let elements = report.elementCount == 1 ? "1 element" : "\(report.elementCount) elements"
         let fileText = files == 1 ? "1 file" : "\(files) files"
         let time = String(format: "%.2f s", seconds)
@@ -43,8 +44,20 @@ enum ImportSummary {
         return text
     }
 
+    /// `skipped 2 null elements: $[3], $[7].powers[0]` (the first 3 paths, then `…`), or nil
+    /// when the import skipped none.
+    static func skippedNulls(_ report: ImportReport) -> String? {
+        let count = report.nullElementsSkipped
+        guard count > 0 else { return nil }
+        let paths = report.diagnostics.filter { $0.code == .nullElementSkipped }.compactMap(\.path).map(\.description)
+        var text = "skipped \(count) null element\(count == 1 ? "" : "s")"
+        if !paths.isEmpty { text += ": " + paths.prefix(3).joined(separator: ", ") + (count > 3 ? ", …" : "") }
+        return text
+    }
+
     /// `{"entities":{"Status":{"inserted":115,"updated":0,"unchanged":0,"deleted":0}},"seconds":0.081}` and a newline;
-    /// with `"model":"inferred"` (or `"recorded"`, `"extended"`) when the import had no `--model`.
+    /// with `"nullElementsSkipped":N` after the entities when the import skipped `null` elements, and
+    /// `"model":"inferred"` (or `"recorded"`, `"extended"`) when the import had no `--model`.
     static func json(_ report: ImportReport, model: ObjectModel, imported: String, seconds: Double, origin: String? = nil) -> String {
         var entities = JSONObject()
         for name in self.entities(report, model: model, imported: imported) {
@@ -53,11 +66,11 @@ enum ImportSummary {
                                                "unchanged": JSONValue(c.unchanged), "deleted": JSONValue(c.deleted)])
         }
         let rounded = (seconds * 1000).rounded() / 1000
-        var object: JSONValue = ["entities": .object(entities), "seconds": .number(JSONNumber(rounded))]
-        if let origin, case .object(var members) = object {
-            members.append(key: "model", value: .string(origin))
-            object = .object(members)
-        }
-        return ((try? JSONWriter.string(for: object)) ?? "{}") + "\n"
+        var object = JSONObject()
+        object.append(key: "entities", value: .object(entities))
+        if report.nullElementsSkipped > 0 { object.append(key: "nullElementsSkipped", value: JSONValue(report.nullElementsSkipped)) }
+        object.append(key: "seconds", value: .number(JSONNumber(rounded)))
+        if let origin { object.append(key: "model", value: .string(origin)) }
+        return ((try? JSONWriter.string(for: .object(object))) ?? "{}") + "\n"
     }
 }

@@ -88,6 +88,8 @@ public struct CoreDataModelWriter: Sendable {
     ///   ``contents(for:versionName:)``.
     @discardableResult
     public func write(_ model: ObjectModel, to url: URL, versionName: String? = nil) throws -> Written {
+        // A model the format cannot hold fails before anything is created (no empty bundle left).
+        _ = try contents(for: model, versionName: versionName)
         switch url.pathExtension {
         case "xcdatamodeld":
             let bundleName = url.deletingPathExtension().lastPathComponent
@@ -174,7 +176,34 @@ public struct CoreDataModelWriter: Sendable {
             element.children.append(child)
         }
         element.children += try children(userInfo: entity.userInfo, entity: entity.name, property: nil)
+        try CoreDataModelWriter.checkCharacters(of: element, entity: entity.name, property: nil)
         return element
+    }
+
+    /// Throws unless every name and value in `element` (and its children) is made of
+    /// characters XML 1.0 allows (https://www.w3.org/TR/xml/#charsets: not U+0000–U+001F
+    /// other than tab, line feed and carriage return, not U+FFFE or U+FFFF), which no escape
+    /// can stand for: written, they make a `contents` file no XML parser reads, Xcode's and
+    /// Trellis's included. Property elements are checked as they are made (`property` names
+    /// them); the entity's own element and user info last.
+    static func checkCharacters(of element: XMLTreeElement, entity: String, property: String?) throws {
+        func check(_ text: String, what: String, property: String?) throws {
+            guard let bad = text.unicodeScalars.first(where: { scalar in
+                (scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || scalar.value == 0xFFFE || scalar.value == 0xFFFF
+            }) else { return }
+            let code = "U+" + String(repeating: "0", count: max(0, 4 - String(bad.value, radix: 16).count)) + String(bad.value, radix: 16, uppercase: true)
+            throw CoreDataModelError(.unrepresentable, entity: entity, property: property,
+                                     message: "\(what) holds \(code), a character a Core Data model (XML 1.0) cannot hold")
+        }
+        for attribute in element.attributes {
+            let what = element.name != "entry" ? "its \(attribute.name)"
+                : attribute.name == "key" ? "a user-info key" : "its user-info entry \(element[attribute: "key"] ?? "")"
+            try check(attribute.value, what: what, property: property)
+        }
+        for child in element.children {
+            let childProperty = child.name == "attribute" || child.name == "relationship" ? child[attribute: "name"] : property
+            try checkCharacters(of: child, entity: entity, property: childProperty)
+        }
     }
 
     private func element(for attribute: AttributeDescription, entity: String) throws -> XMLTreeElement {

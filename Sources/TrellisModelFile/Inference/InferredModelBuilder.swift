@@ -199,23 +199,25 @@ struct InferredModelBuilder {
         guard words.count >= 2, let last = words.popLast(), last == "id" || last == "ids" else { return nil }
         let toMany = last == "ids"
         let classes = Set(evidence.classes)
-        let integer: Bool
+        // The identifiers: the values themselves, or the elements of the arrays; integers
+        // and strings only (no null, no nested array), all of one kind.
+        let identifiers: Set<ValueClass>
         if toMany {
             guard classes == [.scalarArray] || classes == [.scalarArray, .emptyArray] else { return nil }
-            integer = true
+            identifiers = evidence.elementClasses
         } else {
-            guard classes.isSubset(of: ValueClass.strings.union([.integer])) else { return nil }
-            integer = classes.isSubset(of: [.integer, .integerString])
+            identifiers = classes
         }
+        guard !identifiers.isEmpty, identifiers.isSubset(of: ValueClass.strings.union([.integer])) else { return nil }
+        let integer = identifiers.isSubset(of: [.integer, .integerString])
         let entityName = InferenceNaming.upperCamel(words)
         let name = InferenceNaming.lowerCamel(toMany ? words.dropLast() + [InferenceNaming.plural(words.last ?? "")] : words)
         if let draft = drafts.first(where: { $0.name == entityName }), draft.identityKeys.count == 1,
            let identity = draft.attributes.first(where: { $0.jsonKeyPathText == JSONKeyPath(key: draft.identityKeys[0]).description }) {
-            guard toMany || (identity.type == .integer64) == integer else { return nil }
+            guard (identity.type == .integer64) == integer else { return nil }
             return (name, entityName, toMany)
         }
-        if let known = knownEntities.first(where: { $0.name == entityName }),
-           toMany || known.identityAttribute.type.isInteger == integer {
+        if let known = knownEntities.first(where: { $0.name == entityName }), known.identityAttribute.type.isInteger == integer {
             return (name, entityName, toMany)
         }
         return nil

@@ -165,6 +165,7 @@ struct ModelMerger {
         for attribute in source.declaration.attributes {
             guard let keyPath = attribute.jsonKeyPathText.flatMap({ try? JSONKeyPath(parsing: $0) }) else { continue }
             let facts = evidence[attribute.name]
+            if try !fitsAroundRecordedObjects(facts, at: keyPath, in: target) { continue }
             if let i = target.attributeMappings.first(where: { $0.keyPath == keyPath })?.index {
                 let existing = target.attributes[i]
                 try check(facts, fit: existing, in: target.name, keyPath: keyPath)
@@ -176,8 +177,12 @@ struct ModelMerger {
             }
         }
         // A required attribute whose key no sampled object had (or only with null) becomes optional.
-        let sampled = Set((source.declaration.attributes.map(\.jsonKeyPathText) + source.declaration.relationships.map(\.jsonKeyPathText))
-            .compactMap { $0.flatMap { try? JSONKeyPath(parsing: $0) } })
+        // A key the payload has an object at counts as sampled (`n` for a payload's `n.a`).
+        var sampled: Set<JSONKeyPath> = []
+        for keyPath in (source.declaration.attributes.map(\.jsonKeyPathText) + source.declaration.relationships.map(\.jsonKeyPathText))
+            .compactMap({ $0.flatMap { try? JSONKeyPath(parsing: $0) } }) {
+            for count in 1...max(1, keyPath.components.count) { sampled.insert(JSONKeyPath(components: Array(keyPath.components.prefix(count)))) }
+        }
         let identity = Set(target.identityAttributeIndexes)
         for (i, keyPath) in target.attributeMappings where observed && !identity.contains(i) && !sampled.contains(keyPath) {
             if !target.attributes[i].isOptional { makeOptional(target.attributes[i].name, of: target) }
@@ -185,6 +190,7 @@ struct ModelMerger {
         for relationship in source.declaration.relationships {
             guard let keyPath = relationship.jsonKeyPathText.flatMap({ try? JSONKeyPath(parsing: $0) }) else { continue }
             let facts = evidence[relationship.name]
+            if try !fitsAroundRecordedObjects(facts, at: keyPath, in: target) { continue }
             let isReference = facts.map { !Set($0.classes).isDisjoint(with: ValueClass.strings.union(ValueClass.numbers).union([.scalarArray])) } ?? false
             if let i = target.relationshipMappings.first(where: { $0.keyPath == keyPath })?.index {
                 let existing = target.relationships[i]
@@ -217,10 +223,47 @@ struct ModelMerger {
 
     // MARK: - Checks
 
+    /// Checks a payload property at `keyPath` against the recorded properties around it:
+    /// one recorded at a key path inside it (`n.a.b`, flattened from an object at `n.a`)
+    /// means the recorded model reads an object there, so anything else is a conflict (else
+    /// the extended model would no longer import the payloads it was made for); one recorded
+    /// at a key path above it (`n`, for the payload's `n.a`) means the payload has an
+    /// object where the recorded model has that property: a `json` attribute holds it (the
+    /// payload property is not added), anything else is a conflict. A recorded relationship
+    /// above it reads the object as its destination: the payload property is not added to
+    /// this entity, and the import checks the object.
+    /// - Returns: false when the payload property is covered by a recorded one (not added).
+    private func fitsAroundRecordedObjects(_ facts: KeyEvidence?, at keyPath: JSONKeyPath,
+                                           in target: ResolvedEntity) throws(ModelInferenceError) -> Bool {
+        func isStrictPrefix(_ a: JSONKeyPath, of b: JSONKeyPath) -> Bool {
+            a.components.count < b.components.count && Array(b.components.prefix(a.components.count)) == a.components
+        }
+        let mappings = target.attributeMappings.map { (keyPath: $0.keyPath, name: target.attributes[$0.index].name) }
+            + target.relationshipMappings.map { (keyPath: $0.keyPath, name: target.relationships[$0.index].name) }
+        if let inside = mappings.first(where: { isStrictPrefix(keyPath, of: $0.keyPath) }), let facts {
+            // Objects at this key are flattened like the recorded ones; other values conflict.
+            let others = facts.classes.filter { $0 != .object }
+            if !others.isEmpty {
+                throw conflict(facts, entity: target.name, property: inside.name, keyPath: inside.keyPath,
+                               recorded: "an object at \(keyPath)", classes: others)
+            }
+        }
+        for (index, recorded) in target.attributeMappings where isStrictPrefix(recorded, of: keyPath) {
+            let existing = target.attributes[index]
+            if existing.type == .json { return false }
+            throw conflict(facts, entity: target.name, property: existing.name, keyPath: recorded,
+                           recorded: "type \(existing.type)" + (existing.transformerName.map { " (transformer \($0))" } ?? ""),
+                           classes: [.object], found: "an object here",
+                           dropping: keyPath.components.count - recorded.components.count)
+        }
+        if target.relationshipMappings.contains(where: { isStrictPrefix($0.keyPath, of: keyPath) }) { return false }
+        return true
+    }
+
     /// Throws unless every class of value the payload has at `keyPath` imports into `attribute`.
     private func check(_ facts: KeyEvidence?, fit attribute: AttributeDescription, in entity: String,
                        keyPath: JSONKeyPath) throws(ModelInferenceError) {
-        guard let facts, let accepted = ValueFit.classes(accepting: attribute, bindings: bindings) else { return }
+        guard let facts, let accepted = ValueFit.classes(accepting: attribute, bindings: bindings, integers: facts.integerRange) else { return }
         let rejected = facts.classes.filter { !accepted.contains($0) }
         var outOfRange: [ValueClass] = []
         if let range = attribute.type.integerRange, let seen = facts.integerRange,
@@ -255,8 +298,10 @@ struct ModelMerger {
     /// `entity Status, attribute retweetCount (key retweet_count): the recorded model has type
     /// integer64, but the payload has a string here (their type would be string); …`, at the first such value.
     private func conflict(_ facts: KeyEvidence?, entity: String, property: String, keyPath: JSONKeyPath, recorded: String,
-                          classes: [ValueClass], found explicitFound: String? = nil) -> ModelInferenceError {
-        let place = facts?.firstPlace(among: classes)
+                          classes: [ValueClass], found explicitFound: String? = nil, dropping: Int = 0) -> ModelInferenceError {
+        var place = facts?.firstPlace(among: classes) ?? facts?.firstPlace(among: facts?.classes ?? [])
+        // The place of the enclosing object, for a value found inside it.
+        if dropping > 0, let p = place { place?.path = JSONPath(components: Array(p.path.components.dropLast(dropping))) }
         let found = explicitFound ?? ((classes.first.map(\.phrase) ?? "other values") + " here")
         let needed = AttributeTyping(classes: facts?.classes ?? classes)
         let structural = !Set(facts?.classes ?? classes).isDisjoint(with: [.object, .objectArray])

@@ -116,9 +116,22 @@ public final class ModelInference {
     /// The model the samples need, with the bindings it uses.
     ///
     /// - Throws: ``ModelInferenceError`` `.noObjects` when nothing was added,
-    ///   `.invalidEntityName` when ``rootEntity`` cannot name an entity.
+    ///   `.invalidEntityName` when ``rootEntity`` cannot name an entity, `.notRecords` when
+    ///   the collection's objects are tables keyed by data (more than 1,000 distinct keys, or
+    ///   keys that are all numbers: `{"205705993": "Arrière-scène central", …}`), naming where:
+    ///   nested, such an object is a `json` attribute, but the collection's entity has nowhere
+    ///   to keep its values (`trellis import --key-attribute` reads it member by member).
     public func inferredModel() throws(ModelInferenceError) -> InferredModel {
         guard objectCount > 0 else { throw noObjects(at: nil, source: nil, found: "nothing") }
+        if root.isTable, let place = root.dictionaryPlace ?? root.firstPlace {
+            let found = root.isDictionary ? "objects with more than 1,000 distinct keys"  // ShapeNode.maximumKeys
+                : "an object whose keys are all numbers"
+            throw ModelInferenceError(.notRecords, source: sources.indices.contains(place.source) ? sources[place.source] : nil,
+                                      path: place.path, entity: rootEntity,
+                                      message: "no \(rootEntity) records to infer from: found \(found), a table keyed by data; "
+                                          + "read its members as records with trellis import --key-attribute "
+                                          + "(and --value-key for values that are not objects)")
+        }
         guard !rootEntity.isEmpty, !rootEntity.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw ModelInferenceError(.invalidEntityName, entity: rootEntity, message: "'\(rootEntity)' cannot name an entity")
         }

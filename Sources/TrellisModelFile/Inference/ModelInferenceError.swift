@@ -15,6 +15,9 @@ public struct ModelInferenceError: Error, Sendable, Hashable, CustomStringConver
         public static let noObjects = Code(rawValue: "noObjects")
         /// A key's values do not fit the type the recorded model gives it.
         public static let typeConflict = Code(rawValue: "typeConflict")
+        /// The collection's objects are tables keyed by data (more than 1,000 distinct keys,
+        /// or keys that are all numbers), not records: no attribute could hold their values.
+        public static let notRecords = Code(rawValue: "notRecords")
         /// The root entity name cannot name an entity.
         public static let invalidEntityName = Code(rawValue: "invalidEntityName")
 

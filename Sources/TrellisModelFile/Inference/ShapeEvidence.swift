@@ -12,6 +12,8 @@ struct KeyEvidence: Sendable {
     /// Objects with a value other than `null`.
     var nonNull = 0
     var repeats = 0
+    /// The classes of the elements of arrays of scalars (keys that may list identifiers only).
+    var elementClasses: Set<ValueClass> = []
 
     init(_ stats: [KeyStats]) {
         for s in stats {
@@ -24,6 +26,7 @@ struct KeyEvidence: Sendable {
             }
             nonNull += s.nonNull
             repeats += s.repeats
+            for c in ValueClass.allCases where s.elementClasses & (1 << UInt32(c.rawValue)) != 0 { elementClasses.insert(c) }
         }
     }
 

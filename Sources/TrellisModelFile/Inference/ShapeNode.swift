@@ -27,6 +27,10 @@ final class ShapeNode {
     private(set) var isDictionary = false
     /// Whether this node's objects are elements of arrays (uniqueness is checked per array).
     let isArrayElement: Bool
+    /// Where the first object observed here was.
+    private(set) var firstPlace: SamplePlace?
+    /// Where the object that made this node a dictionary was (its key past ``maximumKeys``).
+    private(set) var dictionaryPlace: SamplePlace?
     /// Per identity candidate, each value's hash in the root collection and a signature of
     /// its object (root only; see ``checkRootUniqueness(of:)``).
     private var rootSignatures: [String: [Int: Signature]] = [:]
@@ -40,6 +44,7 @@ final class ShapeNode {
     /// Folds one object into the summary. `path` is the object's place (materialised only
     /// for the first value of each class of a key).
     func observe(_ object: JSONObject, path: @autoclosure () -> JSONPath, source: Int, depth: Int = 0) {
+        if objectCount == 0 { firstPlace = SamplePlace(source: source, path: path()) }
         objectCount += 1
         guard !isDictionary else { return }
         for (key, value) in object {
@@ -48,10 +53,12 @@ final class ShapeNode {
                 stats = known
             } else {
                 guard keys.count < ShapeNode.maximumKeys else {
+                    dictionaryPlace = SamplePlace(source: source, path: path())
                     becomeDictionary()
                     return
                 }
-                stats = KeyStats(isIdentityCandidate: ShapeNode.isIdentityCandidateName(key))
+                stats = KeyStats(isIdentityCandidate: ShapeNode.isIdentityCandidateName(key),
+                                 isIdentifierList: ShapeNode.isIdentifierListName(key))
                 keys[key] = stats
                 keyOrder.append(key)
             }
@@ -130,6 +137,9 @@ final class ShapeNode {
         }
     }
 
+    /// Whether the objects here are tables rather than records (see ``KeyKind/isDictionary(_:)``).
+    var isTable: Bool { KeyKind.isDictionary(self) }
+
     private func becomeDictionary() {
         isDictionary = true
         keys.removeAll()
@@ -143,6 +153,15 @@ final class ShapeNode {
     /// `<entity>Id` candidates, whose entity name is known only later).
     static func isIdentityCandidateName(_ key: String) -> Bool {
         key == "id" || key == "objectId" || key == "uuid" || key.hasSuffix("_id") || key.hasSuffix("Id")
+    }
+
+    /// Keys whose last word is `ids` (`topicIds`, `sub_topic_ids`): arrays of identifiers of
+    /// another entity (docs/ModelInference.md, "References by identifier"), whose elements'
+    /// classes are recorded.
+    static func isIdentifierListName(_ key: String) -> Bool {
+        guard key.utf8.count > 3, key.lowercased().hasSuffix("ids") else { return false }
+        let words = InferenceNaming.words(of: key)
+        return words.count >= 2 && words.last == "ids"
     }
 
     /// A hash of an integer or string value (nil for other kinds, which cannot be identities).
@@ -174,6 +193,12 @@ struct SamplePlace: Sendable, Hashable {
 final class KeyStats {
     /// Whether the key may be an identity (``ShapeNode/isIdentityCandidateName(_:)``).
     let isIdentityCandidate: Bool
+    /// Whether the key may hold a list of identifiers (``ShapeNode/isIdentifierListName(_:)``):
+    /// the classes of its arrays' elements are recorded in ``elementClasses``.
+    let isIdentifierList: Bool
+    /// The classes of the elements of the key's arrays of scalars, one bit per
+    /// ``ValueClass/rawValue`` (identifier lists only).
+    private(set) var elementClasses: UInt32 = 0
     /// Objects that had the key (null included).
     @exclusivity(unchecked) private(set) var present = 0
     @exclusivity(unchecked) private(set) var counts = [Int](repeating: 0, count: ValueClass.allCases.count)
@@ -187,8 +212,9 @@ final class KeyStats {
     private(set) var objectChild: ShapeNode?
     private(set) var elementChild: ShapeNode?
 
-    init(isIdentityCandidate: Bool) {
+    init(isIdentityCandidate: Bool, isIdentifierList: Bool = false) {
         self.isIdentityCandidate = isIdentityCandidate
+        self.isIdentifierList = isIdentifierList
     }
 
     /// Nesting deeper than this is summarised as JSON without looking inside (the reader's
@@ -230,6 +256,8 @@ final class KeyStats {
                 child.observe(object, path: path().appending(index: i), source: source, depth: depth + 1)
             }
             child.checkUniqueness(of: objects)
+        case .array(let elements) where valueClass == .scalarArray && isIdentifierList:
+            for element in elements { elementClasses |= 1 << UInt32(ValueClassifier.classify(element).rawValue) }
         default:
             break
         }

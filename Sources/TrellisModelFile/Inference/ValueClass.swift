@@ -26,10 +26,20 @@ enum ValueClass: Int, CaseIterable, Sendable, Comparable {
     /// Decimal digits that read back as the same text through `Int64` (`"1699"`, `"-5"`;
     /// not `"007"` or `"+5"`).
     case integerString
+    /// Any other numeric string, as numeric attributes read them: `[+-]? digits ("." digits)?
+    /// ([eE] [+-]? digits)?` (`"+5"`, `"007"`, `"2.5"`, `"1e3"`). A string attribute when
+    /// inferred; fits a recorded number attribute.
+    case numericString
     /// 8-4-4-4-12 hexadecimal digits in lowercase.
     case uuid
+    /// A UUID with capitals (`"0B3C8F2E-…"`): a string attribute when inferred (a `uuid`
+    /// attribute exports lowercase); fits a recorded `uuid` attribute.
+    case capitalUUID
     /// An absolute URL (scheme and host) that `uri` attributes accept unchanged.
     case absoluteURL
+    /// `true`, `false`, `yes`, `no` in any case: a string attribute when inferred; fits a
+    /// recorded boolean attribute.
+    case booleanString
     /// Any other string (the empty string included).
     case text
     /// An array of scalars (or of arrays), or an array mixing objects with other values.
@@ -47,7 +57,8 @@ enum ValueClass: Int, CaseIterable, Sendable, Comparable {
     /// The classes of numbers.
     static let numbers: Set<ValueClass> = [.integer, .bigInteger, .fraction, .preciseNumber, .hugeNumber]
     /// The classes of strings.
-    static let strings: Set<ValueClass> = [.fullDate, .dateTime, .twitterDate, .integerString, .uuid, .absoluteURL, .text]
+    static let strings: Set<ValueClass> = [.fullDate, .dateTime, .twitterDate, .integerString, .numericString, .uuid, .capitalUUID,
+                                           .absoluteURL, .booleanString, .text]
 
     /// How the class is named in messages: `a string`, `an integer`, `an array of objects`.
     var phrase: String {
@@ -59,10 +70,10 @@ enum ValueClass: Int, CaseIterable, Sendable, Comparable {
         case .fullDate: return "a date string (yyyy-MM-dd)"
         case .dateTime: return "an RFC 3339 date-time string"
         case .twitterDate: return "a date string (EEE MMM dd HH:mm:ss Z yyyy)"
-        case .integerString: return "a numeric string"
-        case .uuid: return "a UUID string"
+        case .integerString, .numericString: return "a numeric string"
+        case .uuid, .capitalUUID: return "a UUID string"
         case .absoluteURL: return "a URL string"
-        case .text: return "a string"
+        case .booleanString, .text: return "a string"
         case .scalarArray: return "an array of values"
         case .objectArray: return "an array of objects"
         case .emptyArray: return "an empty array"
@@ -113,9 +124,15 @@ enum ValueClassifier {
             if utf8.count >= 19, RFC3339.date(from: s) != nil { return .dateTime }
             if let i = Int64(s), String(i) == s { return .integerString }
         }
+        if first >= 0x30 && first <= 0x39 || first == UInt8(ascii: "-") || first == UInt8(ascii: "+"), isNumeric(utf8) {
+            return .numericString
+        }
         if utf8.count == 30, isTwitterDate(utf8) { return .twitterDate }
-        if utf8.count == 36, isLowercaseUUID(utf8) { return .uuid }
+        if utf8.count == 36, let lowercase = uuidCase(utf8) { return lowercase ? .uuid : .capitalUUID }
         if isAbsoluteURL(s) { return .absoluteURL }
+        if utf8.count <= 5, [0x74, 0x66, 0x79, 0x6E].contains(first | 0x20), ["true", "false", "yes", "no"].contains(s.lowercased()) {
+            return .booleanString  // t, f, y, n in either case first
+        }
         return .text
     }
 
@@ -158,7 +175,7 @@ enum ValueClassifier {
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].map { Array($0.utf8) }
     static let monthDays = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
-    /// `Www Mmm dd hh:mm:ss ±hhmm yyyy` (English names, a day the month has, a time of day,
+    /// `Www Mmm dd hh:mm:ss ±hhmm yyyy` (English names, a day the month has that year, a time of day,
     /// a zone offset): what the `dateFormat` binding `EEE MMM dd HH:mm:ss Z yyyy` reads in
     /// the `en_US_POSIX` locale. Checked by hand: a `DateFormatter` costs ~0.5 M instructions a string.
     static func isTwitterDate(_ utf8: String.UTF8View) -> Bool {
@@ -171,19 +188,50 @@ enum ValueClassifier {
               let day = number(8), day >= 1, day <= monthDays[month], let hour = number(11), hour < 24,
               let minute = number(14), minute < 60, let second = number(17), second < 60,
               let zoneHours = number(21), zoneHours < 24, let zoneMinutes = number(23), zoneMinutes < 60,
-              number(26) != nil, number(28) != nil else { return false }
-        return true
+              let century = number(26), let yearOfCentury = number(28) else { return false }
+        // February 29 only in leap years (the Gregorian rule): the format rejects `Sun Feb 29 … 2015`.
+        let year = century * 100 + yearOfCentury
+        return month != 1 || day != 29 || (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))
     }
 
-    private static func isLowercaseUUID(_ utf8: String.UTF8View) -> Bool {
+    /// For 8-4-4-4-12 hexadecimal digits: true when no digit is a capital, false when one
+    /// is; nil for anything else (RFC 9562 §4, as `uuid` attributes read it).
+    private static func uuidCase(_ utf8: String.UTF8View) -> Bool? {
+        var lowercase = true
         for (i, c) in utf8.enumerated() {
-            if [8, 13, 18, 23].contains(i) {
-                guard c == UInt8(ascii: "-") else { return false }
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard c == UInt8(ascii: "-") else { return nil }
+            } else if c >= 0x41 && c <= 0x46 {
+                lowercase = false
             } else if !((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)) {
-                return false
+                return nil
             }
         }
-        return true
+        return lowercase
+    }
+
+    /// `[+-]? digits ("." digits)? ([eE] [+-]? digits)?` in ASCII: the numeric strings that
+    /// number attributes read (`JSONCoercion`'s numeric strings).
+    static func isNumeric(_ utf8: String.UTF8View) -> Bool {
+        var bytes = utf8.makeIterator()
+        var c = bytes.next()
+        func digits() -> Bool {
+            var any = false
+            while let d = c, d >= 0x30 && d <= 0x39 { any = true; c = bytes.next() }
+            return any
+        }
+        if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { c = bytes.next() }
+        guard digits() else { return false }
+        if c == UInt8(ascii: ".") {
+            c = bytes.next()
+            guard digits() else { return false }
+        }
+        if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+            c = bytes.next()
+            if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { c = bytes.next() }
+            guard digits() else { return false }
+        }
+        return c == nil
     }
 
     /// A string `uri` attributes accept (``JSONCoercion/url(from:)``) with a scheme and a host:

@@ -107,6 +107,67 @@ import TrellisModelFile
         #expect(strings.attribute("Performance", "eventID")?.type == .string)
     }
 
+    /// The collection's objects cannot be tables keyed by data: their values would have no
+    /// attribute (before, an entity without attributes, or with one column per key, was
+    /// inferred, and every import inserted its objects again). The error says where.
+    @Test(arguments: [
+        (#"[{\#((0...1000).map { "\"k\($0)\": \($0)" }.joined(separator: ", "))}]"#, "$[0]", "objects with more than 1,000 distinct keys"),
+        ("[" + (0..<1100).map { #"{"id": \#($0), "k\#($0)": 1}"# }.joined(separator: ", ") + "]", "$[999]",
+         "objects with more than 1,000 distinct keys"),
+        (#"{"205705993": "Arrière-scène central", "205705994": "1er balcon central"}"#, "$", "an object whose keys are all numbers"),
+        (#"[{"1": {"id": 1}, "2": {"id": 2}}]"#, "$[0]", "an object whose keys are all numbers"),
+    ])
+    func theCollectionsObjectsCannotBeTables(json: String, path: String, found: String) throws {
+        let error = try #require(throws: ModelInferenceError.self) { try InferenceSamples.infer(json, entity: "Area") }
+        #expect(error.code == .notRecords)
+        #expect(error.source == "sample.json")
+        #expect(error.path?.description == path)
+        #expect(error.message == "no Area records to infer from: found \(found), a table keyed by data; read its members as records "
+                    + "with trellis import --key-attribute (and --value-key for values that are not objects)")
+    }
+
+    struct IdentifierListCase: CustomTestStringConvertible, Sendable {
+        /// The tags' ids and the list of tag ids.
+        var tagIDs: String
+        var list: String
+        /// Whether `tag_ids` becomes a to-many relationship to Tag (else a JSON attribute).
+        var isRelationship: Bool
+        var testDescription: String { "tags \(tagIDs), tag_ids \(list)" }
+    }
+
+    /// `<name>_ids` refers to `<Name>` only when every element is an identifier of the
+    /// identity's kind: otherwise the inferred model could not import its own payload
+    /// (`cannot store "a" in Tag.id (integer64)`, `found [1]`, `1.5 … not a whole number`).
+    static let identifierLists: [IdentifierListCase] = [
+        IdentifierListCase(tagIDs: "1", list: "[1, 2]", isRelationship: true),
+        IdentifierListCase(tagIDs: "1", list: #"["1", 2]"#, isRelationship: true),
+        IdentifierListCase(tagIDs: #""a""#, list: #"["a", "b"]"#, isRelationship: true),
+        IdentifierListCase(tagIDs: "1", list: #"["a", "b"]"#, isRelationship: false),
+        IdentifierListCase(tagIDs: "1", list: "[[1], [2]]", isRelationship: false),
+        IdentifierListCase(tagIDs: "1", list: "[1.5, 2]", isRelationship: false),
+        IdentifierListCase(tagIDs: "1", list: "[1, null]", isRelationship: false),
+        IdentifierListCase(tagIDs: "1", list: "[true]", isRelationship: false),
+        IdentifierListCase(tagIDs: #""a""#, list: "[1, 2]", isRelationship: false),
+    ]
+
+    @Test(arguments: identifierLists)
+    func aListOfIdentifiersRefersToAnEntityOnlyWhenEveryElementIsOne(_ c: IdentifierListCase) throws {
+        let payload = #"[{"id": 1, "tags": [{"id": \#(c.tagIDs), "name": "x"}], "tag_ids": \#(c.list)}]"#
+        let inferred = try InferenceSamples.infer(payload, entity: "Post")
+        if c.isRelationship {
+            #expect(inferred.relationship("Post", "tags2")?.destinationEntity == "Tag")
+            #expect(inferred.relationship("Post", "tags2")?.jsonKeyPathText == "tag_ids")
+            #expect(inferred.attribute("Post", "tagIDs") == nil)
+        } else {
+            #expect(inferred.relationship("Post", "tags2") == nil)
+            #expect(inferred.attribute("Post", "tagIDs")?.type == .json)
+        }
+        // Either way the inferred model imports its payload.
+        let context = ObjectContext(store: InMemoryStore(model: inferred.model), bindings: inferred.file.bindings)
+        let report = try context.importObjects(from: try JSONReader.parse(Data(payload.utf8)), entity: "Post")
+        #expect(report.counts(for: "Post").inserted == 1)
+    }
+
     @Test func severalFilesMakeOneModel() throws {
         let inferred = try InferenceSamples.infer(pages: [
             #"[{"id": 1, "title": "a", "body": "x"}]"#,

@@ -28,6 +28,10 @@ import TrellisModelFile
         Case(values: [#""2017-10-10T16:00:00Z""#, #""2015-02-16""#], type: .date, transformer: "iso8601"),
         Case(values: [#""Sun Aug 31 00:29:15 +0000 2014""#, #""Mon Feb 29 23:59:59 -0530 2016""#], type: .date, transformer: "TwitterDate"),
         Case(values: [#""Sun Aug 32 00:29:15 +0000 2014""#], type: .string),
+        // February 29 of a year that has none is no date (the TwitterDate format refuses it).
+        Case(values: [#""Sun Feb 29 00:29:15 +0000 2015""#], type: .string),
+        Case(values: [#""Tue Feb 29 00:00:00 +0000 1900""#], type: .string),
+        Case(values: [#""Tue Feb 29 00:00:00 +0000 2000""#], type: .date, transformer: "TwitterDate"),
         Case(values: [#""Sun Aug 31 24:29:15 +0000 2014""#], type: .string),
         Case(values: [#""Sun Agu 31 00:29:15 +0000 2014""#], type: .string),
         Case(values: [#""sun Aug 31 00:29:15 +0000 2014""#], type: .string),
@@ -55,6 +59,18 @@ import TrellisModelFile
         let attribute = try #require(inferred.attribute("Item", "v"))
         #expect(attribute.type == c.type)
         #expect(attribute.transformerName == c.transformer)
+    }
+
+    /// Every value of the table imports with the model inferred from it: a string taken for
+    /// a date is one its transformer reads (not `Sun Feb 29 … 2015`, which the format refuses).
+    @Test(arguments: cases)
+    func theInferredTypeImportsTheSampledValues(_ c: Case) throws {
+        let objects = c.values.enumerated().map { #"{"id": \#($0.offset), "v": \#($0.element)}"# }
+        let payload = "[" + objects.joined(separator: ", ") + "]"
+        let inferred = try InferenceSamples.infer(payload)
+        let context = ObjectContext(store: InMemoryStore(model: inferred.model), bindings: inferred.file.bindings)
+        let report = try context.importObjects(from: try JSONReader.parse(Data(payload.utf8)), entity: "Item")
+        #expect(report.counts(for: "Item").inserted == c.values.count)
     }
 
     @Test func twitterDatesBindTheirFormat() throws {
