@@ -276,8 +276,8 @@ import TrellisTestSupport
     func charactersXMLCannotHoldAreUnrepresentable(keyPath: String, code: String) throws {
         let model = try ObjectModel(entities: [
             EntityDescription(name: "Item", attributes: [
-                AttributeDescription(name: "id", type: .integer64, userInfo: [Annotation.jsonKeyPath: "id"]),
-                AttributeDescription(name: "odd", type: .string, userInfo: [Annotation.jsonKeyPath: keyPath]),
+                AttributeDescription(name: "id", type: .integer64, userInfo: [GrootAnnotation.jsonKeyPath: "id"]),
+                AttributeDescription(name: "odd", type: .string, userInfo: [GrootAnnotation.jsonKeyPath: keyPath]),
             ]),
         ])
         let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelWriter().contents(for: model) }
@@ -295,7 +295,7 @@ import TrellisTestSupport
     @Test func tabsAndNewlinesInValuesReadBack() throws {
         let model = try ObjectModel(entities: [
             EntityDescription(name: "Item", attributes: [
-                AttributeDescription(name: "odd", type: .string, userInfo: [Annotation.jsonKeyPath: "a\tb\nc\rd"]),
+                AttributeDescription(name: "odd", type: .string, userInfo: [GrootAnnotation.jsonKeyPath: "a\tb\nc\rd"]),
             ]),
         ])
         let xml = try CoreDataModelWriter().contents(for: model)

@@ -39,7 +39,7 @@ final class InputElementReader {
     }
 
     let input: InputFile
-    private let lines: Bool
+    let lines: Bool
     /// The open input: nil before the first ``next()`` and after the last element.
     private var source: Source?
     /// The size of the input in bytes, when known (a regular file).

@@ -79,7 +79,7 @@ struct InferenceReading {
     /// (docs/CLI.md, "Exit status and errors"), for an error of ``infer()`` or of extending
     /// a recorded model with its result.
     func describe(_ error: ModelInferenceError) -> String {
-        guard lines, let source = error.source, let path = error.path, let reader = readers.byName[source],
+        guard let source = error.source, let path = error.path, let reader = readers.byName[source], reader.lines,
               case .index(let record)? = path.components.first, let line = reader.line(ofRecord: record) else {
             return error.description
         }
