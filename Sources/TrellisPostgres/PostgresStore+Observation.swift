@@ -14,15 +14,27 @@ import TrellisSQL
 /// commit N never meets N − 1 later. A writer that fails after drawing leaves a gap; an
 /// observer that finds one runs its request again (``commits(after:)`` returns nil).
 ///
-/// Other processes' commits are found by polling `max("seq")` on a connection of the
-/// poller's own every ``pollInterval`` while listeners are registered (LISTEN/NOTIFY is not
-/// relied on: CockroachDB and YugabyteDB do not deliver it alike); this store's own commits
-/// wake listeners at once.
+/// Other connections' and processes' commits: the committing transaction also sends
+/// `NOTIFY` on the store's channel (``notificationChannel(schema:)``, payload the sequence
+/// number), delivered by the server only if it commits. While listeners are registered, a
+/// ``CommitWatcher`` thread `LISTEN`s on a connection of its own and reads `max("seq")`
+/// whenever a notification wakes it **and** every ``Configuration/observationPollInterval``
+/// seconds without one, waking the listeners when it moved. The notification is a wake-up
+/// only: what is delivered comes from the change log, and the poll finds every commit whose
+/// notification was lost (a watcher reconnecting, a server that does not deliver NOTIFY
+/// alike, as CockroachDB and YugabyteDB do not; `LISTEN` refused: polled every 0.05 s).
+/// This store's own commits wake its listeners at once.
 extension PostgresStore: ObservableStore {
     /// How many commits the change log keeps.
     static let logCapacity: Int64 = 1000
-    /// How often the poller looks for other connections' commits: 50 ms.
-    static let pollInterval = 50
+    /// The poll interval when the server refuses `LISTEN`, in seconds.
+    static let pollIntervalWithoutListen = 0.05
+
+    /// The `NOTIFY` channel of the store in `schema`: `trellis commits <schema>` (shortened
+    /// with a hash past 63 bytes, as relation names are), one per store in a database.
+    static func notificationChannel(schema: String) -> String {
+        PostgresSchema.relationName("trellis commits " + schema)
+    }
 
     /// Logs `commit` inside the open write transaction (after taking the commit-log lock);
     /// nil when it is empty.
@@ -34,9 +46,17 @@ extension PostgresStore: ObservableStore {
         var parameters = PostgresParameters()
         parameters.append(text: commit.logText)
         let table = layout.qualified(SchemaDescription.commitsTable)
-        let result = try connection.run("INSERT INTO \(table) (\"seq\", \"changes\") VALUES (nextval("
-                                        + SQLText.literal(layout.qualified(PostgresSchema.commitSequence)) + "), $1) RETURNING \"seq\"",
-                                        parameters)
+        let insert = "INSERT INTO \(table) (\"seq\", \"changes\") VALUES (nextval("
+            + SQLText.literal(layout.qualified(PostgresSchema.commitSequence)) + "), $1) RETURNING \"seq\""
+        let result: PostgresResult
+        if configuration.notifiesCommits {
+            // The notification leaves with the COMMIT (and never without it).
+            parameters.append(text: PostgresStore.notificationChannel(schema: schema))
+            result = try connection.run("WITH c AS (\(insert)) SELECT c.\"seq\" FROM c, "
+                                        + "LATERAL (SELECT pg_notify($2, c.\"seq\"::text)) AS n", parameters)
+        } else {
+            result = try connection.run(insert, parameters)
+        }
         var logged = commit
         logged.sequence = result.int64(0, 0)
         if logged.sequence > PostgresStore.logCapacity, logged.sequence % 64 == 0 {
@@ -76,19 +96,23 @@ extension PostgresStore: ObservableStore {
     }
 }
 
-/// A store's commit listeners and the poller that runs while there are any.
+/// A store's commit listeners and the watcher that runs while there are any.
 final class PostgresObservers: @unchecked Sendable {
-    // SAFETY: `poller` is read and written only while `lock` is held; the rest is immutable
+    // SAFETY: `watcher` is read and written only while `lock` is held; the rest is immutable
     // and Sendable.
     let listeners = CommitListeners()
     private let connection: String
     private let table: String
+    private let channel: String
+    private let pollInterval: Double
     private let lock = NSLock()
-    private var poller: SequencePoller?
+    private var watcher: CommitWatcher?
 
-    init(connection: String, table: String) {
+    init(connection: String, table: String, channel: String, pollInterval: Double) {
         self.connection = connection
         self.table = table
+        self.channel = channel
+        self.pollInterval = pollInterval
     }
 
     func add(_ listener: @escaping @Sendable () -> Void) -> CommitListenerToken {
@@ -100,47 +124,22 @@ final class PostgresObservers: @unchecked Sendable {
         }
     }
 
+    /// Whether the running watcher's connection is listening for notifications (false when
+    /// none runs, before its `LISTEN` succeeded, or when the server refused it). For tests.
+    var isListening: Bool { lock.withLock { watcher?.isListening ?? false } }
+
     private func update() {
         lock.withLock {
             let wanted = listeners.count > 0
-            if wanted, poller == nil {
-                poller = SequencePoller(connection: connection, table: table, listeners: listeners)
-            } else if !wanted, let running = poller {
+            if wanted, watcher == nil {
+                watcher = CommitWatcher(connection: connection, table: table, channel: channel, pollInterval: pollInterval,
+                                        listeners: listeners)
+            } else if !wanted, let running = watcher {
                 running.stop()
-                poller = nil
+                watcher = nil
             }
         }
     }
 
-    deinit { poller?.stop() }
-}
-
-/// Reads the change log's last sequence on a connection of its own at an interval and wakes
-/// the listeners when it moves (another connection committed).
-final class SequencePoller: @unchecked Sendable {
-    // SAFETY: `connection` and `last` are used only on `queue` (the timer's handler and
-    // `stop`'s clean-up both run there); the other properties are immutable and Sendable.
-    private let queue = DispatchQueue(label: "trellis.postgres.commit-poller")
-    private let timer: DispatchSourceTimer
-    private var connection: PostgresConnection?
-    private var last: Int64 = -1
-
-    init(connection text: String, table: String, listeners: CommitListeners) {
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        connection = (try? ConnectionString(text)).flatMap { try? PostgresConnection($0) }
-        timer.schedule(deadline: .now(), repeating: .milliseconds(PostgresStore.pollInterval), leeway: .milliseconds(1))
-        timer.setEventHandler { [weak self, weak listeners] in
-            guard let self, let connection = self.connection else { return }
-            try? connection.reconnectIfNeeded()
-            guard let now = try? connection.run("SELECT coalesce(max(\"seq\"), 0) FROM \(table)").int64(0, 0) else { return }
-            if self.last >= 0, now != self.last { listeners?.notify() }
-            self.last = now
-        }
-        timer.resume()
-    }
-
-    func stop() {
-        timer.cancel()
-        queue.async { self.connection = nil }
-    }
+    deinit { watcher?.stop() }
 }

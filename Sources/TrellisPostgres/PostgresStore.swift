@@ -81,16 +81,28 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         public var retryDelay: Double
         /// Default ``MigrationPolicy/onOpen``.
         public var migrationPolicy: MigrationPolicy
+        /// While the store is observed (``ObservableStore``), how often, in seconds, the
+        /// observer's own connection reads the change log although no `NOTIFY` woke it: the
+        /// notification is only a wake-up, and this poll finds every commit it missed. A
+        /// server that refuses `LISTEN` (CockroachDB) is polled every 0.05 s instead, if
+        /// that is sooner. Default 0.5.
+        public var observationPollInterval: Double
+        /// Whether committing write sessions send `NOTIFY` (tests turn it off to show that the
+        /// poll alone delivers every commit). Default `true`.
+        package var notifiesCommits = true
 
-        /// A configuration; `maxAttempts` is clamped to 1...1000 and `retryDelay` to 0...10.
+        /// A configuration; `maxAttempts` is clamped to 1...1000, `retryDelay` to 0...10 and
+        /// `observationPollInterval` to 0.001...86400.
         public init(schema: String? = nil, isReadOnly: Bool = false, isolation: Isolation = .repeatableRead,
-                    maxAttempts: Int = 10, retryDelay: Double = 0.02, migrationPolicy: MigrationPolicy = .onOpen) {
+                    maxAttempts: Int = 10, retryDelay: Double = 0.02, migrationPolicy: MigrationPolicy = .onOpen,
+                    observationPollInterval: Double = 0.5) {
             self.schema = schema
             self.isReadOnly = isReadOnly
             self.isolation = isolation
             self.maxAttempts = max(1, min(maxAttempts, 1000))
             self.retryDelay = retryDelay.isFinite ? max(0, min(retryDelay, 10)) : 0.02
             self.migrationPolicy = migrationPolicy
+            self.observationPollInterval = observationPollInterval.isFinite ? max(0.001, min(observationPollInterval, 86_400)) : 0.5
         }
     }
 
@@ -148,7 +160,9 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         self.layout = prepared.layout
         self.pendingWork = applying ? .none : prepared.work
         self.observers = PostgresObservers(connection: connection,
-                                           table: SQLText.qualified(schema, SchemaDescription.commitsTable))
+                                           table: SQLText.qualified(schema, SchemaDescription.commitsTable),
+                                           channel: PostgresStore.notificationChannel(schema: schema),
+                                           pollInterval: configuration.observationPollInterval)
     }
 
     /// `true` when `text` is a libpq connection string rather than a file path: a

@@ -136,7 +136,7 @@ struct PostgresEndToEndTests {
         #expect(real.status == 0, "\(real)")
         #expect(try workspace.state() == "100|100|0|99\nv001|100\n100\nv001|10")
         let export = try TrellisProcess.run(["export", "--model", "model.json", "--entity", "Record", "--store", workspace.store,
-                                             "--where", "id=42"], in: workspace.directory.url)
+                                             "--where", "id=42", "--relationships", "ids"], in: workspace.directory.url)
         #expect(export == TrellisProcess.Result(status: 0, stdout: "[" + RecordsWorkload.exportedRecord(42, version: 1) + "]\n", stderr: ""))
     }
 

@@ -11,13 +11,19 @@ extension PostgresChangeWriter {
     }
 
     /// The join rows of inserted objects: the owning side of a new object inserts plainly;
-    /// the inverse side skips destinations the change set inserts (their owning side writes
-    /// the link); an object whose insert ran into a stored one replaces that object's links.
+    /// the inverse side's links to destinations the change set inserts are written after
+    /// every owning side's (`ON CONFLICT DO NOTHING`: a link both sides hold keeps the owner's
+    /// position; one only the inverse side holds, since an import leaves a side no mapping
+    /// reads empty, is appended to the owner's order); an object whose insert ran into a
+    /// stored one replaces that object's links.
     mutating func insertLinks(_ inserted: [(ObjectSnapshot, PostgresEntityLayout)],
                               into queries: inout [PostgresConnection.Query]) throws(StoreError) {
         var replaced: [String: (join: PostgresJoinLayout, keys: [Int64])] = [:]
         var batches: [String: LinkRows] = [:]
         var order: [String] = []
+        /// Inverse-side links between two new objects, by join table.
+        var betweenNew: [String: LinkRows] = [:]
+        var betweenNewOrder: [String] = []
         for (snapshot, entity) in inserted {
             let key = try permanent(snapshot.id).primaryKey
             let replaces = didConflict(snapshot.id) && !snapshot.isPlaceholder
@@ -35,7 +41,16 @@ extension PostgresChangeWriter {
                     batches[name] = LinkRows(join: join, isNew: isNew)
                     order.append(name)
                 }
-                try appendLinks(key, destinations, skippingInserted: join.isInverseSide && !replaces, to: &batches[name]!)
+                let skipsInserted = join.isInverseSide && !replaces
+                try appendLinks(key, destinations, skippingInserted: skipsInserted, to: &batches[name]!)
+                guard skipsInserted else { continue }
+                let toNew = destinations.filter(isInsertedHere)
+                guard !toNew.isEmpty else { continue }
+                if betweenNew[name] == nil {
+                    betweenNew[name] = LinkRows(join: join, isNew: false)
+                    betweenNewOrder.append(name)
+                }
+                try appendLinks(key, toNew, skippingInserted: false, to: &betweenNew[name]!)
             }
         }
         for name in replaced.keys.sorted() {
@@ -44,6 +59,10 @@ extension PostgresChangeWriter {
         }
         for name in order {
             guard let batch = batches[name], !batch.rows.isEmpty else { continue }
+            queries.append(insert(batch))
+        }
+        for name in betweenNewOrder {
+            guard let batch = betweenNew[name], !batch.rows.isEmpty else { continue }
             queries.append(insert(batch))
         }
     }
