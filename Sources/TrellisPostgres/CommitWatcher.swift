@@ -73,7 +73,7 @@ final class CommitWatcher: @unchecked Sendable {
         let select = "SELECT coalesce(max(\"seq\"), 0) FROM \(table)"
         while !finishIfStopped() {
             if connection == nil {
-                connection = (try? ConnectionString(text)).flatMap { try? PostgresConnection($0) }
+                connection = (try? ConnectionString(text)).flatMap { try? PostgresConnection($0, applicationName: "trellis watcher " + channel) }
             } else if let open = connection, !open.isConnected {
                 isListening = false
                 listenRefused = false

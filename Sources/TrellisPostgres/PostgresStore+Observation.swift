@@ -36,6 +36,15 @@ extension PostgresStore: ObservableStore {
         PostgresSchema.relationName("trellis commits " + schema)
     }
 
+    /// Whether the server runs `pg_notify` (one empty notification on `channel`, outside any
+    /// transaction; watchers that wake for it find no new commit). A server without it
+    /// (CockroachDB has no LISTEN/NOTIFY) must not see it inside the commit, which it would fail.
+    static func takesNotifications(_ connection: PostgresConnection, channel: String) -> Bool {
+        var parameters = PostgresParameters()
+        parameters.append(text: channel)
+        return (try? connection.run("SELECT pg_notify($1, '')", parameters)) != nil
+    }
+
     /// Logs `commit` inside the open write transaction (after taking the commit-log lock);
     /// nil when it is empty.
     func logCommit(_ commit: StoreCommit, on connection: PostgresConnection) throws(StoreError) -> StoreCommit? {
@@ -49,7 +58,7 @@ extension PostgresStore: ObservableStore {
         let insert = "INSERT INTO \(table) (\"seq\", \"changes\") VALUES (nextval("
             + SQLText.literal(layout.qualified(PostgresSchema.commitSequence)) + "), $1) RETURNING \"seq\""
         let result: PostgresResult
-        if configuration.notifiesCommits {
+        if notifiesCommits {
             // The notification leaves with the COMMIT (and never without it).
             parameters.append(text: PostgresStore.notificationChannel(schema: schema))
             result = try connection.run("WITH c AS (\(insert)) SELECT c.\"seq\" FROM c, "

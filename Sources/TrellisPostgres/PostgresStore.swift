@@ -118,6 +118,9 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
     public var isReadOnly: Bool { configuration.isReadOnly }
 
     let layout: PostgresLayout
+    /// Whether committing write sessions send `NOTIFY` (``Configuration/notifiesCommits``,
+    /// and the server took a `pg_notify` when the store was opened).
+    let notifiesCommits: Bool
     /// Commit listeners and their poller (`PostgresStore+Observation.swift`).
     let observers: PostgresObservers
     private let lock = NSRecursiveLock()
@@ -159,9 +162,12 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         }
         self.layout = prepared.layout
         self.pendingWork = applying ? .none : prepared.work
+        let channel = PostgresStore.notificationChannel(schema: schema)
+        self.notifiesCommits = configuration.notifiesCommits && !configuration.isReadOnly
+            && PostgresStore.takesNotifications(opened, channel: channel)
         self.observers = PostgresObservers(connection: connection,
                                            table: SQLText.qualified(schema, SchemaDescription.commitsTable),
-                                           channel: PostgresStore.notificationChannel(schema: schema),
+                                           channel: channel,
                                            pollInterval: configuration.observationPollInterval)
     }
 

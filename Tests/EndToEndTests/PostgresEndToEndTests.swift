@@ -140,6 +140,38 @@ struct PostgresEndToEndTests {
         #expect(export == TrellisProcess.Result(status: 0, stdout: "[" + RecordsWorkload.exportedRecord(42, version: 1) + "]\n", stderr: ""))
     }
 
+    /// `trellis watch --store postgresql://…` prints another process's import (woken by its
+    /// NOTIFY, or found by the poll): the first line the current results, then the change.
+    @Test func watchPrintsAnotherProcesssImport() throws {
+        let workspace = try Workspace()
+        try workspace.write(RecordsWorkload(capacity: 11).payload(0..<10, version: 1), "v1.json")
+        try workspace.write(RecordsWorkload(capacity: 11).payload(10..<11, version: 1), "ten.json")
+        let first = try TrellisProcess.run(workspace.importArguments("v1.json"), in: workspace.directory.url)
+        #expect(first.status == 0, "\(first)")
+        let watch = try TrellisProcess.start(["watch", "--model", "model.json", "--entity", "Record", "--store", workspace.store,
+                                              "--where", "id >= 9", "--updates", "1"], in: workspace.directory.url)
+        // The first line (the current results), at most 30 s.
+        for _ in 0..<3000 where !watch.standardOutputSoFar.contains("\n") && watch.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        let second = try TrellisProcess.run(workspace.importArguments("ten.json"), in: workspace.directory.url)
+        #expect(second.status == 0, "\(second)")
+        // The change line ends the watch (--updates 1); a watch that misses it is killed after 30 s.
+        for _ in 0..<3000 where watch.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        if watch.isRunning { watch.kill() }
+        let result = watch.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(result.stdout)")
+        guard lines.count == 2 else { return }
+        let initial = try JSONReader.parse(lines[0])
+        #expect(initial["sequence"] == 1 && initial["count"] == 1)
+        #expect(initial["objects"]?[0]?["id"] == 9)
+        let change = try JSONReader.parse(lines[1])
+        #expect(change["sequence"] == 2 && change["count"] == 2)
+        #expect(change["inserted"]?[0]?["index"] == 1)
+        #expect(change["inserted"]?[0]?["object"]?["id"] == 10)
+        #expect(change["updated"] == [] && change["deleted"] == [])
+    }
+
     /// Bad input through the CLI: exit 1, a message naming the server without its password,
     /// and the database as it was.
     @Test func badStoresAreErrorsThatNeverShowThePassword() throws {

@@ -27,12 +27,16 @@ final class PostgresConnection {
     /// Connects. Parameters the string leaves out come from `PG*` variables and `~/.pgpass`;
     /// the client encoding is UTF-8 whatever they say; `connect_timeout` defaults to 10 s
     /// (unless `PGCONNECT_TIMEOUT` or the string sets it).
+    /// `applicationName` is the `application_name` the server shows (`pg_stat_activity`)
+    /// unless the string or `PGAPPNAME` sets one (cut to 63 bytes, as the server would).
     /// - Throws: `StoreError` `.unavailable` (unreachable server, refused credentials,
     ///   unknown database), with libpq's reason; never the password.
-    init(_ connectionString: ConnectionString) throws(StoreError) {
+    init(_ connectionString: ConnectionString, applicationName: String = "trellis") throws(StoreError) {
         self.connectionString = connectionString
+        var name = ""
+        for character in applicationName where name.utf8.count + String(character).utf8.count <= 63 { name.append(character) }
         var keywords: [String] = ["fallback_application_name"]
-        var values: [String] = ["trellis"]
+        var values: [String] = [name]
         if ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
             keywords.append("connect_timeout")
             values.append("10")
