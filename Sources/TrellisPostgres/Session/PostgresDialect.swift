@@ -6,18 +6,62 @@ import Trellis
 /// ordered by bytes (`COLLATE "C"`, as SQLite's BINARY collation orders it), nulls first
 /// ascending and last descending (as SQLite), and key sets as `unnest` of one `bigint[]`.
 ///
-/// Text comparisons with `[c]`/`[d]` options or BEGINSWITH, ENDSWITH, CONTAINS, LIKE and
-/// MATCHES follow ``PredicateTextMatcher``'s Unicode rules, which PostgreSQL's own operators
-/// do not (their case folding and patterns depend on the database's collation): a request
-/// using one is marked (``needsEvaluation``) and the session evaluates it in memory instead,
-/// with ``RequestEvaluator``, which gives the answer every store must give.
+/// Text comparisons follow ``PredicateTextMatcher``'s rules. Without options, text compares
+/// by its UTF-8 bytes, which PostgreSQL decides exactly: `==` (deterministic collations
+/// compare equal only when the bytes are), BEGINSWITH, ENDSWITH and CONTAINS (`left`,
+/// `right`, `strpos` on UTF-8 text, which a byte match and a character match agree on).
+/// `[c]`/`[d]` (Unicode full case folding, `ß` = `ss`, and canonical composition), LIKE and
+/// MATCHES (ICU regular expressions) are not PostgreSQL's: its `ILIKE`, `lower()` and `~*`
+/// fold by the database's collation and locale (an ASCII-only fold in the C locale), and
+/// its regular expressions are another dialect. Such comparisons are taken out of the SQL
+/// (``relaxed(_:)``: the SQL condition is a pre-filter that keeps every row that may match)
+/// and the session evaluates the request on the rows it returns, in memory, with
+/// ``RequestEvaluator`` (docs/PostgresStore.md, docs/Queries.md).
 final class PostgresDialect: SQLDialect, @unchecked Sendable {
     // SAFETY: `evaluates` is read and written only while `lock` is held.
     private let lock = NSLock()
     private var evaluates = false
 
-    /// Whether a compiled request used a text comparison SQL cannot decide exactly.
+    /// Whether a compiled request used a text comparison SQL cannot decide exactly (never,
+    /// for a predicate ``relaxed(_:)`` returned).
     var needsEvaluation: Bool { lock.withLock { evaluates } }
+
+    /// Whether SQL decides `op` with `options` exactly (see the type's notes).
+    static func decidesExactly(_ op: PredicateOperator, _ options: PredicateOptions) -> Bool {
+        switch op {
+        case .equal, .beginsWith, .endsWith, .contains: return options.isEmpty
+        case .like, .matches: return false
+        default: return true
+        }
+    }
+
+    /// `predicate` with each text comparison SQL cannot decide replaced by the constant that
+    /// keeps every row it might hold for: `TRUE` where the comparison counts positively,
+    /// `FALSE` under an odd number of `NOT`s (`NONE` and `ALL` are `NOT`s of `ANY`), so the
+    /// relaxed condition selects a superset of the rows `predicate` selects; and whether
+    /// anything was replaced.
+    static func relaxed(_ predicate: ResolvedPredicate, positive: Bool = true) -> (ResolvedPredicate, Bool) {
+        switch predicate {
+        case .constant, .objectIDs, .count:
+            return (predicate, false)
+        case .compare(_, let op, let values, let options):
+            let text = values.contains { $0?.stringValue != nil }
+            if text || op == .like || op == .matches, !decidesExactly(op, options) { return (.constant(positive), true) }
+            return (predicate, false)
+        case .exists(let path, let inner):
+            let (relaxedInner, changed) = relaxed(inner, positive: positive)
+            return (.exists(path, relaxedInner), changed)
+        case .and(let parts):
+            let relaxedParts = parts.map { relaxed($0, positive: positive) }
+            return (.and(relaxedParts.map(\.0)), relaxedParts.contains { $0.1 })
+        case .or(let parts):
+            let relaxedParts = parts.map { relaxed($0, positive: positive) }
+            return (.or(relaxedParts.map(\.0)), relaxedParts.contains { $0.1 })
+        case .not(let inner):
+            let (relaxedInner, changed) = relaxed(inner, positive: !positive)
+            return (.not(relaxedInner), changed)
+        }
+    }
 
     func parameter(_ number: Int) -> String { "$\(number)" }
     var trueLiteral: String { "TRUE" }
@@ -27,8 +71,25 @@ final class PostgresDialect: SQLDialect, @unchecked Sendable {
 
     func textComparison(_ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
                         bind: (AttributeValue) -> String) -> String {
-        lock.withLock { evaluates = true }
-        return "TRUE"
+        guard options.isEmpty else {
+            lock.withLock { evaluates = true }
+            return "TRUE"
+        }
+        let text = "(\(column))::text"
+        switch op {
+        case .equal: return "coalesce(\(text) = \(bind(.string(operand)))::text, FALSE)"
+        case .beginsWith:
+            let value = bind(.string(operand)) + "::text"
+            return "coalesce(left(\(text), length(\(value))) = \(value), FALSE)"
+        case .endsWith:
+            let value = bind(.string(operand)) + "::text"
+            return "coalesce(right(\(text), length(\(value))) = \(value), FALSE)"
+        case .contains:
+            return "coalesce(strpos(\(text), \(bind(.string(operand)))::text) > 0, FALSE)"
+        default:
+            lock.withLock { evaluates = true }
+            return "TRUE"
+        }
     }
 
     func orderingExpression(_ expression: String, type: AttributeType) -> String {

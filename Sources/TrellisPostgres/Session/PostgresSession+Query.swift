@@ -9,10 +9,19 @@ import Trellis
 /// schema (`SET LOCAL`, for its transaction only).
 ///
 /// A request with a text comparison PostgreSQL's operators cannot decide exactly
-/// (``PostgresDialect``) is evaluated in memory (``RequestEvaluator``), as stores without SQL do.
+/// (``PostgresDialect``: `[c]`, `[d]`, LIKE, MATCHES) runs in two steps: the SQL selects the
+/// rows the rest of the predicate allows (the comparison relaxed, ``PostgresDialect/relaxed(_:)``;
+/// `name BEGINSWITH[c] 'bat' AND rating > 3` selects the rows rated above 3), then
+/// ``RequestEvaluator`` decides the whole predicate on them, sorts and applies the limit
+/// and offset in memory: the answer every store gives.
 extension PostgresSession {
     func fetch(_ request: ResolvedFetchRequest) throws -> [ObjectSnapshot] {
         try checkValid()
+        let (relaxed, changed) = PostgresDialect.relaxed(request.predicate)
+        if changed {
+            let candidates = try candidates(request, relaxed)
+            return try RequestEvaluator(request, lookup: { try self.fetch(ids: [$0]).first }).run(candidates)
+        }
         let entityLayout = try layout.entity(request.entity.name)
         let dialect = PostgresDialect()
         var compiler = SQLPredicateCompiler(layout: layout, dialect: dialect)
@@ -36,8 +45,26 @@ extension PostgresSession {
                           relationshipsOf: entityLayout.kindNames, forImport: false)
     }
 
+    /// The rows the relaxed predicate selects (every row the request may return), unsorted and unlimited.
+    private func candidates(_ request: ResolvedFetchRequest, _ relaxed: ResolvedPredicate) throws -> [ObjectSnapshot] {
+        let entityLayout = try layout.entity(request.entity.name)
+        let prefilter = ResolvedFetchRequest(entity: request.entity, predicate: relaxed, sortDescriptors: [], limit: nil, offset: 0)
+        let dialect = PostgresDialect()
+        var compiler = SQLPredicateCompiler(layout: layout, dialect: dialect)
+        let parts = try compiler.compile(prefilter)
+        guard !dialect.needsEvaluation else { return try fetch(entity: request.entity.name, matching: nil) }
+        try useStoreSchema()
+        return try select(entityLayout.table, joins: parts.joins, condition: parts.whereSQL, parameters: try Self.parameters(parts.parameters),
+                          relationshipsOf: entityLayout.kindNames, forImport: false)
+    }
+
     func count(_ request: ResolvedFetchRequest) throws -> Int {
         try checkValid()
+        let (relaxed, changed) = PostgresDialect.relaxed(request.predicate)
+        if changed {
+            let candidates = try candidates(request, relaxed)
+            return try RequestEvaluator(request, lookup: { try self.fetch(ids: [$0]).first }).count(candidates)
+        }
         let entityLayout = try layout.entity(request.entity.name)
         let dialect = PostgresDialect()
         var compiler = SQLPredicateCompiler(layout: layout, dialect: dialect)
@@ -52,11 +79,15 @@ extension PostgresSession {
         return Int(result.int64(0, 0))
     }
 
-    /// The SQL of `request` (for tests).
+    /// The SQL the session runs for `request` (for tests): with a text comparison it cannot
+    /// decide, the pre-filter's (the relaxed predicate, unsorted: the evaluator sorts).
     func sql(for request: ResolvedFetchRequest) throws -> String {
         let entityLayout = try layout.entity(request.entity.name)
+        let (relaxed, changed) = PostgresDialect.relaxed(request.predicate)
+        let compiled = changed ? ResolvedFetchRequest(entity: request.entity, predicate: relaxed, sortDescriptors: [], limit: nil, offset: 0)
+            : request
         var compiler = SQLPredicateCompiler(layout: layout, dialect: PostgresDialect())
-        let parts = try compiler.compile(request)
+        let parts = try compiler.compile(compiled)
         return "SELECT \(entityLayout.table.selectList) FROM \(entityLayout.table.fromSQL)\(parts.joins) WHERE \(parts.whereSQL)"
             + " ORDER BY \(parts.orderBySQL)"
     }
