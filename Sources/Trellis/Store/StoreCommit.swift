@@ -9,17 +9,38 @@ public struct StoreCommit: Sendable, Hashable {
     /// The commit's number in the store's log (1, 2, …; 0 before it is logged).
     public var sequence: Int64
     /// Objects the write created (in the order of their first change).
-    public var inserted: [ObjectID]
+    public var inserted: [ObjectID] {
+        get { insertedInOrder }
+        set { insertedInOrder = newValue; insertedMembers = Set(newValue) }
+    }
     /// Objects the write changed, with what changed.
     public var updated: [ObjectID: PropertyChanges]
     /// Objects the write deleted.
     public var deleted: [ObjectID]
 
+    /// ``inserted``, kept with the set of its members: ``record(_:mapping:)`` runs once per
+    /// change set of a write (a batch of an import), and rebuilding the set from the whole
+    /// list each time made a large import's commit record quadratic in its objects.
+    private var insertedInOrder: [ObjectID]
+    private var insertedMembers: Set<ObjectID>
+
     public init(sequence: Int64 = 0, inserted: [ObjectID] = [], updated: [ObjectID: PropertyChanges] = [:], deleted: [ObjectID] = []) {
         self.sequence = sequence
-        self.inserted = inserted
+        self.insertedInOrder = inserted
+        self.insertedMembers = Set(inserted)
         self.updated = updated
         self.deleted = deleted
+    }
+
+    public static func == (a: StoreCommit, b: StoreCommit) -> Bool {
+        a.sequence == b.sequence && a.insertedInOrder == b.insertedInOrder && a.updated == b.updated && a.deleted == b.deleted
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sequence)
+        hasher.combine(insertedInOrder)
+        hasher.combine(updated)
+        hasher.combine(deleted)
     }
 
     /// Nothing changed.
@@ -30,18 +51,20 @@ public struct StoreCommit: Sendable, Hashable {
     public mutating func record(_ changes: ChangeSet, mapping: [ObjectID: ObjectID]) {
         let deletedNow = Set(changes.deleted)
         if !deletedNow.isEmpty {
-            inserted.removeAll { deletedNow.contains($0) }
+            if !insertedMembers.isDisjoint(with: deletedNow) {
+                insertedInOrder.removeAll { deletedNow.contains($0) }
+                insertedMembers.subtract(deletedNow)
+            }
             for id in deletedNow { updated[id] = nil }
             deleted.append(contentsOf: changes.deleted)
         }
-        var insertedSet = Set(inserted)
         for snapshot in changes.inserted {
             let id = mapping[snapshot.id] ?? snapshot.id
-            if insertedSet.insert(id).inserted { inserted.append(id) }
+            if insertedMembers.insert(id).inserted { insertedInOrder.append(id) }
         }
         for change in changes.updated {
             let id = mapping[change.id] ?? change.id
-            if insertedSet.contains(id) { continue }
+            if insertedMembers.contains(id) { continue }
             if change.attributes.isEmpty && change.relationships.isEmpty && change.isPlaceholder == nil { continue }
             var properties = updated[id] ?? PropertyChanges()
             for a in change.attributes { properties.attributes.insert(a.index) }
@@ -56,9 +79,8 @@ public struct StoreCommit: Sendable, Hashable {
         var changes = ChangeSet()
         changes.deleted = later.deleted
         record(changes, mapping: [:])
-        var insertedSet = Set(inserted)
-        for id in later.inserted where insertedSet.insert(id).inserted { inserted.append(id) }
-        for (id, properties) in later.updated where !insertedSet.contains(id) {
+        for id in later.inserted where insertedMembers.insert(id).inserted { insertedInOrder.append(id) }
+        for (id, properties) in later.updated where !insertedMembers.contains(id) {
             var merged = updated[id] ?? PropertyChanges()
             merged.attributes.formUnion(properties.attributes)
             merged.relationships.formUnion(properties.relationships)
@@ -111,7 +133,10 @@ public struct StoreCommit: Sendable, Hashable {
             return try array.map { guard let k = $0.int64Value else { throw bad }; return k }
         }
         for (entity, value) in object {
-            for key in try keys(value["i"]) { inserted.append(ObjectID(entityName: entity, primaryKey: key)) }
+            for key in try keys(value["i"]) {
+                let id = ObjectID(entityName: entity, primaryKey: key)
+                if insertedMembers.insert(id).inserted { insertedInOrder.append(id) }
+            }
             for key in try keys(value["d"]) { deleted.append(ObjectID(entityName: entity, primaryKey: key)) }
             guard let updates = value["u"]?.arrayValue else { throw bad }
             for u in updates {

@@ -39,6 +39,7 @@ final class InputElementReader {
     }
 
     let input: InputFile
+    /// Whether the input is read as NDJSON records, one per line.
     let lines: Bool
     /// The open input: nil before the first ``next()`` and after the last element.
     private var source: Source?
