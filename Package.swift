@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "Trellis", targets: ["Trellis"]),
         .library(name: "TrellisSQLite", targets: ["TrellisSQLite"]),
+        .library(name: "TrellisPostgres", targets: ["TrellisPostgres"]),
         .library(name: "TrellisModelFile", targets: ["TrellisModelFile"]),
         .library(name: "TrellisSync", targets: ["TrellisSync"]),
         .executable(name: "trellis", targets: ["trellis"]),
@@ -23,23 +24,36 @@ let package = Package(
         // libxml2 (Debian: libxml2-dev), for Core Data model files.
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
+        // libpq, PostgreSQL's client library (Debian: libpq-dev; `Scripts/install-dependencies.sh`).
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        // The relational layout of a model shared by the SQL stores (names, storage rules,
+        // which schema changes migrate); `package` API only, not a product.
+        .target(name: "TrellisSQL", dependencies: ["Trellis"], path: "Sources/TrellisSQL"),
         // The embedded SQLite store: schema from the model, migrations, batched lookups, upserts.
-        .target(name: "TrellisSQLite", dependencies: ["Trellis", "CSQLite"], path: "Sources/TrellisSQLite"),
+        .target(name: "TrellisSQLite", dependencies: ["Trellis", "TrellisSQL", "CSQLite"], path: "Sources/TrellisSQLite"),
+        // The PostgreSQL store: the same layout on a server, set-based writes, many writers.
+        .target(name: "TrellisPostgres", dependencies: ["Trellis", "TrellisSQL", "CLibPQ"], path: "Sources/TrellisPostgres"),
         // Pulls REST APIs into a store: source files, HTTP (URLSession), paginators, Parse, checkpoints.
         .target(name: "TrellisSync", dependencies: ["Trellis"], path: "Sources/TrellisSync"),
         // Commands as a library, testable in-process.
-        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisSync"], path: "Sources/TrellisCLI"),
+        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisSync", "TrellisPostgres"],
+                path: "Sources/TrellisCLI"),
         // The Trellis JSON model format (read and write), with declarative bindings.
         .target(name: "TrellisModelFile", dependencies: ["Trellis", "CLibXML2"], path: "Sources/TrellisModelFile"),
         // `trellis`: @main only.
         .executableTarget(name: "trellis", dependencies: ["TrellisCLI"], path: "Sources/trellis"),
         // `trellis-bench`: the benchmark executable (run it with `-c release`).
-        .executableTarget(name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite", "CSQLite", "TrellisSync"], path: "Benchmarks/trellis-bench"),
+        .executableTarget(name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite", "CSQLite", "TrellisSync", "TrellisPostgres"],
+                          path: "Benchmarks/trellis-bench"),
         // Fixture lookup and helpers shared by the test targets (not a product).
-        .target(name: "TrellisTestSupport", dependencies: ["Trellis", "TrellisSQLite"], path: "Sources/TrellisTestSupport"),
+        .target(name: "TrellisTestSupport", dependencies: ["Trellis", "TrellisSQLite", "TrellisPostgres"],
+                path: "Sources/TrellisTestSupport"),
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
-        .testTarget(name: "TrellisSQLiteTests", dependencies: ["TrellisSQLite", "TrellisTestSupport"],
+        .testTarget(name: "TrellisSQLiteTests", dependencies: ["TrellisSQLite", "TrellisSQL", "TrellisTestSupport"],
                     path: "Tests/TrellisSQLiteTests"),
+        .testTarget(name: "TrellisPostgresTests", dependencies: ["TrellisPostgres", "TrellisTestSupport"],
+                    path: "Tests/TrellisPostgresTests"),
         .testTarget(name: "TrellisModelFileTests", dependencies: ["TrellisModelFile", "Trellis", "TrellisTestSupport"],
                     path: "Tests/TrellisModelFileTests"),
         .testTarget(name: "TrellisSyncTests", dependencies: ["TrellisSync", "Trellis", "TrellisSQLite", "TrellisModelFile", "TrellisTestSupport"],
@@ -47,7 +61,7 @@ let package = Package(
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
                     path: "Tests/TrellisCLITests"),
         // Runs the built `trellis` binary (the dependency makes `swift test` build it first).
-        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisPostgres", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,8 @@ let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("parse", "JSON reader and writer vs JSONSerialization on the corpus and the characters file", ParseWorkload.run),
     ("engine", "import generated characters into the in-memory store at 10k/100k/1M records", EngineWorkload.run),
     ("import", "characters file → fresh SQLite store, then again unchanged, vs the C floor (issue 4)", ImportWorkload.run),
+    ("postgres", "characters file → fresh PostgreSQL schema (its own temporary server), again unchanged, vs SQLite; 4 concurrent importers (issue 16)",
+     PostgresWorkload.run),
     ("scale", "imports with a new to-one destination per record at 10k and 100k records, vs the characters import (issue 13)",
      ScaleWorkload.run),
     ("mapping", "typed layer (JSONMappable) vs JSONDecoder into Codable structs [FILE] [--runs N]", { arguments in

@@ -1,5 +1,6 @@
 import Foundation
 import Trellis
+import TrellisSQL
 
 /// The caller's metadata (``StoreSession/metadataValue(forKey:)``), kept in the store's own
 /// `trellis_metadata` table under the prefix `user:`, so it never meets the store's keys

@@ -1,5 +1,6 @@
 import Foundation
 import Trellis
+import TrellisSQL
 
 /// Creating the schema in a new file, checking it in an existing one, and additive
 /// migrations.
@@ -129,7 +130,7 @@ extension SQLiteStore {
             }
             return (try StoreLayout(model: model, description: description), versionChanged || recordChanged ? .metadata : .none)
         }
-        try checkCompatibility(stored: stored, new: description, readOnly: !writable)
+        try SchemaDescription.checkCompatibility(stored: stored, new: description, readOnly: !writable)
         let statements = migrationStatements(from: stored, to: description)
         if applying {
             guard writable else {
@@ -180,7 +181,7 @@ extension SQLiteStore {
                     let count = try statement.runReturningInt64() ?? 0
                     if count > 0 {
                         throw StoreError(.incompatibleSchema,
-                                         message: incompatibilityPreamble(readOnly: connection.isReadOnly)
+                                         message: SchemaDescription.incompatibilityPreamble(readOnly: connection.isReadOnly)
                                              + "entity \(entity.name), property \(attribute.name): the new attribute is required and "
                                              + "has no default value, but \(count) stored object\(count == 1 ? " has" : "s have") no value for it",
                                          details: "make the attribute optional or give it a default value")
@@ -188,73 +189,6 @@ extension SQLiteStore {
                 }
             }
         }
-    }
-
-    // MARK: - Compatibility
-
-    /// Throws `.incompatibleSchema` naming every difference that is not additive, in model
-    /// order, separated by `; ` (`… entity Power: the entity was removed; entity Character,
-    /// property powers: the relationship was removed`). The message says the store's schema
-    /// "cannot be migrated to the model" for a store that migrates (`readOnly` false), and
-    /// "does not fit the model" for one that only reads the file.
-    static func checkCompatibility(stored: SchemaDescription, new: SchemaDescription, readOnly: Bool) throws(StoreError) {
-        let differences = incompatibilities(stored: stored, new: new)
-        guard !differences.isEmpty else { return }
-        throw StoreError(.incompatibleSchema, message: incompatibilityPreamble(readOnly: readOnly) + differences.joined(separator: "; "),
-                         details: "only new entities, attributes and relationships are migrated automatically")
-    }
-
-    /// `the store's schema cannot be migrated to the model: ` or `the store's schema does not fit the model: `.
-    static func incompatibilityPreamble(readOnly: Bool) -> String {
-        readOnly ? "the store's schema does not fit the model: " : "the store's schema cannot be migrated to the model: "
-    }
-
-    /// Every difference between `stored` and `new` that is not additive, as `entity E[, property
-    /// P]: what changed`: removed entities first, then each remaining entity's changes.
-    static func incompatibilities(stored: SchemaDescription, new: SchemaDescription) -> [String] {
-        var differences: [String] = []
-        func refuse(_ entity: String, _ property: String?, _ what: String) {
-            differences.append((property.map { "entity \(entity), property \($0)" } ?? "entity \(entity)") + ": " + what)
-        }
-        for old in stored.entities where new.entity(named: old.name) == nil {
-            refuse(old.name, nil, "the entity was removed")
-        }
-        for old in stored.entities {
-            guard let entity = new.entity(named: old.name) else { continue }
-            if entity.parent != old.parent {
-                refuse(old.name, nil, "the parent entity changed from \(old.parent ?? "none") to \(entity.parent ?? "none")")
-            } else if entity.table != old.table {
-                refuse(old.name, nil, "the entity moved to another inheritance hierarchy")
-            }
-            if entity.identity != old.identity {
-                refuse(old.name, nil, "the identity attributes changed from [\(old.identity.joined(separator: ", "))] "
-                       + "to [\(entity.identity.joined(separator: ", "))]")
-            }
-            for attribute in old.attributes {
-                guard let now = entity.attributes.first(where: { $0.name == attribute.name }) else {
-                    refuse(old.name, attribute.name, "the attribute was removed")
-                    continue
-                }
-                if now.type != attribute.type {
-                    refuse(old.name, attribute.name, "the attribute type changed from \(attribute.type) to \(now.type)")
-                }
-            }
-            for relationship in old.relationships {
-                guard let now = entity.relationships.first(where: { $0.name == relationship.name }) else {
-                    refuse(old.name, relationship.name, "the relationship was removed")
-                    continue
-                }
-                if now.destination != relationship.destination {
-                    refuse(old.name, relationship.name, "the destination changed from \(relationship.destination) to \(now.destination)")
-                } else if now.isToMany != relationship.isToMany || now.isOrdered != relationship.isOrdered {
-                    refuse(old.name, relationship.name, "the relationship changed between to-one, to-many and ordered")
-                } else if now.storage != relationship.storage {
-                    refuse(old.name, relationship.name,
-                           "its storage changed from \(relationship.storage.rawValue) to \(now.storage.rawValue) (a changed inverse)")
-                }
-            }
-        }
-        return differences
     }
 
     /// DDL turning `stored`'s schema into `new`'s: new tables, new columns, new or changed indexes.

@@ -1,5 +1,6 @@
 import Foundation
 import Trellis
+import TrellisSQL
 
 /// The model a store records (`trellis_metadata` key `model`): the text of the model file
 /// it was last written with, when the opener gave one (``SQLiteStore/Configuration/modelRecord``).

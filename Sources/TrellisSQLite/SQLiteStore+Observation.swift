@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Trellis
+import TrellisSQL
 
 /// Observation (``ObservableStore``): every write session that changed something logs its
 /// ``StoreCommit`` as one row of `trellis_commits("seq" INTEGER PRIMARY KEY, "changes" TEXT)`

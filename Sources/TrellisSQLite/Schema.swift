@@ -1,4 +1,5 @@
 import Trellis
+import TrellisSQL
 
 /// The SQL objects (tables, indexes) of a ``SchemaDescription``, with the exact DDL that
 /// creates them. See `docs/SQLiteSchema.md`.
@@ -137,41 +138,7 @@ struct Schema {
     /// (the parent's index then already makes the rows unique).
     static func identityIndex(of entity: SchemaDescription.Entity, in description: SchemaDescription,
                               byName: [String: SchemaDescription.Entity]) -> (columns: [String], predicate: String?)? {
-        guard !entity.identity.isEmpty else { return nil }
-        if let parent = entity.parent, let parentEntity = byName[parent], !parentEntity.identity.isEmpty { return nil }
-        var columns: [String] = []
-        var inheritedColumn = false
-        for name in entity.identity {
-            var current: SchemaDescription.Entity? = entity
-            var found: String?
-            while let e = current, found == nil {
-                found = e.attributes.first { $0.name == name }?.column
-                if found == nil {
-                    inheritedColumn = true
-                    current = e.parent.flatMap { byName[$0] }
-                }
-            }
-            guard let column = found else { return nil }
-            columns.append(column)
-        }
-        guard entity.parent != nil, inheritedColumn else { return (columns, nil) }
-        let kinds = kindNames(of: entity.name, in: description, byName: byName)
-        return (columns, "\"_entity\" IN (\(kinds.map(SQL.literal).joined(separator: ", ")))")
-    }
-
-    /// `name` and its transitive sub-entities, in description order (self first).
-    static func kindNames(of name: String, in description: SchemaDescription,
-                          byName: [String: SchemaDescription.Entity]) -> [String] {
-        var kinds = [name]
-        for entity in description.entities where entity.name != name {
-            var parent = entity.parent
-            var depth = 0
-            while let p = parent, depth < description.entities.count {
-                if p == name { kinds.append(entity.name); break }
-                parent = byName[p]?.parent
-                depth += 1
-            }
-        }
-        return kinds
+        guard let index = SchemaDescription.identityIndex(of: entity, byName: byName, in: description) else { return nil }
+        return (index.columns, index.partialKinds.map { "\"_entity\" IN (\($0.map(SQL.literal).joined(separator: ", ")))" })
     }
 }

@@ -1,4 +1,5 @@
 import Trellis
+import TrellisSQL
 
 /// Where each entity and property of the model lives in the file, with the SQL text of
 /// every statement a session runs, built once when the store opens (so no session builds

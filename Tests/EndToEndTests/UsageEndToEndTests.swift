@@ -59,7 +59,7 @@ import TrellisTestSupport
         let result = try TrellisProcess.run(["schema"], in: directory.url)
         #expect(result == TrellisProcess.Result(
             status: 64, stdout: "",
-            stderr: "error: missing required option '--model <model>'\nusage: trellis schema --model <model> [--bindings <file>]\n"
+            stderr: "error: missing required option '--model <model>'\nusage: trellis schema --model <model> [--dialect <dialect>] [--store <path>] [--bindings <file>]\n"
                 + "  See 'trellis schema --help' for more information.\n"))
     }
 

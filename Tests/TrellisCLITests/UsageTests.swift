@@ -93,9 +93,9 @@ func trellis(arguments: [String], in directory: URL? = nil, stdin: String? = nil
                  + "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--pretty] "
                  + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--bindings <file>]\n  See 'trellis export --help' for more information.\n"),
         Case(arguments: ["schema"], stderr: "error: missing required option '--model <model>'\n"
-                 + "usage: trellis schema --model <model> [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"),
+                 + "usage: trellis schema --model <model> [--dialect <dialect>] [--store <path>] [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"),
         Case(arguments: ["schema", "--model", "m", "extra"], stderr: "error: unexpected argument 'extra'\n"
-                 + "usage: trellis schema --model <model> [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"),
+                 + "usage: trellis schema --model <model> [--dialect <dialect>] [--store <path>] [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"),
         // Unknown help topics are errors, not the parent's help.
         Case(arguments: ["help", "nope"], stderr: "error: unknown subcommand 'nope'\n" + helpUsage),
         Case(arguments: ["help", "model", "frob"],
@@ -135,7 +135,7 @@ func trellis(arguments: [String], in directory: URL? = nil, stdin: String? = nil
 
     @Test func emptyArgumentIsBadUsage() {
         #expect(trellis("schema", "--model=") == CommandResult(status: 64, stdout: "", stderr: "error: empty value for '--model <model>'\n"
-            + "usage: trellis schema --model <model> [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"))
+            + "usage: trellis schema --model <model> [--dialect <dialect>] [--store <path>] [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"))
         #expect(trellis("import", "a.json", "", "--model", "m", "--entity", "E")
                 == CommandResult(status: 64, stdout: "", stderr: "error: empty value for '<file>'\n" + Self.importUsage))
         #expect(trellis("model", "show", "").stderr.hasPrefix("error: empty value for '<model>'\nusage: trellis model show "))

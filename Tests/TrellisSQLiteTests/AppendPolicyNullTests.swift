@@ -4,11 +4,11 @@ import Testing
 @testable import TrellisSQLite
 
 /// Under the append merge policy, an array adds to a to-many, a missing key leaves it, and
-/// `null` still empties it (``NullPolicy/clear``), on both stores.
+/// `null` still empties it (``NullPolicy/clear``), on every store.
 @Suite struct AppendPolicyNullTests {
     @Test func nullEmptiesAnAppendingToMany() throws {
         for (kind, store, directory) in try Scenario.stores(try Scenario.teamModel()) {
-            defer { directory.cleanup() }
+            defer { withExtendedLifetime(directory) {} }
             let context = ObjectContext(store: store)
             var append = ImportOptions()
             append.toManyPolicy = .append

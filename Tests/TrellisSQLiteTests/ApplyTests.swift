@@ -1,17 +1,16 @@
 import Foundation
 import Testing
 import Trellis
+import TrellisTestSupport
 @testable import TrellisSQLite
 
+/// Change sets applied to the stores that keep data (SQLite, PostgreSQL), checked in the
+/// rows they leave (SQL both engines read alike, ``TestStore/rows(_:)``).
 @Suite struct ApplyTests {
-    let directory: TemporaryDirectory
-    let store: SQLiteStore
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        store = try SQLiteStore(path: directory.path("s.sqlite"), model: try charactersModel())
-        // Publisher 1, powers 1…3, characters 1 ("a", powers 1 2, publisher 1) and 2 ("b").
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
+    /// A store with publisher 1, powers 1…3, characters 1 ("a", powers 1 2, publisher 1) and 2 ("b").
+    static func seeded(_ kind: StoreKind) throws -> TestStore {
+        let test = try kind.makeStore(model: try charactersModel())
+        _ = try test.store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Publisher", 1), isPlaceholder: false, attributes: [.string("p"), .string("DC")], relationships: [[]]),
             ObjectSnapshot(id: tid("Power", 2), isPlaceholder: false, attributes: [.string("w1"), .string("Flight")], relationships: []),
             ObjectSnapshot(id: tid("Power", 3), isPlaceholder: false, attributes: [.string("w2"), .string("Speed")], relationships: []),
@@ -22,13 +21,17 @@ import Trellis
             ObjectSnapshot(id: tid("Character", 6), isPlaceholder: false,
                            attributes: [.string("b"), .string("Bob"), nil, nil, nil, nil], relationships: [[], []]),
         ])) }
+        return test
     }
 
     func character(_ pk: Int64) -> ObjectID { ObjectID(entityName: "Character", primaryKey: pk) }
     func power(_ pk: Int64) -> ObjectID { ObjectID(entityName: "Power", primaryKey: pk) }
 
+    /// SQLite: the triggers and the statement cache show what is written (the PostgreSQL
+    /// store's own version is `PostgresWriteTests`).
     @Test func updatesWriteOnlyTheChangedColumns() throws {
-        defer { directory.cleanup() }
+        let test = try Self.seeded(.sqlite)
+        let store = try #require(test.store as? SQLiteStore)
         try store.execute("""
             CREATE TABLE "log" ("column" TEXT);
             CREATE TRIGGER "log name" AFTER UPDATE OF "name" ON "Character" BEGIN INSERT INTO "log" VALUES ('name'); END;
@@ -63,21 +66,24 @@ import Trellis
         #expect(try store.rows(#"SELECT "_placeholder", "publisher" FROM "Character" ORDER BY "_pk""#) == [["1", "1"], ["0", "1"]])
     }
 
-    @Test func joinRowsAreReplacedAndOrderedPositionsKept() throws {
-        defer { directory.cleanup() }
+    @Test(arguments: StoreKind.persistent)
+    func joinRowsAreReplacedAndOrderedPositionsKept(kind: StoreKind) throws {
+        let test = try Self.seeded(kind)
+        let store = test.store
         _ = try store.write { try $0.apply(ChangeSet(updated: [
             ObjectChange(id: character(1), relationships: [RelationshipChange(index: 0, destinations: [power(3), power(2)])]),
             ObjectChange(id: character(2), relationships: [RelationshipChange(index: 0, destinations: [power(1), power(1)])]),
         ])) }
-        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#)
+        #expect(try test.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#)
                 == [["1", "2"], ["1", "3"], ["2", "1"]])
         _ = try store.write { try $0.apply(ChangeSet(updated: [
             ObjectChange(id: character(1), relationships: [RelationshipChange(index: 0, destinations: [])]),
         ])) }
-        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#) == [["2", "1"]])
+        #expect(try test.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#) == [["2", "1"]])
 
         // Ordered: positions follow the new order.
-        let seats = try SQLiteStore(path: directory.path("seats.sqlite"), model: try animalsModel())
+        let seatStore = try kind.makeStore(model: try animalsModel())
+        let seats = seatStore.store
         let ids = try seats.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Tag", 1), isPlaceholder: false, attributes: [.string("x")], relationships: []),
             ObjectSnapshot(id: tid("Tag", 2), isPlaceholder: false, attributes: [.string("y")], relationships: []),
@@ -86,17 +92,19 @@ import Trellis
                            relationships: [[tid("Tag", 3), tid("Tag", 1), tid("Tag", 2)]]),
         ])) }
         let seat = try #require(ids[tid("Seat", 4)])
-        #expect(try seats.rows(#"SELECT "destination", "position" FROM "Seat.tags" ORDER BY "position""#) == [["3", "0"], ["1", "1"], ["2", "2"]])
+        #expect(try seatStore.rows(#"SELECT "destination", "position" FROM "Seat.tags" ORDER BY "position""#) == [["3", "0"], ["1", "1"], ["2", "2"]])
         let tag = { (pk: Int64) in ObjectID(entityName: "Tag", primaryKey: pk) }
         _ = try seats.write { try $0.apply(ChangeSet(updated: [
             ObjectChange(id: seat, relationships: [RelationshipChange(index: 0, destinations: [tag(2), tag(3)])]),
         ])) }
-        #expect(try seats.rows(#"SELECT "destination", "position" FROM "Seat.tags" ORDER BY "position""#) == [["2", "0"], ["3", "1"]])
+        #expect(try seatStore.rows(#"SELECT "destination", "position" FROM "Seat.tags" ORDER BY "position""#) == [["2", "0"], ["3", "1"]])
         #expect(try seats.read { try $0.fetch(ids: [seat]) }.first?.relationships == [[tag(2), tag(3)]])
     }
 
-    @Test func temporaryIDsBecomePermanentIncludingReferencesBetweenNewObjects() throws {
-        defer { directory.cleanup() }
+    @Test(arguments: StoreKind.persistent)
+    func temporaryIDsBecomePermanentIncludingReferencesBetweenNewObjects(kind: StoreKind) throws {
+        let test = try Self.seeded(kind)
+        let store = test.store
         // The character refers to a publisher and a power that come later in the change set.
         let ids = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Character", 10), isPlaceholder: false,
@@ -107,9 +115,9 @@ import Trellis
         ])) }
         #expect(ids == [tid("Character", 10): character(3), tid("Publisher", 11): ObjectID(entityName: "Publisher", primaryKey: 2),
                         tid("Power", 12): power(4)])
-        #expect(try store.rows(#"SELECT "_pk", "id", "publisher" FROM "Character" WHERE "id" = 'c'"#) == [["3", "c", "2"]])
-        #expect(try store.rows(#"SELECT "destination" FROM "Character.powers" WHERE "source" = 3 ORDER BY 1"#) == [["1"], ["4"]])
-        #expect(try store.rows(#"SELECT "_placeholder", "name" FROM "Power" WHERE "_pk" = 4"#) == [["1", nil]])
+        #expect(try test.rows(#"SELECT "_pk", "id", "publisher" FROM "Character" WHERE "id" = 'c'"#) == [["3", "c", "2"]])
+        #expect(try test.rows(#"SELECT "destination" FROM "Character.powers" WHERE "source" = 3 ORDER BY 1"#) == [["1"], ["4"]])
+        #expect(try test.rows(#"SELECT "_placeholder", "name" FROM "Power" WHERE "_pk" = 4"#) == [["1", nil]])
         // A temporary ID the change set does not insert is refused, and nothing is written.
         #expect {
             try store.write { try $0.apply(ChangeSet(updated: [
@@ -118,8 +126,10 @@ import Trellis
         } throws: { ($0 as? StoreError)?.code == .unknownObject }
     }
 
-    @Test func insertingAStoredIdentityUpdatesThatObjectAndRepointsReferences() throws {
-        defer { directory.cleanup() }
+    @Test(arguments: StoreKind.persistent)
+    func insertingAStoredIdentityUpdatesThatObjectAndRepointsReferences(kind: StoreKind) throws {
+        let test = try Self.seeded(kind)
+        let store = test.store
         let ids = try store.write { try $0.apply(ChangeSet(inserted: [
             // Refers to the power before it appears; that power's identity "w1" is already stored as Power/1.
             ObjectSnapshot(id: tid("Character", 20), isPlaceholder: false,
@@ -130,23 +140,27 @@ import Trellis
         ])) }
         #expect(ids[tid("Power", 21)] == power(1))
         #expect(ids[tid("Power", 22)] == power(2))
-        #expect(try store.rows(#"SELECT "_pk", "id", "name", "_placeholder" FROM "Power" ORDER BY 1"#)
+        #expect(try test.rows(#"SELECT "_pk", "id", "name", "_placeholder" FROM "Power" ORDER BY 1"#)
                 == [["1", "w1", "Flying", "0"], ["2", "w2", "Speed", "0"], ["3", "w3", "Magic", "0"]])
-        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" WHERE "source" = 3"#) == [["3", "1"]])
+        #expect(try test.rows(#"SELECT "source", "destination" FROM "Character.powers" WHERE "source" = 3"#) == [["3", "1"]])
     }
 
-    @Test func deletesCascadeToLinksAndNullifyForeignKeys() throws {
-        defer { directory.cleanup() }
+    @Test(arguments: StoreKind.persistent)
+    func deletesCascadeToLinksAndNullifyForeignKeys(kind: StoreKind) throws {
+        let test = try Self.seeded(kind)
+        let store = test.store
         _ = try store.write { try $0.apply(ChangeSet(deleted: [power(2), ObjectID(entityName: "Publisher", primaryKey: 1)])) }
-        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers""#) == [["1", "1"]])
-        #expect(try store.rows(#"SELECT "publisher" FROM "Character" ORDER BY "_pk""#) == [[nil], [nil]])
+        #expect(try test.rows(#"SELECT "source", "destination" FROM "Character.powers""#) == [["1", "1"]])
+        #expect(try test.rows(#"SELECT "publisher" FROM "Character" ORDER BY "_pk""#) == [[nil], [nil]])
         _ = try store.write { try $0.apply(ChangeSet(deleted: [character(1)])) }
-        #expect(try store.rows(#"SELECT count(*) FROM "Character.powers""#) == [["0"]])
-        #expect(try store.rows(#"SELECT "_pk" FROM "Character""#) == [["2"]])
+        #expect(try test.rows(#"SELECT count(*) FROM "Character.powers""#) == [["0"]])
+        #expect(try test.rows(#"SELECT "_pk" FROM "Character""#) == [["2"]])
     }
 
-    @Test func aThrowingWriteLeavesTheFileUnchanged() throws {
-        defer { directory.cleanup() }
+    @Test(arguments: StoreKind.persistent)
+    func aThrowingWriteLeavesTheFileUnchanged(kind: StoreKind) throws {
+        let test = try Self.seeded(kind)
+        let store = test.store
         struct Stop: Error {}
         #expect(throws: Stop.self) {
             try store.write { session in
@@ -158,8 +172,8 @@ import Trellis
                 throw Stop()
             }
         }
-        #expect(try store.rows(#"SELECT count(*) FROM "Power""#) == [["3"]])
-        #expect(try store.rows(#"SELECT "_pk", "name" FROM "Character" ORDER BY 1"#) == [["1", "Ann"], ["2", "Bob"]])
+        #expect(try test.rows(#"SELECT count(*) FROM "Power""#) == [["3"]])
+        #expect(try test.rows(#"SELECT "_pk", "name" FROM "Character" ORDER BY 1"#) == [["1", "Ann"], ["2", "Bob"]])
         // A foreign key violation surfaces at COMMIT; the transaction is rolled back too.
         #expect {
             try store.write { try $0.apply(ChangeSet(updated: [
@@ -168,15 +182,19 @@ import Trellis
             ])) }
         } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.code == .constraintViolation && error.details?.contains("SQLite result code 787") == true
+            let code = kind == .sqlite ? "SQLite result code 787" : "SQLSTATE 23503"  // foreign key
+            return error.code == .constraintViolation && error.details?.contains(code) == true
                 && error.details?.contains("SQL: COMMIT") == true
         }
-        #expect(try store.rows(#"SELECT "name", "publisher" FROM "Character" WHERE "_pk" = 2"#) == [["Bob", nil]])
-        #expect(try store.withConnection { $0.isInTransaction } == false)
+        #expect(try test.rows(#"SELECT "name", "publisher" FROM "Character" WHERE "_pk" = 2"#) == [["Bob", nil]])
+        // No transaction is left open: the next session works.
+        #expect(try store.read { try $0.count(entity: "Character", matching: nil) } == 2)
     }
 
-    @Test func constraintErrorsCarryCodeMessageAndSQLButNotValues() throws {
-        defer { directory.cleanup() }
+    @Test(arguments: StoreKind.persistent)
+    func constraintErrorsCarryCodeMessageAndSQLButNotValues(kind: StoreKind) throws {
+        let test = try Self.seeded(kind)
+        let store = test.store
         do {
             _ = try store.write { try $0.apply(ChangeSet(updated: [
                 ObjectChange(id: character(2), attributes: [AttributeChange(index: 0, value: .string("a"))]),
@@ -184,15 +202,26 @@ import Trellis
             Issue.record("expected a constraint violation")
         } catch let error as StoreError {
             #expect(error.code == .constraintViolation)
-            #expect(error.message == "UNIQUE constraint failed: Character.id")
-            #expect(error.details == #"SQLite result code 2067 (constraint failed); SQL: UPDATE "Character" SET "id" = ?2 WHERE "_pk" = ?1"#)
+            switch kind {
+            case .postgres:
+                let schema = try #require(test.location?.components(separatedBy: "schema=").last)
+                #expect(error.message == #"duplicate key value violates unique constraint "Character identity""#)
+                #expect(error.details == #"SQLSTATE 23505; constraint "Character identity"; table "Character"; "#
+                        + #"SQL: UPDATE "\#(schema)"."Character" AS t SET "id" = v.c1 FROM unnest($1::bigint[], $2::text[]) "#
+                        + #"AS v(c0, c1) WHERE t."_pk" = v.c0"#)
+            default:
+                #expect(error.message == "UNIQUE constraint failed: Character.id")
+                #expect(error.details == #"SQLite result code 2067 (constraint failed); SQL: UPDATE "Character" SET "id" = ?2 WHERE "_pk" = ?1"#)
+            }
             #expect(!error.description.contains("\"a\""))
         }
-        #expect(try store.rows(#"SELECT "id" FROM "Character" ORDER BY "_pk""#) == [["a"], ["b"]])
+        #expect(try test.rows(#"SELECT "id" FROM "Character" ORDER BY "_pk""#) == [["a"], ["b"]])
     }
 
-    @Test func readSessionsRefuseWritesAndSessionsExpire() throws {
-        defer { directory.cleanup() }
+    @Test(arguments: StoreKind.persistent)
+    func readSessionsRefuseWritesAndSessionsExpire(kind: StoreKind) throws {
+        let test = try Self.seeded(kind)
+        let store = test.store
         #expect { try store.read { try $0.apply(ChangeSet(deleted: [character(1)])) } } throws: {
             ($0 as? StoreError)?.code == .readOnly
         }

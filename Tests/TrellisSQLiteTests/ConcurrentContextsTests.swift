@@ -1,10 +1,13 @@
 import Foundation
 import Testing
 import Trellis
+import TrellisPostgres
+import TrellisTestSupport
 @testable import TrellisSQLite
 
-/// Several contexts, each over its own `SQLiteStore` on one file, used from several threads
-/// at once (issue 7, concurrent writers and readers, in one process).
+/// Several contexts, each over its own store object on one SQLite file or one PostgreSQL
+/// schema, used from several threads at once (issue 7, concurrent writers and readers, in
+/// one process).
 @Suite struct ConcurrentContextsTests {
     /// Records (identity `id`, a `version`) each linked to one of ten categories, which carry
     /// the version of the import that wrote them last.
@@ -36,6 +39,11 @@ import Trellis
     /// Waits up to two minutes for another connection's write lock (an import holds it for
     /// its whole transaction), so the test does not depend on how fast the machine is.
     static let configuration = SQLiteStore.Configuration(busyTimeoutMilliseconds: 120_000)
+
+    /// Another store object (its own connection) on the store at `location`.
+    static func open(_ kind: StoreKind, _ location: String, _ model: ObjectModel) throws -> any PersistentStore {
+        kind == .sqlite ? try SQLiteStore(path: location, model: model, configuration: configuration) : try kind.reopen(location, model: model)
+    }
 
     /// What a committed state looks like from one read: the record count, the versions in
     /// A's own ids (0..<6000), the ids both write (6000..<12000), B's own ids (12000..<18000),
@@ -72,12 +80,11 @@ import Trellis
     /// each record is stored once; A's and B's own records keep their versions; the shared
     /// ones hold the version of whichever committed last; and every read saw one of the five
     /// committed states (empty, after A, after B, after A then B, after B then A).
-    @Test func twoContextsImportOverlappingPayloadsWhileAThirdReads() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let path = directory.path("records.sqlite")
+    @Test(arguments: StoreKind.persistent)
+    func twoContextsImportOverlappingPayloadsWhileAThirdReads(kind: StoreKind) throws {
         let model = try Self.recordsModel()
-        _ = try SQLiteStore(path: path, model: model, configuration: Self.configuration)  // the schema, created once
+        let test = try kind.makeStore(model: model)  // the schema, created once
+        let path = try #require(test.location)
 
         let results = Results()
         let writersDone = DispatchGroup()
@@ -88,7 +95,7 @@ import Trellis
                 defer { writersDone.leave() }
                 start.wait()
                 do {
-                    let store = try SQLiteStore(path: path, model: model, configuration: Self.configuration)
+                    let store = try Self.open(kind, path, model)
                     let context = ObjectContext(store: store)
                     let report = try context.importObjects(from: Self.payload(ids, version: version), entity: "Record")
                     results.set(name, "Record \(report.counts(for: "Record")); Category \(report.counts(for: "Category"))")
@@ -101,7 +108,7 @@ import Trellis
         Thread {
             defer { readerDone.signal() }
             do {
-                let store = try SQLiteStore(path: path, model: model, configuration: Self.configuration)
+                let store = try Self.open(kind, path, model)
                 var finished = false
                 while !finished {
                     finished = writersDone.wait(timeout: .now()) == .success
@@ -118,7 +125,7 @@ import Trellis
         writersDone.wait()
         readerDone.wait()
 
-        let store = try SQLiteStore(path: path, model: model)
+        let store = test
         #expect(try store.rows(#"SELECT count(*), count(DISTINCT "id"), min("id"), max("id") FROM "Record""#)
                 == [["18000", "18000", "0", "17999"]])
         #expect(try store.rows(#"SELECT "version", count(*) FROM "Record" WHERE "id" < 6000 GROUP BY 1"#) == [["a", "6000"]])
@@ -155,14 +162,14 @@ import Trellis
     /// Inside `ObjectContext.read`, objects fetched before and faulted after another
     /// connection commits all come from the state the read began with; the export of a
     /// record with its nested category cannot mix two imports.
-    @Test func readSeesOneCommittedStateAcrossFetchesAndFaults() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let path = directory.path("records.sqlite")
+    @Test(arguments: StoreKind.persistent)
+    func readSeesOneCommittedStateAcrossFetchesAndFaults(kind: StoreKind) throws {
         let model = try Self.recordsModel()
-        let writer = ObjectContext(store: try SQLiteStore(path: path, model: model))
+        let test = try kind.makeStore(model: model)
+        let path = try #require(test.location)
+        let writer = ObjectContext(store: try Self.open(kind, path, model))
         _ = try writer.importObjects(from: Self.payload(0..<100, version: "v1"), entity: "Record")
-        let readerStore = try SQLiteStore(path: path, model: model)
+        let readerStore = try Self.open(kind, path, model)
         let reader = ObjectContext(store: readerStore)
         var exportOptions = ExportOptions()
         exportOptions.relationshipStyle = .nested
@@ -194,13 +201,13 @@ import Trellis
     /// with what the context read earlier. (It compared with the stale objects: record 1
     /// came out "unchanged" and kept the other import's version and category, so the store
     /// held records of both imports.)
-    @Test func importRereadsObjectsTheContextReadBeforeAnotherCommit() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let path = directory.path("records.sqlite")
+    @Test(arguments: StoreKind.persistent)
+    func importRereadsObjectsTheContextReadBeforeAnotherCommit(kind: StoreKind) throws {
         let model = try Self.recordsModel()
-        let mine = ObjectContext(store: try SQLiteStore(path: path, model: model))
-        let other = ObjectContext(store: try SQLiteStore(path: path, model: model))
+        let test = try kind.makeStore(model: model)
+        let path = try #require(test.location)
+        let mine = ObjectContext(store: try Self.open(kind, path, model))
+        let other = ObjectContext(store: try Self.open(kind, path, model))
         _ = try mine.importObjects(from: Self.payload(0..<3, version: "a"), entity: "Record")
         let held = try #require(try mine.fetch("Record", id: .integer(1)))
         #expect(try held.destination(forKey: "category")?["id"] == .integer(1))
@@ -212,7 +219,7 @@ import Trellis
         let report = try mine.importObjects(from: Self.payload(0..<3, version: "a"), entity: "Record")
         #expect(report.counts(for: "Record") == ImportReport.Counts(updated: 2, unchanged: 1))
         #expect(report.counts(for: "Category") == ImportReport.Counts(updated: 1, unchanged: 2))
-        let store = try SQLiteStore(path: path, model: model)
+        let store = test
         #expect(try store.rows(#"""
             SELECT r."id", r."version", c."id", c."version" FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
             ORDER BY r."id"
@@ -227,13 +234,13 @@ import Trellis
     /// An object the context holds that another context deleted meanwhile is imported as a
     /// new object. (The import updated the held object in place and failed: "cannot update
     /// Record/2: no such object in the store".)
-    @Test func importRecreatesAnObjectAnotherContextDeleted() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let path = directory.path("records.sqlite")
+    @Test(arguments: StoreKind.persistent)
+    func importRecreatesAnObjectAnotherContextDeleted(kind: StoreKind) throws {
         let model = try Self.recordsModel()
-        let mine = ObjectContext(store: try SQLiteStore(path: path, model: model))
-        let other = ObjectContext(store: try SQLiteStore(path: path, model: model))
+        let test = try kind.makeStore(model: model)
+        let path = try #require(test.location)
+        let mine = ObjectContext(store: try Self.open(kind, path, model))
+        let other = ObjectContext(store: try Self.open(kind, path, model))
         _ = try mine.importObjects(from: Self.payload(0..<3, version: "a"), entity: "Record")
         _ = try #require(try mine.fetch("Record", id: .integer(1)))
         try other.delete(try #require(try other.fetch("Record", id: .integer(1))))
@@ -241,7 +248,7 @@ import Trellis
 
         let report = try mine.importObjects(from: Self.payload(0..<3, version: "b"), entity: "Record")
         #expect(report.counts(for: "Record") == ImportReport.Counts(inserted: 1, updated: 2))
-        let store = try SQLiteStore(path: path, model: model)
+        let store = test
         #expect(try store.rows(#"SELECT "id", "version" FROM "Record" ORDER BY 1"#) == [["0", "b"], ["1", "b"], ["2", "b"]])
     }
 }

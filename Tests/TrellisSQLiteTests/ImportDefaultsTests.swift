@@ -3,7 +3,7 @@ import Testing
 @testable import Trellis
 @testable import TrellisSQLite
 
-/// Model defaults on import, on both stores: objects without an identity in their JSON do
+/// Model defaults on import, on every store: objects without an identity in their JSON do
 /// not take a default identity, and a placeholder completed by a later import takes the
 /// defaults a new object would have.
 @Suite struct ImportDefaultsTests {
@@ -19,7 +19,7 @@ import Testing
     /// merged them), and a later import overwrote it.
     @Test func objectsWithoutAnIdentityAreNotMergedThroughTheDefault() throws {
         for (kind, store, directory) in try Scenario.stores(try Self.itemModel(idOptional: true)) {
-            defer { directory.cleanup() }
+            defer { withExtendedLifetime(directory) {} }
             let context = ObjectContext(store: store)
             let first = try context.importObjects(from: [["name": "first"], ["name": "second"]], entity: "Item")
             #expect(first.counts(for: "Item").inserted == 2, "\(kind)")
@@ -37,7 +37,7 @@ import Testing
     /// A required identity without a value in the JSON is an error, default or not; nothing is stored.
     @Test func aRequiredIdentityMissingFromTheJSONIsAnError() throws {
         for (kind, store, directory) in try Scenario.stores(try Self.itemModel(idOptional: false)) {
-            defer { directory.cleanup() }
+            defer { withExtendedLifetime(directory) {} }
             let context = ObjectContext(store: store)
             _ = try context.importObjects(from: [["id": 0, "name": "zero"]], entity: "Item")
             do {
@@ -70,7 +70,7 @@ import Testing
         var dumps: [[String]] = []
         for decksFirst in [false, true] {
             for (kind, store, directory) in try Scenario.stores(model) {
-                defer { directory.cleanup() }
+                defer { withExtendedLifetime(directory) {} }
                 let context = ObjectContext(store: store)
                 for payload in decksFirst ? [decks, cards] : [cards, decks] {
                     _ = try context.importObjects(from: payload, entity: payload == cards ? "Card" : "Deck")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trellis
+import TrellisTestSupport
 @testable import TrellisSQLite
 
 @Suite struct ManyToManyTests {
@@ -25,22 +26,25 @@ import Trellis
 
     func id(_ entity: String, _ pk: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: pk) }
 
-    @Test func bothSidesShareOneJoinTable() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
-        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { $0[0] ?? "" }
-                == ["Character", "Character.powers", "Playlist", "Playlist.songs", "Power", "Song", "trellis_metadata"])
-        #expect(try store.rows("SELECT sql FROM sqlite_master WHERE name = 'Playlist.songs'") == [[#"""
-            CREATE TABLE "Playlist.songs" (
-              "source" INTEGER NOT NULL REFERENCES "Playlist"("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
-              "destination" INTEGER NOT NULL,
-              "position" INTEGER NOT NULL,
-              PRIMARY KEY ("source", "destination")
-            ) WITHOUT ROWID
-            """#]])
-        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%(destination)' ORDER BY name")
-                == [["Character.powers(destination)"], ["Playlist.songs(destination)"]])
+    @Test(arguments: StoreKind.persistent)
+    func bothSidesShareOneJoinTable(kind: StoreKind) throws {
+        let test = try kind.makeStore(model: try Self.model())
+        let store = test.store
+        if kind == .sqlite {  // the PostgreSQL DDL: PostgresSchemaTests
+            #expect(try test.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { $0[0] ?? "" }
+                    == ["Character", "Character.powers", "Playlist", "Playlist.songs", "Power", "Song", "trellis_metadata"])
+            #expect(try test.rows("SELECT sql FROM sqlite_master WHERE name = 'Playlist.songs'") == [[#"""
+                CREATE TABLE "Playlist.songs" (
+                  "source" INTEGER NOT NULL REFERENCES "Playlist"("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+                  "destination" INTEGER NOT NULL,
+                  "position" INTEGER NOT NULL,
+                  PRIMARY KEY ("source", "destination")
+                ) WITHOUT ROWID
+                """#]])
+            #expect(try test.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%(destination)' ORDER BY name")
+                    == [["Character.powers(destination)"], ["Playlist.songs(destination)"]])
+
+        }
 
         // New objects on both sides, each listing the other: every link is stored once.
         let ids = try store.write { try $0.apply(ChangeSet(inserted: [
@@ -52,7 +56,7 @@ import Trellis
             ObjectSnapshot(id: tid("Power", 4), isPlaceholder: false, attributes: [.integer(40)], relationships: [[tid("Character", 1)]]),
         ])) }
         #expect(ids.count == 4)
-        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#)
+        #expect(try test.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#)
                 == [["1", "1"], ["1", "2"], ["2", "1"]])
         let powers = try store.read { try $0.fetch(entity: "Power", matching: nil) }
         #expect(powers.map(\.relationships) == [[[id("Character", 1), id("Character", 2)]], [[id("Character", 1)]]])
@@ -62,7 +66,7 @@ import Trellis
         _ = try store.write { try $0.apply(ChangeSet(updated: [
             ObjectChange(id: id("Power", 2), relationships: [RelationshipChange(index: 0, destinations: [id("Character", 2)])]),
         ])) }
-        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#)
+        #expect(try test.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#)
                 == [["1", "1"], ["2", "1"], ["2", "2"]])
         let characters = try store.read { try $0.fetch(entity: "Character", identities: [[.integer(1)], [.integer(2)]]) }
         #expect(characters.sorted { $0.id < $1.id }.map(\.relationships)
@@ -71,15 +75,15 @@ import Trellis
         // Deleting either side removes its links (the foreign key on "source" cascades; the store
         // deletes the links of deleted destinations).
         _ = try store.write { try $0.apply(ChangeSet(deleted: [id("Power", 1)])) }
-        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#) == [["2", "2"]])
+        #expect(try test.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 1, 2"#) == [["2", "2"]])
         _ = try store.write { try $0.apply(ChangeSet(deleted: [id("Character", 2)])) }
-        #expect(try store.rows(#"SELECT count(*) FROM "Character.powers""#) == [["0"]])
+        #expect(try test.rows(#"SELECT count(*) FROM "Character.powers""#) == [["0"]])
     }
 
-    @Test func linksOfNewObjectsAreWrittenSixtyFourRowsAtATimeExactly() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+    @Test(arguments: StoreKind.persistent)
+    func linksOfNewObjectsAreWrittenSixtyFourRowsAtATimeExactly(kind: StoreKind) throws {
+        let test = try kind.makeStore(model: try Self.model())
+        let store = test.store
         // 100 characters × 3 powers = 300 links: four full statements and a remainder of 44.
         var inserted: [ObjectSnapshot] = []
         for p in Int64(1)...5 {
@@ -101,42 +105,42 @@ import Trellis
         inserted.append(ObjectSnapshot(id: tid("Playlist", 1), isPlaceholder: false, attributes: [.string("all")],
                                        relationships: [songIDs]))
         _ = try store.write { try $0.apply(ChangeSet(inserted: inserted)) }
-        let links = try store.rows(#"SELECT c."id", p."id" FROM "Character.powers" j JOIN "Character" c ON c."_pk" = j."source" "#
+        let links = try test.rows(#"SELECT c."id", p."id" FROM "Character.powers" j JOIN "Character" c ON c."_pk" = j."source" "#
                                    + #"JOIN "Power" p ON p."_pk" = j."destination" ORDER BY c."id", p."id""#)
         #expect(links.count == 300)
         #expect(links == expected)
-        let songs = try store.rows(#"SELECT s."title", j."position" FROM "Playlist.songs" j JOIN "Song" s ON s."_pk" = j."destination" "#
+        let songs = try test.rows(#"SELECT s."title", j."position" FROM "Playlist.songs" j JOIN "Song" s ON s."_pk" = j."destination" "#
                                    + #"ORDER BY j."position""#)
         let expectedSongs: [[String?]] = (0..<70).map { (i: Int) -> [String?] in ["s\(70 - i)", String(i)] }
         #expect(songs == expectedSongs)
     }
 
-    @Test func aLinkWrittenByBothSidesOfOneChangeSetIsStoredOnce() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+    @Test(arguments: StoreKind.persistent)
+    func aLinkWrittenByBothSidesOfOneChangeSetIsStoredOnce(kind: StoreKind) throws {
+        let test = try kind.makeStore(model: try Self.model())
+        let store = test.store
         // The character has a permanent ID; the new power's side leaves the link to it.
         _ = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: id("Character", 500), isPlaceholder: false, attributes: [.integer(5)], relationships: [[tid("Power", 3)]]),
             ObjectSnapshot(id: tid("Power", 3), isPlaceholder: false, attributes: [.integer(30)], relationships: [[id("Character", 500)]]),
         ])) }
-        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers""#) == [["500", "1"]])
+        #expect(try test.rows(#"SELECT "source", "destination" FROM "Character.powers""#) == [["500", "1"]])
     }
 
     /// The new inverse-side object comes first and lists a new owning-side object with a
     /// permanent ID: the link is still written once, by the owning side (it used to be
     /// written by both, and the second insert failed on the join table's primary key).
-    @Test func aNewInverseSideObjectListedFirstLeavesTheLinkToItsNewOwner() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+    @Test(arguments: StoreKind.persistent)
+    func aNewInverseSideObjectListedFirstLeavesTheLinkToItsNewOwner(kind: StoreKind) throws {
+        let test = try kind.makeStore(model: try Self.model())
+        let store = test.store
         _ = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Power", 3), isPlaceholder: false, attributes: [.integer(30)], relationships: [[id("Character", 500)]]),
             ObjectSnapshot(id: id("Power", 70), isPlaceholder: false, attributes: [.integer(70)], relationships: [[id("Character", 500)]]),
             ObjectSnapshot(id: id("Character", 500), isPlaceholder: false, attributes: [.integer(5)],
                            relationships: [[tid("Power", 3), id("Power", 70)]]),
         ])) }
-        #expect(try store.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 2"#) == [["500", "70"], ["500", "71"]])
+        #expect(try test.rows(#"SELECT "source", "destination" FROM "Character.powers" ORDER BY 2"#) == [["500", "70"], ["500", "71"]])
         let character = try store.read { try $0.fetch(entity: "Character", identities: [[.integer(5)]]) }
         #expect(character.first?.relationships == [[id("Power", 70), id("Power", 71)]])
 
@@ -147,14 +151,14 @@ import Trellis
             ObjectSnapshot(id: id("Playlist", 9), isPlaceholder: false, attributes: [.string("mix")],
                            relationships: [[id("Song", 40), tid("Song", 1)]]),
         ])) }
-        #expect(try store.rows(#"SELECT "source", "destination", "position" FROM "Playlist.songs" ORDER BY "position""#)
+        #expect(try test.rows(#"SELECT "source", "destination", "position" FROM "Playlist.songs" ORDER BY "position""#)
                 == [["9", "40", "0"], ["9", "41", "1"]])
     }
 
-    @Test func theOrderedSideOwnsPositionsAndTheInverseSideAppends() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
+    @Test(arguments: StoreKind.persistent)
+    func theOrderedSideOwnsPositionsAndTheInverseSideAppends(kind: StoreKind) throws {
+        let test = try kind.makeStore(model: try Self.model())
+        let store = test.store
         _ = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Song", 1), isPlaceholder: false, attributes: [.string("a")], relationships: [[tid("Playlist", 4)]]),
             ObjectSnapshot(id: tid("Song", 2), isPlaceholder: false, attributes: [.string("b")], relationships: [[tid("Playlist", 4)]]),
@@ -162,7 +166,7 @@ import Trellis
             ObjectSnapshot(id: tid("Playlist", 4), isPlaceholder: false, attributes: [.string("mix")],
                            relationships: [[tid("Song", 2), tid("Song", 1)]]),
         ])) }
-        #expect(try store.rows(#"SELECT "destination", "position" FROM "Playlist.songs" ORDER BY "position""#) == [["2", "0"], ["1", "1"]])
+        #expect(try test.rows(#"SELECT "destination", "position" FROM "Playlist.songs" ORDER BY "position""#) == [["2", "0"], ["1", "1"]])
         // Song c joins the playlist from its own (unordered) side: appended at the end.
         _ = try store.write { try $0.apply(ChangeSet(updated: [
             ObjectChange(id: id("Song", 3), relationships: [RelationshipChange(index: 0, destinations: [id("Playlist", 1)])]),
@@ -179,11 +183,12 @@ import Trellis
 
     /// Within one write session, a fetch after `apply` sees the writes, whether the inverse
     /// to-many was read before (and cached) or not.
-    @Test func inverseToManysStayInStepWithWritesInOneSession() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try charactersModel())
-        let manyToMany = try SQLiteStore(path: directory.path("m.sqlite"), model: try ManyToManyTests.model())
+    @Test(arguments: StoreKind.persistent)
+    func inverseToManysStayInStepWithWritesInOneSession(kind: StoreKind) throws {
+        let test = try kind.makeStore(model: try charactersModel())
+        let store = test.store
+        let manyToManyStore = try kind.makeStore(model: try ManyToManyTests.model())
+        let manyToMany = manyToManyStore.store
         try store.write { session in
             _ = try session.apply(ChangeSet(inserted: [
                 ObjectSnapshot(id: tid("Publisher", 1), isPlaceholder: false, attributes: [.string("p"), nil], relationships: [[]]),
@@ -242,10 +247,10 @@ import Trellis
 
     /// Album.tracks (ordered) ↔ Track.album (to-one): membership follows the foreign key, which
     /// the context may change alone; the join table keeps the order.
-    @Test func membershipFollowsTheForeignKeyAndOrderTheJoinTable() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.albumModel())
+    @Test(arguments: StoreKind.persistent)
+    func membershipFollowsTheForeignKeyAndOrderTheJoinTable(kind: StoreKind) throws {
+        let test = try kind.makeStore(model: try Self.albumModel())
+        let store = test.store
         _ = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Album", 1), isPlaceholder: false, attributes: [.string("A")], relationships: [[tid("Track", 3), tid("Track", 2)]]),
             ObjectSnapshot(id: tid("Album", 4), isPlaceholder: false, attributes: [.string("B")], relationships: [[]]),
@@ -269,17 +274,17 @@ import Trellis
             ObjectChange(id: id("Album", 1), relationships: [RelationshipChange(index: 0, destinations: [id("Track", 3), id("Track", 2)])]),
         ])) }
         #expect(try tracks() == [[id("Track", 3), id("Track", 2)], [id("Track", 1)]])
-        #expect(try store.rows(#"SELECT "source", "destination", "position" FROM "Album.tracks" ORDER BY 1, 3"#)
+        #expect(try test.rows(#"SELECT "source", "destination", "position" FROM "Album.tracks" ORDER BY 1, 3"#)
                 == [["1", "3", "0"], ["1", "2", "1"]])
     }
 
     /// A track that leaves an album through its to-one alone leaves no row in the album's
     /// order table: moving back, it comes after the tracks the order lists, as any track
     /// joining through its to-one (those come by key).
-    @Test func aTrackMovingAwayAndBackComesLast() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.albumModel())
+    @Test(arguments: StoreKind.persistent)
+    func aTrackMovingAwayAndBackComesLast(kind: StoreKind) throws {
+        let test = try kind.makeStore(model: try Self.albumModel())
+        let store = test.store
         _ = try store.write { try $0.apply(ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Album", 1), isPlaceholder: false, attributes: [.string("A")],
                            relationships: [[tid("Track", 4), tid("Track", 2), tid("Track", 3)]]),
@@ -289,7 +294,7 @@ import Trellis
             ObjectSnapshot(id: tid("Track", 4), isPlaceholder: false, attributes: [.string("three")], relationships: [[tid("Album", 1)]]),
         ])) }
         let tracks = { try store.read { try $0.fetch(entity: "Album", matching: nil) }.map { $0.relationships[0] } }
-        let order = { try store.rows(#"SELECT "source", "destination", "position" FROM "Album.tracks" ORDER BY 1, 3"#) }
+        let order = { try test.rows(#"SELECT "source", "destination", "position" FROM "Album.tracks" ORDER BY 1, 3"#) }
         #expect(try tracks() == [[id("Track", 3), id("Track", 1), id("Track", 2)], []])
         // Track 1 ("one") moves to album B and back, through its to-one only.
         _ = try store.write { try $0.apply(ChangeSet(updated: [

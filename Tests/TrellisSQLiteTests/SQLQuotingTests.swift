@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Trellis
 @testable import TrellisSQLite
+import TrellisSQL
 
 /// An audit of every SQL text the store runs: identifiers are always quoted, values never
 /// appear in SQL. Every entity and property name holds the marker `zq` next to quotes,

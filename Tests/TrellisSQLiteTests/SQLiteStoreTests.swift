@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 import Trellis
+import TrellisTestSupport
 @testable import TrellisSQLite
 
 @Suite struct SQLiteStoreTests {
-    @Test func insertsFetchesByIdentityAndStoresRows() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
+    @Test(arguments: StoreKind.persistent)
+    func insertsFetchesByIdentityAndStoresRows(kind: StoreKind) throws {
         let model = try charactersModel()
-        let store = try SQLiteStore(path: directory.path("store.sqlite"), model: model)
+        let test = try kind.makeStore(model: model)
+        let store = test.store
         let created = Date(timeIntervalSince1970: 1_313_949_772.249)
         let changes = ChangeSet(inserted: [
             ObjectSnapshot(id: tid("Publisher", 1), isPlaceholder: false,
@@ -29,9 +30,9 @@ import Trellis
             tid("Power", 3): ObjectID(entityName: "Power", primaryKey: 2),
             tid("Character", 4): ObjectID(entityName: "Character", primaryKey: 1),
         ])
-        #expect(try store.rows("SELECT \"_pk\", \"_entity\", \"_placeholder\", \"id\", \"name\", \"realName\", \"active\", \"publisher\" FROM \"Character\"")
+        #expect(try test.rows("SELECT \"_pk\", \"_entity\", \"_placeholder\", \"id\", \"name\", \"realName\", \"active\", \"publisher\" FROM \"Character\"")
                 == [["1", "Character", "0", "1699", "Batman", "Bruce Wayne", "1", "1"]])
-        #expect(try store.rows("SELECT \"source\", \"destination\" FROM \"Character.powers\" ORDER BY 2") == [["1", "1"], ["1", "2"]])
+        #expect(try test.rows("SELECT \"source\", \"destination\" FROM \"Character.powers\" ORDER BY 2") == [["1", "1"], ["1", "2"]])
 
         let fetched = try store.read { try $0.fetch(entity: "Character", identities: [[.string("1699")], [.string("nope")]]) }
         #expect(fetched == [ObjectSnapshot(

@@ -24,7 +24,7 @@ import Testing
                               userInfo: ["identityAttributes": "id"]),
         ])
         for (kind, store, directory) in try Scenario.stores(model) {
-            defer { directory.cleanup() }
+            defer { withExtendedLifetime(directory) {} }
             let context = ObjectContext(store: store)
             var small = ImportOptions()
             small.batchSize = 1

@@ -76,7 +76,7 @@ enum GraphFixture {
 /// A store that counts the calls its sessions receive (to prove set-based lookups).
 final class CountingStore: PersistentStore, @unchecked Sendable {
     // SAFETY: counters are only touched by tests on one thread, inside sessions of the wrapped store.
-    let base: InMemoryStore
+    let base: any PersistentStore
     var identityFetches: [String] = []
     var identityCounts: [Int] = []
     var otherFetches = 0
@@ -84,7 +84,7 @@ final class CountingStore: PersistentStore, @unchecked Sendable {
     var changeSets: [ChangeSet] = []
     var model: ObjectModel { base.model }
 
-    init(_ base: InMemoryStore) { self.base = base }
+    init(_ base: any PersistentStore) { self.base = base }
 
     func read<T>(_ body: (any StoreSession) throws -> T) throws -> T {
         try base.read { try body(CountingSession(base: $0, owner: self)) }
@@ -118,6 +118,9 @@ final class CountingSession: StoreSession {
     }
     func count(entity: String, matching predicate: StorePredicate?) throws -> Int {
         try base.count(entity: entity, matching: predicate)
+    }
+    func lock(scope: String, exclusive: Bool) throws {
+        try base.lock(scope: scope, exclusive: exclusive)
     }
     func apply(_ changes: ChangeSet) throws -> [ObjectID: ObjectID] {
         owner.applies += 1

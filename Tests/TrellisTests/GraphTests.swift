@@ -1,18 +1,23 @@
 import Foundation
 import Testing
 @testable import Trellis
+import TrellisTestSupport
 
+/// The object graph over every store (``StoreKind/allCases``).
 @Suite struct GraphTests {
+    let stores = TestStores()
+
     static func id(_ entity: String, _ key: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: key) }
 
-    func make(publisherRule: RelationshipDescription.DeleteRule = .nullify, charactersRule: RelationshipDescription.DeleteRule = .nullify)
-        throws -> (InMemoryStore, ObjectContext) {
-        let store = InMemoryStore(model: try GraphFixture.grootModel(publisherRule: publisherRule, charactersRule: charactersRule))
+    func make(_ kind: StoreKind, publisherRule: RelationshipDescription.DeleteRule = .nullify,
+              charactersRule: RelationshipDescription.DeleteRule = .nullify) throws -> (any PersistentStore, ObjectContext) {
+        let store = try stores.make(kind, model: try GraphFixture.grootModel(publisherRule: publisherRule, charactersRule: charactersRule))
         return (store, ObjectContext(store: store))
     }
 
-    @Test func insertSaveAndTheIdentityMap() throws {
-        let (store, context) = try make()
+    @Test(arguments: StoreKind.allCases)
+    func insertSaveAndTheIdentityMap(kind: StoreKind) throws {
+        let (store, context) = try make(kind)
         let batman = try context.insert("Character")
         try batman.setValue(.integer(1699), forKey: "id")
         try batman.setValue(.string("Batman"), forKey: "name")
@@ -32,8 +37,9 @@ import Testing
         #expect(batman.description == "Character/1 {id: 1699}")
     }
 
-    @Test func accessorsRejectUnknownNamesAndWrongTypes() throws {
-        let (_, context) = try make()
+    @Test(arguments: StoreKind.allCases)
+    func accessorsRejectUnknownNamesAndWrongTypes(kind: StoreKind) throws {
+        let (_, context) = try make(kind)
         let batman = try context.insert("Character")
         #expect(batman["nope"] == nil)
         #expect(throws: ContextError.self) { try batman.value(forKey: "nope") }
@@ -56,8 +62,9 @@ import Testing
         #expect(throws: ContextError.self) { try batman.setDestination(power, forKey: "publisher") }
     }
 
-    @Test func identityConflictsAreRefused() throws {
-        let (_, context) = try make()
+    @Test(arguments: StoreKind.allCases)
+    func identityConflictsAreRefused(kind: StoreKind) throws {
+        let (_, context) = try make(kind)
         let a = try context.insert("Character")
         try a.setValue(.integer(1), forKey: "id")
         let b = try context.insert("Character")
@@ -70,8 +77,9 @@ import Testing
         #expect(b["id"] == nil)
     }
 
-    @Test func inversesAreMaintainedOnBothSides() throws {
-        let (store, context) = try make()
+    @Test(arguments: StoreKind.allCases)
+    func inversesAreMaintainedOnBothSides(kind: StoreKind) throws {
+        let (store, context) = try make(kind)
         let batman = try context.insert("Character")
         try batman.setValue(.integer(1), forKey: "id")
         let dc = try context.insert("Publisher")
@@ -99,8 +107,9 @@ import Testing
         #expect(try GraphFixture.rows(store, "Power").map(\.relationships) == [[[Self.id("Character", 1)]]])
     }
 
-    @Test func fetchWithAPredicateSeesUnsavedChanges() throws {
-        let (_, context) = try make()
+    @Test(arguments: StoreKind.allCases)
+    func fetchWithAPredicateSeesUnsavedChanges(kind: StoreKind) throws {
+        let (_, context) = try make(kind)
         _ = try context.importObjects(from: [["id": 1, "name": "A"], ["id": 2, "name": "B"], ["id": 3, "name": "A"]], entity: "Character")
         let named: StorePredicate = .equals(attribute: "name", value: .string("A"))
         #expect(try context.fetch("Character", matching: named).map { $0["id"] } == [.integer(1), .integer(3)])
@@ -116,8 +125,9 @@ import Testing
         #expect(throws: ContextError.self) { try context.fetch("Character", matching: .equals(attribute: "nope", value: nil)) }
     }
 
-    @Test func rollbackReturnsToTheLastSavedState() throws {
-        let (store, context) = try make()
+    @Test(arguments: StoreKind.allCases)
+    func rollbackReturnsToTheLastSavedState(kind: StoreKind) throws {
+        let (store, context) = try make(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         let batman = try #require(try context.fetch("Character", id: .integer(1699)))
         let dc = try #require(try batman.destination(forKey: "publisher"))
@@ -138,11 +148,12 @@ import Testing
         #expect(try context.fetch("Character", id: .integer(2)) == nil)
         #expect(robin.context == nil)
         try context.save()
-        #expect(store.objectCount == 4)
+        #expect(try store.countObjects() == 4)
     }
 
-    @Test func savingUnchangedValuesWritesNothing() throws {
-        let counting = CountingStore(InMemoryStore(model: try GraphFixture.grootModel()))
+    @Test(arguments: StoreKind.allCases)
+    func savingUnchangedValuesWritesNothing(kind: StoreKind) throws {
+        let counting = CountingStore(try stores.make(kind, model: try GraphFixture.grootModel()))
         let context = ObjectContext(store: counting)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         counting.changeSets = []
@@ -156,8 +167,9 @@ import Testing
         #expect(counting.changeSets.map(\.updated) == [[ObjectChange(id: batman.objectID, attributes: [AttributeChange(index: 1, value: .string("Dark Knight"))])]])
     }
 
-    @Test func aMissingRequiredValueStopsTheSave() throws {
-        let (store, context) = try make()
+    @Test(arguments: StoreKind.allCases)
+    func aMissingRequiredValueStopsTheSave(kind: StoreKind) throws {
+        let (store, context) = try make(kind)
         _ = try context.insert("Character")
         do {
             try context.save()
@@ -166,7 +178,7 @@ import Testing
             #expect(error.code == .missingRequiredValue)
             #expect(error.description == "Character.id: Character/t1 has no value for required attribute id")
         }
-        #expect(store.objectCount == 0)
+        #expect(try store.countObjects() == 0)
         #expect(context.hasChanges)
     }
 
@@ -177,13 +189,13 @@ import Testing
         var testDescription: String { rule.rawValue }
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         DeleteCase(rule: .nullify, remaining: ["Character": 2, "Publisher": 0], characterPublisher: []),
         DeleteCase(rule: .cascade, remaining: ["Character": 0, "Publisher": 0], characterPublisher: nil),
         DeleteCase(rule: .noAction, remaining: ["Character": 2, "Publisher": 0], characterPublisher: nil),
     ])
-    func deleteRulesOfAPublishersCharacters(_ c: DeleteCase) throws {
-        let (store, context) = try make(charactersRule: c.rule)
+    func deleteRulesOfAPublishersCharacters(kind: StoreKind, _ c: DeleteCase) throws {
+        let (store, context) = try make(kind, charactersRule: c.rule)
         _ = try context.importObjects(from: [["id": 1, "publisher": ["id": 10]], ["id": 2, "publisher": 10]], entity: "Character")
         let dc = try #require(try context.fetch("Publisher", id: .integer(10)))
         try context.delete(dc)
@@ -199,8 +211,9 @@ import Testing
         #expect(try GraphFixture.rows(store, "Character").allSatisfy { $0.relationships[1].isEmpty })
     }
 
-    @Test func denyRefusesWhileDestinationsAreLinked() throws {
-        let (store, context) = try make(charactersRule: .deny)
+    @Test(arguments: StoreKind.allCases)
+    func denyRefusesWhileDestinationsAreLinked(kind: StoreKind) throws {
+        let (store, context) = try make(kind, charactersRule: .deny)
         _ = try context.importObjects(from: [["id": 1, "publisher": ["id": 10]]], entity: "Character")
         let dc = try #require(try context.fetch("Publisher", id: .integer(10)))
         do {
@@ -218,8 +231,9 @@ import Testing
         #expect(try GraphFixture.rows(store, "Publisher").isEmpty)
     }
 
-    @Test func cascadeFollowsChains() throws {
-        let (store, context) = try make(publisherRule: .cascade, charactersRule: .cascade)
+    @Test(arguments: StoreKind.allCases)
+    func cascadeFollowsChains(kind: StoreKind) throws {
+        let (store, context) = try make(kind, publisherRule: .cascade, charactersRule: .cascade)
         _ = try context.importObjects(from: [["id": 1, "publisher": ["id": 10]], ["id": 2, "publisher": 10], ["id": 3]], entity: "Character")
         try context.delete(try #require(try context.fetch("Character", id: .integer(1))))
         try context.save()

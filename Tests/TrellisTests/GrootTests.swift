@@ -4,14 +4,23 @@ import Testing
 import TrellisTestSupport
 
 /// Groot's documented scenarios, and the defects its users reported.
-@Suite struct GrootTests {
+/// On every store (``StoreKind/allCases``): each test runs once per store kind, on a fresh
+/// store of that kind (``use(_:)``).
+@Suite final class GrootTests {
     let model: ObjectModel
-    let store: InMemoryStore
-    let context: ObjectContext
+    let stores = TestStores()
+    private(set) var store: any PersistentStore
+    private(set) var context: ObjectContext
 
     init() throws {
         model = try GraphFixture.grootModel()
         store = InMemoryStore(model: model)
+        context = ObjectContext(store: store)
+    }
+
+    /// Makes the suite's store a fresh one of `kind` (with a context on it).
+    func use(_ kind: StoreKind) throws {
+        store = try stores.make(kind, model: model)
         context = ObjectContext(store: store)
     }
 
@@ -23,7 +32,9 @@ import TrellisTestSupport
 
     // MARK: - Documented scenarios
 
-    @Test func importsBatmanWithStringIDsIntoInteger64() throws {
+    @Test(arguments: StoreKind.allCases)
+    func importsBatmanWithStringIDsIntoInteger64(kind: StoreKind) throws {
+        try use(kind)
         let report = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         #expect(report.counts(for: "Character") == .init(inserted: 1))
         #expect(report.counts(for: "Power") == .init(inserted: 2))
@@ -45,7 +56,9 @@ import TrellisTestSupport
         #expect(try batman.destination(forKey: "publisher")?.destinations(forKey: "characters").map(\.objectID) == [batman.objectID])
     }
 
-    @Test func mergeUpdatesRealNameAndKeepsTheRest() throws {
+    @Test(arguments: StoreKind.allCases)
+    func mergeUpdatesRealNameAndKeepsTheRest(kind: StoreKind) throws {
+        try use(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         let report = try context.importObjects(from: [["id": 1699, "real_name": "Bruce Thomas Wayne"]], entity: "Character")
         #expect(report.counts(for: "Character") == .init(updated: 1))
@@ -53,10 +66,12 @@ import TrellisTestSupport
         let rows = try GraphFixture.rows(store, "Character")
         #expect(rows.map { GraphFixture.describe($0, model) } == [#"id=1699 name="Batman" realName="Bruce Thomas Wayne""#])
         #expect(rows[0].relationships == [[Self.id("Power", 1), Self.id("Power", 2)], [Self.id("Publisher", 1)]])
-        #expect(store.objectCount == 4)
+        #expect(try store.countObjects() == 4)
     }
 
-    @Test func identifiersBecomePlaceholdersThatALaterImportCompletes() throws {
+    @Test(arguments: StoreKind.allCases)
+    func identifiersBecomePlaceholdersThatALaterImportCompletes(kind: StoreKind) throws {
+        try use(kind)
         let first = try context.importObjects(
             from: [["id": "1699", "name": "Batman", "powers": ["4", 9], "publisher": "10"]], entity: "Character")
         #expect(first.counts(for: "Power") == .init(inserted: 2))
@@ -77,13 +92,15 @@ import TrellisTestSupport
         #expect(try GraphFixture.rows(store, "Power").map(\.relationships) == [[[Self.id("Character", 1)]], [[Self.id("Character", 1)]]])
     }
 
-    @Test func cardsWithACompositeIdentity() throws {
+    @Test(arguments: StoreKind.allCases)
+    func cardsWithACompositeIdentity(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [EntityDescription(
             name: "Card",
             attributes: [GraphFixture.attribute("suit", .string, key: "suit"), GraphFixture.attribute("value", .string, key: "value"),
                          GraphFixture.attribute("numberOfPeople", .integer16, key: "numberOfPeople")],
             userInfo: ["identityAttributes": "suit,value"])])
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         let first = try context.importObjects(from: [
             ["suit": "Hearts", "value": "A", "numberOfPeople": 1], ["suit": "Spades", "value": "A", "numberOfPeople": 1],
@@ -124,9 +141,11 @@ import TrellisTestSupport
         EntityMapper(name: "ShapeMapper", keyPath: "type", table: ["circle": "Circle", "triangle": "Triangle", "box": "Container"]),
     ])
 
-    @Test func entityMapperPicksTheSubEntityInsideAContainer() throws {
+    @Test(arguments: StoreKind.allCases)
+    func entityMapperPicksTheSubEntityInsideAContainer(kind: StoreKind) throws {
+        try use(kind)
         let model = try Self.shapesModel()
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store, bindings: Self.shapeBindings)
         let report = try context.importObjects(from: [[
             "id": 1,
@@ -146,8 +165,10 @@ import TrellisTestSupport
         #expect(try context.fetch("Shape", id: .integer(2))?["radius"] == .integer(11))
     }
 
-    @Test func entityMapperErrorsNameTheEntity() throws {
-        let context = ObjectContext(store: InMemoryStore(model: try Self.shapesModel()), bindings: Self.shapeBindings)
+    @Test(arguments: StoreKind.allCases)
+    func entityMapperErrorsNameTheEntity(kind: StoreKind) throws {
+        try use(kind)
+        let context = ObjectContext(store: try stores.make(kind, model: try Self.shapesModel()), bindings: Self.shapeBindings)
         do {
             _ = try context.importObjects(from: [["id": 1, "shapes": [["id": 5, "type": "box"]]]], entity: "Container")
             Issue.record("expected an error")
@@ -162,7 +183,7 @@ import TrellisTestSupport
             #expect(error.code == .abstractEntity)
             #expect(error.description == "$[0].shapes[0]: Shape is abstract, and its entity mapper 'ShapeMapper' chose no sub-entity for this object")
         }
-        let noMapper = ObjectContext(store: InMemoryStore(model: try Self.shapesModel(mapper: false)))
+        let noMapper = ObjectContext(store: try stores.make(kind, model: try Self.shapesModel(mapper: false)))
         do {
             _ = try noMapper.importObjects(from: [["id": 1, "type": "circle"]], entity: "Shape")
             Issue.record("expected an error")
@@ -174,9 +195,11 @@ import TrellisTestSupport
 
     /// Objects are named by entity and identity in messages, never by a temporary object ID,
     /// so the message does not depend on the batch size (found by a tester).
-    @Test func mapperConflictMessageIsTheSameForEveryBatchSize() throws {
+    @Test(arguments: StoreKind.allCases)
+    func mapperConflictMessageIsTheSameForEveryBatchSize(kind: StoreKind) throws {
+        try use(kind)
         for batchSize in [5000, 1] {
-            let context = ObjectContext(store: InMemoryStore(model: try Self.shapesModel()), bindings: Self.shapeBindings)
+            let context = ObjectContext(store: try stores.make(kind, model: try Self.shapesModel()), bindings: Self.shapeBindings)
             var options = ImportOptions()
             options.batchSize = batchSize
             do {
@@ -190,7 +213,9 @@ import TrellisTestSupport
         }
     }
 
-    @Test func dictionaryTransformerDerivesIDFromLegacyID() throws {
+    @Test(arguments: StoreKind.allCases)
+    func dictionaryTransformerDerivesIDFromLegacyID(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [EntityDescription(
             name: "Character",
             attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("name", .string, key: "name")],
@@ -205,7 +230,7 @@ import TrellisTestSupport
                 return copy
             },
         ])
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store, bindings: bindings)
         _ = try context.importObjects(from: [["legacy_id": "CHR-1699", "name": "Batman"]], entity: "Character")
         let report = try context.importObjects(from: [["legacy_id": "CHR-1699", "name": "The Batman"], ["id": 2, "name": "Robin"]],
@@ -215,7 +240,9 @@ import TrellisTestSupport
             == [#"id=1699 name="The Batman""#, #"id=2 name="Robin""#])
     }
 
-    @Test func exportsTheBatmanGraph() throws {
+    @Test(arguments: StoreKind.allCases)
+    func exportsTheBatmanGraph(kind: StoreKind) throws {
+        try use(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         let batman = try #require(try context.fetch("Character", id: .integer(1699)))
         #expect(try context.exportJSON(batman) == [
@@ -230,13 +257,15 @@ import TrellisTestSupport
         ]])
     }
 
-    @Test func exportsANestedKeyPath() throws {
+    @Test(arguments: StoreKind.allCases)
+    func exportsANestedKeyPath(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [EntityDescription(
             name: "Character",
             attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
                          GraphFixture.attribute("realName", .string, key: "real_name.foo.bar.name")],
             userInfo: ["identityAttributes": "id"])])
-        let context = ObjectContext(store: InMemoryStore(model: model))
+        let context = ObjectContext(store: try stores.make(kind, model: model))
         _ = try context.importObjects(from: [["id": 1699, "real_name": ["foo": ["bar": ["name": "Bruce Wayne"]]]]], entity: "Character")
         let batman = try #require(try context.fetch("Character", id: .integer(1699)))
         #expect(batman["realName"] == .string("Bruce Wayne"))
@@ -245,7 +274,9 @@ import TrellisTestSupport
 
     // MARK: - Defects Groot's users hit
 
-    @Test func theSameIDTwiceInOneArrayMergesLastValueWins() throws {
+    @Test(arguments: StoreKind.allCases)
+    func theSameIDTwiceInOneArrayMergesLastValueWins(kind: StoreKind) throws {
+        try use(kind)
         let report = try context.importObjects(from: [["id": "7", "name": "Robin"], ["id": 7, "name": "Nightwing"]], entity: "Character")
         #expect(report.counts(for: "Character") == .init(inserted: 1))
         #expect(report.objectIDs == [Self.id("Character", 1), Self.id("Character", 1)])
@@ -253,13 +284,15 @@ import TrellisTestSupport
         #expect(try describeAll("Character") == [#"id=7 name="Nightwing" realName=nil"#])
     }
 
-    @Test func aNullInTheMiddleOfAKeyPathLeavesTheValueAlone() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aNullInTheMiddleOfAKeyPathLeavesTheValueAlone(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [EntityDescription(
             name: "User",
             attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
                          GraphFixture.attribute("city", .string, key: "address.city")],
             userInfo: ["identityAttributes": "id"])])
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1, "address": ["city": "Gotham"]]], entity: "User")
         let report = try context.importObjects(from: [["id": 1, "address": nil], ["id": 2, "address": nil]], entity: "User")
@@ -269,7 +302,9 @@ import TrellisTestSupport
         #expect(try GraphFixture.rows(store, "User").map { GraphFixture.describe($0, model) } == ["id=1 city=nil", "id=2 city=nil"])
     }
 
-    @Test func aStringIdentityFindsTheIntegerObjectAndSixtyFourBitIDsStayExact() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aStringIdentityFindsTheIntegerObjectAndSixtyFourBitIDsStayExact(kind: StoreKind) throws {
+        try use(kind)
         _ = try context.importObjects(from: [["id": 505874924095815681, "name": "Big"]], entity: "Character")
         let report = try context.importObjects(from: [["id": "505874924095815681", "real_name": "Exact"]], entity: "Character")
         #expect(report.counts(for: "Character") == .init(updated: 1))
@@ -282,13 +317,15 @@ import TrellisTestSupport
         }
     }
 
-    @Test func exportCutsCyclesWithoutInverseRelationships() throws {
+    @Test(arguments: StoreKind.allCases)
+    func exportCutsCyclesWithoutInverseRelationships(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [EntityDescription(
             name: "Status",
             attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("text", .string, key: "text")],
             relationships: [GraphFixture.relationship("retweetedStatus", "Status", key: "retweeted_status")],
             userInfo: ["identityAttributes": "id"])])
-        let context = ObjectContext(store: InMemoryStore(model: model))
+        let context = ObjectContext(store: try stores.make(kind, model: model))
         // 1 → 2 → 1 (a two-object cycle), and 3 → 3 (self-reference).
         _ = try context.importObjects(from: [
             ["id": 1, "text": "one", "retweeted_status": ["id": 2, "text": "two", "retweeted_status": 1]],
@@ -302,7 +339,9 @@ import TrellisTestSupport
         ])
     }
 
-    @Test func aReverseTransformerReturningNilExportsNull() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aReverseTransformerReturningNilExportsNull(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [EntityDescription(
             name: "Character",
             attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
@@ -311,7 +350,7 @@ import TrellisTestSupport
         var transformers = JSONValueTransformerRegistry()
         transformers.register(JSONValueTransformer(name: "Secret", forward: { json in json.stringValue.map(AttributeValue.string) },
                                                reverse: { _ in .null }))
-        let context = ObjectContext(store: InMemoryStore(model: model), bindings: MappingBindings(transformers: transformers))
+        let context = ObjectContext(store: try stores.make(kind, model: model), bindings: MappingBindings(transformers: transformers))
         _ = try context.importObjects(from: [["id": 1, "name": "Batman"]], entity: "Character")
         let batman = try #require(try context.fetch("Character", id: .integer(1)))
         #expect(batman["name"] == .string("Batman"))
@@ -322,7 +361,9 @@ import TrellisTestSupport
         #expect(omitted == ["id": 1], "\(omitted)")
     }
 
-    @Test func aFailureInTheMiddleOfAnArrayChangesNothing() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aFailureInTheMiddleOfAnArrayChangesNothing(kind: StoreKind) throws {
+        try use(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         let before = try GraphFixture.rows(store, "Character") + GraphFixture.rows(store, "Power") + GraphFixture.rows(store, "Publisher")
         let payload: JSONValue = [
@@ -355,13 +396,15 @@ extension GrootTests {
     /// identity once the payload's values are set (two cards collapsed into one). A card
     /// without a suit in its JSON has no identity: it is inserted anew, its suit left empty
     /// rather than defaulted (a default identity would make it the stored spades card).
-    @Test func newObjectsWithDefaultedIdentityAttributesStayDistinct() throws {
+    @Test(arguments: StoreKind.allCases)
+    func newObjectsWithDefaultedIdentityAttributesStayDistinct(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [EntityDescription(
             name: "Card",
             attributes: [GraphFixture.attribute("suit", .string, key: "suit", default: .string("spades")),
                          GraphFixture.attribute("rank", .integer16, key: "rank", default: .integer(1))],
             userInfo: ["identityAttributes": "suit,rank"])])
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         let report = try context.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1], ["rank": 2]],
                                                entity: "Card")
@@ -373,7 +416,9 @@ extension GrootTests {
 
 extension GrootTests {
     /// The Batman fixture read from `Tests/Fixtures/groot/`, then an update mixing identifiers and objects.
-    @Test func importsTheFixtureFilesAndExportsTheResult() throws {
+    @Test(arguments: StoreKind.allCases)
+    func importsTheFixtureFilesAndExportsTheResult(kind: StoreKind) throws {
+        try use(kind)
         let first = try JSONReader.parse(try Fixtures.data("groot/characters.json"))
         #expect(first == GraphFixture.batman)
         _ = try context.importObjects(from: first, entity: "Character")

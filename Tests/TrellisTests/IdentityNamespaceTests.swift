@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Trellis
+import TrellisTestSupport
 
 /// Identities are unique across the entity that declares them and its sub-entities (the
 /// store holds one unique index per namespace). An object of one entity that carries the
@@ -27,22 +28,22 @@ import Testing
     }
 
     /// A store holding Circle 1 (radius 10) and the plain Shape 5.
-    static func seeded() throws -> (InMemoryStore, ObjectModel) {
+    static func seeded(_ kind: StoreKind, _ stores: TestStores) throws -> (any PersistentStore, ObjectModel) {
         let model = try model()
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1, "name": "round", "radius": 10]], entity: "Circle")
         _ = try context.importObjects(from: [["id": 5, "name": "plain"]], entity: "Shape")
         return (store, model)
     }
 
-    static func shapes(_ store: InMemoryStore, _ model: ObjectModel) throws -> [String] {
+    static func shapes(_ store: any PersistentStore, _ model: ObjectModel) throws -> [String] {
         try GraphFixture.rows(store, "Shape").map { "\($0.id.entityName) " + GraphFixture.describe($0, model) }
     }
 
     static let before = [#"Circle id=1 name="round" radius=10"#, #"Shape id=5 name="plain""#]
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         (entity: "Triangle", json: ["id": 1, "sides": 3] as JSONValue,
          message: "$[0]: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
         (entity: "Circle", json: ["id": 5, "radius": 2] as JSONValue,
@@ -52,8 +53,9 @@ import Testing
         (entity: "Holder", json: ["id": 9, "triangle": ["id": 1, "sides": 4]] as JSONValue,
          message: "$[0].triangle: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
     ])
-    func anotherEntitysIdentityIsAnErrorAndChangesNothing(_ test: (entity: String, json: JSONValue, message: String)) throws {
-        let (store, model) = try Self.seeded()
+    func anotherEntitysIdentityIsAnErrorAndChangesNothing(kind: StoreKind, _ test: (entity: String, json: JSONValue, message: String)) throws {
+        let stores = TestStores()
+        let (store, model) = try Self.seeded(kind, stores)
         let context = ObjectContext(store: store)
         let error = try #require(throws: ImportError.self) { try context.importObjects(from: [test.json], entity: test.entity) }
         #expect(error.code == .identityConflict)
@@ -63,9 +65,11 @@ import Testing
     }
 
     /// Two objects of sibling entities with one identity in one payload.
-    @Test func siblingsWithOneIdentityInOnePayload() throws {
+    @Test(arguments: StoreKind.allCases)
+    func siblingsWithOneIdentityInOnePayload(kind: StoreKind) throws {
         let model = try Self.model()
-        let store = InMemoryStore(model: model)
+        let stores = TestStores()
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         let error = try #require(throws: ImportError.self) {
             try context.importObjects(from: [["id": 1, "circle": ["id": 7, "name": "Rex"], "triangle": ["id": 7, "name": "Tom"]]],
@@ -77,8 +81,10 @@ import Testing
     }
 
     /// Through the declaring entity an existing object of any sub-entity is found and updated.
-    @Test func theDeclaringEntityUpdatesAnySubEntity() throws {
-        let (store, model) = try Self.seeded()
+    @Test(arguments: StoreKind.allCases)
+    func theDeclaringEntityUpdatesAnySubEntity(kind: StoreKind) throws {
+        let stores = TestStores()
+        let (store, model) = try Self.seeded(kind, stores)
         let context = ObjectContext(store: store)
         let report = try context.importObjects(from: [["id": 1, "name": "disc"]], entity: "Shape")
         #expect(report.counts(for: "Circle") == ImportReport.Counts(updated: 1))

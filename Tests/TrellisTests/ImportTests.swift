@@ -1,11 +1,15 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 @testable import Trellis
 
-@Suite struct ImportTests {
+/// The import contract, on every store (``StoreKind/allCases``): each test runs once per
+/// store kind, on a fresh store of that kind (``use(_:)``).
+@Suite final class ImportTests {
     let model: ObjectModel
-    let store: InMemoryStore
-    let context: ObjectContext
+    let stores = TestStores()
+    private(set) var store: any PersistentStore
+    private(set) var context: ObjectContext
 
     init() throws {
         model = try GraphFixture.grootModel()
@@ -13,7 +17,13 @@ import Testing
         context = ObjectContext(store: store)
     }
 
-    func describeAll(_ entity: String, in store: InMemoryStore? = nil) throws -> [String] {
+    /// Makes the suite's store a fresh one of `kind` (with a context on it).
+    func use(_ kind: StoreKind) throws {
+        store = try stores.make(kind, model: model)
+        context = ObjectContext(store: store)
+    }
+
+    func describeAll(_ entity: String, in store: (any PersistentStore)? = nil) throws -> [String] {
         let store = store ?? self.store
         return try GraphFixture.rows(store, entity).map { GraphFixture.describe($0, store.model) }
     }
@@ -36,8 +46,10 @@ import Testing
         })
     }
 
-    @Test func oneStoreFetchPerEntityForANestedPayloadOfAThousandObjects() throws {
-        let counting = CountingStore(InMemoryStore(model: model))
+    @Test(arguments: StoreKind.allCases)
+    func oneStoreFetchPerEntityForANestedPayloadOfAThousandObjects(kind: StoreKind) throws {
+        try use(kind)
+        let counting = CountingStore(try stores.make(kind, model: model))
         let context = ObjectContext(store: counting)
         let report = try context.importObjects(from: Self.nestedPayload(), entity: "Character")
         #expect(report.counts(for: "Character") == .init(inserted: 600))
@@ -48,7 +60,7 @@ import Testing
             == ["Character": 600, "Power": 300, "Publisher": 100])
         #expect(counting.otherFetches == 0)
         #expect(counting.applies == 1)
-        #expect(counting.base.objectCount == 1000)
+        #expect(try counting.base.countObjects() == 1000)
 
         // Again, with everything stored: still one fetch per entity, and nothing to write.
         counting.identityFetches = []
@@ -74,8 +86,9 @@ import Testing
 
     // MARK: - Atomicity
 
-    @Test(arguments: [0, 2, 4])
-    func aFailureAnywhereLeavesStoreAndContextAsTheyWere(failingIndex: Int) throws {
+    @Test(arguments: StoreKind.allCases, [0, 2, 4])
+    func aFailureAnywhereLeavesStoreAndContextAsTheyWere(kind: StoreKind, failingIndex: Int) throws {
+        try use(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         // Unsaved local state that must survive the failed import untouched.
         let batman = try #require(try context.fetch("Character", id: .integer(1699)))
@@ -110,12 +123,14 @@ import Testing
         #expect(try describeAll("Character") == [#"id=1699 name="Local" realName="Bruce Wayne""#, "id=2 name=nil realName=nil"])
     }
 
-    @Test func anIdentityConflictRollsTheImportBack() throws {
+    @Test(arguments: StoreKind.allCases)
+    func anIdentityConflictRollsTheImportBack(kind: StoreKind) throws {
+        try use(kind)
         var entities = try GraphFixture.grootModel().entities
         entities.append(EntityDescription(name: "Villain", parentName: "Character",
                                           attributes: [GraphFixture.attribute("lair", .string, key: "lair")]))
         let model = try ObjectModel(entities: entities)
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1, "name": "Joker"]], entity: "Character")
         // Identity 1 is taken in the Character hierarchy by a plain Character, so a Villain 1
@@ -145,7 +160,7 @@ import Testing
         var testDescription: String { name }
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         NullCase(name: "missing keys", json: ["id": 1699], policy: .clear,
                  character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 2, publisher: true),
         NullCase(name: "null attribute", json: ["id": 1699, "real_name": nil], policy: .clear,
@@ -161,7 +176,8 @@ import Testing
         NullCase(name: "ignored nulls, values still set", json: ["id": 1699, "real_name": "B.", "powers": []], policy: .ignore,
                  character: #"id=1699 name="Batman" realName="B.""#, powers: 0, publisher: true),
     ])
-    func nullClearsButAMissingKeyKeeps(_ c: NullCase) throws {
+    func nullClearsButAMissingKeyKeeps(kind: StoreKind, _ c: NullCase) throws {
+        try use(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         var options = ImportOptions()
         options.nullPolicy = c.policy
@@ -171,18 +187,20 @@ import Testing
         #expect(row.relationships[0].count == c.powers)
         #expect(row.relationships[1].isEmpty == !c.publisher)
         // Unlinked objects are not deleted, and their inverse no longer points back.
-        #expect(store.objectCount == 4)
+        #expect(try store.countObjects() == 4)
         #expect(try GraphFixture.rows(store, "Power").map { $0.relationships[0].count } == [c.powers / 2, c.powers / 2])
     }
 
-    @Test func newObjectsGetTheModelDefaultForMissingKeys() throws {
+    @Test(arguments: StoreKind.allCases)
+    func newObjectsGetTheModelDefaultForMissingKeys(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [EntityDescription(
             name: "Item",
             attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
                          GraphFixture.attribute("rating", .double, key: "rating", default: .double(2.5)),
                          GraphFixture.attribute("active", .boolean, key: "active", default: .bool(true))],
             userInfo: ["identityAttributes": "id"])])
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1], ["id": 2, "rating": nil, "active": "no"]], entity: "Item")
         #expect(try describeAll("Item", in: store) == ["id=1 rating=2.5 active=true", "id=2 rating=nil active=false"])
@@ -190,7 +208,9 @@ import Testing
 
     // MARK: - To-many policies and order
 
-    @Test func replaceUnlinksWithoutDeletingAndAppendAddsLinks() throws {
+    @Test(arguments: StoreKind.allCases)
+    func replaceUnlinksWithoutDeletingAndAppendAddsLinks(kind: StoreKind) throws {
+        try use(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         _ = try context.importObjects(from: [["id": 1699, "powers": [["id": 9], ["id": 12, "name": "Gadgets"]]]], entity: "Character")
         #expect(try GraphFixture.rows(store, "Character")[0].relationships[0] == [Self.id("Power", 2), Self.id("Power", 3)])
@@ -205,11 +225,13 @@ import Testing
             == [Self.id("Power", 2), Self.id("Power", 3), Self.id("Power", 1)])
     }
 
-    @Test func theMergePolicyAnnotationWinsOverTheOption() throws {
+    @Test(arguments: StoreKind.allCases)
+    func theMergePolicyAnnotationWinsOverTheOption(kind: StoreKind) throws {
+        try use(kind)
         var entities = try GraphFixture.grootModel().entities
         entities[0].relationships[0].userInfo["JSONMergePolicy"] = "append"
         let model = try ObjectModel(entities: entities)
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1, "powers": [1, 2]]], entity: "Character")
         _ = try context.importObjects(from: [["id": 1, "powers": [3, 1]]], entity: "Character")
@@ -217,7 +239,9 @@ import Testing
         #expect(powers.map(\.primaryKey) == [1, 2, 3])
     }
 
-    @Test func orderedRelationshipsKeepJSONOrderAndUnorderedOnesIgnoreIt() throws {
+    @Test(arguments: StoreKind.allCases)
+    func orderedRelationshipsKeepJSONOrderAndUnorderedOnesIgnoreIt(kind: StoreKind) throws {
+        try use(kind)
         _ = try context.importObjects(from: [["id": 1, "powers": [9, 4, 7]]], entity: "Character")
         #expect(try #require(try context.fetch("Character", id: .integer(1))).destinations(forKey: "powers").map { $0["id"] }
             == [.integer(9), .integer(4), .integer(7)])
@@ -226,7 +250,7 @@ import Testing
         #expect(try GraphFixture.rows(store, "Character")[0].relationships[0].map(\.primaryKey) == [2, 1, 3])
 
         let unorderedModel = try GraphFixture.grootModel(powersOrdered: false)
-        let store2 = InMemoryStore(model: unorderedModel)
+        let store2 = try stores.make(kind, model: unorderedModel)
         let context2 = ObjectContext(store: store2)
         _ = try context2.importObjects(from: [["id": 1, "powers": [9, 4, 7]]], entity: "Character")
         let same = try context2.importObjects(from: [["id": 1, "powers": [4, 7, 9]]], entity: "Character")
@@ -236,7 +260,9 @@ import Testing
 
     // MARK: - Relationship values
 
-    @Test func aPartialNestedObjectUpdatesOnlyTheKeysItHas() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aPartialNestedObjectUpdatesOnlyTheKeysItHas(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [
             EntityDescription(
                 name: "User",
@@ -250,7 +276,7 @@ import Testing
                 relationships: [GraphFixture.relationship("mentions", "User", toMany: true, key: "entities.user_mentions")],
                 userInfo: ["identityAttributes": "id"]),
         ])
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 6253282, "name": "Twitter API", "screen_name": "twitterapi",
                                                "followers_count": 1000, "location": "San Francisco"]], entity: "User")
@@ -275,7 +301,7 @@ import Testing
         var testDescription: String { description }
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         ErrorCase(json: [["id": 1, "publisher": [["id": 1]]]], entity: "Character", code: .arrayForToOne,
                   description: #"$[0].publisher: Character.publisher is a to-one relationship; found an array [{"id":1}]"#),
         ErrorCase(json: [["id": 1, "powers": "4"]], entity: "Character", code: .notAnArray,
@@ -297,7 +323,8 @@ import Testing
         ErrorCase(json: [["id": 1, "powers": [["id": "40000000000000000000"]]]], entity: "Character", code: .invalidValue,
                   description: #"$[0].powers[0].id: cannot store "40000000000000000000" in Power.id (integer64): out of range -9223372036854775808...9223372036854775807"#),
     ])
-    func badValuesAreErrorsNamingPathEntityAndValue(_ c: ErrorCase) throws {
+    func badValuesAreErrorsNamingPathEntityAndValue(kind: StoreKind, _ c: ErrorCase) throws {
+        try use(kind)
         do {
             _ = try context.importObjects(from: c.json, entity: c.entity)
             Issue.record("expected an error")
@@ -305,10 +332,12 @@ import Testing
             #expect(error.code == c.code)
             #expect(error.description == c.description)
         }
-        #expect(store.objectCount == 0)
+        #expect(try store.countObjects() == 0)
     }
 
-    @Test func longValuesAreShortenedInMessages() throws {
+    @Test(arguments: StoreKind.allCases)
+    func longValuesAreShortenedInMessages(kind: StoreKind) throws {
+        try use(kind)
         let long = String(repeating: "a", count: 100)
         do {
             _ = try context.importObjects(from: [["id": .string(long)]], entity: "Character")
@@ -319,14 +348,16 @@ import Testing
         }
     }
 
-    @Test func bareIdentifiersNeedASingleIdentityAttribute() throws {
+    @Test(arguments: StoreKind.allCases)
+    func bareIdentifiersNeedASingleIdentityAttribute(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [
             EntityDescription(name: "Post", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
                               relationships: [GraphFixture.relationship("tags", "Tag", toMany: true, key: "tags")],
                               userInfo: ["identityAttributes": "id"]),
             EntityDescription(name: "Tag", attributes: [GraphFixture.attribute("text", .string, key: "text")]),
         ])
-        let context = ObjectContext(store: InMemoryStore(model: model))
+        let context = ObjectContext(store: try stores.make(kind, model: model))
         do {
             _ = try context.importObjects(from: [["id": 1, "tags": [["text": "a"], "b"]]], entity: "Post")
             Issue.record("expected an error")
@@ -346,7 +377,9 @@ import Testing
         #expect(try context.fetch("Post", id: .integer(1))?.destinations(forKey: "tags").count == 1)
     }
 
-    @Test func valueTransformersAreAppliedAndUnknownNamesListTheRegisteredOnes() throws {
+    @Test(arguments: StoreKind.allCases)
+    func valueTransformersAreAppliedAndUnknownNamesListTheRegisteredOnes(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [EntityDescription(
             name: "Item",
             attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
@@ -359,7 +392,7 @@ import Testing
             return Int64(s, radix: 16).map(AttributeValue.integer)
         }, reverse: { value in .string(String(value.integerValue ?? 0, radix: 16)) }))
         registry.register(JSONValueTransformer(name: "Upper", forward: { _ in nil }, reverse: nil))
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store, bindings: MappingBindings(transformers: registry))
         _ = try context.importObjects(from: [["id": 1, "code": "ff"]], entity: "Item")
         #expect(try describeAll("Item", in: store) == ["id=1 code=255 other=nil"])
@@ -395,14 +428,18 @@ import Testing
 
     func storedIDs() throws -> [AttributeValue?] { try GraphFixture.rows(store, "Character").map { $0.attributes[0] } }
 
-    @Test func nothingIsDeletedWithoutAScope() throws {
+    @Test(arguments: StoreKind.allCases)
+    func nothingIsDeletedWithoutAScope(kind: StoreKind) throws {
+        try use(kind)
         try seedFive()
         let report = try context.importObjects(from: [["id": 1]], entity: "Character")
         #expect(report.counts(for: "Character") == .init(unchanged: 1))
         #expect(try storedIDs().count == 5)
     }
 
-    @Test func deletionScopeAllObjects() throws {
+    @Test(arguments: StoreKind.allCases)
+    func deletionScopeAllObjects(kind: StoreKind) throws {
+        try use(kind)
         try seedFive()
         var options = ImportOptions()
         options.deleteMissing = ImportOptions.DeletionScope.allObjects.reportingOnly
@@ -421,7 +458,9 @@ import Testing
         #expect(try GraphFixture.rows(store, "Publisher").map { $0.relationships[0].map(\.primaryKey) } == [[1], [4]])
     }
 
-    @Test func deletionScopeMatchingAPredicate() throws {
+    @Test(arguments: StoreKind.allCases)
+    func deletionScopeMatchingAPredicate(kind: StoreKind) throws {
+        try use(kind)
         try seedFive()
         var options = ImportOptions()
         options.deleteMissing = .matching(.equals(attribute: "name", value: .string("odd")))
@@ -430,7 +469,9 @@ import Testing
         #expect(try storedIDs() == [.integer(2), .integer(3), .integer(4)])
     }
 
-    @Test func deletionScopeAParentsRelationship() throws {
+    @Test(arguments: StoreKind.allCases)
+    func deletionScopeAParentsRelationship(kind: StoreKind) throws {
+        try use(kind)
         try seedFive()
         let publisher = try #require(try context.fetch("Publisher", id: .integer(10)))
         var options = ImportOptions()
@@ -446,8 +487,10 @@ import Testing
 
     // MARK: - Reports, dry runs, unchanged detection
 
-    @Test func unchangedObjectsCauseNoWrite() throws {
-        let counting = CountingStore(InMemoryStore(model: model))
+    @Test(arguments: StoreKind.allCases)
+    func unchangedObjectsCauseNoWrite(kind: StoreKind) throws {
+        try use(kind)
+        let counting = CountingStore(try stores.make(kind, model: model))
         let context = ObjectContext(store: counting)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         #expect(counting.changeSets.map(\.inserted.count) == [4])
@@ -462,7 +505,9 @@ import Testing
         #expect(counting.changeSets.first?.updated == [ObjectChange(id: Self.id("Power", 1), attributes: [AttributeChange(index: 1, value: .string("Agile"))])])
     }
 
-    @Test func aDryRunReportsAndKeepsNothing() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aDryRunReportsAndKeepsNothing(kind: StoreKind) throws {
+        try use(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         let before = try everything()
         var options = ImportOptions()
@@ -479,7 +524,9 @@ import Testing
         #expect(context.hasChanges == false)
     }
 
-    @Test func streamingInBatchesCountsEachObjectOnceAndKeepsInputOrder() throws {
+    @Test(arguments: StoreKind.allCases)
+    func streamingInBatchesCountsEachObjectOnceAndKeepsInputOrder(kind: StoreKind) throws {
+        try use(kind)
         var source = JSONImportSource(array: [
             ["id": 3, "powers": [["id": 1, "name": "A"]]], ["id": 1, "powers": [1, 2]],
             ["id": 2, "powers": [["id": 2, "name": "B"]]], ["id": 3, "name": "Three"], ["id": 4, "powers": [1]],
@@ -497,7 +544,9 @@ import Testing
         #expect(try GraphFixture.rows(store, "Power").map { $0.relationships[0].map(\.primaryKey) } == [[1, 2, 4], [2, 3]])
     }
 
-    @Test func anObjectKeyedByIdentifierStoresEachKey() throws {
+    @Test(arguments: StoreKind.allCases)
+    func anObjectKeyedByIdentifierStoresEachKey(kind: StoreKind) throws {
+        try use(kind)
         var options = ImportOptions()
         options.keyAttribute = "id"
         let report = try context.importObjects(from: ["1699": ["name": "Batman"], "7": ["name": "Robin"]], entity: "Character",
@@ -514,7 +563,9 @@ import Testing
         #expect(throws: ImportError.self) { _ = try context.importObjects(from: ["1": [:]], entity: "Character", options: options) }
     }
 
-    @Test func reportsObjectIDsCanBeTurnedOffAndASingleObjectIsImported() throws {
+    @Test(arguments: StoreKind.allCases)
+    func reportsObjectIDsCanBeTurnedOffAndASingleObjectIsImported(kind: StoreKind) throws {
+        try use(kind)
         var options = ImportOptions()
         options.reportsObjectIDs = false
         let quiet = try context.importObjects(from: GraphFixture.batman, entity: "Character", options: options)
@@ -526,7 +577,9 @@ import Testing
         #expect(bare.counts(for: "Character") == .init())
     }
 
-    @Test func unsavedChangesOfTheContextAreSavedWithTheImport() throws {
+    @Test(arguments: StoreKind.allCases)
+    func unsavedChangesOfTheContextAreSavedWithTheImport(kind: StoreKind) throws {
+        try use(kind)
         let local = try context.insert("Publisher")
         try local.setValue(.integer(77), forKey: "id")
         _ = try context.importObjects(from: [["id": 1, "publisher": 77]], entity: "Character")
@@ -538,14 +591,16 @@ import Testing
     }
 
     /// Error paths show an attribute key path's array steps as indexes, and its object keys as keys.
-    @Test func errorPathsShowArrayIndexesOfKeyPaths() throws {
+    @Test(arguments: StoreKind.allCases)
+    func errorPathsShowArrayIndexesOfKeyPaths(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [
             EntityDescription(name: "Item", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
                                                          GraphFixture.attribute("second", .integer64, key: "codes.1"),
                                                          GraphFixture.attribute("seven", .integer64, key: "byNumber.7")],
                               userInfo: ["identityAttributes": "id"]),
         ])
-        let context = ObjectContext(store: InMemoryStore(model: model))
+        let context = ObjectContext(store: try stores.make(kind, model: model))
         for (json, expected) in [
             (["id": 1, "codes": [1, "x"]] as JSONValue, #"$[0].codes[1]: cannot store "x" in Item.second (integer64): not a decimal number"#),
             (["id": 1, "byNumber": ["7": "y"]] as JSONValue, #"$[0].byNumber["7"]: cannot store "y" in Item.seven (integer64): not a decimal number"#),
@@ -561,14 +616,16 @@ import Testing
 
     /// An identity repeated among the top-level elements is diagnosed whatever the batch
     /// size: within a batch, and against the elements of earlier batches (found by a tester).
-    @Test func duplicateIdentitiesAreDiagnosedAcrossBatches() throws {
+    @Test(arguments: StoreKind.allCases)
+    func duplicateIdentitiesAreDiagnosedAcrossBatches(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [
             EntityDescription(name: "Person", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
                                                            GraphFixture.attribute("name", .string, key: "name")],
                               userInfo: ["identityAttributes": "id"]),
         ])
         for batchSize in [5000, 2, 1] {
-            let context = ObjectContext(store: InMemoryStore(model: model))
+            let context = ObjectContext(store: try stores.make(kind, model: model))
             var options = ImportOptions()
             options.batchSize = batchSize
             let report = try context.importObjects(from: [["id": 1, "name": "a"], ["id": 1, "name": "b"], ["id": "1"], ["id": 2]],

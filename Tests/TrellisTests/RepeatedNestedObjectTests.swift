@@ -1,20 +1,30 @@
 import Foundation
 import Testing
 @testable import Trellis
+import TrellisTestSupport
 
 /// Nested objects without mapped relationships (a character's powers) repeat throughout a
 /// payload; the importer applies an identical repeat by reusing the earlier occurrence's
 /// object (`LeafObjects`). These pin that the contract still holds: the last differing value
 /// wins, values that `==` holds equal but that convert differently are applied, and every
 /// repeat is linked.
-@Suite struct RepeatedNestedObjectTests {
+/// On every store (``StoreKind/allCases``): each test runs once per store kind, on a fresh
+/// store of that kind (``use(_:)``).
+@Suite final class RepeatedNestedObjectTests {
     let model: ObjectModel
-    let store: InMemoryStore
-    let context: ObjectContext
+    let stores = TestStores()
+    private(set) var store: any PersistentStore
+    private(set) var context: ObjectContext
 
     init() throws {
         model = try GraphFixture.grootModel()
         store = InMemoryStore(model: model)
+        context = ObjectContext(store: store)
+    }
+
+    /// Makes the suite's store a fresh one of `kind` (with a context on it).
+    func use(_ kind: StoreKind) throws {
+        store = try stores.make(kind, model: model)
         context = ObjectContext(store: store)
     }
 
@@ -31,7 +41,9 @@ import Testing
         ["id": JSONValue(String(id)), "name": JSONValue("C\(id)"), "powers": [["id": "1", "name": name]]]
     }
 
-    @Test func theLastDifferingValueWinsAcrossIdenticalRepeats() throws {
+    @Test(arguments: StoreKind.allCases)
+    func theLastDifferingValueWinsAcrossIdenticalRepeats(kind: StoreKind) throws {
+        try use(kind)
         let payload: JSONValue = [Self.character(1, power: "A"), Self.character(2, power: "B"), Self.character(3, power: "B"),
                                   Self.character(4, power: "A"), Self.character(5, power: "A")]
         let report = try context.importObjects(from: payload, entity: "Character")
@@ -49,7 +61,9 @@ import Testing
         #expect(try powers() == ["id=1 name=\"C\""])
     }
 
-    @Test func numbersEqualByValueButNotByTextAreAppliedAgain() throws {
+    @Test(arguments: StoreKind.allCases)
+    func numbersEqualByValueButNotByTextAreAppliedAgain(kind: StoreKind) throws {
+        try use(kind)
         // 1 and 1.0 are == as JSON numbers, but a string attribute keeps their text.
         let payload: JSONValue = [Self.character(1, power: .number(JSONNumber(Int64(1)))),
                                   Self.character(2, power: .number(try #require(JSONNumber(text: "1.0"))))]
@@ -57,7 +71,9 @@ import Testing
         #expect(try powers() == ["id=1 name=\"1.0\""])
     }
 
-    @Test func repeatsAcrossBatchesAndWithinOneCharacterAreLinkedOnce() throws {
+    @Test(arguments: StoreKind.allCases)
+    func repeatsAcrossBatchesAndWithinOneCharacterAreLinkedOnce(kind: StoreKind) throws {
+        try use(kind)
         var options = ImportOptions()
         options.batchSize = 2
         let payload: JSONValue = .array((1...5).map { i -> JSONValue in
@@ -69,7 +85,9 @@ import Testing
         for id in 1...5 { #expect(try powerIDs(ofCharacter: Int64(id)) == [.integer(1), .integer(2)]) }
     }
 
-    @Test func identicalIsStricterThanEquality() throws {
+    @Test(arguments: StoreKind.allCases)
+    func identicalIsStricterThanEquality(kind: StoreKind) throws {
+        try use(kind)
         let one = JSONValue.number(JSONNumber(Int64(1))), oneText = JSONValue.number(try #require(JSONNumber(text: "1.0")))
         #expect(one == oneText)
         #expect(!one.isIdentical(to: oneText))

@@ -1,18 +1,28 @@
 import Foundation
 import Testing
 @testable import Trellis
+import TrellisTestSupport
 
 /// Stored objects of the imported entity are compared with the JSON before they are
 /// registered (`Importer`'s `StoredObject`): these tests pin that the outcome is the one of
 /// registering every object first — values, links, counts and diagnostics.
-@Suite struct StoredObjectImportTests {
+/// On every store (``StoreKind/allCases``): each test runs once per store kind, on a fresh
+/// store of that kind (``use(_:)``).
+@Suite final class StoredObjectImportTests {
     let model: ObjectModel
-    let store: InMemoryStore
-    let context: ObjectContext
+    let stores = TestStores()
+    private(set) var store: any PersistentStore
+    private(set) var context: ObjectContext
 
     init() throws {
         model = try GraphFixture.grootModel(powersOrdered: false)
         store = InMemoryStore(model: model)
+        context = ObjectContext(store: store)
+    }
+
+    /// Makes the suite's store a fresh one of `kind` (with a context on it).
+    func use(_ kind: StoreKind) throws {
+        store = try stores.make(kind, model: model)
         context = ObjectContext(store: store)
         _ = try context.importObjects(from: Self.characters(), entity: "Character")
     }
@@ -46,7 +56,9 @@ import Testing
         return batman.relationships[0].compactMap { id in powers.first { $0.id == id }?.attributes[0]?.description }.sorted()
     }
 
-    @Test func anUnchangedReimportWritesNothingAndCountsEveryObjectUnchanged() throws {
+    @Test(arguments: StoreKind.allCases)
+    func anUnchangedReimportWritesNothingAndCountsEveryObjectUnchanged(kind: StoreKind) throws {
+        try use(kind)
         let report = try context.importObjects(from: Self.characters(), entity: "Character")
         #expect(report.counts(for: "Character") == .init(unchanged: 3))
         #expect(report.counts(for: "Power") == .init(unchanged: 4))
@@ -54,13 +66,17 @@ import Testing
         #expect(context.registered.isEmpty)
     }
 
-    @Test func oneChangedAttributeUpdatesThatObjectOnly() throws {
+    @Test(arguments: StoreKind.allCases)
+    func oneChangedAttributeUpdatesThatObjectOnly(kind: StoreKind) throws {
+        try use(kind)
         let report = try context.importObjects(from: Self.characters(batmanName: "The Batman"), entity: "Character")
         #expect(report.counts(for: "Character") == .init(updated: 1, unchanged: 2))
         #expect(try names() == [1699: "The Batman", 1700: "Superman", 1701: "Hulk"])
     }
 
-    @Test func aChangedToManyAloneUpdatesTheObject() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aChangedToManyAloneUpdatesTheObject(kind: StoreKind) throws {
+        try use(kind)
         let report = try context.importObjects(from: Self.characters(batmanPowers: ["4"]), entity: "Character")
         #expect(report.counts(for: "Character") == .init(updated: 1, unchanged: 2))
         #expect(try batmanPowers() == ["4"])
@@ -73,7 +89,9 @@ import Testing
         #expect(try batmanPowers() == ["4", "9"])
     }
 
-    @Test func aChangedToOneAloneUpdatesTheObject() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aChangedToOneAloneUpdatesTheObject(kind: StoreKind) throws {
+        try use(kind)
         guard case .array(var elements) = Self.characters(), case .object(var first) = elements[0] else { return }
         first["publisher"] = ["id": "11", "name": "Marvel"]
         elements[0] = .object(first)
@@ -84,7 +102,9 @@ import Testing
         #expect(try batman.destination(forKey: "publisher")?["name"] == .string("Marvel"))
     }
 
-    @Test func anObjectRepeatedInABatchTakesItsLastValueAndIsDiagnosed() throws {
+    @Test(arguments: StoreKind.allCases)
+    func anObjectRepeatedInABatchTakesItsLastValueAndIsDiagnosed(kind: StoreKind) throws {
+        try use(kind)
         let payload: JSONValue = [["id": "1699", "name": "Batman"], ["id": "1699", "name": "Dark Knight"]]
         let report = try context.importObjects(from: payload, entity: "Character")
         #expect(report.counts(for: "Character") == .init(updated: 1))
@@ -98,7 +118,9 @@ import Testing
         #expect(try names() == [1699: "Dark Knight", 1700: "Superman", 1701: "Hulk"])
     }
 
-    @Test func anAppendingToManyIsUnchangedByLinksItHasAndUpdatedByNewOnes() throws {
+    @Test(arguments: StoreKind.allCases)
+    func anAppendingToManyIsUnchangedByLinksItHasAndUpdatedByNewOnes(kind: StoreKind) throws {
+        try use(kind)
         let model = try ObjectModel(entities: [
             EntityDescription(
                 name: "Character", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
@@ -110,7 +132,7 @@ import Testing
                 relationships: [GraphFixture.relationship("characters", "Character", inverse: "powers", toMany: true)],
                 userInfo: ["identityAttributes": "id"]),
         ])
-        let store = InMemoryStore(model: model)
+        let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1, "powers": [4, 9]]], entity: "Character")
         let subset = try context.importObjects(from: [["id": 1, "powers": [9]]], entity: "Character")
@@ -133,8 +155,10 @@ import Testing
             userInfo: ["identityAttributes": "id"])])
     }
 
-    @Test func aBareIdentifierLinksToTheStoredObjectInsteadOfAPlaceholder() throws {
-        let store = InMemoryStore(model: try Self.peopleModel())
+    @Test(arguments: StoreKind.allCases)
+    func aBareIdentifierLinksToTheStoredObjectInsteadOfAPlaceholder(kind: StoreKind) throws {
+        try use(kind)
+        let store = try stores.make(kind, model: try Self.peopleModel())
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1, "name": "Ada"], ["id": 2, "name": "Bob"]], entity: "Person")
         let report = try context.importObjects(from: [["id": 1, "name": "Ada", "friends": [2], "mentor": 2]], entity: "Person")
@@ -149,8 +173,10 @@ import Testing
         #expect(bob.attributes[1] == .string("Bob"))
     }
 
-    @Test func anObjectNestedInItselfTakesTheNestedValuesAsWhenRegisteredFirst() throws {
-        let store = InMemoryStore(model: try Self.peopleModel())
+    @Test(arguments: StoreKind.allCases)
+    func anObjectNestedInItselfTakesTheNestedValuesAsWhenRegisteredFirst(kind: StoreKind) throws {
+        try use(kind)
+        let store = try stores.make(kind, model: try Self.peopleModel())
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1, "name": "Ada"]], entity: "Person")
         // The outer object's values are set before its nested objects are applied, so the

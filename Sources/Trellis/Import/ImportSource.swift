@@ -4,6 +4,18 @@ public protocol ImportSource {
     /// The next element, or nil at the end.
     /// - Throws: whatever reading the input throws (a parse error with line and column).
     mutating func nextElement() throws -> ImportElement?
+
+    /// Starts again at the first element, for a store that runs an import's transaction
+    /// again after a conflict with a concurrent one (see ``PersistentStore/write(_:)``).
+    /// - Returns: `false` when the source cannot be read again (a stream already consumed);
+    ///   the import then fails with the conflict instead of being retried. The default
+    ///   implementation returns `false`.
+    mutating func rewind() throws -> Bool
+}
+
+extension ImportSource {
+    /// Cannot start again (see ``ImportSource/rewind()``).
+    public mutating func rewind() throws -> Bool { false }
 }
 
 /// One top-level element of an import: a JSON object (or bare identifier), where it is,
@@ -69,5 +81,11 @@ public struct JSONImportSource: ImportSource {
         guard position < elements.count else { return nil }
         defer { position += 1 }
         return ImportElement(value: elements[position], index: position, key: keys?[position], in: container)
+    }
+
+    /// Starts again at the first element (always possible).
+    public mutating func rewind() throws -> Bool {
+        position = 0
+        return true
     }
 }

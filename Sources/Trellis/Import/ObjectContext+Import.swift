@@ -81,7 +81,9 @@ extension ObjectContext {
     ///   or a bare identifier, located by ``ImportElement/path``.
     /// - Returns: as ``importObjects(from:entity:options:)``.
     /// - Throws: as ``importObjects(from:entity:options:)``, plus whatever the source
-    ///   throws. Atomic: nothing is kept on error.
+    ///   throws. Atomic: nothing is kept on error. When the store runs the transaction again
+    ///   after a conflict with a concurrent one, the source starts over
+    ///   (``ImportSource/rewind()``); one that cannot gives `StoreError.transactionConflict`.
     public func importObjects<Source: ImportSource>(from source: inout Source, entity: String,
                                                     options: ImportOptions = ImportOptions()) throws -> ImportReport {
         try importObjects(from: &source, entity: entity, options: options, inTransaction: { _, _ in })
@@ -109,10 +111,23 @@ extension ObjectContext {
         let checkpoint = ContextCheckpoint(self)
         epoch += 1
         let importEpoch = epoch
+        // A store may run the transaction again after a conflict with a concurrent one
+        // (PersistentStore.write): each run starts from the checkpoint and the first element.
+        var runs = 0
         do {
             let report = try store.write { session -> ImportReport in
+                runs += 1
+                if runs > 1 {
+                    checkpoint.restore(self)
+                    guard try source.rewind() else {
+                        throw StoreError(.transactionConflict, message: "the import conflicted with a concurrent transaction "
+                                         + "(a serialization failure or a deadlock) and was rolled back; it was not run again "
+                                         + "because its input cannot be read a second time")
+                    }
+                }
                 self.session = session
                 defer { self.session = nil }
+                try session.lock(scope: "import \(root.entity.rootName)", exclusive: options.deleteMissing.map { !$0.dryRun } ?? false)
                 let importer = Importer(context: self, session: session, root: root, options: options, epoch: importEpoch)
                 let report = try importer.run(&source)
                 try work(session, report)

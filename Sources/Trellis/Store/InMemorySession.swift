@@ -34,11 +34,14 @@ final class InMemorySession: StoreSession {
         let width = info.entity.identityAttributeIndexes.count
         var result: [ObjectSnapshot] = []
         result.reserveCapacity(identities.count)
+        // An identity asked for twice finds its object once, as in SQL (`IN`).
+        var found = Set<Int64>(minimumCapacity: identities.count)
         for values in identities {
             guard values.count == width else {
                 throw StoreError(.engine, message: "an identity of \(entity) has \(width) value(s), not \(values.count)")
             }
-            guard let key = index[IdentityKey(values)], let row = table.rows[key], info.includes(row.entity) else { continue }
+            guard let key = index[IdentityKey(values)], let row = table.rows[key], info.includes(row.entity),
+                  found.insert(key).inserted else { continue }
             result.append(snapshot(row, key))
         }
         return result
@@ -67,8 +70,8 @@ final class InMemorySession: StoreSession {
         var result: [ObjectSnapshot] = []
         result.reserveCapacity(ids.count)
         for id in ids {
-            guard let info = schema.info(named: id.entityName),
-                  let row = state.tables[info.rootNumber].rows[id.primaryKey], row.entity == info.number else { continue }
+            let info = try entityInfo(id.entityName)
+            guard let row = state.tables[info.rootNumber].rows[id.primaryKey], row.entity == info.number else { continue }
             result.append(snapshot(row, id.primaryKey))
         }
         return result

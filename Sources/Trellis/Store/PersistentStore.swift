@@ -15,6 +15,14 @@ public protocol PersistentStore: AnyObject, Sendable {
     func read<T>(_ body: (any StoreSession) throws -> T) throws -> T
 
     /// Runs `body` in one write transaction: commit on return, roll back on throw.
+    ///
+    /// A store whose transactions can fail because they conflict with concurrent ones
+    /// (PostgreSQL's serialization failures and deadlocks, SQLSTATE 40001 and 40P01) rolls
+    /// back and runs `body` again in a new transaction, a bounded number of times; `body`
+    /// must therefore be repeatable: it starts from the same state every time and changes
+    /// nothing outside the session that it does not undo when it throws (``ObjectContext``'s
+    /// saves and imports are). After the last attempt the error is thrown with code
+    /// ``StoreError/Code/transactionConflict``.
     func write<T>(_ body: (any StoreSession) throws -> T) throws -> T
 }
 
@@ -87,6 +95,18 @@ public protocol StoreSession: AnyObject {
     /// - Throws: `StoreError` `.readOnly` in a read session; `.unsupported` from a store that
     ///   keeps no metadata; engine errors.
     func setMetadataValue(_ value: String?, forKey key: String) throws
+
+    /// Serialises this write transaction, until it ends, with the other transactions that
+    /// lock the same `scope`: an `exclusive` lock waits for and excludes every other holder;
+    /// shared locks exclude only exclusive ones. An import locks the inheritance hierarchy
+    /// it imports (`import Character`), exclusively when it deletes what its payload lacks,
+    /// so such an import never interleaves with another import of the same objects.
+    ///
+    /// A store whose writers are serialised anyway (SQLite's single writer, the in-memory
+    /// store's lock) does nothing: the default implementation. The PostgreSQL store locks a
+    /// row (`SELECT … FOR SHARE` / `FOR UPDATE` in `trellis_locks`), not an advisory lock.
+    /// - Throws: `StoreError` (`.readOnly` in a read session).
+    func lock(scope: String, exclusive: Bool) throws
 }
 
 extension StoreSession {
@@ -117,6 +137,9 @@ extension StoreSession {
     public func setMetadataValue(_ value: String?, forKey key: String) throws {
         throw StoreError(.unsupported, message: "this store keeps no metadata (\(type(of: self)))")
     }
+
+    /// Nothing: writers of this store are serialised already (see ``StoreSession/lock(scope:exclusive:)``).
+    public func lock(scope: String, exclusive: Bool) throws {}
 }
 
 /// A store failure. Stores add codes (SQLite result codes, SQLSTATE) and fill `details`.
@@ -144,6 +167,21 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let valueTooLarge = Code(rawValue: "valueTooLarge")
         /// The store does not implement the operation (e.g. metadata in a store that keeps none).
         public static let unsupported = Code(rawValue: "unsupported")
+
+        /// The database server cannot be reached, refused the connection (a wrong password, an
+        /// unknown role or database), or the connection was lost; an open transaction was not
+        /// committed (PostgreSQL).
+        public static let unavailable = Code(rawValue: "unavailable")
+        /// The transaction conflicted with concurrent ones (a serialization failure or a
+        /// deadlock, PostgreSQL SQLSTATE 40001 / 40P01) as many times as the store retries it,
+        /// and was rolled back; running it again later may succeed.
+        public static let transactionConflict = Code(rawValue: "transactionConflict")
+        /// The database role lacks a privilege the operation needs (PostgreSQL SQLSTATE
+        /// 42501: CREATE on the schema, SELECT or INSERT on a table); the message names it.
+        public static let permissionDenied = Code(rawValue: "permissionDenied")
+        /// A value the store's engine cannot hold (PostgreSQL: text containing U+0000, a
+        /// date outside `timestamptz`'s range); the message names the entity and attribute.
+        public static let unsupportedValue = Code(rawValue: "unsupportedValue")
         /// Any other engine error.
         public static let engine = Code(rawValue: "engine")
 

@@ -1,6 +1,7 @@
 import Foundation
 import Trellis
 import TrellisModelFile
+import TrellisPostgres
 import TrellisSQLite
 
 /// Runs one `trellis export`: the objects of the entity (optionally those whose attribute
@@ -8,7 +9,9 @@ import TrellisSQLite
 ///
 /// The store is opened read-only with ``SQLiteStore/MigrationPolicy/inWriteTransactions``, so
 /// export never writes it: an empty file reads as a store without objects, and a store made
-/// for an older model is read, from a private copy, as the migration would leave it.
+/// for an older model is read, from a private copy, as the migration would leave it. A
+/// PostgreSQL store (`--store postgresql://…`) is read the same way, the migration done inside
+/// a transaction that is rolled back.
 struct ExportRunner {
     let options: ExportCommand.Options
     let environment: CommandEnvironment
@@ -18,6 +21,7 @@ struct ExportRunner {
                                                       environment: environment)
         let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: modelName)
         let request = try QueryOptions.request(options.arguments, entity: entity, model: file.model, bindings: file.bindings)
+        let isPostgres = PostgresStore.isConnectionString(options.storePath)
         let store = try ExportRunner.openStore(options.storePath, model: file.model, environment: environment,
                                                busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         let context = ObjectContext(store: store, bindings: file.bindings)
@@ -30,16 +34,20 @@ struct ExportRunner {
             // committed state, also while an import commits.
             json = try context.read { try exporter.json(for: try context.fetch(request)) }
         } catch let error as StoreError {
+            if isPostgres { throw PostgresStoreOpening.commandError(error, connection: options.storePath) }
             throw StoreOpening.commandError(error, path: options.storePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         } catch let error as ExportError {
-            throw CommandError(.store, "\(options.storePath): cannot export \(error)")
+            throw CommandError(.store, "\(isPostgres ? PostgresStoreOpening.name(options.storePath) : options.storePath): cannot export \(error)")
         }
         return try JSONWriter.string(for: json, options: options.pretty ? .pretty : .compact) + "\n"
     }
 
     /// The store at `path`, which must exist, opened read-only without writing the file.
     static func openStore(_ path: String, model: ObjectModel, environment: CommandEnvironment,
-                          busyTimeoutMilliseconds: Int) throws -> SQLiteStore {
+                          busyTimeoutMilliseconds: Int) throws -> any PersistentStore {
+        if PostgresStore.isConnectionString(path) {
+            return try PostgresStoreOpening.open(path, model: model, readOnly: true)
+        }
         let storeURL = environment.url(for: path)
         try StoreLocation.checkFilePath(path)
         guard FileManager.default.fileExists(atPath: storeURL.path) else {

@@ -8,8 +8,11 @@ import Trellis
 /// input, so an ``ImportError`` thrown while a later file is being read still names the
 /// file its value came from (``locate(_:)``).
 struct ChainedImportSource: ImportSource {
-    let readers: [InputElementReader]
+    private(set) var readers: [InputElementReader]
     private let progress: ProgressBar
+    /// Makes the readers again (from the first byte of every file), for ``rewind()``; nil
+    /// when an input cannot be read twice (standard input).
+    private let makeReaders: (() -> [InputElementReader])?
     private let tagsInputs: Bool
     private var current = 0
     private var elementCount = 0
@@ -18,10 +21,25 @@ struct ChainedImportSource: ImportSource {
     /// The prefix of hidden input components (not a character a JSON key path can show).
     private static let marker = "\u{0}input:"
 
-    init(readers: [InputElementReader], progress: ProgressBar) {
+    init(readers: [InputElementReader], progress: ProgressBar, makeReaders: (() -> [InputElementReader])? = nil) {
         self.readers = readers
         self.progress = progress
+        self.makeReaders = makeReaders
         self.tagsInputs = readers.count > 1
+    }
+
+    /// Starts over at the first element of the first input (a store running the import's
+    /// transaction again after a conflict); `false` when an input is standard input.
+    mutating func rewind() throws -> Bool {
+        guard let makeReaders else { return false }
+        readers = makeReaders()
+        current = 0
+        elementCount = 0
+        bytesOfFinishedInputs = 0
+        // A new pass: until it has read everything, a signal ends the import at once again
+        // (the server rolls back the transaction of a connection that closes).
+        Interruption.show(progress)
+        return true
     }
 
     mutating func nextElement() throws -> ImportElement? {

@@ -1,6 +1,7 @@
 import Foundation
 import Trellis
 import TrellisModelFile
+import TrellisPostgres
 import TrellisSQLite
 
 /// Runs one `trellis import`: checks everything that can be checked before the store is
@@ -27,14 +28,18 @@ struct ImportRunner {
         // Until the import has read everything, a signal ends it at once: nothing is committed.
         Interruption.begin("nothing was imported")
         defer { Interruption.end() }
-        let storeURL = environment.url(for: options.storePath)
+        let isPostgres = PostgresStore.isConnectionString(options.storePath)
+        let storeURL = environment.url(for: isPostgres ? "." : options.storePath)
         let resolved: ImportModel
         let entity: ResolvedEntity
         if options.modelPath != nil {
             resolved = try ImportModel.resolve(options, inputs: inputs, storeURL: storeURL, environment: environment)
             entity = try checkedEntity(in: resolved)
             for input in inputs { try InputCheck.check(input) }
-            try StoreLocation.check(storeURL, path: options.storePath)
+            if !isPostgres { try StoreLocation.check(storeURL, path: options.storePath) }
+        } else if isPostgres {
+            throw CommandError(.store, "\(PostgresStoreOpening.name(options.storePath)): an import into a PostgreSQL store needs "
+                               + "--model (models are inferred and recorded in SQLite stores only)")
         } else {
             // The model comes from the inputs (and the store): check those first.
             for input in inputs { try InputCheck.check(input) }
@@ -64,13 +69,38 @@ struct ImportRunner {
         defer { progress.finish() }
         Interruption.show(progress)
 
+        let report: ImportReport
+        if isPostgres {
+            report = try importIntoPostgres(from: readers, makeReaders: makeReaders, rereadable: !inputs.contains(where: \.isStandardInput),
+                                            model: file, entity: entity.name, progress: progress)
+        } else {
+            report = try importIntoSQLite(from: readers, makeReaders: makeReaders, inputs: inputs, storeURL: storeURL,
+                                          resolved: resolved, entity: entity.name, progress: progress)
+        }
+        progress.finish()
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if options.jsonReport {
+            return ImportSummary.json(report, model: file.model, imported: entity.name, seconds: seconds, origin: resolved.reportName)
+        }
+        let storeName = isPostgres ? PostgresStoreOpening.name(options.storePath) : options.storePath
+        let text = ImportSummary.text(report, model: file.model, imported: entity.name, files: options.inputs.count,
+                                      store: storeName, seconds: seconds)
+        return text + (resolved.summaryLine(store: storeName, dryRun: options.dryRun).map { $0 + "\n" } ?? "")
+    }
+
+    /// Imports into the SQLite store at `storeURL`: an existing one in one transaction; a new
+    /// one built under a private name and published complete (``StagedStore``).
+    private func importIntoSQLite(from readers: [InputElementReader], makeReaders: () -> [InputElementReader], inputs: [InputFile],
+                                  storeURL: URL, resolved: ImportModel, entity: String, progress: ProgressBar) throws -> ImportReport {
+        let file = resolved.loaded
         if !options.dryRun { StagedStore.removeAbandoned(for: storeURL) }
         let report: ImportReport
         if FileManager.default.fileExists(atPath: storeURL.path) {
-            report = try importObjects(from: readers, into: storeURL, model: file, record: resolved.record, entity: entity.name,
+            report = try importObjects(from: readers, into: storeURL, model: file, record: resolved.record, entity: entity,
                                        progress: progress)
         } else if options.dryRun {
-            report = try importObjects(from: readers, into: nil, model: file, record: resolved.record, entity: entity.name,
+            report = try importObjects(from: readers, into: nil, model: file, record: resolved.record, entity: entity,
                                        progress: progress)
         } else {
             // A new store is built under a private name and published complete (StagedStore).
@@ -80,7 +110,7 @@ struct ImportRunner {
             var published: ImportReport?
             do {
                 let built = try importObjects(from: readers, into: staged.url, model: file, record: resolved.record,
-                                              entity: entity.name, progress: progress, migrationPolicy: .onOpen)
+                                              entity: entity, progress: progress, migrationPolicy: .onOpen)
                 try staged.publish(path: options.storePath)
                 published = built
             } catch is StagedStore.DestinationExists {
@@ -99,18 +129,33 @@ struct ImportRunner {
                 }
                 Interruption.show(progress)
                 report = try importObjects(from: makeReaders(), into: storeURL, model: file, record: resolved.record,
-                                           entity: entity.name, progress: progress)
+                                           entity: entity, progress: progress)
             }
         }
-        progress.finish()
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        if options.jsonReport {
-            return ImportSummary.json(report, model: file.model, imported: entity.name, seconds: seconds, origin: resolved.reportName)
+        return report
+    }
+
+    /// Imports into the PostgreSQL store `--store` names, in one transaction that also
+    /// creates or migrates its tables (so a failed import or a dry run changes nothing). A
+    /// transaction that conflicts with a concurrent import is run again from the first byte
+    /// of every file (standard input cannot be read twice: the conflict is reported).
+    private func importIntoPostgres(from readers: [InputElementReader], makeReaders: @escaping () -> [InputElementReader],
+                                    rereadable: Bool, model file: LoadedModel, entity: String,
+                                    progress: ProgressBar) throws -> ImportReport {
+        let store = try PostgresStoreOpening.open(options.storePath, model: file.model, readOnly: false)
+        var source = ChainedImportSource(readers: readers, progress: progress, makeReaders: rereadable ? makeReaders : nil)
+        var importOptions = ImportOptions()
+        importOptions.keyAttribute = options.keyAttribute
+        importOptions.dryRun = options.dryRun
+        importOptions.reportsObjectIDs = false
+        let context = ObjectContext(store: store, bindings: file.bindings)
+        do {
+            return try context.importObjects(from: &source, entity: entity, options: importOptions)
+        } catch let error as ImportError {
+            throw CommandError(.importFailed, "\(source.locate(error.path)): \(error.message)")
+        } catch let error as StoreError {
+            throw PostgresStoreOpening.commandError(error, connection: options.storePath)
         }
-        let text = ImportSummary.text(report, model: file.model, imported: entity.name, files: options.inputs.count,
-                                      store: options.storePath, seconds: seconds)
-        return text + (resolved.summaryLine(store: options.storePath, dryRun: options.dryRun).map { $0 + "\n" } ?? "")
     }
 
     /// The imported entity, with `--key-attribute` checked against it.

@@ -1,6 +1,7 @@
 import Foundation
 import Trellis
 import TrellisModelFile
+import TrellisPostgres
 import TrellisSQLite
 
 /// `trellis count [--model MODEL] --entity NAME [--where …]`: the number of objects that
@@ -33,7 +34,7 @@ enum CountCommand: LeafCommand {
 struct QueryStore {
     let file: LoadedModel
     let entity: ResolvedEntity
-    let store: SQLiteStore
+    let store: any PersistentStore
     let storePath: String
     let busyTimeoutMilliseconds: Int
 
@@ -52,6 +53,10 @@ struct QueryStore {
         do {
             return try body()
         } catch let error as StoreError {
+            if PostgresStore.isConnectionString(storePath) {
+                // Named without its password.
+                throw PostgresStoreOpening.commandError(error, connection: storePath)
+            }
             throw StoreOpening.commandError(error, path: storePath, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         }
     }

@@ -1,4 +1,5 @@
 import Trellis
+import TrellisPostgres
 import TrellisSQLite
 
 /// The SQL statements a new SQLite store runs for a model (``SQLiteStore/schemaStatements(for:)``).
@@ -11,6 +12,17 @@ enum SchemaSQL {
             return try SQLiteStore.schemaStatements(for: model).map { $0 + ";\n" }.joined()
         } catch {
             throw CommandError(.store, "cannot make the schema: \(error)")
+        }
+    }
+
+    /// The PostgreSQL store's statements for `model` in `schema` (``PostgresStore/schemaStatements(for:schema:)``),
+    /// each ending with `;` and a newline.
+    /// - Throws: ``CommandError`` `.store` when the model's names cannot be stored (longer than 63 bytes, …).
+    static func postgresStatements(for model: ObjectModel, schema: String) throws -> String {
+        do {
+            return try PostgresStore.schemaStatements(for: model, schema: schema).map { $0 + ";\n" }.joined()
+        } catch let error as StoreError {
+            throw CommandError(.store, "cannot make the schema: \(error.message)")
         }
     }
 }

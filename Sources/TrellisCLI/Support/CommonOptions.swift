@@ -22,8 +22,12 @@ enum CommonOptions {
     /// `--entity <entity>` (required).
     static let entity = OptionKey<String>("--entity", valueName: "entity", help: "The entity.")
 
-    /// `--store <path>`: the SQLite store file.
-    static let store = OptionKey<String>("--store", valueName: "path", help: "The SQLite store.", default: "trellis.sqlite")
+    /// `--store <path>`: the SQLite store file, or a PostgreSQL connection string
+    /// (`postgresql://user@host:port/dbname?schema=…`, or `host=… dbname=…`; see docs/PostgresStore.md).
+    static let store = OptionKey<String>(
+        "--store", valueName: "path",
+        help: "The store: an SQLite file, or a PostgreSQL connection string (postgresql://user@host/dbname).",
+        default: "trellis.sqlite")
 
     /// `--busy-timeout <seconds>`, for the commands that open a store: how long to wait for
     /// another process's write lock. 60 s by default, longer than the library's 5 s

@@ -1,5 +1,6 @@
 import Foundation
 import Trellis
+import TrellisPostgres
 import TrellisSQLite
 import TrellisSync
 
@@ -38,7 +39,7 @@ enum SyncCommand: LeafCommand {
             """,
         arguments: [source],
         options: [
-            model, CommonOptions.store.with(help: "The SQLite store; created when missing."), resource, full, dryRun,
+            model, CommonOptions.store.with(help: "The store: an SQLite file (created when missing), or a PostgreSQL connection string (postgresql://user@host/dbname)."), resource, full, dryRun,
             stage, replay, report, maxPages, status, CommonOptions.bindings, CommonOptions.busyTimeout,
         ])
 
@@ -64,17 +65,28 @@ enum SyncCommand: LeafCommand {
         if arguments[stage] != nil, arguments[replay] != nil { throw UsageError("'--stage' and '--replay' cannot be combined (a replay fetches nothing)") }
 
         let storePath = arguments[CommonOptions.store]
-        let storeURL = environment.url(for: storePath)
+        let isPostgres = PostgresStore.isConnectionString(storePath)
+        // How summaries and messages name the store (a connection string without its password).
+        let storeName = isPostgres ? PostgresStoreOpening.name(storePath) : storePath
+        let storeURL = environment.url(for: isPostgres ? "." : storePath)
         // Without --model, the model the store records (written by every import and sync).
-        let exists = FileManager.default.fileExists(atPath: storeURL.path)
+        let exists = !isPostgres && FileManager.default.fileExists(atPath: storeURL.path)
         let modelPath = arguments[model] ?? (exists ? storePath : nil)
         if modelPath == nil, !arguments[status] {
+            if isPostgres {
+                throw UsageError("missing option '--model <model>': a sync into a PostgreSQL store needs the model "
+                                 + "(models are recorded in SQLite stores only)")
+            }
             throw UsageError("missing option '--model <model>': the store \(storePath) does not exist yet, so it records no model")
         }
         let syncSource = try load(sourcePath, environment: environment)
         if arguments[status] {
             let metadata: [String: String]
-            if exists {
+            if isPostgres {
+                do { metadata = try PostgresStore.userMetadata(connection: storePath) } catch let error as StoreError {
+                    throw PostgresStoreOpening.commandError(error, connection: storePath)
+                }
+            } else if exists {
                 do { metadata = try SQLiteStore.userMetadata(atPath: storeURL.path) } catch let error as StoreError {
                     throw StoreOpening.commandError(error, path: storePath, busyTimeoutMilliseconds: 0)
                 }
@@ -82,7 +94,7 @@ enum SyncCommand: LeafCommand {
                 metadata = [:]
             }
             let statuses = try Synchronizer.status(of: syncSource, resources: names, metadata: metadata)
-            context.stdout.write(json ? SyncSummary.json(statuses) : SyncSummary.text(statuses, store: storePath))
+            context.stdout.write(json ? SyncSummary.json(statuses) : SyncSummary.text(statuses, store: storeName))
             return
         }
         guard let modelPath else { return }
@@ -100,7 +112,11 @@ enum SyncCommand: LeafCommand {
         let busy = arguments[CommonOptions.busyTimeout].milliseconds
 
         let store: any PersistentStore
-        if options.dryRun, !exists {
+        if isPostgres {
+            // Each page's transaction creates or migrates the tables first, until one commits
+            // (a dry run's roll back with it).
+            store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false)
+        } else if options.dryRun, !exists {
             store = InMemoryStore(model: file.model)
         } else {
             try StoreLocation.check(storeURL, path: storePath)
@@ -122,10 +138,11 @@ enum SyncCommand: LeafCommand {
         defer { Interruption.end() }
         do {
             let result = try synchronizer.run()
-            context.stdout.write(json ? SyncSummary.json(result) : SyncSummary.text(result, store: storePath))
+            context.stdout.write(json ? SyncSummary.json(result) : SyncSummary.text(result, store: storeName))
         } catch let error as SyncError {
             if json { context.stdout.write(SyncSummary.json(synchronizer.lastReport)) }
             if let storeError = error.underlying as? StoreError, error.code == .store {
+                if isPostgres { throw PostgresStoreOpening.commandError(storeError, connection: storePath) }
                 throw StoreOpening.commandError(storeError, path: storePath, busyTimeoutMilliseconds: busy)
             }
             throw CommandError(.importFailed, error.description)

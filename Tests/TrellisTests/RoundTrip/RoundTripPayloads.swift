@@ -20,9 +20,12 @@ struct RoundTripPayloads {
     let shape: RoundTripModel
     private var random: SplitMix64
     private var nullElements = 0
+    /// Whether the store takes U+0000 in text (PostgreSQL's does not).
+    let textHoldsNUL: Bool
 
-    init(_ shape: RoundTripModel) {
+    init(_ shape: RoundTripModel, textHoldsNUL: Bool = true) {
         self.shape = shape
+        self.textHoldsNUL = textHoldsNUL
         random = SplitMix64(seed: shape.seed ^ 0x9A71_0AD5)
     }
 
@@ -158,7 +161,10 @@ struct RoundTripPayloads {
     private mutating func value(of type: AttributeType) -> JSONValue {
         switch type {
         case .string:
-            let pool = ["", "a", "Ada Lovelace", "é", "e\u{301}", "x\u{0}y", "😀 \"quoted\"", "line\nbreak", "123", "true"]
+            // PostgreSQL's text cannot hold U+0000 (refused, HostileImportTests): U+0001 there,
+            // in the same place of the pool so that a seed makes the same case on every store.
+            let control = textHoldsNUL ? "x\u{0}y" : "x\u{1}y"
+            let pool = ["", "a", "Ada Lovelace", "é", "e\u{301}", control, "😀 \"quoted\"", "line\nbreak", "123", "true"]
             return .string(pool[Int(next(UInt64(pool.count)))])
         case .integer16: return integer(in: Int64(Int16.min)...Int64(Int16.max))
         case .integer32: return integer(in: Int64(Int32.min)...Int64(Int32.max))

@@ -1,56 +1,63 @@
 import Trellis
 
-/// The schema a store file was made for: every entity with its table, every declared
-/// property with its column or join table. Stored as JSON in `trellis_metadata`
-/// (key `schema`) and compared with the model on open (see `SQLiteStore+Migrations.swift`).
+/// The schema a store was made for: every entity with its table, every declared
+/// property with its column or join table. Shared by the SQL stores (SQLite and
+/// PostgreSQL), which record it as JSON in `trellis_metadata` (key `schema`) and compare it
+/// with the model on open (`SQLiteStore+Migrations.swift`, `PostgresStore+Schema.swift`).
 ///
 /// Names are chosen once and then kept: a property keeps the column it got when it was
 /// added, even when a later model version adds a property whose preferred name would
-/// collide. See `docs/SQLiteSchema.md` for the naming rules.
-struct SchemaDescription: Codable, Equatable, Sendable {
+/// collide. See `docs/SQLiteSchema.md` for the naming rules and ``NamingRules`` for what
+/// differs between engines.
+package struct SchemaDescription: Codable, Equatable, Sendable {
     /// Version of this description's shape (not of the model).
-    static let currentFormat = 1
+    package static let currentFormat = 1
 
-    var format: Int
+    package var format: Int
     /// Entities in model order.
-    var entities: [Entity]
+    package var entities: [Entity]
 
-    struct Entity: Codable, Equatable, Sendable {
-        var name: String
-        var parent: String?
-        var isAbstract: Bool
+    package init(format: Int, entities: [Entity]) {
+        self.format = format
+        self.entities = entities
+    }
+
+    package struct Entity: Codable, Equatable, Sendable {
+        package var name: String
+        package var parent: String?
+        package var isAbstract: Bool
         /// The table of the entity's inheritance hierarchy (named after the root entity).
-        var table: String
+        package var table: String
         /// The identity attribute names, unioned with the parents' (resolved order).
-        var identity: [String]
+        package var identity: [String]
         /// Attributes the entity declares (inherited ones live in the parent's entry).
-        var attributes: [Attribute]
+        package var attributes: [Attribute]
         /// Relationships the entity declares.
-        var relationships: [Relationship]
+        package var relationships: [Relationship]
     }
 
-    struct Attribute: Codable, Equatable, Sendable {
-        var name: String
-        var type: AttributeType
+    package struct Attribute: Codable, Equatable, Sendable {
+        package var name: String
+        package var type: AttributeType
         /// The column in the entity's table.
-        var column: String
+        package var column: String
     }
 
-    struct Relationship: Codable, Equatable, Sendable {
-        var name: String
-        var destination: String
-        var inverse: String?
-        var isToMany: Bool
-        var isOrdered: Bool
-        var storage: Storage
+    package struct Relationship: Codable, Equatable, Sendable {
+        package var name: String
+        package var destination: String
+        package var inverse: String?
+        package var isToMany: Bool
+        package var isOrdered: Bool
+        package var storage: Storage
         /// The foreign-key column, for `.foreignKey`.
-        var column: String?
+        package var column: String?
         /// The join table, for `.joinTable`.
-        var table: String?
+        package var table: String?
     }
 
     /// How a relationship is stored (the rule of ``ChangeSet``'s documentation).
-    enum Storage: String, Codable, Sendable {
+    package enum Storage: String, Codable, Sendable {
         /// A to-one: a column holding the destination's `_pk`.
         case foreignKey
         /// An unordered to-many whose inverse is a to-one: nothing of its own; the
@@ -68,13 +75,13 @@ struct SchemaDescription: Codable, Equatable, Sendable {
     }
 
     /// Names SQLite or the store reserve; no table takes them.
-    static let metadataTable = "trellis_metadata"
-    /// The change log (`SQLiteStore+Observation.swift`); no entity's table takes the name.
-    static let commitsTable = "trellis_commits"
+    package static let metadataTable = "trellis_metadata"
+    /// The change log (`SQLiteStore+Observation.swift`, `PostgresStore+Observation.swift`); no entity's table takes the name.
+    package static let commitsTable = "trellis_commits"
     /// Columns every entity table has; no property column takes these names.
-    static let systemColumns = ["_pk", "_entity", "_placeholder"]
+    package static let systemColumns = ["_pk", "_entity", "_placeholder"]
 
-    func entity(named name: String) -> Entity? { entities.first { $0.name == name } }
+    package func entity(named name: String) -> Entity? { entities.first { $0.name == name } }
 }
 
 // MARK: - Deriving a description from a model
@@ -83,18 +90,20 @@ extension SchemaDescription {
     /// The description for `model`, keeping every table and column name `previous`
     /// already gave to the same entity or property (so an existing file still matches).
     ///
-    /// - Throws: `StoreError` `.incompatibleSchema` when a name cannot be an SQLite
-    ///   identifier (it contains a NUL character).
-    init(model: ObjectModel, previous: SchemaDescription?) throws(StoreError) {
-        var tableNames = NameSet()
+    /// - Throws: `StoreError` `.incompatibleSchema` when a name cannot be an identifier of
+    ///   the engine `rules` describes (it contains a NUL character; a PostgreSQL name longer
+    ///   than 63 bytes).
+    package init(model: ObjectModel, previous: SchemaDescription?, rules: NamingRules = .sqlite) throws(StoreError) {
+        var tableNames = NameSet(reservedPrefix: rules.reservedTablePrefix)
         tableNames.insert(SchemaDescription.metadataTable)
         tableNames.insert(SchemaDescription.commitsTable)
+        for name in rules.reservedTables { tableNames.insert(name) }
         var columnNames: [String: NameSet] = [:]  // per table
         for entity in previous?.entities ?? [] {
             tableNames.insert(entity.table)
-            for attribute in entity.attributes { columnNames[entity.table, default: NameSet()].insert(attribute.column) }
+            for attribute in entity.attributes { columnNames[entity.table, default: NameSet(reservedPrefix: rules.reservedTablePrefix)].insert(attribute.column) }
             for relationship in entity.relationships {
-                if let column = relationship.column { columnNames[entity.table, default: NameSet()].insert(column) }
+                if let column = relationship.column { columnNames[entity.table, default: NameSet(reservedPrefix: rules.reservedTablePrefix)].insert(column) }
                 if let table = relationship.table { tableNames.insert(table) }
             }
         }
@@ -108,7 +117,7 @@ extension SchemaDescription {
             where name.utf8.contains(0) {
                 throw StoreError(.incompatibleSchema,
                                  message: "entity \(declaration.name): the name '\(name)' contains a NUL character, "
-                                     + "which an SQLite identifier cannot hold")
+                                     + "which \(rules.identifierPhrase) cannot hold")
             }
             let old = previous?.entity(named: declaration.name)
             let table: String
@@ -118,13 +127,15 @@ extension SchemaDescription {
                 table = previous?.entity(named: resolved.rootName)?.table ?? tableNames.allocate(preferred: resolved.rootName)
                 tableOfRoot[resolved.rootName] = table
             }
-            var columns = columnNames[table] ?? NameSet()
-            for system in SchemaDescription.systemColumns { columns.insert(system) }
+            try rules.check(table: table, entity: declaration.name)
+            var columns = columnNames[table] ?? NameSet(reservedPrefix: rules.reservedTablePrefix)
+            for system in SchemaDescription.systemColumns + rules.reservedColumns { columns.insert(system) }
 
             var attributes: [Attribute] = []
             for attribute in declaration.attributes {
                 let column = old?.attributes.first { $0.name == attribute.name }?.column
                     ?? columns.allocate(preferred: attribute.name, qualified: "\(declaration.name).\(attribute.name)")
+                try rules.check(column: column, entity: declaration.name, property: attribute.name)
                 attributes.append(Attribute(name: attribute.name, type: attribute.type, column: column))
             }
             var relationships: [Relationship] = []
@@ -136,11 +147,15 @@ extension SchemaDescription {
                                          isOrdered: relationship.isOrdered, storage: storage, column: nil, table: nil)
                 switch storage {
                 case .foreignKey:
-                    entry.column = oldRelationship?.column
+                    let column = oldRelationship?.column
                         ?? columns.allocate(preferred: relationship.name, qualified: "\(declaration.name).\(relationship.name)")
+                    try rules.check(column: column, entity: declaration.name, property: relationship.name)
+                    entry.column = column
                 case .joinTable:
-                    entry.table = oldRelationship?.table
+                    let joinTable = oldRelationship?.table
                         ?? tableNames.allocate(preferred: "\(declaration.name).\(relationship.name)")
+                    try rules.check(joinTable: joinTable, entity: declaration.name, property: relationship.name)
+                    entry.table = joinTable
                 case .sharedJoinTable, .inverseJoinTable:
                     let owner = storage == .sharedJoinTable
                         ? (declaration.name, relationship.name)
@@ -152,6 +167,7 @@ extension SchemaDescription {
                     } else {
                         let table = previous?.entity(named: owner.0)?.relationships.first { $0.name == owner.1 }?.table
                             ?? tableNames.allocate(preferred: "\(owner.0).\(owner.1)")
+                        try rules.check(joinTable: table, entity: owner.0, property: owner.1)
                         sharedTables[key] = table
                         entry.table = table
                     }
@@ -173,7 +189,7 @@ extension SchemaDescription {
     /// (no inverse, many-to-many, ordered) is a join table. The two sides of a many-to-many
     /// share one join table, owned by the ordered side when exactly one side is ordered,
     /// else by the side declared first in the model (entity order, then declaration order).
-    static func storage(of relationship: RelationshipDescription, declaredBy entity: String, in model: ObjectModel) -> Storage {
+    package static func storage(of relationship: RelationshipDescription, declaredBy entity: String, in model: ObjectModel) -> Storage {
         guard relationship.isToMany else { return .foreignKey }
         guard let inverseName = relationship.inverseName,
               let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName) else {
@@ -189,7 +205,7 @@ extension SchemaDescription {
     }
 
     /// (declaring entity, relationship name) of the relationship `name` as `entity` (or a parent) declares it.
-    static func declaringEntity(of name: String, in entity: String, model: ObjectModel) -> (String, String) {
+    package static func declaringEntity(of name: String, in entity: String, model: ObjectModel) -> (String, String) {
         var current = model.entity(named: entity)?.declaration
         while let e = current {
             if e.relationships.contains(where: { $0.name == name }) { return (e.name, name) }
@@ -207,25 +223,35 @@ extension SchemaDescription {
     }
 }
 
-/// A set of SQLite identifiers compared as SQLite compares them (ASCII case-insensitively),
-/// handing out names that are free.
-struct NameSet {
+/// A set of identifiers compared as SQLite compares them (ASCII case-insensitively; for
+/// PostgreSQL, whose quoted names are case-sensitive, that only avoids names differing in
+/// case, so both engines give a model the same names), handing out names that are free.
+package struct NameSet {
     private var keys: Set<String> = []
+    /// Names starting with it (lowercased) get a leading `_` (SQLite: `sqlite_`).
+    private let reservedPrefix: String?
 
-    static func key(_ name: String) -> String {
+    /// An empty set; allocated names starting with `reservedPrefix` get a leading `_`.
+    package init(reservedPrefix: String? = "sqlite_") {
+        self.reservedPrefix = reservedPrefix
+    }
+
+    package static func key(_ name: String) -> String {
         String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 
-    func contains(_ name: String) -> Bool { keys.contains(NameSet.key(name)) }
+    package func contains(_ name: String) -> Bool { keys.contains(NameSet.key(name)) }
 
-    mutating func insert(_ name: String) { keys.insert(NameSet.key(name)) }
+    package mutating func insert(_ name: String) { keys.insert(NameSet.key(name)) }
 
     /// `preferred` if free, else `qualified` if given and free, else the first free
-    /// `<name> 2`, `<name> 3`, …; names starting with `sqlite_` (reserved by SQLite,
-    /// https://sqlite.org/lang_createtable.html) are prefixed with `_`. The name is taken.
-    mutating func allocate(preferred: String, qualified: String? = nil) -> String {
+    /// `<name> 2`, `<name> 3`, …; names starting with the reserved prefix (`sqlite_`,
+    /// reserved by SQLite, https://sqlite.org/lang_createtable.html) are prefixed with `_`.
+    /// The name is taken.
+    package mutating func allocate(preferred: String, qualified: String? = nil) -> String {
         func usable(_ name: String) -> String {
-            NameSet.key(name).hasPrefix("sqlite_") ? "_" + name : name
+            guard let reservedPrefix else { return name }
+            return NameSet.key(name).hasPrefix(reservedPrefix) ? "_" + name : name
         }
         var candidates = [usable(preferred)]
         if let qualified { candidates.append(usable(qualified)) }

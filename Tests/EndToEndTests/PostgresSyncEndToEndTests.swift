@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import Trellis
+import TrellisPostgres
+import TrellisTestSupport
+
+/// `trellis sync … --store postgresql://…` against the loopback Parse emulator, as a role
+/// that logs in with a password over TCP: the stored rows and the checkpoint committed with
+/// them, an unchanged second run, `--status`, and a wrong password; the password never
+/// appears in what the command prints.
+@Suite(.enabled(if: PostgresTestServer.isEnabled, "TRELLIS_SKIP_POSTGRES=1"))
+struct PostgresSyncEndToEndTests {
+    static let model = Fixtures.url("sync/heroes.model.json")
+    static let password = "pw-\(UInt32.random(in: 0...UInt32.max))-never-shown"
+
+    func source(_ server: TestServer) -> String {
+        #"""
+        {"format": "trellis-source", "formatVersion": 1,
+         "client": {"baseURL": "\#(server.base)/parse/", "dialect": "parse",
+                    "headers": {"X-Parse-Application-Id": "${env:PARSE_APP_ID}"}},
+         "resources": [{"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100},
+                        "incremental": {"cursor": "updatedAt"}, "deletions": {"type": "fullScan"}}]}
+        """#
+    }
+
+    /// Rows of `sql` in `schema`, `|` between columns, one row per line.
+    func query(_ sql: String, schema: String) throws -> String {
+        try PostgresTestServer.execute("SET search_path TO \"\(schema)\"; " + sql)
+            .map { $0.map { $0 ?? "" }.joined(separator: "|") }.joined(separator: "\n")
+    }
+
+    @Test func syncStoresThePagesWithTheirCheckpointAndReportsStatus() throws {
+        let port = try #require(PostgresTestServer.tcpPort, "the server's TCP port")
+        let role = "trellis_sync_\(UInt32.random(in: 0...UInt32.max))"
+        let schema = PostgresTestServer.makeSchemaName()
+        try PostgresTestServer.execute("CREATE ROLE \(role) LOGIN PASSWORD '\(Self.password)'; GRANT CREATE ON DATABASE postgres TO \(role)")
+        defer { _ = try? PostgresTestServer.execute("DROP OWNED BY \(role); DROP ROLE \(role)") }
+        let store = "postgresql://\(role):\(Self.password)@127.0.0.1:\(port)/postgres?schema=\(schema)"
+
+        let server = try TestServer(["--heroes", "300", "--ties", "100"])
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try source(server).write(to: directory.url.appendingPathComponent("heroes.source.json"), atomically: true, encoding: .utf8)
+        setenv("PARSE_APP_ID", "test-app", 1)
+        let arguments = ["sync", "heroes.source.json", "--model", Self.model.path, "--store", store]
+
+        let first = try TrellisProcess.run(arguments, in: directory.url)
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stdout.hasPrefix("heroes → Hero: 4 pages (3 changed, 0 not modified), 300 records; inserted 300, updated 0, "
+                                       + "unchanged 0, deleted 0\n"), "\(first)")
+        #expect(first.stderr == "")
+        #expect(!first.stdout.contains(Self.password))
+
+        // The stored rows are the server's records, each once.
+        let records = try server.data("Hero")
+        let expected = records.map { "\($0["objectId"]!.stringValue!)|\($0["name"]!.stringValue!)" }.sorted().joined(separator: "\n")
+        #expect(try query(#"SELECT "objectId", "name" FROM "Hero" WHERE NOT "_placeholder" ORDER BY "objectId" COLLATE "C""#,
+                          schema: schema) == expected)
+        #expect(try query(#"SELECT count(*), count(DISTINCT "objectId") FROM "Hero""#, schema: schema) == "300|300")
+        // The checkpoint, in trellis_metadata with the rows: the walk is complete, its
+        // watermark the newest record's stamp.
+        let text = try query(#"SELECT "value" FROM "trellis_metadata" WHERE "key" = 'user:sync/heroes'"#, schema: schema)
+        let checkpoint = try JSONReader.parse(text)
+        #expect(checkpoint["totalPages"] == 4)
+        #expect(checkpoint["totalRecords"] == 300)
+        #expect(checkpoint["nextPage"] == nil || checkpoint["nextPage"] == .null)
+        #expect(text.contains(try #require(records.last?["updatedAt"]?.stringValue)))
+
+        // Again: the server has not changed, so no page changes and nothing is written.
+        let again = try TrellisProcess.run(arguments + ["--report", "json"], in: directory.url)
+        #expect(again.status == 0, "\(again)")
+        let report = try JSONReader.parse(again.stdout)
+        #expect(report["resources"]?[0]?["pagesChanged"] == 0)
+        #expect(report["resources"]?[0]?["records"] == 0)
+        #expect(!again.stdout.contains(Self.password) && again.stderr == "")
+
+        let status = try TrellisProcess.run(["sync", "heroes.source.json", "--status", "--store", store, "--report", "json"],
+                                            in: directory.url)
+        #expect(status.status == 0, "\(status)")
+        let resource = try #require(try JSONReader.parse(status.stdout)["resources"]?[0])
+        #expect(resource["lastRun"]?["status"] == "completed")
+        #expect(resource["watermark"]?["text"] == records.last?["updatedAt"])
+        #expect(resource["totalPages"] == 5)
+        #expect(resource["totalRecords"] == 300)
+        let statusText = try TrellisProcess.run(["sync", "heroes.source.json", "--status", "--store", store], in: directory.url)
+        #expect(statusText.status == 0 && statusText.stdout.contains("heroes → Hero: last run completed"), "\(statusText)")
+        #expect(!statusText.stdout.contains(Self.password) && !statusText.stderr.contains(Self.password))
+
+        // A wrong password: exit 1, the server named without it.
+        let wrong = store.replacingOccurrences(of: Self.password, with: "wrong-" + Self.password)
+        let refused = try TrellisProcess.run(["sync", "heroes.source.json", "--model", Self.model.path, "--store", wrong],
+                                             in: directory.url)
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.hasPrefix("error: cannot connect to postgresql://\(role)@127.0.0.1:\(port)/postgres: "), "\(refused)")
+        #expect(!refused.stderr.contains(Self.password) && refused.stdout == "")
+        let refusedStatus = try TrellisProcess.run(["sync", "heroes.source.json", "--status", "--store", wrong], in: directory.url)
+        #expect(refusedStatus.status == 1 && !refusedStatus.stderr.contains(Self.password), "\(refusedStatus)")
+    }
+
+    /// Without --model a sync into PostgreSQL is bad usage (the model is recorded in SQLite
+    /// stores only); `--status` of a schema with no store yet reports nothing synced.
+    @Test func withoutAModelIsBadUsageAndAnEmptySchemaHasNoStatus() throws {
+        let server = try TestServer(["--heroes", "3"])
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try source(server).write(to: directory.url.appendingPathComponent("heroes.source.json"), atomically: true, encoding: .utf8)
+        setenv("PARSE_APP_ID", "test-app", 1)
+        let schema = PostgresTestServer.makeSchemaName()
+        let store = try PostgresTestServer.connectionString(schema: schema)
+        let noModel = try TrellisProcess.run(["sync", "heroes.source.json", "--store", store], in: directory.url)
+        #expect(noModel.status == 64)
+        #expect(noModel.stderr.hasPrefix("error: missing option '--model <model>': a sync into a PostgreSQL store needs the model "
+                                         + "(models are recorded in SQLite stores only)\nusage: trellis sync"), "\(noModel)")
+        let status = try TrellisProcess.run(["sync", "heroes.source.json", "--status", "--store", store, "--report", "json"],
+                                            in: directory.url)
+        #expect(status.status == 0, "\(status)")
+        #expect(try JSONReader.parse(status.stdout)["resources"]?[0]?["lastRun"] == .null)
+        #expect(try PostgresTestServer.execute("SELECT count(*) FROM pg_namespace WHERE nspname = '\(schema)'") == [["0"]])
+    }
+}
