@@ -39,12 +39,18 @@ final class PostgresDialect: SQLDialect, @unchecked Sendable {
     /// keeps every row it might hold for: `TRUE` where the comparison counts positively,
     /// `FALSE` under an odd number of `NOT`s (`NONE` and `ALL` are `NOT`s of `ANY`), so the
     /// relaxed condition selects a superset of the rows `predicate` selects; and whether
-    /// anything was replaced.
+    /// anything was replaced. A comparison with a text value holding U+0000 is replaced too
+    /// (PostgreSQL cannot receive it as text; no stored text holds it).
     static func relaxed(_ predicate: ResolvedPredicate, positive: Bool = true) -> (ResolvedPredicate, Bool) {
         switch predicate {
         case .constant, .objectIDs, .count:
             return (predicate, false)
         case .compare(_, let op, let values, let options):
+            // PostgreSQL text cannot hold U+0000, so such a value cannot be sent; in memory it
+            // is compared like any other character (no stored text holds it).
+            if values.contains(where: { $0?.stringValue?.unicodeScalars.contains("\u{0}") ?? false }) {
+                return (.constant(positive), true)
+            }
             let text = values.contains { $0?.stringValue != nil }
             if text || op == .like || op == .matches, !decidesExactly(op, options) { return (.constant(positive), true) }
             return (predicate, false)

@@ -116,6 +116,8 @@ import TrellisModelFile
          "objects with more than 1,000 distinct keys"),
         (#"{"205705993": "Arrière-scène central", "205705994": "1er balcon central"}"#, "$", "an object whose keys are all numbers"),
         (#"[{"1": {"id": 1}, "2": {"id": 2}}]"#, "$[0]", "an object whose keys are all numbers"),
+        // A repeated "id" keeps its last value (8), which is not the member's key: not keyed by identity (a fuzz input).
+        (#"{"7": {"id": 7, "name": "a", "id": 8}}"#, "$", "an object whose keys are all numbers"),
     ])
     func theCollectionsObjectsCannotBeTables(json: String, path: String, found: String) throws {
         let error = try #require(throws: ModelInferenceError.self) { try InferenceSamples.infer(json, entity: "Area") }

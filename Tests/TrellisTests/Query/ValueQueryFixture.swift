@@ -93,13 +93,22 @@ enum ValueQueryFixture {
     static let ids: [Int64] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 9_007_199_254_740_993, 9_007_199_254_740_992, .min,
                                17, 18, 19, 20, 21]
 
+    /// The ids a case expects on `kind`: none on PostgreSQL for a predicate looking for U+0000.
+    static func expected(_ ids: [Int64], predicate: String?, on kind: StoreKind) -> [Int64] {
+        kind == .postgres && (predicate?.contains("\\u0000") ?? false) ? [] : ids
+    }
+
     /// `ids` without `excluded`, in the same order.
     static func ids(except excluded: Set<Int64>) -> [Int64] { ids.filter { !excluded.contains($0) } }
 
-    /// A store of `kind` holding the items (and a tag no item has).
+    /// A store of `kind` holding the items (and a tag no item has). PostgreSQL's `text`
+    /// cannot hold U+0000 (the store refuses it, docs/PostgresStore.md): there item 7's
+    /// label is `a U+0001 b`, which sorts and matches `LIKE 'a?b'`, `MATCHES 'a.b'` alike,
+    /// and the predicates that look for U+0000 find nothing (``expected(_:on:)``).
     static func store(_ kind: StoreKind) throws -> TestStore {
         let store = try kind.makeStore(model: try model())
         let context = ObjectContext(store: store.store)
+        let items = kind == .postgres ? items.replacingOccurrences(of: "a\\u0000b", with: "a\\u0001b") : items
         _ = try context.importObjects(from: try JSONReader.parse(Array(items.utf8)), entity: "Item")
         _ = try context.importObjects(from: [["id": 3, "name": "unused"], ["id": 1, "name": "red"], ["id": 2, "name": "blue"]],
                                       entity: "Tag")

@@ -190,21 +190,22 @@ import TrellisTestSupport
                                          sortDescriptors: testCase.sort.isEmpty ? [] : try ObjectSortDescriptor.list(testCase.sort),
                                          limit: testCase.limit, offset: testCase.offset)
         let context = ObjectContext(store: store.store)
-        #expect(try context.fetch(request).map { $0["id"]?.integerValue ?? -1 } == testCase.expected)
+        let expected = ValueQueryFixture.expected(testCase.expected, predicate: testCase.predicate, on: kind)
+        #expect(try context.fetch(request).map { $0["id"]?.integerValue ?? -1 } == expected)
         if testCase.limit == nil && testCase.offset == 0 {
-            #expect(try context.count(request) == testCase.expected.count)
+            #expect(try context.count(request) == expected.count)
         }
         let resolved = try request.resolved(in: store.store.model)
         let evaluated = try store.store.read { session in
             try RequestEvaluator(resolved, lookup: { try session.fetch(ids: [$0]).first })
                 .run(try session.fetch(entity: "Item", matching: nil))
         }
-        #expect(evaluated.map { $0.attributes[0]?.integerValue ?? -1 } == testCase.expected)
+        #expect(evaluated.map { $0.attributes[0]?.integerValue ?? -1 } == expected)
         // The predicate's description is predicate text that selects the same objects.
         if let predicate {
             var again = request
             again.predicate = try ObjectPredicate(format: predicate.description)
-            #expect(try context.fetch(again).map { $0["id"]?.integerValue ?? -1 } == testCase.expected, "\(predicate.description)")
+            #expect(try context.fetch(again).map { $0["id"]?.integerValue ?? -1 } == expected, "\(predicate.description)")
         }
     }
 }
