@@ -24,6 +24,9 @@ struct ModelFileDecoder {
     ///   against `bindings` (for a loader that adds a bindings file's declarations first);
     ///   the declarations themselves are still checked.
     static func decode(_ json: JSONValue, checkingNames: Bool = true) throws -> ModelFile {
+        if let payload = payloadDescription(json) {
+            throw ModelFileError(.notAModel, message: "looks like a JSON payload, not a model file (\(payload))")
+        }
         let top = try FieldReader(json, at: .root, what: "a model file", allowed: topKeys)
         guard let format = try top.string("format") else {
             throw ModelFileError(.missingKey, path: .root,

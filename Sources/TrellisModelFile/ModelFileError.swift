@@ -28,6 +28,9 @@ public struct ModelFileError: Error, Sendable, CustomStringConvertible {
         public static let malformedJSON = Code(rawValue: "malformedJSON")
         /// `format` is not `trellis-model`, or `formatVersion` is not one this reader knows.
         public static let unsupportedFormat = Code(rawValue: "unsupportedFormat")
+        /// The file reads as a JSON payload (an array, or an object without any of the keys
+        /// of a model file), given where a model file belongs; the description says what to do.
+        public static let notAModel = Code(rawValue: "notAModel")
         /// A key the format does not define (typos must not pass silently).
         public static let unknownKey = Code(rawValue: "unknownKey")
         /// A required key is absent.
@@ -83,7 +86,8 @@ public struct ModelFileError: Error, Sendable, CustomStringConvertible {
     }
 
     /// `model.json: $.entities[1].name: message`, `model.json:3:14: message`, or for an
-    /// invalid model one problem per line, each with its path.
+    /// invalid model one problem per line, each with its path; for `.notAModel`, what to do
+    /// instead (`trellis model infer FILE …`, or an import without `--model`).
     public var description: String {
         var prefix = file.map { "\($0)" } ?? ""
         if let line, let column {
@@ -91,7 +95,11 @@ public struct ModelFileError: Error, Sendable, CustomStringConvertible {
         } else if let path {
             prefix += prefix.isEmpty ? path.description : ": \(path)"
         }
-        let head = prefix.isEmpty ? message : "\(prefix): \(message)"
+        var head = prefix.isEmpty ? message : "\(prefix): \(message)"
+        if code == .notAModel {
+            head += "; import it without --model (the model is inferred from the payload), or write a model for it with "
+                + "'trellis model infer \(file ?? "FILE") --entity ENTITY [--at KEYPATH] -o model.json'"
+        }
         guard !problems.isEmpty else { return head }
         let lines = zip(problems, problemPaths).map { problem, path in "  \(path): \(problem.description)" }
         return head + "\n" + lines.joined(separator: "\n")

@@ -32,6 +32,16 @@ import Trellis
 
     static let cases: [Case] = [
         Case("not an object", file: "[]", .wrongType, "$: expected a model file (an object), found an array"),
+        Case("a payload array", file: #"[{"id": 1}, {"id": 2}]"#, .notAModel,
+             "looks like a JSON payload, not a model file (an array of 2 elements); import it without --model "
+                 + "(the model is inferred from the payload), or write a model for it with "
+                 + "'trellis model infer FILE --entity ENTITY [--at KEYPATH] -o model.json'"),
+        Case("a payload object", file: #"{"data": [], "version": "2", "meta": {}}"#, .notAModel,
+             #"looks like a JSON payload, not a model file (an object with the keys 'data', 'version', 'meta' and no "format"); "#
+                 + "import it without --model (the model is inferred from the payload), or write a model for it with "
+                 + "'trellis model infer FILE --entity ENTITY [--at KEYPATH] -o model.json'"),
+        Case("a model without format, with an unknown key", file: #"{"formatVersion": 1, "entities": [], "x": 1}"#, .unknownKey,
+             "$.x: unknown key 'x' in a model file; allowed keys: format, formatVersion, version, keyConvention, entities, bindings"),
         Case("missing format", file: #"{"formatVersion": 1, "entities": []}"#, .missingKey,
              #"$: a model file needs "format": "trellis-model""#),
         Case("wrong format", file: #"{"format": "core-data", "formatVersion": 1, "entities": []}"#, .unsupportedFormat,
