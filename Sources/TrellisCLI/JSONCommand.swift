@@ -32,11 +32,23 @@ enum JSONCommand {
             }
         }
         let url = try checkedURL(path, environment: environment)
-        do {
-            return try Data(contentsOf: url, options: .mappedIfSafe)
-        } catch {
-            throw .unreadable("cannot read the file")
+        let isRegular = (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) ?? false
+        if isRegular, let data = try? Data(contentsOf: url, options: .mappedIfSafe) { return data }
+        // A FIFO, a device (`/dev/null`), or a file Foundation could not map: read(2) it to
+        // the end, as `import` does, and give the system's reason when that fails.
+        return try readStream(url.path)
+    }
+
+    /// The bytes of the file at `path`, read with read(2) until its end.
+    /// - Throws: ``InputError/unreadable(_:)`` with the system's reason (`cannot read the file: Permission denied`).
+    static func readStream(_ path: String) throws(InputError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable("cannot read the file: " + String(cString: strerror(errno))) }
+        defer { close(fd) }
+        guard let data = readToEnd(fd) else {
+            throw .unreadable("cannot read the file: " + String(cString: strerror(errno)))
         }
+        return data
     }
 
     /// The URL of `path`, a file that exists and is no directory.
@@ -173,5 +185,21 @@ enum JSONFormatCommand: LeafCommand {
             throw ReportedFailure()
         }
         context.stdout.write(text)
+    }
+}
+
+/// The bytes read(2) gives from `fd` until its end; nil on an error (the reason in `errno`).
+/// At file scope, where `read` is the system call (inside ``JSONCommand`` it is the input reader).
+private func readToEnd(_ fd: Int32) -> Data? {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count == 0 { return data }
+        if count < 0 {
+            if errno == EINTR { continue }
+            return nil
+        }
+        data.append(contentsOf: buffer[0..<count])
     }
 }
