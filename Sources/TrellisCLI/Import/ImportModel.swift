@@ -103,8 +103,17 @@ extension InputFile {
     /// The name prefix of the copies of standard input (`trellis-stdin-PID-UUID.json`).
     static let spoolPrefix = "trellis-stdin-"
 
-    /// Standard input copied to a temporary file, for an import that reads its input twice
-    /// (to infer the model, then to import): named `<stdin>` in messages.
+    /// Whether the input can be read only once: standard input, or a file that is not a
+    /// regular file (a FIFO, `/dev/stdin`, a process substitution's `/dev/fd/63`).
+    var isStream: Bool {
+        guard let url else { return true }
+        let type = (try? FileManager.default.attributesOfItem(atPath: url.path)[.type]) as? FileAttributeType
+        return type != nil && type != .typeRegular && type != .typeDirectory
+    }
+
+    /// Standard input (or the stream at ``url``, see ``isStream``) copied to a temporary
+    /// file, for an import that reads its input twice (to infer the model, then to import):
+    /// named as before (`<stdin>`, `fifo.json`) in messages.
     ///
     /// The copy is readable by the user only (mode 0600: it holds whatever was piped in) and
     /// removed by `cleanup`. A process killed meanwhile (`kill -9`, Ctrl-C) cannot remove
@@ -115,18 +124,21 @@ extension InputFile {
         let directory = FileManager.default.temporaryDirectory
         InputFile.removeAbandonedSpools(in: directory)
         let url = directory.appendingPathComponent("\(InputFile.spoolPrefix)\(getpid())-\(UUID().uuidString).json")
+        let what = self.url == nil ? "standard input" : "the input"
         guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
               let out = try? FileHandle(forWritingTo: url) else {
-            throw CommandError(.invalidInput, "<stdin>: cannot copy standard input to a temporary file")
+            throw CommandError(.invalidInput, "\(name): cannot copy \(what) to a temporary file")
         }
         defer { try? out.close() }
         do {
-            while let chunk = try standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+            let source = try self.url.map { try FileHandle(forReadingFrom: $0) } ?? standardInput
+            defer { if self.url != nil { try? source.close() } }
+            while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try out.write(contentsOf: chunk)
             }
         } catch {
             try? FileManager.default.removeItem(at: url)
-            throw CommandError(.invalidInput, "<stdin>: cannot copy standard input to a temporary file: \(error.localizedDescription)")
+            throw CommandError(.invalidInput, "\(name): cannot copy \(what) to a temporary file: \(error.localizedDescription)")
         }
         return (InputFile(name: name, url: url, standardInput: standardInput), { try? FileManager.default.removeItem(at: url) })
     }

@@ -44,8 +44,9 @@ struct ImportRunner {
             // The model comes from the inputs (and the store): check those first.
             for input in inputs { try InputCheck.check(input) }
             try StoreLocation.check(storeURL, path: options.storePath)
-            if let i = inputs.firstIndex(where: \.isStandardInput) {
-                // Read twice (to infer the model, then to import): from a copy.
+            // Read twice (to infer the model, then to import): standard input, a FIFO or a
+            // process substitution (`<(curl …)`) from a copy, since a second read finds nothing.
+            for i in inputs.indices where inputs[i].isStream {
                 let spooled = try inputs[i].spooled()
                 inputs[i] = spooled.input
                 cleanups.append(spooled.cleanup)
