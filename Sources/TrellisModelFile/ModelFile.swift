@@ -41,18 +41,29 @@ public struct ModelFile: Sendable {
     ///   `.malformedJSON` with line and column; `.unknownKey`, `.wrongType`, … with the
     ///   JSON path in the file; `.invalidModel` with every validation problem.
     public static func read(from url: URL) throws -> ModelFile {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
-            throw ModelFileError(.readFailed, file: url.relativePath, message: reason)
-        }
+        let data = try contents(of: url, what: "a model file")
         do {
             return try read(data: data)
         } catch var error as ModelFileError {
             error.file = url.relativePath
             throw error
+        }
+    }
+
+    /// The bytes of the file at `url` (a FIFO or a device, `/dev/null`, read to its end).
+    /// - Throws: ``ModelFileError`` `.readFailed` naming the file: `no such file`,
+    ///   `is a directory, not WHAT`, or `cannot be read: REASON` (the system's).
+    static func contents(of url: URL, what: String) throws -> Data {
+        do {
+            return try FileContents.read(url)
+        } catch {
+            let reason: String
+            switch error {
+            case .noSuchFile: reason = "no such file"
+            case .directory: reason = "is a directory, not \(what)"
+            case .unreadable(let why): reason = "cannot be read: \(why)"
+            }
+            throw ModelFileError(.readFailed, file: url.relativePath, message: reason)
         }
     }
 

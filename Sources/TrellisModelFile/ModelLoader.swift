@@ -118,13 +118,8 @@ public enum ModelLoader {
                 throw ModelFileError(.invalidValue, file: url.relativePath,
                                      message: "version '\(version)' asked for, but only a .xcdatamodeld bundle has versions")
             }
-            let data: Data
-            do {
-                data = try Data(contentsOf: url)
-            } catch {
-                let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
-                throw ModelFileError(.readFailed, file: url.relativePath, message: reason)
-            }
+            let data = try ModelFile.contents(of: url, what: "a model file: give a Trellis JSON model file, "
+                                                + "a .xcdatamodeld bundle or a .xcdatamodel directory")
             return try loadJSON(data, name: url.relativePath, bindings: extra, bindingsFile: bindingsFile)
         case .xcdatamodel:
             let read = try CoreDataModelReader.read(from: url, version: version)
@@ -158,13 +153,7 @@ public enum ModelLoader {
     ///   `.unknownKey` / `.wrongType` / `.missingKey` / `.invalidValue` with the JSON path
     ///   in the file (`$.entityMappers.M.keyPath`, `$.transformers["A.B"]`).
     public static func readBindings(from url: URL) throws -> BindingDeclarations {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
-            throw ModelFileError(.readFailed, file: url.relativePath, message: reason)
-        }
+        let data = try ModelFile.contents(of: url, what: "a bindings file")
         return try attributing(to: url.relativePath) {
             let declarations = try ModelFileDecoder.decodeBindings(try ModelFileJSON.parse(data), at: .root)
             _ = try declarations.makeBindings(at: .root)

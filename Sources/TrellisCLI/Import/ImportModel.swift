@@ -107,8 +107,7 @@ extension InputFile {
     /// regular file (a FIFO, `/dev/stdin`, a process substitution's `/dev/fd/63`).
     var isStream: Bool {
         guard let url else { return true }
-        let type = (try? FileManager.default.attributesOfItem(atPath: url.path)[.type]) as? FileAttributeType
-        return type != nil && type != .typeRegular && type != .typeDirectory
+        return FileContents.kind(of: url) == .stream
     }
 
     /// Standard input (or the stream at ``url``, see ``isStream``) copied to a temporary

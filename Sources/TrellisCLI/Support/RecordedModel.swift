@@ -9,7 +9,9 @@ import TrellisSQLite
 enum RecordedModel {
     /// Whether the file at `url` starts with SQLite's header string (https://sqlite.org/fileformat.html#the_database_header).
     static func isSQLiteFile(_ url: URL) -> Bool {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        // Only a regular file: reading the header of a FIFO or a process substitution
+        // (`--model <(cat model.json)`) would take those bytes from the model's reader.
+        guard FileContents.kind(of: url) == .regular, let handle = try? FileHandle(forReadingFrom: url) else { return false }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         return header == Data("SQLite format 3\0".utf8)

@@ -18,9 +18,15 @@ extension SyncSource {
         let file = url.path
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try FileContents.read(url)
         } catch {
-            throw SyncError(.unreadableSource, message: "cannot read the source file: \((error as NSError).localizedDescription)", file: file)
+            let reason: String
+            switch error {
+            case .noSuchFile: reason = "no such file"
+            case .directory: reason = "is a directory, not a source file"
+            case .unreadable(let why): reason = "cannot read the source file: \(why)"
+            }
+            throw SyncError(.unreadableSource, message: reason, file: file)
         }
         let json: JSONValue
         do {
