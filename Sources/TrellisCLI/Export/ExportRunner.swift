@@ -56,6 +56,7 @@ struct ExportRunner {
             }
             throw CommandError(.store, "\(path): no such store")
         }
+        try StoreLocation.checkExisting(storeURL, path: path)
         return try StoreOpening.open(storeURL, path: path, model: model, readOnly: true, migrationPolicy: .inWriteTransactions,
                                      busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Trellis
 
 /// Checks an input exists and is a readable regular file before anything is imported.
 enum InputCheck {
@@ -21,7 +22,7 @@ enum StoreLocation {
         try checkFilePath(path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw CommandError(.store, "\(path): is a directory, not a store") }
+            try checkExisting(url, path: path)
             return
         }
         if let dangling = danglingLink(url) {
@@ -33,6 +34,17 @@ enum StoreLocation {
         }
         guard isDirectory.boolValue else {
             throw CommandError(.store, "\(path): cannot create the store: '\(parent.relativePath)' is not a directory")
+        }
+    }
+
+    /// A store that exists must be a regular file: a directory, or a device, FIFO or socket
+    /// (`--store /dev/null`, which SQLite would open and fail to commit to with "disk I/O error"),
+    /// is an error naming it.
+    static func checkExisting(_ url: URL, path: String) throws {
+        switch FileContents.kind(of: url) {
+        case .directory: throw CommandError(.store, "\(path): is a directory, not a store")
+        case .stream: throw CommandError(.store, "\(path): not a store file: it is a device, a FIFO or a socket, not a regular file")
+        case .regular, nil: return
         }
     }
 
