@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The whole contents of a file given by path, for the small files a command reads in
 /// one piece (model files, bindings files, sync source files): a regular file mapped or

@@ -2,11 +2,6 @@ import Foundation
 import Trellis
 import TrellisModelFile
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The model a `trellis import` uses, and the text the store records of it:
 ///
