@@ -129,13 +129,14 @@ final class SQLiteSession: StoreSession {
     }
 
     /// The identities that may be stored: for an entity with ``EntityLayout/identityRangeSQL``,
-    /// those between the smallest and the largest stored identity (none when the table is
-    /// empty); otherwise all. Small batches are returned as they are (two probes are not
-    /// worth saving a few seeks).
+    /// those between the smallest and the largest stored identity (of an empty table, whose
+    /// `min`/`max` are NULL and read as 0, only identity 0, which finds nothing); otherwise all.
+    /// Small batches are returned as they are (two probes are not worth saving a few seeks).
     private func withinStoredRange(_ identities: [[AttributeValue]], of entity: EntityLayout) throws(StoreError) -> [[AttributeValue]] {
         guard identities.count >= 32, let range = entity.identityRangeSQL else { return identities }
-        guard let high = try connection.cachedStatement(range.max).runReturningInt64(),
-              let low = try connection.cachedStatement(range.min).runReturningInt64() else { return [] }
+        // An aggregate always returns one row: nil never comes back.
+        let high = try connection.cachedStatement(range.max).runReturningInt64() ?? 0
+        let low = try connection.cachedStatement(range.min).runReturningInt64() ?? 0
         return identities.filter { identity in
             guard case .integer(let value) = identity[0] else { return true }
             return value >= low && value <= high
