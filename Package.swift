@@ -82,6 +82,7 @@ if Context.environment["TRELLIS_FUZZ"] != nil {
         ("import", ["Trellis", "TrellisModelFile"]),
         ("infer", ["Trellis", "TrellisModelFile"]),
         ("predicate", ["Trellis", "TrellisSQLite"]),
+        ("http-response", ["Trellis", "TrellisSync"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(

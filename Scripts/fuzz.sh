@@ -5,7 +5,7 @@
 #   Scripts/fuzz.sh all SECONDS            # every target, one after the other
 #   Scripts/fuzz.sh list                   # the target names
 #
-# TARGET is one of: json ndjson keypath coredata-model json-model import infer predicate.
+# TARGET is one of: json ndjson keypath coredata-model json-model import infer predicate http-response.
 # Seeds come from the test fixtures, Fuzz/seeds/<target> and Fuzz/regressions/<target>
 # (inputs that once failed, replayed on every run); inputs that find new coverage
 # are kept in .build/fuzz/corpus/<target> (reused by the next run). Exits non-zero when a
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-targets=(json ndjson keypath coredata-model json-model import infer predicate)
+targets=(json ndjson keypath coredata-model json-model import infer predicate http-response)
 
 usage() {
     echo "usage: Scripts/fuzz.sh TARGET|all SECONDS [libFuzzer flags…]   (targets: ${targets[*]})" >&2
@@ -49,6 +49,7 @@ seeds() {
         import) echo Fuzz/seeds/import ;;
         infer) echo Fuzz/seeds/infer Fuzz/seeds/import ;;
         predicate) echo Fuzz/seeds/predicate ;;
+        http-response) echo Fuzz/seeds/http-response ;;
     esac
     # Inputs that once failed (Fuzz/regressions/README.md) are replayed on every run.
     [[ -d Fuzz/regressions/$1 ]] && echo "Fuzz/regressions/$1"
@@ -59,6 +60,7 @@ dictionary() {
         json|ndjson|infer) echo Fuzz/dictionaries/json.dict ;;
         import) echo Fuzz/dictionaries/import.dict ;;
         predicate) echo Fuzz/dictionaries/predicate.dict ;;
+        http-response) echo Fuzz/dictionaries/http.dict ;;
     esac
 }
 max_len() {
