@@ -44,8 +44,14 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let rateLimited = Code(rawValue: "rateLimited")
         /// A redirect to another host (or scheme or port) was refused.
         public static let redirectRefused = Code(rawValue: "redirectRefused")
-        /// A next URL or cursor seen before in the same walk (the walk would loop forever).
+        /// A next URL or cursor seen before in the same walk (the walk would loop forever); with
+        /// `"repeatedPage": "error"`, also a page repeating an earlier page of the walk, or
+        /// `maxStalePages` pages in a row bringing no record new to the walk.
         public static let paginationLoop = Code(rawValue: "paginationLoop")
+        /// A URL on another origin (scheme, host, port) than the base URL, that
+        /// `client.allowedHosts` does not list: a next link, a cursor that is a URL, a resumed
+        /// page. It is not requested; credentials never go to another origin.
+        public static let foreignLink = Code(rawValue: "foreignLink")
         /// A page body that is not JSON (an HTML error page, a body cut short).
         public static let malformedPage = Code(rawValue: "malformedPage")
         /// The `records` key path selects nothing (or not an array) in a page.
@@ -136,6 +142,14 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         }
         parts.append(message)
         return parts.joined(separator: ": ")
+    }
+
+    /// This error with secrets replaced by `***` in its message (a server's own message, quoted
+    /// in it, may echo a credential).
+    func redacted(by redactor: Redactor) -> SyncError {
+        guard redactor.containsSecret(message) else { return self }
+        return SyncError(code, message: redactor.redact(message), file: file, path: path, line: line, column: column, resource: resource,
+                         pageURL: pageURL, status: status, entity: entity, attribute: attribute, underlying: underlying)
     }
 
     /// This error with `resource` and `pageURL` set where they are not yet.

@@ -14,6 +14,9 @@ public final class TestServer: @unchecked Sendable {
     let input: Pipe
     /// The port it listens on.
     public let port: Int
+    /// `http://HOST:PORT` of the second listener: another origin (127.0.0.2, or another port
+    /// of 127.0.0.1 where the loopback lacks it), serving the same routes, logged apart.
+    public let foreignBase: String
 
     /// The repository root.
     public static let root = Fixtures.repositoryRoot()
@@ -38,13 +41,16 @@ public final class TestServer: @unchecked Sendable {
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard let port = text.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+        // "listening on PORT foreign HOST:PORT"
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard words.count == 5, let port = Int(words[2]) else {
             process.terminate()
             throw TestServerError(message: "the test server did not start: \(text)")
         }
         self.process = process
         self.input = input
         self.port = port
+        self.foreignBase = "http://" + words[4]
     }
 
     deinit {
@@ -61,6 +67,9 @@ public final class TestServer: @unchecked Sendable {
     public func faults(_ faults: JSONValue) throws { _ = try request("/control/faults", body: faults) }
     public func mutate(_ operations: JSONValue) throws { _ = try request("/control/mutate", body: operations) }
     public func resetLog() throws { _ = try request("/control/reset-log", body: .null) }
+    /// Sets `parseMaxLimit` (Parse's silent cap on `limit`), `itemsMaxLimit` (offset pages
+    /// clamping `limit`); `null` removes a cap.
+    public func configure(_ settings: JSONValue) throws { _ = try request("/control/config", body: settings) }
 
     /// Every object the server holds of `className` (`items` for the positional list).
     public func data(_ className: String) throws -> [JSONValue] {
@@ -75,6 +84,14 @@ public final class TestServer: @unchecked Sendable {
     /// The headers of the requests served so far.
     public func requestedHeaders() throws -> [JSONObject] {
         (try request("/control/log", body: nil).arrayValue ?? []).compactMap { $0["headers"]?.objectValue }
+    }
+
+    /// The paths and headers of the requests the foreign listener served so far.
+    public func foreignRequests() throws -> [(path: String, headers: JSONObject)] {
+        (try request("/control/log?server=foreign", body: nil).arrayValue ?? []).compactMap { entry in
+            guard let path = entry["path"]?.stringValue, let headers = entry["headers"]?.objectValue else { return nil }
+            return (path, headers)
+        }
     }
 
     private func request(_ path: String, body: JSONValue?) throws -> JSONValue {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Trellis
-import TrellisSync
+@testable import TrellisSync
 import TrellisTestSupport
 
 /// The HTTP client against the loopback server: retries and their waits (recorded, not
@@ -38,6 +38,21 @@ import TrellisTestSupport
         RetryCase(description: "403 naming a secondary rate limit",
                   fault: ["status": 403, "body": ["message": "You have exceeded a secondary rate limit. Please wait a few minutes."]],
                   attempts: 2, waits: [60]),
+        RetryCase(description: "Retry-After: 9223372036854775807 is no hint", fault: ["status": 429, "retryAfter": "9223372036854775807"],
+                  attempts: 2, waits: [0.25]),
+        RetryCase(description: "Retry-After: 10^14 is no hint", fault: ["status": 503, "retryAfter": "100000000000000"], attempts: 2, waits: [0.25]),
+        RetryCase(description: "Retry-After: 99999999999999999999 (beyond Int64) is no hint", fault: ["status": 503, "retryAfter": "99999999999999999999"],
+                  attempts: 2, waits: [0.25]),
+        RetryCase(description: "Retry-After: 1e3 is no hint", fault: ["status": 503, "retryAfter": "1e3"], attempts: 2, waits: [0.25]),
+        RetryCase(description: "Retry-After: inf is no hint", fault: ["status": 503, "retryAfter": "inf"], attempts: 2, waits: [0.25]),
+        RetryCase(description: "Retry-After: +5 is no hint", fault: ["status": 503, "retryAfter": "+5"], attempts: 2, waits: [0.25]),
+        RetryCase(description: "Retry-After: a date in the year 9999 is no hint", fault: ["status": 503, "retryAfter": "Fri, 31 Dec 9999 23:59:59 GMT"],
+                  attempts: 2, waits: [0.25]),
+        RetryCase(description: "x-ratelimit-reset beyond Int64 is no hint",
+                  fault: ["status": 429, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "99999999999999999999"]],
+                  attempts: 2, waits: [0.25]),
+        RetryCase(description: "x-ratelimit-reset below 10^9 is seconds from now",
+                  fault: ["status": 429, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "45"]], attempts: 2, waits: [45]),
         RetryCase(description: "403 with x-ratelimit-remaining: 0 waits for the reset",
                   fault: ["status": 403, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000020"],
                           "body": ["message": "API rate limit exceeded"]], attempts: 2, waits: [20]),
@@ -87,6 +102,54 @@ import TrellisTestSupport
         }
         #expect(error.code == .rateLimited)
         #expect(error.message == "HTTP 429: the server asks to wait 3600 s, more than maxRateLimitWaitSeconds (900); retry after 2027-01-15T09:00:00Z")
+    }
+
+    struct LongWaitCase: CustomStringConvertible, Sendable {
+        let description: String
+        let headers: JSONValue
+        let message: String
+    }
+
+    /// Waits within the bounds a server may ask for, but beyond `maxRateLimitWaitSeconds`: a
+    /// clear error saying when to retry (before, 9223372036854775807 trapped: "Double value
+    /// cannot be converted to Int").
+    static let longWaits: [LongWaitCase] = [
+        LongWaitCase(description: "Retry-After: 86400", headers: ["Retry-After": "86400"],
+                     message: "HTTP 429: the server asks to wait 86400 s, more than maxRateLimitWaitSeconds (900); retry after 2027-01-16T08:00:00Z"),
+        LongWaitCase(description: "Retry-After: 315360000 (ten years)", headers: ["Retry-After": "315360000"],
+                     message: "HTTP 429: the server asks to wait 315360000 s, more than maxRateLimitWaitSeconds (900); retry after 2037-01-12T08:00:00Z"),
+        LongWaitCase(description: "a reset in epoch milliseconds a year away", headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1831536000000"],
+                     message: "HTTP 429: the server asks to wait 31536000 s, more than maxRateLimitWaitSeconds (900); retry after 2028-01-15T08:00:00Z"),
+    ]
+
+    @Test(arguments: longWaits)
+    func aWaitBeyondTheLongestAllowedIsAClearError(_ wait: LongWaitCase) throws {
+        let server = try TestServer(["--heroes", "1"])
+        try server.faults([["match": "/items", "status": 429, "headers": wait.headers]])
+        let clock = RecordingClock(now: Self.now)
+        let error = try #require(throws: SyncError.self) { try client(server, clock: clock).get(items(server), resource: "items") }
+        #expect(error.code == .rateLimited)
+        #expect(error.message == wait.message)
+        #expect(clock.waits == [])
+    }
+
+    @Test func serverNumbersAreReadWithBounds() throws {
+        #expect(ServerNumber.digits("9007199254740992") == 9_007_199_254_740_992)
+        #expect(ServerNumber.digits("9007199254740993") == nil)
+        #expect(ServerNumber.digits(" 42\t") == 42)
+        for bad in ["", " ", "-1", "+1", "1.5", "1e3", "inf", "nan", "0x10", "１２", "99999999999999999999"] {
+            #expect(ServerNumber.digits(bad) == nil, "\(bad)")
+        }
+        #expect(ServerNumber.count(230) == 230)
+        #expect(ServerNumber.count("230") == 230)
+        for bad: JSONValue in [-1, 2.5, 1e300, "x", true, .null, 9_007_199_254_740_993] {
+            #expect(ServerNumber.count(bad) == nil, "\(bad)")
+        }
+        #expect(ServerNumber.adding(.max, 1) == .max)
+        #expect(ServerNumber.adding(.min, -1) == .min)
+        #expect(ServerNumber.secondsText(1e300) == "more than 315360000 s")
+        #expect(ServerNumber.secondsText(.nan) == "more than 315360000 s")
+        #expect(ServerNumber.secondsText(0.2) == "1 s")
     }
 
     @Test func anExhaustedRateLimitHoldsTheNextRequestUntilItsReset() throws {

@@ -124,7 +124,7 @@ import TrellisTestSupport
         #expect(differences == [])
 
         let status = try #require(try synchronizer.status().first)
-        #expect(status.checkpoint.lastRun?.status == "completed")
+        #expect(status.checkpoint.lastRun?.status == .completed)
         #expect(status.checkpoint.watermark?.text == (try server.data("Hero")).last?["updatedAt"]?.stringValue)
         #expect(status.checkpoint.watermark?.tieBreaker == (try server.data("Hero")).last?["objectId"]?.stringValue)
         #expect(status.checkpoint.walk == nil)

@@ -44,7 +44,41 @@ import TrellisTestSupport
         #expect(try store.dump() == "")
         #expect(checkpoint.walk == nil)
         #expect(checkpoint.watermark == nil)
-        #expect(checkpoint.lastRun?.status == "failed")
+        #expect(checkpoint.lastRun?.status == .failed)
+    }
+
+    struct ErrorBodyCase: CustomStringConvertible, Sendable {
+        let description: String
+        let body: JSONValue
+        let message: String
+    }
+
+    /// A `200` whose body is an error names the body's own message.
+    static let errorBodies: [ErrorBodyCase] = [
+        ErrorBodyCase(description: "error", body: ["status": "failure", "error": "upstream timeout"],
+                      message: "the records key path 'results' selects nothing in the body; its keys: status, error; the server says: upstream timeout"),
+        ErrorBodyCase(description: "message", body: ["message": "quota exceeded for today", "documentation_url": "https://docs.example"],
+                      message: "the records key path 'results' selects nothing in the body; its keys: message, documentation_url; "
+                        + "the server says: quota exceeded for today"),
+        ErrorBodyCase(description: "errors[0].message", body: ["errors": [["message": "Field 'x' doesn't exist", "locations": []]]],
+                      message: "the records key path 'results' selects nothing in the body; its keys: errors; the server says: Field 'x' doesn't exist"),
+        ErrorBodyCase(description: "Parse's error and code", body: ["code": 141, "error": "Cloud function failed"],
+                      message: "the records key path 'results' selects nothing in the body; its keys: code, error; "
+                        + "the server says: Cloud function failed (Parse error 141)"),
+        ErrorBodyCase(description: "records that are not an array, with a message", body: ["results": "unavailable", "error": "shard down"],
+                      message: #"expected an array of records, found the string "unavailable"; the server says: shard down"#),
+    ]
+
+    @Test(arguments: StoreKind.allCases, errorBodies)
+    func aSuccessWhoseBodyIsAnErrorSaysWhatTheServerSaid(kind: StoreKind, body: ErrorBodyCase) throws {
+        let (error, store, server, checkpoint) = try failingSync(kind: kind, faults: { _ in
+            [["match": "classes/Hero", "skip": 1, "status": 200, "body": body.body]]
+        })
+        #expect(error.code == .recordsNotFound)
+        #expect(error.status == 200)
+        #expect(error.message == body.message)
+        #expect(try stored(store) == (try firstRecords(server, 100)))
+        #expect(checkpoint.walk?.pages == 1)
     }
 
     @Test(arguments: StoreKind.allCases)

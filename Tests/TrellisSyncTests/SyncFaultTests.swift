@@ -19,6 +19,8 @@ import TrellisTestSupport
                   retries: 1),
         FaultCase(description: "Retry-After: 0", faults: { _ in [["match": "classes/Hero", "skip": 1, "status": 429, "retryAfter": "0", "times": 2]] },
                   retries: 2),
+        FaultCase(description: "429 with Retry-After: 9223372036854775807 (no hint: the backoff applies)",
+                  faults: { _ in [["match": "classes/Hero", "skip": 1, "status": 429, "retryAfter": "9223372036854775807"]] }, retries: 1),
         FaultCase(description: "a connection reset mid-body", faults: { _ in [["match": "classes/Hero", "skip": 1, "reset": true]] }, retries: 1),
         FaultCase(description: "a record updated and one deleted between two pages", faults: { heroes in
             [["match": "classes/Hero", "times": 1, "after": [
@@ -41,6 +43,7 @@ import TrellisTestSupport
         #expect(report.resource("heroes")?.retries == fault.retries)
         if fault.description.contains("Retry-After: 1") { #expect(clock.waits == [1]) }
         if fault.description.contains("Retry-After: 0") { #expect(clock.waits == [0.25, 0.5]) }
+        if fault.description.contains("9223372036854775807") { #expect(clock.waits == [0.25]) }
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -61,7 +64,7 @@ import TrellisTestSupport
         #expect(try store.snapshots(of: "Item").count == 7)
         let status = try #require(try Synchronizer(source: source, context: ObjectContext(store: store.store)).status().first)
         #expect(status.checkpoint.walk?.next == loop)
-        #expect(status.checkpoint.lastRun?.status == "failed")
+        #expect(status.checkpoint.lastRun?.status == .failed)
         #expect(status.checkpoint.lastRun?.message == error.description)
     }
 

@@ -78,7 +78,8 @@ import TrellisTestSupport
         _ = try Synchronizer(source: source, context: ObjectContext(store: original.store), options: options).run()
 
         let files = try FileManager.default.contentsOfDirectory(atPath: stage.appendingPathComponent("heroes").path).sorted()
-        #expect(files == ["000001.body", "000001.json", "000002.body", "000002.json", "000003.body", "000003.json"])
+        // 100, 100 and 30 heroes, then the page with nothing after the last key (the end of a keyset walk).
+        #expect(files == ["000001.body", "000001.json", "000002.body", "000002.json", "000003.body", "000003.json", "000004.body", "000004.json"])
         for file in files {
             let text = try String(contentsOf: stage.appendingPathComponent("heroes").appendingPathComponent(file), encoding: .utf8)
             #expect(!text.contains("k3y-s3cr3t"))
@@ -147,8 +148,101 @@ import TrellisTestSupport
         _ = try Synchronizer(source: source, context: ObjectContext(store: store.store)).run()
         let path = store.directory!.appendingPathComponent("store.sqlite").path
         let status = try #require(try Synchronizer.status(of: source, resources: nil, metadata: try SQLiteStore.userMetadata(atPath: path)).first)
-        #expect(status.checkpoint.lastRun?.status == "completed")
+        #expect(status.checkpoint.lastRun?.status == .completed)
         #expect(status.checkpoint.lastRun?.records == 50)
         #expect(status.checkpoint.watermark?.text == (try heroes(server)).last?["updatedAt"]?.stringValue)
+    }
+
+    /// A non-incremental Parse source of the heroes in pages of 50, deleting by full scan.
+    static func fullWalkSource(_ server: TestServer) throws -> SyncSource {
+        try SyncTest.source(#"""
+        {"format": "trellis-source", "formatVersion": 1,
+         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse",
+                    "maxAttempts": 2},
+         "resources": [{"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 50},
+                        "deletions": {"type": "fullScan"}}]}
+        """#, server: server)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aResumedFullScanWalkDecidesItsDeletions(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "400", "--ties", "0"])
+        let store = try kind.makeStore(model: try SyncTestModels.parse())
+        let source = try Self.fullWalkSource(server)
+        let clock = RecordingClock()
+        _ = try Synchronizer(source: source, context: ObjectContext(store: store.store), clock: clock.clock).run()
+        #expect(try store.snapshots(of: "Hero").count == 400)
+        let heroes = try heroes(server)
+        try server.mutate(.array([10, 120, 230, 340, 390].map { ["op": "delete", "objectId": heroes[$0]["objectId"]!] }))
+        // The next sync fails on page 4 of 8 (after its retry); pages 1 to 3 are committed.
+        try server.faults([["match": "classes/Hero", "skip": 3, "status": 500, "times": 2]])
+        let error = try #require(throws: SyncError.self) {
+            try Synchronizer(source: source, context: ObjectContext(store: store.store), clock: clock.clock).run()
+        }
+        #expect(error.code == .httpStatus)
+        let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store), clock: clock.clock)
+        #expect(try synchronizer.status().first?.checkpoint.walk?.pages == 3)
+        #expect(try store.snapshots(of: "Hero").count == 400)
+        // The third completes the walk from page 4, and its scan decides the deletions.
+        let report = try #require(try synchronizer.run().resource("heroes"))
+        #expect(report.pages == 6)  // pages 4 to 8 (the last has 45 records), then nothing after the last key
+        #expect(report.counts.deleted == 5)
+        #expect(try store.snapshots(of: "Hero").count == 395)
+        #expect(try SyncTest.heroDifferences(store, server) == [])
+        #expect(!report.diagnostics.contains { $0.hasPrefix("no deletions") })
+    }
+
+    /// Two resources filling Hero, by power below and from 50, each deleting by full scan.
+    static func splitSource(_ server: TestServer, scoped: Bool) throws -> SyncSource {
+        func resource(_ name: String, _ condition: String, _ scope: String) -> String {
+            #"""
+            {"name": "\#(name)", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100, "where": {"power": \#(condition)}},
+             "incremental": {"cursor": "updatedAt"}, "deletions": {"type": "fullScan"\#(scoped ? #", "scope": "\#(scope)""# : "")}}
+            """#
+        }
+        return try SyncTest.source(#"""
+        {"format": "trellis-source", "formatVersion": 1,
+         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
+         "resources": [\#(resource("low", #"{"$lt": 50}"#, "power < 50")), \#(resource("high", #"{"$gte": 50}"#, "power >= 50"))]}
+        """#, server: server)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func twoResourcesFillingOneEntityKeepEachOthersObjects(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "100", "--ties", "0"])
+        let error = try #require(throws: SyncError.self) { try Self.splitSource(server, scoped: false) }
+        #expect(error.code == .invalidValue)
+        #expect(error.description == "test.source.json: $.resources[0].deletions: resources 'low' and 'high' both fill Hero, and 'low' deletes "
+            + #"by full scan: it would delete the objects 'high' brought in; give it a "scope" (a predicate selecting its own objects, e.g. "power < 50")"#)
+
+        let store = try kind.makeStore(model: try SyncTestModels.parse())
+        let source = try Self.splitSource(server, scoped: true)
+        let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store))
+        let heroes = try heroes(server)
+        let low = heroes.filter { ($0["power"]?.intValue ?? 0) < 50 }.count
+        let first = try synchronizer.run()
+        #expect(first.resource("low")?.counts.inserted == low)
+        #expect(first.resource("high")?.counts.inserted == 100 - low)
+        // Again: nothing deleted, nothing inserted (no flip-flop).
+        for _ in 0..<2 {
+            let again = try synchronizer.run()
+            #expect(again.resources.map(\.counts.deleted) == [0, 0])
+            #expect(again.resources.map(\.counts.inserted) == [0, 0])
+            #expect(try SyncTest.heroDifferences(store, server) == [])
+        }
+        // A hero moves from low to high on the server, and one low hero is deleted there: the
+        // mover keeps its object (high updates it before low's deletions look), the other goes.
+        let hero = try #require(heroes.first { $0["power"]?.intValue == 10 })
+        let gone = try #require(heroes.first { $0["power"]?.intValue == 20 })
+        func objectID(_ record: JSONValue) throws -> ObjectID? {
+            try ObjectContext(store: store.store).fetch("Hero", id: .string(record["objectId"]!.stringValue!))?.objectID
+        }
+        let before = try #require(try objectID(hero))
+        try server.mutate([["op": "update", "objectId": hero["objectId"]!, "set": ["power": 60]], ["op": "delete", "objectId": gone["objectId"]!]])
+        let moved = try synchronizer.run()
+        #expect(moved.resources.map(\.counts.deleted) == [1, 0])
+        #expect(moved.resource("high")?.counts.updated == 1)
+        #expect(try objectID(hero) == before)
+        #expect(try SyncTest.heroDifferences(store, server) == [])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Trellis
-import TrellisSync
+@testable import TrellisSync
 import TrellisTestSupport
 
 /// Source files: every key read, and every mistake located by its JSON path.
@@ -40,7 +40,9 @@ import TrellisTestSupport
         #expect(heroes.params.map(\.value) == ["1000"])
         #expect(heroes.paginator == .parse)
         #expect(heroes.incremental == IncrementalConfiguration(cursor: "updatedAt"))
-        #expect(heroes.deletions == .fullScan(maxFraction: 0.5))
+        #expect(heroes.deletions == .fullScan(maxFraction: 0.5, scope: nil))
+        #expect(heroes.pageRules == PageRules(repeatedPage: .end, maxStalePages: 5))
+        #expect(source.client.allowedHosts == [])
         // A value read from the environment is a secret.
         #expect(source.redactor.redact("id app-1 here") == "id *** here")
     }
@@ -49,9 +51,9 @@ import TrellisTestSupport
         let source = try read(#"""
         {"format": "trellis-source", "formatVersion": 1,
          "client": {"baseURL": "https://api.nytimes.com/", "auth": {"type": "apiKey", "in": "query", "name": "api-key", "value": "${env:NYT}"},
-                    "minIntervalSeconds": 12, "maxRateLimitWaitSeconds": 60},
+                    "minIntervalSeconds": 12, "maxRateLimitWaitSeconds": 60, "allowedHosts": ["static01.nyt.com", "cdn.example:8443"]},
          "resources": [
-           {"name": "a", "entity": "A", "path": "a", "paginator": {"type": "linkHeader"}},
+           {"name": "a", "entity": "A", "path": "a", "paginator": {"type": "linkHeader", "repeatedPage": "error", "maxStalePages": 2}},
            {"name": "b", "entity": "A", "path": "b", "records": "", "paginator": {"type": "nextURL", "path": "links.next"}},
            {"name": "c", "entity": "A", "path": "c", "paginator": {"type": "offset", "limit": 50, "totalPath": "meta.total"}},
            {"name": "d", "entity": "A", "path": "d", "records": "response.docs",
@@ -61,20 +63,25 @@ import TrellisTestSupport
            {"name": "e", "entity": "A", "path": "e", "paginator": {"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"},
             "deletions": {"type": "tombstones", "resource": "f"}},
            {"name": "f", "path": "deleted", "deletions": {"type": "none"}},
-           {"name": "g", "entity": "A", "path": "g", "deletions": {"type": "fullScan", "maxFraction": 0.1}}]}
+           {"name": "g", "entity": "A", "path": "g", "deletions": {"type": "fullScan", "maxFraction": 0.1, "scope": "kind == 'g'"}},
+           {"name": "h", "entity": "H", "path": "https://static01.nyt.com/h", "deletions": {"type": "fullScan"}}]}
         """#, environment: ["NYT": "nyt-key"])
         #expect(source.client.auth == .apiKey(location: .query, name: "api-key", value: "nyt-key"))
         #expect(source.client.minIntervalSeconds == 12)
         #expect(source.resources.map(\.paginator) == [
             .linkHeader, .nextURL(path: "links.next"),
             .offset(limit: 50, offsetParameter: "offset", limitParameter: "limit", totalPath: "meta.total"),
-            .pageNumber(parameter: "page", start: 0, maxPages: 100), .cursor(path: "meta.next_cursor", parameter: "cursor"), .none, .none,
+            .pageNumber(parameter: "page", start: 0, maxPages: 100), .cursor(path: "meta.next_cursor", parameter: "cursor"), .none, .none, .none,
         ])
+        #expect(source.client.allowedHosts == ["static01.nyt.com", "cdn.example:8443"])
+        #expect(source.resources[0].pageRules == PageRules(repeatedPage: .error, maxStalePages: 2))
+        #expect(source.resources[1].pageRules == PageRules())
+        #expect(source.resources[7].deletions == .fullScan(maxFraction: 0.5, scope: nil))
         #expect(source.resources[1].records == nil)
         #expect(source.resources[3].params.map(\.value) == ["moon", "${incremental.start}"])
         #expect(source.resources[3].incremental == IncrementalConfiguration(cursor: "pub_date", lagSeconds: 3600, initial: "2015-07-01T00:00:00Z"))
         #expect(source.resources[4].deletions == .tombstones(resource: "f"))
-        #expect(source.resources[6].deletions == .fullScan(maxFraction: 0.1))
+        #expect(source.resources[6].deletions == .fullScan(maxFraction: 0.1, scope: "kind == 'g'"))
         #expect(source.redactor.redact("GET /a?api-key=nyt-key") == "GET /a?api-key=***")
     }
 
@@ -99,7 +106,7 @@ import TrellisTestSupport
                   error: #"heroes.source.json: $.resources[0].paginator.type: unknown paginator type "pages"; known: linkHeader, nextURL, offset, pageNumber, cursor, parse, none"#),
         BadSource(description: "a paginator key of another type", text: replacing(#"{"type": "parse"}"#, with: #"{"type": "offset", "limit": 10, "parameter": "p"}"#),
                   code: .unknownKey,
-                  error: "heroes.source.json: $.resources[0].paginator.parameter: unknown key 'parameter' in an offset paginator; allowed keys: type, limit, offsetParameter, limitParameter, totalPath"),
+                  error: "heroes.source.json: $.resources[0].paginator.parameter: unknown key 'parameter' in an offset paginator; allowed keys: type, limit, offsetParameter, limitParameter, totalPath, repeatedPage, maxStalePages"),
         BadSource(description: "a relative base URL", text: replacing("http://127.0.0.1:8080/parse", with: "parse/"), code: .invalidValue,
                   error: #"heroes.source.json: $.client.baseURL: expected an absolute http or https URL, found "parse/""#),
         BadSource(description: "a missing path", text: replacing(#""path": "classes/Hero", "#, with: ""), code: .missingKey,
@@ -116,6 +123,35 @@ import TrellisTestSupport
                   error: "heroes.source.json: $.resources[0].params.skip: the parse paginator sets 'skip' itself (keyset paging on updatedAt, objectId)"),
         BadSource(description: "a maxFraction above 1", text: replacing(#"{"type": "fullScan"}"#, with: #"{"type": "fullScan", "maxFraction": 2}"#),
                   code: .invalidValue, error: "heroes.source.json: $.resources[0].deletions.maxFraction: expected a fraction from 0 to 1, found 2"),
+        BadSource(description: "a repeatedPage that is neither end nor error",
+                  text: replacing(#"{"type": "parse"}"#, with: #"{"type": "parse", "repeatedPage": "stop"}"#), code: .invalidValue,
+                  error: #"heroes.source.json: $.resources[0].paginator.repeatedPage: expected "end" or "error", found "stop""#),
+        BadSource(description: "a maxStalePages of 0", text: replacing(#"{"type": "parse"}"#, with: #"{"type": "parse", "maxStalePages": 0}"#),
+                  code: .invalidValue, error: "heroes.source.json: $.resources[0].paginator.maxStalePages: expected an integer of at least 1, found 0"),
+        BadSource(description: "page rules on the none paginator",
+                  text: replacing(#"{"type": "parse"}"#, with: #"{"type": "none", "maxStalePages": 2}"#), code: .unknownKey,
+                  error: "heroes.source.json: $.resources[0].paginator.maxStalePages: unknown key 'maxStalePages' in a none paginator; allowed keys: type"),
+        BadSource(description: "an allowed host that is a URL",
+                  text: replacing(#""minIntervalSeconds": 0"#, with: #""minIntervalSeconds": 0, "allowedHosts": ["https://cdn.example/"]"#),
+                  code: .invalidValue,
+                  error: #"heroes.source.json: $.client.allowedHosts[0]: expected a host (api.example.com) or host:port, found "https://cdn.example/""#),
+        BadSource(description: "allowedHosts that is not an array",
+                  text: replacing(#""minIntervalSeconds": 0"#, with: #""minIntervalSeconds": 0, "allowedHosts": "cdn.example""#),
+                  code: .wrongType, error: #"heroes.source.json: $.client.allowedHosts: expected an array of host names, found the string "cdn.example""#),
+        BadSource(description: "a path on another host", text: replacing(#""path": "classes/Hero""#, with: #""path": "https://evil.example/classes/Hero""#),
+                  code: .invalidValue,
+                  error: #"heroes.source.json: $.resources[0].path: the path "https://evil.example/classes/Hero" is not requested: it is on another "#
+                    + "origin (https://evil.example:443) than the base URL (http://127.0.0.1:8080); credentials are never sent there, and it is "
+                    + "followed only when client.allowedHosts lists its host"),
+        BadSource(description: "a scope that is not a predicate",
+                  text: replacing(#"{"type": "fullScan"}"#, with: #"{"type": "fullScan", "scope": "power <"}"#), code: .invalidValue,
+                  error: "heroes.source.json: $.resources[0].deletions.scope: not a predicate: column 8: expected a value after <, found the end of the predicate"),
+        BadSource(description: "two resources on one entity, one deleting by full scan without a scope",
+                  text: replacing(#""deletions": {"type": "fullScan"}}]}"#,
+                                  with: #""deletions": {"type": "fullScan"}}, {"name": "villains", "entity": "Hero", "path": "classes/Villain"}]}"#),
+                  code: .invalidValue,
+                  error: "heroes.source.json: $.resources[0].deletions: resources 'heroes' and 'villains' both fill Hero, and 'heroes' deletes by full "
+                    + #"scan: it would delete the objects 'villains' brought in; give it a "scope" (a predicate selecting its own objects, e.g. "power < 50")"#),
         BadSource(description: "a bad initial value", text: replacing(#""cursor": "updatedAt""#, with: #""cursor": "updatedAt", "initial": "yesterday""#),
                   code: .invalidValue,
                   error: #"heroes.source.json: $.resources[0].incremental.initial: expected an RFC 3339 date-time or a number, found "yesterday""#),
@@ -155,5 +191,18 @@ import TrellisTestSupport
         #expect(tie1 < tie2)
         #expect(SyncInstant(rfc3339: "2015-07-01T12:00:00+0000")?.rfc3339 == "2015-07-01T12:00:00Z")
         #expect(SyncInstant(rfc3339: "2024-02-30T00:00:00Z") == nil)
+    }
+
+    @Test func dateOnlyCursorsAreMidnightUTCAndLagByWholeDays() throws {
+        let day = try #require(Watermark(json: "2024-05-01"))
+        #expect(day == Watermark(json: "2024-05-01T00:00:00Z"))
+        #expect(day < Watermark(json: "2024-05-01T00:00:00.000000001Z")!)
+        #expect(Watermark(json: "2024-04-30T23:59:59.999Z")! < day)
+        #expect(day.lagged(by: 0).text == "2024-05-01")
+        #expect(day.lagged(by: 3600).text == "2024-04-30")
+        #expect(day.lagged(by: 3600).value == Watermark(json: "2024-04-30T00:00:00Z")!.value)
+        #expect(day.lagged(by: 86_400 * 2).text == "2024-04-29")
+        #expect(try #require(Watermark(json: "1969-12-31")).lagged(by: 1).text == "1969-12-30")
+        #expect(try #require(Watermark(json: "2024-05-01T10:00:00Z")).lagged(by: 3600).text == "2024-05-01T09:00:00Z")
     }
 }

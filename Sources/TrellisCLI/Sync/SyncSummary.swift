@@ -42,7 +42,7 @@ enum SyncSummary {
             let c = s.checkpoint
             text += "\(s.name) → \(s.entity ?? "?"): "
             if let run = c.lastRun {
-                let status = run.status == "running" ? "running or interrupted" : run.status
+                let status = run.status == .running ? "running or interrupted" : run.status.rawValue
                 text += "last run \(status) (started \(run.startedAt.rfc3339)"
                 if let finished = run.finishedAt { text += ", finished \(finished.rfc3339)" }
                 text += "): \(run.pages) page\(run.pages == 1 ? "" : "s") (\(run.pagesChanged) changed), \(run.records) records\n"

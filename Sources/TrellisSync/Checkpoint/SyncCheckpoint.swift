@@ -43,7 +43,7 @@ public struct SyncCheckpoint: Sendable, Equatable {
         /// Walks already repeated from the same start.
         public var repeats: Int
         /// The walk went on in a later run than the one it started in (its first pages are
-        /// not in this run's memory, so it deletes nothing).
+        /// not in this run's memory, so its deletions are decided by a scan).
         public var resumed: Bool
     }
 
@@ -55,10 +55,24 @@ public struct SyncCheckpoint: Sendable, Equatable {
         public var next: String?
     }
 
+    /// How a run ended (stored as its raw value).
+    public enum RunStatus: String, Sendable, Equatable, CustomStringConvertible {
+        /// Running now, or a run that was killed (nothing marked it otherwise).
+        case running
+        /// The walk reached its end.
+        case completed
+        /// `--max-pages` stopped the walk; the next run resumes it.
+        case stopped
+        /// An error ended the run (``RunRecord/message`` says which).
+        case failed
+
+        public var description: String { rawValue }
+    }
+
     /// What a run did, for `trellis sync --status`.
     public struct RunRecord: Sendable, Equatable {
-        /// `running` (or a run that was killed), `completed`, `stopped` (`--max-pages`), `failed`.
-        public var status: String
+        /// How it ended (or that it is still running).
+        public var status: RunStatus
         public var startedAt: SyncInstant
         public var finishedAt: SyncInstant?
         public var pages: Int
@@ -104,7 +118,7 @@ public struct SyncCheckpoint: Sendable, Equatable {
         o.append(key: "pageTags", value: .object(tags))
         if let run = lastRun {
             var r = JSONObject()
-            r.append(key: "status", value: .string(run.status))
+            r.append(key: "status", value: .string(run.status.rawValue))
             r.append(key: "startedAt", value: .string(run.startedAt.rfc3339))
             r.append(key: "finishedAt", value: run.finishedAt.map { .string($0.rfc3339) } ?? .null)
             r.append(key: "pages", value: JSONValue(run.pages))
@@ -153,8 +167,11 @@ public struct SyncCheckpoint: Sendable, Equatable {
             }
         }
         if case .object(let r)? = o["lastRun"] {
-            guard let status = r["status"]?.stringValue, let started = r["startedAt"]?.stringValue.flatMap(SyncInstant.init(rfc3339:)) else {
+            guard let text = r["status"]?.stringValue, let started = r["startedAt"]?.stringValue.flatMap(SyncInstant.init(rfc3339:)) else {
                 throw bad("lastRun has no status or startedAt")
+            }
+            guard let status = RunStatus(rawValue: text) else {
+                throw bad("lastRun.status \(JSONWriter.quoted(text)) is none of running, completed, stopped, failed")
             }
             lastRun = RunRecord(status: status, startedAt: started, finishedAt: r["finishedAt"]?.stringValue.flatMap(SyncInstant.init(rfc3339:)),
                                 pages: r["pages"]?.intValue ?? 0, pagesChanged: r["pagesChanged"]?.intValue ?? 0,

@@ -5,7 +5,9 @@ import Trellis
 /// source's exact text, its parsed value (an instant or a number) and the tie-breaker id of
 /// the record that carried it. Watermarks compare by value, then tie-breaker: never as
 /// strings (`"2024-01-01T01:00:00+01:00"` and `"2024-01-01T00:00:00Z"` are equal), never
-/// truncated (nanoseconds are kept).
+/// truncated (nanoseconds are kept). A date-only stamp (`"2024-05-01"`, RFC 3339's
+/// full-date) is the instant of its midnight UTC: it equals `2024-05-01T00:00:00Z` and is
+/// before every instant later that day.
 public struct Watermark: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// A stamp's value.
     public enum Value: Sendable, Hashable, Comparable {
@@ -69,11 +71,24 @@ public struct Watermark: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// This watermark's value moved back by `seconds` (a date's lag; numbers are kept), as
-    /// text in the source's form where it can be (RFC 3339 UTC otherwise).
+    /// text in the source's form where it can be: a date-only stamp (`2024-05-01`) gives the
+    /// date-only text of the day the earlier instant falls on (its midnight UTC, at or before
+    /// it), anything else RFC 3339 UTC.
     func lagged(by seconds: Double) -> Watermark {
         guard seconds > 0, case .instant(let instant) = value else { return self }
         let earlier = instant.subtracting(seconds: seconds)
+        if Watermark.isDateOnly(text) {
+            let day = SyncInstant(seconds: earlier.seconds >= 0 ? earlier.seconds / 86_400 * 86_400 : (earlier.seconds - 86_399) / 86_400 * 86_400)
+            return Watermark(text: String(day.rfc3339.prefix(10)), value: .instant(day), tieBreaker: nil)
+        }
         return Watermark(text: earlier.rfc3339, value: .instant(earlier), tieBreaker: nil)
+    }
+
+    /// Whether `text` is an RFC 3339 full-date alone (`2024-05-01`).
+    static func isDateOnly(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == 45, bytes[7] == 45 else { return false }
+        return bytes.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || (48...57).contains($0.element) }
     }
 
     public static func < (lhs: Watermark, rhs: Watermark) -> Bool {

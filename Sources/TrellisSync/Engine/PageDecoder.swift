@@ -16,7 +16,8 @@ struct DecodedPage {
 /// Reads page bodies: JSON (RFC 8259) with the record array at the resource's `records`
 /// key path. A body that is not JSON is an error with its line and column (and what the
 /// body looks like: an HTML page's title); a key path that selects nothing or no array is an
-/// error that lists the keys the body has.
+/// error that lists the keys the body has, and the body's own message when it is an error
+/// object (`{"status": "failure", "error": "upstream timeout"}` sent with `200`).
 enum PageDecoder {
     static func decode(_ response: HTTPResponse, records keyPath: JSONKeyPath?) throws -> DecodedPage {
         let recordsPath = keyPath.map(JSONPath.init) ?? .root
@@ -42,8 +43,8 @@ enum PageDecoder {
         let value: JSONValue
         if let keyPath {
             guard let found = keyPath.lookup(in: body).value, !found.isNull else {
-                throw SyncError(.recordsNotFound, message: "the records key path '\(keyPath)' selects nothing in the body\(keysPhrase(body))",
-                                path: recordsPath)
+                throw SyncError(.recordsNotFound, message: "the records key path '\(keyPath)' selects nothing in the body\(keysPhrase(body))"
+                                    + serverSays(body), path: recordsPath, status: response.status)
             }
             value = found
         } else {
@@ -51,10 +52,18 @@ enum PageDecoder {
         }
         guard case .array(let records) = value else {
             let hint = keyPath == nil ? " (set \"records\" to the key path of the record array)" : ""
-            throw SyncError(.recordsNotFound, message: "expected an array of records, found \(SourceFields.kindPhrase(value))\(hint)\(keysPhrase(value))",
-                            path: recordsPath)
+            throw SyncError(.recordsNotFound, message: "expected an array of records, found \(SourceFields.kindPhrase(value))\(hint)\(keysPhrase(value))"
+                                + serverSays(body), path: recordsPath, status: response.status)
         }
         return DecodedPage(body: body, records: records, recordsPath: recordsPath, notModified: false)
+    }
+
+    /// `; the server says: upstream timeout` when the body is an error object (a `200` whose
+    /// body is an error): its `error`, `message`, `error.message`, `errors[0].message` or
+    /// `detail` (``BodyMessage``), at most 300 characters.
+    static func serverSays(_ body: JSONValue) -> String {
+        guard let message = BodyMessage.jsonMessage(body).flatMap(BodyMessage.shorten) else { return "" }
+        return "; the server says: " + message
     }
 
     /// `; the body's keys: data, meta` for an object.

@@ -130,7 +130,7 @@ public struct ResourceStatus: Sendable {
         o.append(key: "entity", value: entity.map(JSONValue.string) ?? .null)
         if let run = checkpoint.lastRun {
             o.append(key: "lastRun", value: [
-                "status": .string(run.status), "startedAt": .string(run.startedAt.rfc3339),
+                "status": .string(run.status.rawValue), "startedAt": .string(run.startedAt.rfc3339),
                 "finishedAt": run.finishedAt.map { .string($0.rfc3339) } ?? .null, "pages": JSONValue(run.pages),
                 "pagesChanged": JSONValue(run.pagesChanged), "records": JSONValue(run.records),
                 "message": run.message.map(JSONValue.string) ?? .null,

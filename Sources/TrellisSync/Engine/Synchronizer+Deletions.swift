@@ -1,67 +1,90 @@
 import Foundation
 import Trellis
 
-/// Full-scan deletions: after a completed walk, the stored objects of the entity that the
-/// source no longer has are deleted, in one transaction with the checkpoint.
+/// What a completed walk of a full-scanning resource leaves to decide: which stored objects
+/// the source no longer has.
+struct PendingDeletions {
+    var resource: ResourceConfiguration
+    var entity: ResolvedEntity
+    var identities: IdentityReader
+    var completion: WalkMachine.Completion
+    /// The checkpoint as the walk's last page committed it.
+    var checkpoint: SyncCheckpoint
+}
+
+/// Full-scan deletions: after a completed walk, the stored objects of the resource's scope
+/// that the source no longer has are deleted, in one transaction with the checkpoint.
 ///
 /// - The identities the source has come from the walk itself when it was a full walk begun
-///   in this run; otherwise (an incremental walk sees only what changed) from a scan of the
-///   whole resource that reads identities only (Parse: `keys=objectId,updatedAt`, keyset
-///   paged; others: the walk without its incremental start). Nothing is imported by a scan.
+///   in this run that read every page; otherwise (an incremental walk sees only what
+///   changed, a resumed walk's first pages were read by an earlier run, a `304` page's records
+///   are not read) from a **scan** of the whole resource that reads identities only (Parse:
+///   `keys=objectId,updatedAt`, keyset paged; others: the walk without its incremental
+///   start). Nothing is imported by a scan.
+/// - Only a walk (and a scan) whose end proves it saw the whole resource decides deletions
+///   (``EndEvidence/provesCompleteness``): not a short page, the paginator's `maxPages`, or
+///   a stale streak.
 /// - Positional walks (offset, page numbers, links) can skip a record when one before it
 ///   vanishes mid-walk; the candidates they find are confirmed by a second scan, and only
-///   those missing from both are deleted. A walk whose pages kept shifting, a walk resumed
-///   from an earlier run (its first pages are not in this run's memory), a walk stopped by
-///   `--max-pages` and a replay delete nothing.
-/// - More than `maxFraction` of the stored objects is refused (``SyncError/Code/deletionRefused``)
-///   unless ``SyncOptions/full``.
+///   those missing from both are deleted. A walk whose pages kept shifting, a walk stopped
+///   by `--max-pages` and a replay delete nothing.
+/// - The stored objects considered are the resource's `scope` (a predicate), or every
+///   object of the entity; more than `maxFraction` of them is refused
+///   (``SyncError/Code/deletionRefused``) unless ``SyncOptions/full``.
 /// - Placeholders (objects known only by an identifier) are never deleted by a scan.
 extension Synchronizer {
-    func deleteMissing(_ resource: ResourceConfiguration, entity: ResolvedEntity, identities: IdentityReader?,
-                       memory: Synchronizer.WalkMemory, checkpoint: inout SyncCheckpoint, report: inout ResourceReport) throws {
-        guard case .fullScan(let maxFraction) = resource.deletions, let identities else { return }
+    func deleteMissing(_ pending: PendingDeletions, report: inout ResourceReport) throws {
+        let resource = pending.resource
+        let entity = pending.entity
+        let identities = pending.identities
+        guard case .fullScan(let maxFraction, let scope) = resource.deletions else { return }
         guard staged == nil else {
             report.note("full-scan deletions are not replayed (their scans were not staged)")
             return
         }
-        guard memory.settled else {
+        guard pending.completion.settled else {
             report.note("no deletions: the pages kept shifting while walking")
             return
         }
-        if memory.completedWalk?.resumed == true {
-            report.note("no deletions: the walk began in an earlier run; the next full walk deletes")
+        guard pending.completion.evidence.provesCompleteness else {
+            report.note("no deletions: the walk ended on \(pending.completion.evidence.phrase), which does not prove it saw the whole resource")
             return
         }
-        let planner = WalkPlanner(resource: resource, client: client)
         var seen: Set<[AttributeValue]>
-        if let fromWalk = memory.seenInCompletedWalk {
+        if let fromWalk = pending.completion.identities {
             seen = fromWalk
         } else {
-            seen = try scan(resource, planner: planner, identities: identities, report: &report)
+            guard let scanned = try scan(resource, identities: identities, report: &report) else { return }
+            seen = scanned
         }
-        let stored = try storeRead { session in
-            try session.fetch(entity: entity.name, matching: nil).filter { !$0.isPlaceholder }
+        let stored: [ObjectSnapshot]
+        do {
+            let request = ObjectFetchRequest(entity: entity.name, predicate: try scope.map { try ObjectPredicate(format: $0) })
+            let resolved = try request.resolved(in: context.model)
+            stored = try storeRead { session in try session.fetch(resolved).filter { !$0.isPlaceholder } }
+        } catch let error as QueryError {
+            throw SyncError(.invalidValue, message: "the deletions scope \(JSONWriter.quoted(scope ?? "")) does not fit entity \(entity.name): \(error)",
+                            resource: resource.name, entity: entity.name)
         }
         var candidates = stored.filter { snapshot in
             guard let identity = identities.identity(of: snapshot, model: context.model) else { return false }
             return !seen.contains(identity)
         }
         if !candidates.isEmpty, resource.paginator.isPositional {
-            let again = try scan(resource, planner: planner, identities: identities, report: &report)
+            guard let again = try scan(resource, identities: identities, report: &report) else { return }
             candidates = candidates.filter { identities.identity(of: $0, model: context.model).map { !again.contains($0) } ?? false }
         }
         guard !candidates.isEmpty else { return }
+        let what = scope.map { "stored \(entity.name) objects of its scope (\($0))" } ?? "stored \(entity.name) objects"
         if Double(candidates.count) > maxFraction * Double(stored.count), !options.full {
-            throw SyncError(.deletionRefused, message: "the full scan would delete \(candidates.count) of \(stored.count) stored \(entity.name) objects, "
+            throw SyncError(.deletionRefused, message: "the full scan would delete \(candidates.count) of \(stored.count) \(what), "
                                 + "more than maxFraction (\(SourceFields.format(maxFraction))); nothing was deleted: run with --full to confirm",
                             resource: resource.name, entity: entity.name)
         }
-        var doomed: [ManagedObject] = []
-        for snapshot in candidates {
-            if let object = try context.object(with: snapshot.id) { doomed.append(object) }
-        }
+        let doomed = try context.objects(with: candidates.map(\.id))
         for object in doomed { try context.delete(object) }
         report.counts.deleted += doomed.count
+        var checkpoint = pending.checkpoint
         checkpoint.lastRun?.finishedAt = SyncInstant(clock.now())
         if options.dryRun {
             context.rollback()
@@ -72,42 +95,55 @@ extension Synchronizer {
     }
 
     /// The identities of every record of the resource, walking it from the start without
-    /// importing (a Parse scan asks for the identity and the stamp only).
-    func scan(_ resource: ResourceConfiguration, planner: WalkPlanner, identities: IdentityReader,
-              report: inout ResourceReport) throws -> Set<[AttributeValue]> {
-        var seen = Set<[AttributeValue]>()
-        var urls = Set<String>()
-        var url = try planner.firstURL(start: nil, keysOnly: resource.paginator == .parse)
-        var pending = client.start(url, resource: resource.name)
+    /// importing (a Parse scan asks for the identity and the stamp only), by the same rules as
+    /// a walk (``WalkMachine``, purpose `scan`); nil, with a diagnostic, when the scan's end
+    /// does not prove it saw the whole resource.
+    func scan(_ resource: ResourceConfiguration, identities: IdentityReader, report: inout ResourceReport) throws -> Set<[AttributeValue]>? {
+        var configuration = WalkMachine.Configuration(resource: resource, planner: WalkPlanner(resource: resource, client: client),
+                                                      origins: client.origins)
+        configuration.purpose = .scan
+        configuration.needsCompleteness = true
+        var machine: WalkMachine
+        do {
+            machine = try WalkMachine(configuration, checkpoint: SyncCheckpoint(), resuming: false)
+        } catch {
+            throw locate(error, resource: resource.name)
+        }
+        let reader = pageReader(resource, identities: identities, readsKeys: PageReader.readsKeys(resource.paginator))
+        var pending = reader.start(machine.firstURL, tag: nil, firstOfWalk: false)
         while true {
-            let pageURL = client.printable(url)
-            do {
-                let exchange = try pending.wait()
-                report.requests += exchange.attempts
-                report.retries += exchange.attempts - 1
-                urls.insert(url.absoluteString)
-                let page = try PageDecoder.decode(exchange.response, records: resource.records)
-                guard !page.notModified else { throw SyncError(.httpStatus, message: "HTTP 304 to an unconditional request", status: 304) }
-                let next = try planner.nextURL(after: url, response: exchange.response, body: page.body, records: page.records,
-                                               recordsPath: page.recordsPath)
-                if let next, urls.contains(next.absoluteString) {
-                    throw SyncError(.paginationLoop, message: "the next page \(client.printable(next)) was already fetched in this scan")
+            let page = try pending.wait().get()
+            report.requests += page.exchange.attempts
+            report.retries += page.exchange.attempts - 1
+            guard !page.decoded.notModified else {
+                throw SyncError(.httpStatus, message: "HTTP 304 to an unconditional request", resource: resource.name,
+                                pageURL: client.printable(page.url), status: 304)
+            }
+            let transition = machine.record(page.facts)
+            for note in machine.takeNotes() { report.note("scan: " + note) }
+            switch transition {
+            case .fetch(let next):
+                pending = reader.start(next, tag: nil, firstOfWalk: false)
+            case .fail(let failure):
+                throw failure.error(printable: client.printable).located(resource: resource.name, pageURL: client.printable(page.url))
+            case .complete(let evidence):
+                guard evidence.provesCompleteness, let seen = machine.completion?.identities else {
+                    report.note("no deletions: the scan ended on \(evidence.phrase), which does not prove it saw the whole resource")
+                    return nil
                 }
-                if let next { pending = client.start(next, resource: resource.name) }
-                var remarks: [ParseDialect.Remark] = []
-                for (i, record) in page.records.enumerated() {
-                    var record = record
-                    if source.client.dialect == .parse,
-                       let converted = ParseDialect.convert(record, at: page.recordsPath.appending(index: i), remarks: &remarks) {
-                        record = converted
-                    }
-                    if let identity = identities.identity(of: record) { seen.insert(identity) }
-                }
-                guard let next else { return seen }
-                url = next
-            } catch {
-                throw locate(error, resource: resource.name, pageURL: pageURL)
+                return seen
+            case .stop, .verifyFirstPage, .walkAgain, .replayMore:
+                // A scan has no page limit, no first-page check and no replay.
+                report.note("no deletions: the scan stopped early")
+                return nil
             }
         }
+    }
+
+    /// Whether two entities share objects (one is the other, or one of its sub-entities):
+    /// a full scan of one deletes the other's.
+    func entitiesOverlap(_ a: String, _ b: String) -> Bool {
+        guard let first = context.model.entity(named: a), let second = context.model.entity(named: b) else { return a == b }
+        return first.kindNames.contains(b) || second.kindNames.contains(a)
     }
 }

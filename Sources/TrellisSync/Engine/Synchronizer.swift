@@ -16,8 +16,9 @@ import Trellis
 /// `(updatedAt, objectId)` (``ParseDialect``); positional walks (offset, page numbers,
 /// links) over a changing sort key promote their watermark only at the walk's end and
 /// walk again when the pages shifted meanwhile (`docs/Sync.md`, "Walks over a changing
-/// sort key"). Deletions happen only where the source file states their scope: a completed
-/// full walk (`fullScan`), or tombstones.
+/// sort key"). A walk ends on evidence the API gives (``EndEvidence``), never on a page a
+/// server shortened. Deletions happen only where the source file states their scope: a
+/// completed full walk (`fullScan`, within its `scope`), or tombstones.
 public final class Synchronizer {
     /// The source file.
     public let source: SyncSource
@@ -69,16 +70,37 @@ public final class Synchronizer {
     public func run() throws -> SyncReport {
         lastReport = SyncReport()
         lastReport.isDryRun = options.dryRun
-        for resource in try selectedResources() {
+        if let (_, scan, other) = SyncSource.unscopedFullScan(source.resources, overlapping: entitiesOverlap) {
+            throw SyncError(.invalidValue, message: SyncSource.unscopedFullScanMessage(scan, other), resource: scan.name)
+        }
+        let resources = try selectedResources()
+        // Full-scan deletions wait until every resource of the run filling the same entity
+        // walked: an object that moved from one resource's scope to another's is then updated
+        // by the other before the first one's deletions look at it.
+        var deferred: [(report: Int, deletions: PendingDeletions)] = []
+        for (i, resource) in resources.enumerated() {
             var resourceReport = ResourceReport(name: resource.name, entity: try entityName(of: resource))
             do {
-                try sync(resource, into: &resourceReport)
+                if let pending = try sync(resource, into: &resourceReport) {
+                    deferred.append((lastReport.resources.count, pending))
+                }
                 lastReport.resources.append(resourceReport)
             } catch {
                 lastReport.resources.append(resourceReport)
                 let located = locate(error, resource: resource.name)
                 if !options.dryRun { recordFailure(located, of: resource) }
                 throw located
+            }
+            let later = resources[(i + 1)...].compactMap(\.entity)
+            while let index = deferred.firstIndex(where: { item in !later.contains { entitiesOverlap($0, item.deletions.entity.name) } }) {
+                let (position, pending) = deferred.remove(at: index)
+                do {
+                    try deleteMissing(pending, report: &lastReport.resources[position])
+                } catch {
+                    let located = locate(error, resource: pending.resource.name)
+                    if !options.dryRun { recordFailure(located, of: pending.resource) }
+                    throw located
+                }
             }
         }
         return lastReport
@@ -162,11 +184,11 @@ public final class Synchronizer {
     func recordFailure(_ error: SyncError, of resource: ResourceConfiguration) {
         _ = try? context.store.write { session in
             var checkpoint = try SyncCheckpoint.read(resource: resource.name, in: session)
-            if checkpoint.lastRun == nil || checkpoint.lastRun?.status != "running" {
-                checkpoint.lastRun = SyncCheckpoint.RunRecord(status: "failed", startedAt: SyncInstant(clock.now()), finishedAt: nil,
+            if checkpoint.lastRun == nil || checkpoint.lastRun?.status != .running {
+                checkpoint.lastRun = SyncCheckpoint.RunRecord(status: .failed, startedAt: SyncInstant(clock.now()), finishedAt: nil,
                                                               pages: 0, pagesChanged: 0, records: 0, message: nil)
             }
-            checkpoint.lastRun?.status = "failed"
+            checkpoint.lastRun?.status = .failed
             checkpoint.lastRun?.finishedAt = SyncInstant(clock.now())
             checkpoint.lastRun?.message = source.redactor.redact(error.description)
             try checkpoint.write(resource: resource.name, in: session)

@@ -17,6 +17,8 @@ public final class HTTPClient: Sendable {
     public let policy: RetryPolicy
     let clock: ClientClock
     let pacer: HostPacer
+    /// Where requests and credentials may go.
+    let origins: OriginPolicy
 
     /// A client for `configuration`; `transport` defaults to URLSession.
     public init(configuration: ClientConfiguration, redactor: Redactor, transport: any HTTPTransport = URLSessionTransport(),
@@ -27,6 +29,7 @@ public final class HTTPClient: Sendable {
         self.clock = clock
         self.policy = policy ?? RetryPolicy(maxAttempts: configuration.maxAttempts)
         self.pacer = HostPacer(interval: configuration.minIntervalSeconds)
+        self.origins = OriginPolicy(baseURL: configuration.baseURL, allowedHosts: configuration.allowedHosts)
     }
 
     /// A response, and what it took to get it.
@@ -57,8 +60,14 @@ public final class HTTPClient: Sendable {
     /// - Returns: a 2xx or `304 Not Modified` response.
     /// - Throws: ``SyncError`` `.transport` (after the last attempt), `.httpStatus` (a status
     ///   that is not retried, or the last attempt's), `.rateLimited` (a wait longer than
-    ///   `maxRateLimitWaitSeconds`; the message says when to retry), `.redirectRefused`.
+    ///   `maxRateLimitWaitSeconds`; the message says when to retry), `.redirectRefused`,
+    ///   `.foreignLink` (a URL on another origin than the base URL that `allowedHosts` does
+    ///   not list: nothing is sent). Credentials go to the base URL's origin only (``OriginPolicy``).
     public func get(_ url: URL, headers: HTTPHeaders = HTTPHeaders(), resource: String?) throws -> Exchange {
+        if let reason = origins.refusal(of: url) {
+            throw SyncError(.foreignLink, message: "the URL \(printable(url)) is not requested: \(reason)", resource: resource,
+                            pageURL: printable(url))
+        }
         let request = authorized(HTTPRequest(url: url, headers: headers))
         let host = url.host?.lowercased() ?? ""
         var waits: [Double] = []
@@ -78,7 +87,7 @@ public final class HTTPClient: Sendable {
                 }
                 wait = policy.backoff(after: attempt, random: clock.random())
             case .success(let response):
-                let reset = RetryPolicy.rateLimitReset(response.headers)
+                let reset = RetryPolicy.rateLimitReset(response.headers, now: clock.now())
                 if let reset { pacer.block(host, until: reset) }
                 if (200...299).contains(response.status) || response.status == 304 {
                     return Exchange(response: response, attempts: attempt, waits: waits)
@@ -103,7 +112,7 @@ public final class HTTPClient: Sendable {
                 }
                 if wait > configuration.maxRateLimitWaitSeconds {
                     let until = clock.now().addingTimeInterval(wait)
-                    throw SyncError(.rateLimited, message: "HTTP \(response.status): the server asks to wait \(Int(wait.rounded(.up))) s, "
+                    throw SyncError(.rateLimited, message: "HTTP \(response.status): the server asks to wait \(ServerNumber.secondsText(wait)), "
                                         + "more than maxRateLimitWaitSeconds (\(SourceFields.format(configuration.maxRateLimitWaitSeconds))); "
                                         + "retry after \(SyncInstant(until).rfc3339)",
                                     resource: resource, pageURL: printable(url), status: response.status)
@@ -127,12 +136,24 @@ public final class HTTPClient: Sendable {
 
     // MARK: - Internals
 
-    /// The request with the source's headers and credentials.
+    /// The request with the source's headers and credentials; to another origin than the
+    /// base URL's (an allowed host), without credentials: no `auth`, no header that is a
+    /// credential by its name (``Redactor/isSecretHeader(_:)``) or holds a secret, no query
+    /// parameter that holds a secret (a key from `params`, echoed in a next link).
     func authorized(_ request: HTTPRequest) -> HTTPRequest {
         var result = request
-        var headers = HTTPHeaders(configuration.headers)
+        let trusted = origins.isBase(request.url)
+        if !trusted {
+            let items = QueryString.items(of: request.url)
+            if items.contains(where: { redactor.containsSecret($0.value) }) {
+                result.url = QueryString.url(request.url, replacingQueryWith: items.filter { !redactor.containsSecret($0.value) }) ?? request.url
+            }
+        }
+        var headers = HTTPHeaders(configuration.headers.filter {
+            trusted || (!Redactor.isSecretHeader($0.name) && !redactor.containsSecret($0.value))
+        })
         for field in request.headers { headers.set(field.name, field.value) }
-        switch configuration.auth {
+        switch trusted ? configuration.auth : nil {
         case .bearer(let token)?: headers.set("Authorization", "Bearer \(token)")
         case .basic(let username, let password)?:
             headers.set("Authorization", "Basic " + Data("\(username):\(password)".utf8).base64EncodedString())

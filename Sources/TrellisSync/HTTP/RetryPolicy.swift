@@ -5,10 +5,12 @@ import Foundation
 /// - Retried: connection errors, `429 Too Many Requests`, every `5xx`, a `403` whose body
 ///   names a secondary rate limit (GitHub), and a `403`/`429` sent with
 ///   `x-ratelimit-remaining: 0`; up to `maxAttempts` attempts in all.
+/// - Every number is read with bounds (``ServerNumber``): a hint that is not decimal digits,
+///   or asks for more than ten years, is no hint.
 /// - The wait before attempt `n + 1` is, in order of preference: the `Retry-After` header
 ///   (RFC 9110 §10.2.3: seconds, or an HTTP date), when it is a positive delay (`0`, a
 ///   negative number or a date in the past is no hint); the rate-limit reset
-///   (`x-ratelimit-reset`, epoch seconds, or milliseconds when above 10¹¹) when
+///   (`x-ratelimit-reset`, epoch seconds, milliseconds when above 10¹¹, seconds from now below 10⁹) when
 ///   `x-ratelimit-remaining` is `0`; otherwise capped exponential backoff with full jitter,
 ///   `random(0, min(maxDelay, baseDelay × 2ⁿ⁻¹))` (AWS Architecture Blog, "Exponential
 ///   Backoff and Jitter", 2015), at least 60 s after a secondary rate limit (GitHub's advice).
@@ -47,22 +49,35 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// The delay `Retry-After` asks for, in seconds; nil when absent, unreadable, `0`,
-    /// negative or in the past (no hint).
+    /// negative, in the past or beyond ``ServerNumber/maximumDelay`` (no hint). Seconds are
+    /// RFC 9110's `delay-seconds`, decimal digits only (`1e3`, `inf`, `+5` are no hint).
     static func retryAfter(_ headers: HTTPHeaders, now: Date) -> Double? {
         guard let text = headers["retry-after"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-        if let seconds = Double(text) {
-            return seconds > 0 && seconds.isFinite ? seconds : nil
+        if let first = text.utf8.first, (48...57).contains(first) || first == 45 || first == 43 {
+            guard let seconds = ServerNumber.delaySeconds(text) else { return nil }
+            return seconds > 0 ? seconds : nil
         }
         guard let date = HTTPDate.parse(text) else { return nil }
         let delay = date.timeIntervalSince(now)
-        return delay > 0 ? delay : nil
+        return delay > 0 && delay <= ServerNumber.maximumDelay ? delay : nil
     }
 
-    /// When the rate limit resets, if the response says none is left (`x-ratelimit-remaining: 0`).
-    static func rateLimitReset(_ headers: HTTPHeaders) -> Date? {
+    /// When the rate limit resets, if the response says none is left (`x-ratelimit-remaining: 0`):
+    /// `x-ratelimit-reset` in epoch seconds, epoch milliseconds (above 10¹¹), or seconds from
+    /// now (below 10⁹, a time before 2001 as an epoch: Reddit's form); nil when it is not
+    /// decimal digits or lies beyond ``ServerNumber/maximumDelay`` from now.
+    static func rateLimitReset(_ headers: HTTPHeaders, now: Date) -> Date? {
         guard headers["x-ratelimit-remaining"]?.trimmingCharacters(in: .whitespaces) == "0",
-              let text = headers["x-ratelimit-reset"]?.trimmingCharacters(in: .whitespaces), let value = Double(text) else { return nil }
-        return Date(timeIntervalSince1970: value > 1e11 ? value / 1000 : value)
+              let text = headers["x-ratelimit-reset"], let value = ServerNumber.digits(text) else { return nil }
+        let date: Date
+        if value > 100_000_000_000 {
+            date = Date(timeIntervalSince1970: Double(value) / 1000)
+        } else if value < 1_000_000_000 {
+            date = now.addingTimeInterval(Double(value))
+        } else {
+            date = Date(timeIntervalSince1970: Double(value))
+        }
+        return date.timeIntervalSince(now) <= ServerNumber.maximumDelay ? date : nil
     }
 }
 

@@ -68,13 +68,17 @@ extension SyncSource {
         var resources: [ResourceConfiguration] = []
         for (i, element) in elements.enumerated() {
             let path = top.at("resources").appending(index: i)
-            let resource = try SyncSource.readResource(element, at: path, dialect: client.dialect, reading: reading)
+            let resource = try SyncSource.readResource(element, at: path, client: client, reading: reading)
             if resources.contains(where: { $0.name == resource.name }) {
                 throw reading.error(.invalidValue, path.appending(key: "name"), "a second resource named '\(resource.name)'")
             }
             resources.append(resource)
         }
         try SyncSource.checkReferences(resources, reading: reading)
+        if let (index, scan, other) = SyncSource.unscopedFullScan(resources, overlapping: { $0 == $1 }) {
+            throw reading.error(.invalidValue, JSONPath.root.appending(key: "resources").appending(index: index).appending(key: "deletions"),
+                                SyncSource.unscopedFullScanMessage(scan, other))
+        }
         var secrets = reading.secrets
         if client.dialect == .parse {
             secrets += client.headers.filter { $0.name.lowercased().hasPrefix("x-parse-") && $0.name.lowercased() != "x-parse-application-id" }
@@ -89,6 +93,7 @@ extension SyncSource {
     static func readClient(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> ClientConfiguration {
         let fields = try SourceFields(value, at: path, what: "the client", allowed: [
             "baseURL", "headers", "auth", "dialect", "timeoutSeconds", "maxAttempts", "minIntervalSeconds", "maxRateLimitWaitSeconds",
+            "allowedHosts",
         ], reading: reading)
         let text = try fields.requiredString("baseURL", in: "the client")
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -116,12 +121,26 @@ extension SyncSource {
             dialect = d
         }
         let auth = try fields.value("auth").map { try readAuth($0, at: fields.at("auth"), reading: reading) }
+        var allowedHosts: [String] = []
+        if let value = fields.value("allowedHosts") {
+            guard case .array(let elements) = value else { throw fields.wrongType("allowedHosts", expected: "an array of host names", found: value) }
+            for (i, element) in elements.enumerated() {
+                let at = fields.at("allowedHosts").appending(index: i)
+                guard case .string(let host) = element else {
+                    throw reading.error(.wrongType, at, "expected a host name, found \(SourceFields.kindPhrase(element))")
+                }
+                guard OriginPolicy.entry(host) != nil else {
+                    throw reading.error(.invalidValue, at, "expected a host (api.example.com) or host:port, found \(JSONWriter.quoted(host))")
+                }
+                allowedHosts.append(host)
+            }
+        }
         return ClientConfiguration(
             baseURL: url, headers: headers, auth: auth, dialect: dialect,
             timeoutSeconds: try fields.number("timeoutSeconds", atLeast: 0, exclusive: true) ?? 60,
             maxAttempts: try fields.integer("maxAttempts", atLeast: 1) ?? 5,
             minIntervalSeconds: try fields.number("minIntervalSeconds", atLeast: 0) ?? 0,
-            maxRateLimitWaitSeconds: try fields.number("maxRateLimitWaitSeconds", atLeast: 0) ?? 900)
+            maxRateLimitWaitSeconds: try fields.number("maxRateLimitWaitSeconds", atLeast: 0) ?? 900, allowedHosts: allowedHosts)
     }
 
     static func readAuth(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> Authentication {
@@ -151,8 +170,9 @@ extension SyncSource {
 
     // MARK: - Resources
 
-    static func readResource(_ value: JSONValue, at path: JSONPath, dialect: ClientConfiguration.Dialect?,
+    static func readResource(_ value: JSONValue, at path: JSONPath, client: ClientConfiguration,
                              reading: SourceReading) throws -> ResourceConfiguration {
+        let dialect = client.dialect
         let fields = try SourceFields(value, at: path, what: "a resource", allowed: [
             "name", "entity", "path", "params", "records", "paginator", "incremental", "deletions",
         ], reading: reading)
@@ -163,8 +183,11 @@ extension SyncSource {
         }
         let entity = try fields.string("entity")
         let endpoint = try fields.requiredString("path", in: "a resource")
-        guard URL(string: endpoint) != nil else {
+        guard let resolved = URL(string: endpoint, relativeTo: client.baseURL)?.absoluteURL else {
             throw reading.error(.invalidValue, fields.at("path"), "not a URL path: \(JSONWriter.quoted(endpoint))")
+        }
+        if let reason = OriginPolicy(baseURL: client.baseURL, allowedHosts: client.allowedHosts).refusal(of: resolved) {
+            throw reading.error(.invalidValue, fields.at("path"), "the path \(JSONWriter.quoted(reading.redact(endpoint))) is not requested: \(reason)")
         }
         var params: [(name: String, value: String)] = []
         if let object = try fields.objectMember("params") {
@@ -190,6 +213,7 @@ extension SyncSource {
         }
         let paginator = try fields.value("paginator").map { try readPaginator($0, at: fields.at("paginator"), reading: reading) }
             ?? (dialect == .parse ? .parse : .none)
+        let pageRules = try fields.value("paginator").map { try readPageRules($0, at: fields.at("paginator"), reading: reading) } ?? PageRules()
         if paginator == .parse, dialect != .parse {
             throw reading.error(.invalidValue, fields.at("paginator").appending(key: "type"), "the parse paginator needs \"dialect\": \"parse\" in the client")
         }
@@ -206,17 +230,18 @@ extension SyncSource {
         }
         let deletions = try fields.value("deletions").map { try readDeletions($0, at: fields.at("deletions"), reading: reading) } ?? .none
         return ResourceConfiguration(name: name, entity: entity, path: endpoint, params: params, records: records,
-                                     paginator: paginator, incremental: incremental, deletions: deletions)
+                                     paginator: paginator, pageRules: pageRules, incremental: incremental, deletions: deletions)
     }
 
     static func readPaginator(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> PaginatorConfiguration {
         let probe = try SourceFields(value, at: path, what: "a paginator", allowed: [
             "type", "path", "limit", "offsetParameter", "limitParameter", "totalPath", "parameter", "start", "maxPages",
-        ], reading: reading)
+        ] + pageRuleKeys, reading: reading)
         let types = ["linkHeader", "nextURL", "offset", "pageNumber", "cursor", "parse", "none"]
         guard let type = try probe.string("type") else { throw probe.missing("type", in: "a paginator", expected: types.joined(separator: ", ")) }
         func fields(_ allowed: [String]) throws -> SourceFields {
-            try SourceFields(value, at: path, what: "\("aeiou".contains(type.first ?? "x") ? "an" : "a") \(type) paginator", allowed: ["type"] + allowed, reading: reading)
+            try SourceFields(value, at: path, what: "\("aeiou".contains(type.first ?? "x") ? "an" : "a") \(type) paginator",
+                             allowed: ["type"] + allowed + (type == "none" ? [] : pageRuleKeys), reading: reading)
         }
         switch type {
         case "linkHeader":
@@ -251,6 +276,24 @@ extension SyncSource {
         }
     }
 
+    /// The keys of ``PageRules`` in every paginator but `none`.
+    static let pageRuleKeys = ["repeatedPage", "maxStalePages"]
+
+    /// `repeatedPage` (`"end"` or `"error"`) and `maxStalePages` (at least 1) of a paginator
+    /// already read by ``readPaginator(_:at:reading:)``.
+    static func readPageRules(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> PageRules {
+        let fields = try SourceFields(value, at: path, what: "a paginator", allowed: Array(value.objectValue?.keys ?? []), reading: reading)
+        var rules = PageRules()
+        if let text = try fields.string("repeatedPage") {
+            guard let repeated = PageRules.Repeated(rawValue: text) else {
+                throw reading.error(.invalidValue, fields.at("repeatedPage"), "expected \"end\" or \"error\", found \(JSONWriter.quoted(text))")
+            }
+            rules.repeatedPage = repeated
+        }
+        if let count = try fields.integer("maxStalePages", atLeast: 1) { rules.maxStalePages = count }
+        return rules
+    }
+
     static func readIncremental(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> IncrementalConfiguration {
         let fields = try SourceFields(value, at: path, what: "incremental", allowed: ["cursor", "parameter", "lagSeconds", "initial"],
                                       reading: reading)
@@ -271,17 +314,25 @@ extension SyncSource {
     }
 
     static func readDeletions(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> DeletionConfiguration {
-        let probe = try SourceFields(value, at: path, what: "deletions", allowed: ["type", "maxFraction", "resource"], reading: reading)
+        let probe = try SourceFields(value, at: path, what: "deletions", allowed: ["type", "maxFraction", "scope", "resource"], reading: reading)
         guard let type = try probe.string("type") else { throw probe.missing("type", in: "deletions", expected: "none, fullScan or tombstones") }
         switch type {
         case "none":
             _ = try SourceFields(value, at: path, what: "deletions of type none", allowed: ["type"], reading: reading)
             return .none
         case "fullScan":
-            let fields = try SourceFields(value, at: path, what: "fullScan deletions", allowed: ["type", "maxFraction"], reading: reading)
+            let fields = try SourceFields(value, at: path, what: "fullScan deletions", allowed: ["type", "maxFraction", "scope"], reading: reading)
             let fraction = try fields.number("maxFraction", atLeast: 0) ?? 0.5
             guard fraction <= 1 else { throw reading.error(.invalidValue, fields.at("maxFraction"), "expected a fraction from 0 to 1, found \(SourceFields.format(fraction))") }
-            return .fullScan(maxFraction: fraction)
+            let scope = try fields.string("scope")
+            if let scope {
+                do {
+                    _ = try ObjectPredicate(format: scope)
+                } catch let error as QueryError {
+                    throw reading.error(.invalidValue, fields.at("scope"), "not a predicate: \(error)")
+                }
+            }
+            return .fullScan(maxFraction: fraction, scope: scope)
         case "tombstones":
             let fields = try SourceFields(value, at: path, what: "tombstones deletions", allowed: ["type", "resource"], reading: reading)
             return .tombstones(resource: try fields.requiredString("resource", in: "tombstones deletions"))
@@ -307,6 +358,30 @@ extension SyncSource {
             throw reading.error(.missingKey, JSONPath.root.appending(key: "resources").appending(index: i),
                                 "a resource needs \"entity\" (an entity of the model), unless it is the tombstones of another")
         }
+    }
+}
+
+extension SyncSource {
+    /// The first full-scanning resource without a `scope` whose entity another resource fills
+    /// too (`overlapping` tells whether two entity names share objects: the same name here, the
+    /// same inheritance hierarchy once the model is known): its index, and both resources.
+    /// Its scan would delete the objects the other brought in, and they would come back and
+    /// go again on every run.
+    static func unscopedFullScan(_ resources: [ResourceConfiguration], overlapping: (String, String) -> Bool)
+        -> (index: Int, scan: ResourceConfiguration, other: ResourceConfiguration)? {
+        for (i, resource) in resources.enumerated() {
+            guard case .fullScan(_, nil) = resource.deletions, let entity = resource.entity else { continue }
+            if let other = resources.first(where: { $0.name != resource.name && $0.entity.map { overlapping(entity, $0) } == true }) {
+                return (i, resource, other)
+            }
+        }
+        return nil
+    }
+
+    static func unscopedFullScanMessage(_ scan: ResourceConfiguration, _ other: ResourceConfiguration) -> String {
+        let entities = scan.entity == other.entity ? "both fill \(scan.entity ?? "?")" : "fill \(scan.entity ?? "?") and \(other.entity ?? "?") (one inheritance hierarchy)"
+        return "resources '\(scan.name)' and '\(other.name)' \(entities), and '\(scan.name)' deletes by full scan: it would delete the objects "
+            + "'\(other.name)' brought in; give it a \"scope\" (a predicate selecting its own objects, e.g. \"power < 50\")"
     }
 }
 

@@ -61,11 +61,16 @@ public struct ClientConfiguration: Sendable {
     /// The longest wait a rate limit may impose (`x-ratelimit-reset`, `Retry-After`)
     /// before the request fails with ``SyncError/Code/rateLimited``. Default 900 (15 minutes).
     public var maxRateLimitWaitSeconds: Double
+    /// Hosts besides the base URL's that next links (and resource paths) may lead to: a host
+    /// (`cdn.example.com`, any port) or `host:port`. Requests there never carry credentials
+    /// (`Authorization`, cookies, API keys, secret headers and query values): those go to the
+    /// base URL's origin only. Default none: a link to another origin is an error.
+    public var allowedHosts: [String]
 
     /// A configuration with the defaults above.
     public init(baseURL: URL, headers: [(name: String, value: String)] = [], auth: Authentication? = nil,
                 dialect: Dialect? = nil, timeoutSeconds: Double = 60, maxAttempts: Int = 5,
-                minIntervalSeconds: Double = 0, maxRateLimitWaitSeconds: Double = 900) {
+                minIntervalSeconds: Double = 0, maxRateLimitWaitSeconds: Double = 900, allowedHosts: [String] = []) {
         let text = baseURL.absoluteString
         self.baseURL = text.hasSuffix("/") ? baseURL : URL(string: text + "/") ?? baseURL
         self.headers = headers
@@ -75,6 +80,7 @@ public struct ClientConfiguration: Sendable {
         self.maxAttempts = maxAttempts
         self.minIntervalSeconds = minIntervalSeconds
         self.maxRateLimitWaitSeconds = maxRateLimitWaitSeconds
+        self.allowedHosts = allowedHosts
     }
 }
 
@@ -119,6 +125,9 @@ public struct ResourceConfiguration: Sendable {
     public var records: JSONKeyPath?
     /// How the next page is found.
     public var paginator: PaginatorConfiguration
+    /// How a walk that does not end by itself is ended (the paginator's `repeatedPage` and
+    /// `maxStalePages`).
+    public var pageRules: PageRules
     /// How a run starts where the previous one ended, if it does.
     public var incremental: IncrementalConfiguration?
     /// How objects deleted at the source are deleted from the store.
@@ -127,7 +136,7 @@ public struct ResourceConfiguration: Sendable {
     /// A resource; defaults: no parameters, the body is the array, one page, not
     /// incremental, no deletions.
     public init(name: String, entity: String?, path: String, params: [(name: String, value: String)] = [],
-                records: JSONKeyPath? = nil, paginator: PaginatorConfiguration = .none,
+                records: JSONKeyPath? = nil, paginator: PaginatorConfiguration = .none, pageRules: PageRules = PageRules(),
                 incremental: IncrementalConfiguration? = nil, deletions: DeletionConfiguration = .none) {
         self.name = name
         self.entity = entity
@@ -135,6 +144,7 @@ public struct ResourceConfiguration: Sendable {
         self.params = params
         self.records = records
         self.paginator = paginator
+        self.pageRules = pageRules
         self.incremental = incremental
         self.deletions = deletions
     }
@@ -146,11 +156,16 @@ public enum PaginatorConfiguration: Sendable, Hashable {
     case linkHeader
     /// A URL in the body at `path` (absent, `null` or `""`: the last page).
     case nextURL(path: JSONKeyPath)
-    /// `offset`/`limit` parameters; stops on a short or empty page, or at the total at `totalPath`.
+    /// `offset`/`limit` parameters; ends on an empty page or at the total at `totalPath`;
+    /// without a total, on a page shorter than the server's page size (learned from the first
+    /// page: a server may cap `limit`), or, when the walk decides full-scan deletions, only
+    /// on an empty page.
     case offset(limit: Int, offsetParameter: String, limitParameter: String, totalPath: JSONKeyPath?)
-    /// A page number parameter from `start`; stops on an empty page or after `maxPages` pages.
+    /// A page number parameter from `start`; ends on an empty page, a page repeating an
+    /// earlier one, or after `maxPages` pages.
     case pageNumber(parameter: String, start: Int, maxPages: Int?)
-    /// An opaque cursor at `path` in the body, sent back as `parameter`.
+    /// An opaque cursor at `path` in the body, sent back as `parameter` (a cursor that is an
+    /// absolute `http(s)` URL is the next page's URL).
     case cursor(path: JSONKeyPath, parameter: String)
     /// Parse's keyset paging on `(updatedAt, objectId)` (see ``ParseDialect``).
     case parse
@@ -165,6 +180,30 @@ public enum PaginatorConfiguration: Sendable, Hashable {
         case .linkHeader, .nextURL, .offset, .pageNumber: return true
         case .cursor, .parse, .none: return false
         }
+    }
+}
+
+/// How a walk is ended when the server does not end it: `repeatedPage` and `maxStalePages`
+/// in a source file's `paginator` (`docs/Sync.md`, "The end of a walk").
+public struct PageRules: Sendable, Hashable {
+    /// What a page repeating an earlier page of the walk (the same records, by identity and
+    /// stamp, in the same order), or a streak of stale pages, does.
+    public enum Repeated: String, Sendable, Hashable {
+        /// Ends the walk (an API answering page numbers past the end with the last page again).
+        case end
+        /// Fails the walk with ``SyncError/Code/paginationLoop`` naming the page.
+        case error
+    }
+
+    /// Default ``Repeated/end``.
+    public var repeatedPage: Repeated
+    /// Pages in a row whose records all came earlier in the walk (or that are empty, with a
+    /// next page) end the walk (or fail it, per ``repeatedPage``). Default 5.
+    public var maxStalePages: Int
+
+    public init(repeatedPage: Repeated = .end, maxStalePages: Int = 5) {
+        self.repeatedPage = repeatedPage
+        self.maxStalePages = max(1, maxStalePages)
     }
 }
 
@@ -194,7 +233,9 @@ public enum DeletionConfiguration: Sendable, Hashable {
     case none
     /// A completed walk of the whole resource deletes the stored objects of the entity it
     /// did not see; refuses to delete more than `maxFraction` of them without `--full`.
-    case fullScan(maxFraction: Double)
+    /// `scope` (an ``ObjectPredicate`` text, `power < 50`) limits the stored objects it
+    /// considers to those of this resource, when other resources fill the same entity.
+    case fullScan(maxFraction: Double, scope: String?)
     /// The records of the resource named `resource` name objects to delete.
     case tombstones(resource: String)
 }

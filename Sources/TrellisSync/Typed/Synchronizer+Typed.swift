@@ -20,7 +20,7 @@ extension Synchronizer {
         let resource = try configured(name, request: request)
         var report = ResourceReport(name: resource.name, entity: try entityName(of: resource))
         do {
-            try sync(resource, into: &report)
+            if let pending = try sync(resource, into: &report) { try deleteMissing(pending, report: &report) }
             return report
         } catch {
             let located = locate(error, resource: resource.name)

@@ -1,30 +1,41 @@
 #!/usr/bin/env python3
 """Loopback HTTP server for the TrellisSync tests (127.0.0.1 only; nothing leaves the machine).
 
-Usage: sync_test_server.py [--port 0] [--github FILE] [--nytimes DIR] [--heroes N] [--ties N] [--app-id ID]
-Prints "listening on PORT" once bound (port 0: the OS picks a free one), then serves until
-SIGTERM or stdin closes. Routes:
+Usage: sync_test_server.py [--port 0] [--github FILE] [--nytimes DIR] [--heroes N] [--ties N] [--items N] [--app-id ID]
+Prints "listening on PORT foreign HOST:PORT" once bound (port 0: the OS picks a free one),
+then serves until SIGTERM or stdin closes. The second listener ("foreign", on 127.0.0.2 where
+the loopback has it, else another port of 127.0.0.1) serves the same routes: it is another
+origin, for next links that leave the API's host; its requests are logged apart
+(/control/log?server=foreign). Routes:
 
   /parse/classes/CLASS   a Parse REST emulator: where ($gt $gte $lt $lte $ne $in $exists, $or,
                          $and, equality; Date and Pointer values), order (fields, -desc), limit
                          (default 100, at most 1000), skip, keys; typed values (Date, Pointer,
                          File, GeoPoint, Bytes, Relation); error bodies {"code":N,"error":"..."};
                          requires X-Parse-Application-Id. Data: N heroes ("Hero"), TIES of them
-                         sharing one updatedAt millisecond, and 12 teams ("Team").
+                         sharing one updatedAt millisecond, and 12 teams ("Team"). /control/config
+                         parseMaxLimit caps `limit` silently, as Parse Server's maxLimit does.
   /github/...            the recorded GitHub pages (--github: paginate-issues.json), their
                          https://api.github.com links rewritten to this server; If-None-Match
                          with the recorded ETag gives 304.
-  /items                 a list sorted by updated_at (desc, or asc with direction=asc), paged
-                         by style=page|link|offset|cursor|next (per_page/limit), `since` filter,
-                         per-page ETag; Date header from the server's fake clock.
+  /items                 a list of N items (--items, 30) sorted by updated_at (desc, or asc with
+                         direction=asc), paged by style=page|link|offset|cursor|cursorurl|next
+                         (per_page/limit), `since` filter, per-page ETag; Date header from the
+                         server's fake clock. Misbehaving modes: past_end=last|first|mixed (page
+                         numbers past the end answer the last page, page 1, or earlier records
+                         in another order), foreign=1 (next links, cursor URLs point at the
+                         foreign listener), /control/config itemsMaxLimit (offset pages clamp
+                         `limit`, the body's total stays right).
   /nytimes/svc/search/v2/articlesearch.json   recorded article search pages (page=0..), needs
                          api-key=KEY (the --app-id value).
   /redirect/same, /redirect/other   302 to a page on this host / on "localhost" (another host).
   /control/...           POST JSON: /control/faults [{match, skip, times, status, retryAfter,
                          headers, body, reset, truncate, html, delay, gzip, after: [mutations]}],
                          selfNext (a "next" URL equal to the page's own), /control/mutate
-                         [{op: update|delete|insert, class, objectId (or id for items), set}];
-                         GET /control/data?class=C (every object), /control/log (requests).
+                         [{op: update|delete|insert, class, objectId (or id for items), set}],
+                         /control/config {parseMaxLimit, itemsMaxLimit} (null: no cap);
+                         GET /control/data?class=C (every object), /control/log[?server=foreign]
+                         (requests).
 """
 import argparse, base64, functools, gzip, hashlib, http.server, json, os, socket, struct, sys, threading, time, urllib.parse
 
@@ -34,11 +45,15 @@ parser.add_argument("--github", default=None, help="the recorded GitHub pages (p
 parser.add_argument("--nytimes", default=None, help="a directory of articlesearch-pageN.json responses")
 parser.add_argument("--heroes", type=int, default=2500)
 parser.add_argument("--ties", type=int, default=500)
+parser.add_argument("--items", type=int, default=30)
 parser.add_argument("--app-id", default="test-app")
 args = parser.parse_args()
 
 lock = threading.RLock()
 log = []          # [{"path":..., "headers":{...}}]
+foreign_log = []  # the same, for the foreign listener
+config = {"parseMaxLimit": None, "itemsMaxLimit": None}
+foreign_base = [None]  # "http://127.0.0.2:PORT" once bound
 faults = []       # active fault specs
 clock_ms = [1704067200000 + 10_000_000]  # the fake clock for mutations: after every generated stamp
 
@@ -169,6 +184,8 @@ def parse_query(cls, q):
     limit = int(q.get("limit", ["100"])[0])
     if limit > 1000:
         limit = 1000
+    if config["parseMaxLimit"] is not None:
+        limit = min(limit, config["parseMaxLimit"])  # Parse Server's maxLimit: silent
     skip = int(q.get("skip", ["0"])[0])
     order = q.get("order", [""])[0]
     with lock:
@@ -189,19 +206,20 @@ def parse_query(cls, q):
 # ---------------------------------------------------------------- /items (positional walks)
 
 items = []
-for i in range(30):
+for i in range(args.items):
     items.append({"id": i + 1, "name": "Item %d" % (i + 1), "updated_at": iso(1704067200000 + 60000 * (i + 1))})
 
 
-def items_page(q, port):
+def items_page(q, own_base):
     since = q.get("since", [None])[0]
     direction = q.get("direction", ["desc"])[0]
     style = q.get("style", ["page"])[0]
     per = int(q.get("per_page", q.get("limit", ["7"]))[0])
+    past_end = q.get("past_end", [None])[0]
     with lock:
         rows = [dict(r) for r in items if since is None or parse_iso(r["updated_at"]) >= parse_iso(since)]
     rows.sort(key=lambda r: (parse_iso(r["updated_at"]), r["id"]), reverse=(direction != "asc"))
-    base = "http://127.0.0.1:%d/items" % port
+    base = (foreign_base[0] if q.get("foreign", ["0"])[0] == "1" else own_base) + "/items"
     def url_with(**changes):
         params = {k: v[0] for k, v in q.items()}
         params.update({k: str(v) for k, v in changes.items()})
@@ -209,17 +227,31 @@ def items_page(q, port):
     headers = {}
     if style in ("page", "link"):
         page = int(q.get("page", ["1"])[0])
+        last = max(1, (len(rows) + per - 1) // per)
+        if page > last and past_end == "last":
+            page = last
+        elif page > last and past_end == "first":
+            page = 1
         chunk = rows[(page - 1) * per: page * per]
+        if int(q.get("page", ["1"])[0]) > last and past_end == "mixed":
+            # Records seen before, in another order: no page repeats, nothing is new.
+            k = int(q["page"][0]) % last
+            chunk = list(reversed(rows[k * per: (k + 1) * per]))
         body = chunk
         if style == "link" and page * per < len(rows):
             headers["Link"] = '<%s>; rel="next", <%s>; rel="last"' % (url_with(page=page + 1), url_with(page=(len(rows) + per - 1) // per))
     elif style == "offset":
         offset = int(q.get("offset", ["0"])[0])
-        body = {"data": rows[offset:offset + per], "total": len(rows)}
-    elif style == "cursor":
+        limit = per if config["itemsMaxLimit"] is None else min(per, config["itemsMaxLimit"])
+        body = {"data": rows[offset:offset + limit], "total": len(rows)}
+        if q.get("total", ["1"])[0] == "0":
+            del body["total"]
+    elif style in ("cursor", "cursorurl"):
         after = int(q.get("cursor", ["0"])[0])
         chunk = rows[after:after + per]
-        body = {"items": chunk, "meta": {"next_cursor": str(after + per) if after + per < len(rows) else None}}
+        more = after + per < len(rows)
+        cursor = (url_with(cursor=after + per) if style == "cursorurl" else str(after + per)) if more else None
+        body = {"items": chunk, "meta": {"next_cursor": cursor}}
     else:  # next
         page = int(q.get("page", ["1"])[0])
         chunk = rows[(page - 1) * per: page * per]
@@ -337,6 +369,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path == "/control/reset-log":
             with lock:
                 log[:] = []
+                foreign_log[:] = []
+            return self.reply(200, {"ok": True})
+        if self.path == "/control/config":
+            with lock:
+                config.update(payload)
             return self.reply(200, {"ok": True})
         self.reply(404, {"error": "no such control"})
 
@@ -349,9 +386,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.reply(200, items if cls == "items" else classes.get(cls, []))
         if u.path == "/control/log":
             with lock:
-                return self.reply(200, log)
+                return self.reply(200, foreign_log if q.get("server", [""])[0] == "foreign" else log)
         with lock:
-            log.append({"path": self.path, "headers": {k: v for k, v in self.headers.items()}})
+            (foreign_log if self.server.foreign else log).append({"path": self.path, "headers": {k: v for k, v in self.headers.items()}})
         fault = take_fault(self.path)
         if fault:
             if fault.get("delay"):
@@ -377,6 +414,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def route(self, u, q, fault):
         port = self.server.server_address[1]
+        own_base = "http://%s:%d" % self.server.server_address[:2]
         if u.path.startswith("/parse/"):
             if self.headers.get("X-Parse-Application-Id") != args.app_id:
                 return 403, {"error": "unauthorized"}, {}
@@ -398,7 +436,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return entry["status"], entry["response"], headers
             return 404, {"message": "Not Found"}, {}
         if u.path == "/items":
-            body, headers = items_page(q, port)
+            body, headers = items_page(q, own_base)
             if fault.get("selfNext"):
                 body["next"] = "http://127.0.0.1:%d%s" % (port, self.path)
             data = json.dumps(body, separators=(",", ":")).encode()
@@ -423,13 +461,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    foreign = False
 
 
 server = Server(("127.0.0.1", args.port), Handler)
-print("listening on", server.server_address[1], flush=True)
+try:
+    foreign = Server(("127.0.0.2", 0), Handler)
+except OSError:
+    foreign = Server(("127.0.0.1", 0), Handler)
+foreign.foreign = True
+foreign_base[0] = "http://%s:%d" % foreign.server_address[:2]
+print("listening on", server.server_address[1], "foreign", "%s:%d" % foreign.server_address[:2], flush=True)
 threading.Thread(target=server.serve_forever, daemon=True).start()
+threading.Thread(target=foreign.serve_forever, daemon=True).start()
 try:
     sys.stdin.read()   # the test closes stdin (or is killed): stop
 except KeyboardInterrupt:
     pass
 server.shutdown()
+foreign.shutdown()
