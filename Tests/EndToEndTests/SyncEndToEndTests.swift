@@ -87,7 +87,7 @@ import TrellisTestSupport
         #expect(result.status == 1)
         #expect(result.stdout == "")
         #expect(result.stderr == "error: bad.source.json: $.client.retries: unknown key 'retries' in the client; allowed keys: baseURL, "
-            + "headers, auth, dialect, timeoutSeconds, maxAttempts, minIntervalSeconds, maxRateLimitWaitSeconds\n")
+            + "headers, auth, dialect, timeoutSeconds, maxAttempts, minIntervalSeconds, maxRateLimitWaitSeconds, allowedHosts\n")
         #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("trellis.sqlite").path))
         let usage = try TrellisProcess.run(["sync", "bad.source.json", "--max-pages", "0", "--model", Self.model.path], in: directory.url)
         #expect(usage.status == 64)

@@ -245,4 +245,49 @@ import TrellisTestSupport
         #expect(try objectID(hero) == before)
         #expect(try SyncTest.heroDifferences(store, server) == [])
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFullScanOverASubEntityOfAnotherResourceIsRefusedBeforeAnyRequest(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "10", "--ties", "0"])
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Hero", attributes: [SyncTestModels.attribute("objectId", .string, "objectId")],
+                              userInfo: ["identityAttributes": "objectId"]),
+            EntityDescription(name: "SuperHero", parentName: "Hero"),
+        ])
+        let store = try kind.makeStore(model: model)
+        let source = try SyncTest.source(#"""
+        {"format": "trellis-source", "formatVersion": 1,
+         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
+         "resources": [{"name": "heroes", "entity": "Hero", "path": "classes/Hero", "deletions": {"type": "fullScan"}},
+                       {"name": "supers", "entity": "SuperHero", "path": "classes/SuperHero"}]}
+        """#, server: server)
+        let error = try #require(throws: SyncError.self) { try Synchronizer(source: source, context: ObjectContext(store: store.store)).run() }
+        #expect(error.code == .invalidValue)
+        #expect(error.description == "resource heroes: resources 'heroes' and 'supers' fill Hero and SuperHero (one inheritance hierarchy), and "
+            + #"'heroes' deletes by full scan: it would delete the objects 'supers' brought in; give it a "scope" (a predicate selecting its own "#
+            + #"objects, e.g. "power < 50")"#)
+        #expect(try server.requestedPaths() == [])
+        #expect(try store.dump() == "")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFullWalkAnsweredNotModifiedDecidesDeletionsByAScan(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "1"])
+        let store = try kind.makeStore(model: try SyncTestModels.items())
+        let source = try SyncTest.source(#"""
+        {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/"},
+         "resources": [{"name": "items", "entity": "Item", "path": "items", "records": "items", "params": {"style": "cursor", "per_page": 7},
+                        "paginator": {"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"}, "deletions": {"type": "fullScan"}}]}
+        """#, server: server)
+        let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store))
+        _ = try synchronizer.run()
+        try server.mutate([["op": "delete", "class": "items", "id": 12]])
+        // The first two pages (items 30 to 17) come back 304: their records are not read, so the
+        // walk alone cannot tell which objects the server still has (before, their 14 objects
+        // were deleted with item 12: 15 of 30, within maxFraction).
+        let report = try #require(try synchronizer.run().resource("items"))
+        #expect(report.pagesNotModified == 2)
+        #expect(report.counts.deleted == 1)
+        #expect(try SyncTest.itemDifferences(store, server) == [])
+    }
 }

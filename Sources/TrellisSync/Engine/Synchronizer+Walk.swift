@@ -22,9 +22,11 @@ extension Synchronizer {
         let isTombstones = tombstoneOwner(of: resource) != nil
         let fullScan: Bool = { if case .fullScan = resource.deletions { return true }; return false }()
         let readsKeys = PageReader.readsKeys(resource.paginator)
-        let needsIdentities = isTombstones || resource.paginator.isPositional || fullScan || readsKeys
-        let identities = needsIdentities && !entity.identityAttributeIndexes.isEmpty
-            ? try IdentityReader(entity: entity, bindings: context.bindings, resource: resource.name) : nil
+        let needsIdentities = isTombstones || resource.paginator.isPositional || fullScan
+        let hasIdentity = !entity.identityAttributeIndexes.isEmpty
+        // Record keys use identities where they can be read (otherwise the whole record).
+        let identities = needsIdentities && hasIdentity ? try IdentityReader(entity: entity, bindings: context.bindings, resource: resource.name)
+            : readsKeys && hasIdentity ? try? IdentityReader(entity: entity, bindings: context.bindings, resource: resource.name) : nil
         if isTombstones, identities == nil {
             throw SyncError(.invalidValue, message: "tombstones need identity attributes; entity \(entity.name) has none", resource: resource.name)
         }
