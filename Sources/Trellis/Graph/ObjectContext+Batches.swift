@@ -46,20 +46,12 @@ extension ObjectContext {
     /// - Complexity: O(n) in `identities`, one store fetch for those not registered.
     public func fetch(_ entity: String, identities: [[AttributeValue]]) throws -> [ManagedObject] {
         let info = try entityInfo(entity)
-        let indexes = info.entity.identityAttributeIndexes
         var keys: [IdentityKey] = []
         keys.reserveCapacity(identities.count)
         var missing: [[AttributeValue]] = []
         var asked = Set<IdentityKey>()
         for identity in identities {
-            guard !indexes.isEmpty, indexes.count == identity.count else {
-                throw ContextError(.invalidIdentity, entity: entity, property: nil,
-                                   message: "\(entity) has \(indexes.count) identity attribute(s); got \(identity.count) value(s)")
-            }
-            for (value, i) in zip(identity, indexes) where !ModelResolver.value(value, fits: info.entity.attributes[i].type) {
-                throw ContextError(.invalidIdentity, entity: entity, property: info.entity.attributes[i].name,
-                                   message: "\(value) is not a value of type \(info.entity.attributes[i].type)")
-            }
+            try checkIdentity(identity, of: info)
             let key = IdentityKey(identity)
             guard asked.insert(key).inserted else { continue }
             keys.append(key)
@@ -69,5 +61,19 @@ extension ObjectContext {
             for snapshot in try withSession({ try $0.fetch(entity: entity, identities: missing) }) { _ = try register(snapshot) }
         }
         return keys.compactMap { registeredObject(info, $0) }
+    }
+
+    /// Throws ``ContextError`` `.invalidIdentity` unless `identity` has one value per identity
+    /// attribute of `info`'s entity, each of the attribute's type.
+    func checkIdentity(_ identity: [AttributeValue], of info: EntityInfo) throws {
+        let indexes = info.entity.identityAttributeIndexes
+        guard !indexes.isEmpty, indexes.count == identity.count else {
+            throw ContextError(.invalidIdentity, entity: info.name, property: nil,
+                               message: "\(info.name) has \(indexes.count) identity attribute(s); got \(identity.count) value(s)")
+        }
+        for (value, i) in zip(identity, indexes) where !ModelResolver.value(value, fits: info.entity.attributes[i].type) {
+            throw ContextError(.invalidIdentity, entity: info.name, property: info.entity.attributes[i].name,
+                               message: "\(value) is not a value of type \(info.entity.attributes[i].type)")
+        }
     }
 }

@@ -101,15 +101,7 @@ public final class ObjectContext {
     ///   the entity has no identity attributes or the values do not fit; store errors.
     public func fetch(_ entity: String, identity: [AttributeValue]) throws -> ManagedObject? {
         let info = try entityInfo(entity)
-        let indexes = info.entity.identityAttributeIndexes
-        guard !indexes.isEmpty, indexes.count == identity.count else {
-            throw ContextError(.invalidIdentity, entity: entity, property: nil,
-                               message: "\(entity) has \(indexes.count) identity attribute(s); got \(identity.count) value(s)")
-        }
-        for (value, i) in zip(identity, indexes) where !ModelResolver.value(value, fits: info.entity.attributes[i].type) {
-            throw ContextError(.invalidIdentity, entity: entity, property: info.entity.attributes[i].name,
-                               message: "\(value) is not a value of type \(info.entity.attributes[i].type)")
-        }
+        try checkIdentity(identity, of: info)
         let key = IdentityKey(identity)
         if let object = registeredObject(info, key) { return object }
         let snapshots = try withSession { try $0.fetch(entity: entity, identities: [identity]) }
