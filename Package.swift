@@ -60,8 +60,8 @@ let package = Package(
                     path: "Tests/TrellisSyncTests", exclude: ["Servers"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
                     path: "Tests/TrellisCLITests"),
-        // Runs the built `trellis` binary (the dependency makes `swift test` build it first).
-        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisPostgres", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
+        // Runs the built `trellis` and `trellis-bench` binaries (the dependencies make `swift test` build them first).
+        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "trellis-bench", "Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisPostgres", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )

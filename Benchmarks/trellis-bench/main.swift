@@ -3,14 +3,15 @@
 // Run in release: `swift run -c release trellis-bench parse --json`.
 import Foundation
 
-/// Every workload: name, one-line summary, entry point (arguments after the name → exit status).
+/// Every workload: name, one-line summary of what it measures, entry point (arguments after
+/// the name → exit status). Names in ``internalWorkloads`` run but are not listed.
 let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("parse", "JSON reader and writer vs JSONSerialization on the corpus and the characters file", ParseWorkload.run),
     ("engine", "import generated characters into the in-memory store at 10k/100k/1M records", EngineWorkload.run),
-    ("import", "characters file → fresh SQLite store, then again unchanged, vs the C floor (issue 4)", ImportWorkload.run),
-    ("postgres", "characters file → fresh PostgreSQL schema (its own temporary server), again unchanged, vs SQLite; 4 concurrent importers (issue 16)",
+    ("import", "import speed: characters file → fresh SQLite store, then again unchanged, vs a C floor", ImportWorkload.run),
+    ("postgres", "PostgreSQL import speed: characters file → fresh schema (its own temporary server), again unchanged, vs SQLite; 4 concurrent importers",
      PostgresWorkload.run),
-    ("scale", "imports with a new to-one destination per record at 10k and 100k records, vs the characters import (issue 13)",
+    ("scale", "import scaling: a new to-one destination per record at 10k and 100k records, vs the characters import",
      ScaleWorkload.run),
     ("mapping", "typed layer (JSONMappable) vs JSONDecoder into Codable structs [FILE] [--runs N]", { arguments in
         do {
@@ -21,9 +22,9 @@ let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
             return 1
         }
     }),
-    ("query", "fetch requests and observation on the 100k characters [--characters FILE] [--json] (issue 17)", QueryWorkload.run),
-    ("query-observer", "(internal) the observing child process of `query`", QueryWorkload.observer),
-    ("sync", "Parse-style pages from a loopback server → trellis sync, vs the network floor and the import (issue 15)", SyncWorkload.run),
+    ("query", "fetch requests and observation latency on the 100k characters [--characters FILE] [--json]", QueryWorkload.run),
+    ("query-observer", "the observing child process of `query` (internal, not listed)", QueryWorkload.observer),
+    ("sync", "sync speed: Parse-style pages from a loopback server → trellis sync, vs the network floor and the import", SyncWorkload.run),
     ("store", "store-level SQLite apply/fetch passes (insert, unchanged, update) [N] [path]", { arguments in
         do {
             try StoreBench.run(arguments: arguments)
@@ -35,9 +36,12 @@ let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     }),
 ]
 
+/// Workloads other workloads start as child processes; `--help` does not list them.
+let internalWorkloads: Set<String> = ["query-observer"]
+
 @MainActor func usage() -> String {
     var text = "usage: trellis-bench <workload> [options]\n\nworkloads:\n"
-    for workload in workloads { text += "  \(workload.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(workload.summary)\n" }
+    for workload in workloads where !internalWorkloads.contains(workload.name) { text += "  \(workload.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(workload.summary)\n" }
     return text
 }
 

@@ -8,8 +8,8 @@ import Trellis
 ///     var out = "", err = ""
 ///     let status = TrellisCommand.run(arguments: ["schema", "--model", "model.json"], stdout: &out, stderr: &err)
 ///
-/// Subcommands (``root``; see docs/CLI.md): `import`, `export`, `schema`, `model convert|infer|show`,
-/// `json check|format`, and `help`. `trellis` alone and `trellis --help` print the overview,
+/// Subcommands (``root``, in help order; see docs/CLI.md): `import`, `export`, `count`, `watch`,
+/// `schema`, `sync`, `model convert|infer|show`, `json check|format`, and `help`. `trellis` alone and `trellis --help` print the overview,
 /// `trellis help <subcommand>…` and `trellis <subcommand>… --help` a subcommand's help,
 /// `trellis --version` the version.
 public enum TrellisCommand {
@@ -78,7 +78,7 @@ public enum TrellisCommand {
 
     /// Every command, in help order. Add a command here (see CommandSpec.swift).
     static var root: CommandNode {
-        .group(CommandSpec(name: "", abstract: "Map JSON onto a persistent object graph in a SQLite store, and back.",
+        .group(CommandSpec(name: "", abstract: "Map JSON onto an object graph in SQLite or PostgreSQL, and back.",
                            options: [versionFlag]), [
             .command(ImportCommand.self),
             .command(ExportCommand.self),
