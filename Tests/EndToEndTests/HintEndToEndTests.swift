@@ -128,7 +128,7 @@ import TrellisTestSupport
         #expect(try TrellisProcess.run(["import"] + Self.twitter + ["--entity", "Status", "--at", "statuses"], in: directory.url).status == 0)
         let export = ["export", "--model", "Examples/twitter/model.json"]
         let usage = "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--pretty] "
-            + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--bindings <file>]\n"
+            + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--placeholders <mode>] [--bindings <file>]\n"
             + "  See 'trellis export --help' for more information.\n"
         let userNames = "User has no attribute or relationship 'screen_name'; its attributes: id, name, screenName, location, "
             + "userDescription, followersCount, friendsCount, statusesCount, createdAt, verified, lang, profileImageURL; "

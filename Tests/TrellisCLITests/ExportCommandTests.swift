@@ -33,6 +33,25 @@ import Trellis
         #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--relationships", "nested") == result)
     }
 
+    /// `--placeholders exclude` leaves the top-level placeholders out (every element is an
+    /// object); a related placeholder stays its identifier. `include` is the default.
+    @Test func placeholdersExcludeLeavesThemOutOfTheArray() throws {
+        let w = try Self.imported()
+        defer { w.remove() }
+        try w.write("more.json", #"[{"id": 4, "title": "Four", "author": 11}]"#)
+        try #require(w.run("import", "more.json", "--model", "model.json", "--entity", "Post").status == 0)
+        let included = w.run("export", "--model", "model.json", "--entity", "Author")
+        #expect(included == CommandResult(status: 0, stdout: "[{\"id\":10,\"name\":\"Ada\"},11]\n", stderr: ""))
+        #expect(w.run("export", "--model", "model.json", "--entity", "Author", "--placeholders", "include") == included)
+        #expect(w.run("export", "--model", "model.json", "--entity", "Author", "--placeholders", "exclude")
+            == CommandResult(status: 0, stdout: "[{\"id\":10,\"name\":\"Ada\"}]\n", stderr: ""))
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "id=4", "--placeholders", "exclude").stdout
+            == "[{\"id\":4,\"title\":\"Four\",\"stats\":{\"score\":null},\"author\":11}]\n")
+        let bad = w.run("export", "--model", "model.json", "--entity", "Author", "--placeholders", "none")
+        #expect(bad.status == 64)
+        #expect(bad.stderr.hasPrefix("error: "))
+    }
+
     @Test func relationshipsIdsWritesIdentifiers() throws {
         let w = try Self.imported()
         defer { w.remove() }

@@ -59,7 +59,7 @@ import Trellis
     }
 
     static let usage = "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--pretty] "
-        + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--bindings <file>]\n"
+        + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--placeholders <mode>] [--bindings <file>]\n"
         + "  See 'trellis export --help' for more information.\n"
 
     @Test func badPredicatesAreBadUsageNamingTheColumn() throws {

@@ -31,6 +31,17 @@ public struct ExportOptions: Sendable, Hashable {
         case identifiers
     }
 
+    /// Whether an exported array holds the placeholders among its objects (objects known
+    /// only by their identity, made from a bare identifier).
+    public enum PlaceholderPolicy: Sendable, Hashable {
+        /// Each placeholder at its place, as its identifier (default), which an import reads
+        /// back as the same placeholder.
+        case include
+        /// Placeholders left out of the array, so every element is an object written in full.
+        /// A related object that is a placeholder is still written as its identifier.
+        case exclude
+    }
+
     /// Default `.null`.
     public var nilPolicy: NilPolicy = .null
     /// Default `.nested`.
@@ -39,8 +50,10 @@ public struct ExportOptions: Sendable, Hashable {
     /// identifiers, so long chains (a retweet of a retweet of …) cannot exhaust the stack;
     /// an object without identity attributes that deep is left out. Default 64.
     public var maximumDepth = 64
+    /// Default `.include`; applies to exported arrays (a single object is always written).
+    public var placeholders: PlaceholderPolicy = .include
 
-    /// Defaults: `null` for nil, nested relationships, depth 64.
+    /// Defaults: `null` for nil, nested relationships, depth 64, placeholders included.
     public init() {}
 }
 

@@ -20,7 +20,9 @@
 ///   object, where writing every path (cut only on cycles) grows factorially. Unordered to-manys are sorted by the
 ///   destinations' identity values (then object IDs), so output is deterministic.
 /// - A placeholder (known only by its identity, from a bare identifier) is always its
-///   identifier, at the top level too: the import makes the same placeholder of it.
+///   identifier, at the top level too: the import makes the same placeholder of it. An
+///   exported array leaves top-level placeholders out with ``ExportOptions/placeholders``
+///   `= .exclude`.
 /// - An identifier that would not name the object through the relationship (its entity has
 ///   identity attributes of its own, the relationship's destination entity none: Cat 1
 ///   through a relationship to `Animal`) is the object's attributes instead (without its
@@ -59,10 +61,14 @@ public struct ObjectExporter {
         return try write(object, depth: 1, tree: &tree)
     }
 
-    /// `objects` as a JSON array, in the given order (placeholders as their identifiers).
+    /// `objects` as a JSON array, in the given order: placeholders as their identifiers, or
+    /// left out with ``ExportOptions/PlaceholderPolicy/exclude``.
     /// - Throws: as ``json(for:)``.
     public func json(for objects: [ManagedObject]) throws -> JSONValue {
-        .array(try objects.map { try json(for: $0) })
+        switch options.placeholders {
+        case .include: return .array(try objects.map { try json(for: $0) })
+        case .exclude: return .array(try objects.filter { !$0.isPlaceholder }.map { try json(for: $0) })
+        }
     }
 
     // MARK: - Internals

@@ -10,6 +10,10 @@ enum ExportCommand: LeafCommand {
         "--relationships", valueName: "mode",
         help: "Related objects as nested objects (each written in full once per exported object) or as their identifiers.",
         default: "nested")
+    static let placeholders = OptionKey<PlaceholderMode>(
+        "--placeholders", valueName: "mode",
+        help: "Placeholders (objects known only by their identifier) as their identifiers, or left out of the array.",
+        default: "include")
 
     static let spec = CommandSpec(
         name: "export",
@@ -27,7 +31,7 @@ enum ExportCommand: LeafCommand {
             CommonOptions.store,
             CommonOptions.busyTimeout,
             pretty, QueryOptions.wheres, QueryOptions.sort, QueryOptions.limit, QueryOptions.offset, relationships,
-            CommonOptions.bindings,
+            placeholders, CommonOptions.bindings,
         ])
 
     /// `--relationships`.
@@ -37,6 +41,15 @@ enum ExportCommand: LeafCommand {
         /// Related objects written in full, once per exported object (the default, as
         /// ``ExportOptions/RelationshipStyle/nested``).
         case nested
+    }
+
+    /// `--placeholders`.
+    enum PlaceholderMode: String, CaseIterable, OptionValue {
+        /// Each placeholder at its place, as its identifier (the default, as
+        /// ``ExportOptions/PlaceholderPolicy/include``).
+        case include
+        /// Placeholders left out (``ExportOptions/PlaceholderPolicy/exclude``).
+        case exclude
     }
 
     /// The parsed options.
@@ -49,6 +62,7 @@ enum ExportCommand: LeafCommand {
         var busyTimeoutMilliseconds: Int
         var pretty: Bool
         var nested: Bool
+        var excludesPlaceholders: Bool
         var arguments: ParsedArguments
 
         init(_ arguments: ParsedArguments) {
@@ -59,6 +73,7 @@ enum ExportCommand: LeafCommand {
             busyTimeoutMilliseconds = arguments[CommonOptions.busyTimeout].milliseconds
             pretty = arguments[ExportCommand.pretty]
             nested = arguments[relationships] == .nested
+            excludesPlaceholders = arguments[ExportCommand.placeholders] == .exclude
             self.arguments = arguments
         }
     }

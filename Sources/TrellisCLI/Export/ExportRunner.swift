@@ -27,6 +27,7 @@ struct ExportRunner {
         let context = ObjectContext(store: store, bindings: file.bindings)
         var exportOptions = ExportOptions()
         exportOptions.relationshipStyle = options.nested ? .nested : .identifiers
+        exportOptions.placeholders = options.excludesPlaceholders ? .exclude : .include
         let exporter = ObjectExporter(context: context, options: exportOptions)
         let json: JSONValue
         do {

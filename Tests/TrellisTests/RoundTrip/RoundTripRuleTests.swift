@@ -316,4 +316,21 @@ import TrellisTestSupport
         #expect(exports["Power"] == [4])
         #expect(exports["Publisher"] == [7])
     }
+
+    /// With `placeholders = .exclude` an exported array holds only objects written in full;
+    /// a related placeholder is still its identifier.
+    @Test(arguments: StoreKind.allCases)
+    func excludedPlaceholdersAreLeftOutOfArrays(kind: StoreKind) throws {
+        let store = try kind.makeStore(model: try GraphFixture.grootModel())
+        _ = try ObjectContext(store: store.store).importObjects(
+            from: [["id": 1, "publisher": 7, "powers": [4, ["id": 5, "name": "Flight"]]]], entity: "Character")
+        let context = ObjectContext(store: store.store)
+        var options = ExportOptions()
+        options.placeholders = .exclude
+        #expect(try context.exportJSON(try context.fetch("Power"), options: options) == [["id": 5, "name": "Flight"]])
+        #expect(try context.exportJSON(try context.fetch("Publisher"), options: options) == [])
+        #expect(try context.exportJSON(try context.fetch("Character"), options: options)
+            == [["id": 1, "name": nil, "real_name": nil, "powers": [4, ["id": 5, "name": "Flight"]], "publisher": 7]])
+        #expect(try context.exportJSON(try context.fetch("Power")) == [4, ["id": 5, "name": "Flight"]])
+    }
 }
