@@ -83,6 +83,7 @@ public enum TrellisCommand {
             .command(ImportCommand.self),
             .command(ExportCommand.self),
             .command(CountCommand.self),
+            .command(DeleteCommand.self),
             .command(WatchCommand.self),
             .command(SchemaCommand.self),
             .command(SyncCommand.self),

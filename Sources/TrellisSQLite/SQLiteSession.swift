@@ -446,7 +446,7 @@ final class SQLiteSession: StoreSession {
             for p in predicates { parts.append(try sql(for: p, entity: entity, binder: &binder)) }
             return "(" + parts.joined(separator: " OR ") + ")"
         case .not(let p):
-            return "NOT (\(try sql(for: p, entity: entity, binder: &binder)))"
+            return SQLiteDialect().negation(try sql(for: p, entity: entity, binder: &binder))
         }
     }
 }

@@ -225,10 +225,14 @@ extension ObjectContext {
     /// `nullify` removes it from the destinations' inverse, `cascade` deletes the
     /// destinations too (recursively), `deny` refuses while any destination is linked,
     /// `noAction` leaves the destinations alone. Written by the next ``save()``.
+    /// - Returns: what the call did: the objects it marked deleted (`object` first, then
+    ///   the ones its cascades reached) and the number of links it nullified in objects
+    ///   that stay; empty for an object already deleted or of another context.
     /// - Throws: ``ContextError`` `.deleteDenied` naming the relationship (nothing is
     ///   deleted then); store errors while faulting destinations in.
-    public func delete(_ object: ManagedObject) throws {
-        guard object.context === self, !object.isDeletedFlag else { return }
+    @discardableResult
+    public func delete(_ object: ManagedObject) throws -> DeleteResult {
+        guard object.context === self, !object.isDeletedFlag else { return DeleteResult(deletedObjects: [], nullifiedLinks: 0) }
         // Collect the cascade closure and check deny rules before changing anything.
         var doomed: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
@@ -253,15 +257,18 @@ extension ObjectContext {
             }
         }
         let doomedIDs = Set(doomed.map(\.objectID))
+        var nullified = 0
         for o in doomed {
             for (i, rel) in o.info.relationships.enumerated() where rel.description.deleteRule == .nullify {
                 guard let inverse = rel.inverseIndex else { continue }
                 for d in o.links[i] where !doomedIDs.contains(d) {
                     if rel.inverseIsToMany {
                         addPending(d, inverse, add: false, o.objectID)
+                        nullified += 1
                     } else if let dObject = try self.object(with: d), dObject.links[inverse].first == o.objectID {
                         dObject.links[inverse] = []
                         markDirty(dObject)
+                        nullified += 1
                     }
                 }
             }
@@ -271,5 +278,14 @@ extension ObjectContext {
             o.isDeletedFlag = true
             markDirty(o)
         }
+        return DeleteResult(deletedObjects: doomed, nullifiedLinks: nullified)
+    }
+
+    /// What one ``delete(_:)`` did (`trellis delete` reports the sums).
+    public struct DeleteResult {
+        /// The objects marked deleted: the one asked for, then those its cascades reached.
+        public let deletedObjects: [ManagedObject]
+        /// Links from objects that stay to deleted ones removed by `nullify` rules.
+        public let nullifiedLinks: Int
     }
 }

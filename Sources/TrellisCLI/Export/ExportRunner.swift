@@ -45,9 +45,9 @@ struct ExportRunner {
 
     /// The store at `path`, which must exist, opened read-only without writing the file.
     static func openStore(_ path: String, model: ObjectModel, environment: CommandEnvironment,
-                          busyTimeoutMilliseconds: Int) throws -> any PersistentStore {
+                          busyTimeoutMilliseconds: Int, readOnly: Bool = true) throws -> any PersistentStore {
         if PostgresStore.isConnectionString(path) {
-            return try PostgresStoreOpening.open(path, model: model, readOnly: true)
+            return try PostgresStoreOpening.open(path, model: model, readOnly: readOnly)
         }
         let storeURL = environment.url(for: path)
         try StoreLocation.checkFilePath(path)
@@ -58,7 +58,7 @@ struct ExportRunner {
             throw CommandError(.store, "\(path): no such store")
         }
         try StoreLocation.checkExisting(storeURL, path: path)
-        return try StoreOpening.open(storeURL, path: path, model: model, readOnly: true, migrationPolicy: .inWriteTransactions,
+        return try StoreOpening.open(storeURL, path: path, model: model, readOnly: readOnly, migrationPolicy: .inWriteTransactions,
                                      busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 

@@ -38,13 +38,15 @@ struct QueryStore {
     let storePath: String
     let busyTimeoutMilliseconds: Int
 
-    static func open(_ arguments: ParsedArguments, environment: CommandEnvironment) throws -> QueryStore {
+    /// `readOnly: false` (`delete`): opened for writing; the store must exist all the same.
+    static func open(_ arguments: ParsedArguments, environment: CommandEnvironment, readOnly: Bool = true) throws -> QueryStore {
         let storePath = arguments[CommonOptions.store]
         let (file, modelName) = try ModelLoading.load(arguments[CommonOptions.storeModel], orRecordedIn: storePath,
                                                       bindings: arguments[CommonOptions.bindings], environment: environment)
         let entity = try ModelLoading.entity(arguments[CommonOptions.entity], in: file.model, modelPath: modelName)
         let timeout = arguments[CommonOptions.busyTimeout].milliseconds
-        let store = try ExportRunner.openStore(storePath, model: file.model, environment: environment, busyTimeoutMilliseconds: timeout)
+        let store = try ExportRunner.openStore(storePath, model: file.model, environment: environment, busyTimeoutMilliseconds: timeout,
+                                              readOnly: readOnly)
         return QueryStore(file: file, entity: entity, store: store, storePath: storePath, busyTimeoutMilliseconds: timeout)
     }
 

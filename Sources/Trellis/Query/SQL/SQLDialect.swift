@@ -33,6 +33,12 @@ public protocol SQLDialect: Sendable {
 }
 
 extension SQLDialect {
+    /// `NOT condition`, two-valued: a condition that is NULL (a comparison with a missing
+    /// value) counts as false, so its negation holds: `NOT coalesce(p, FALSE)`. The one home of
+    /// the rule, for ``SQLPredicateCompiler`` and the stores' ``StorePredicate`` conditions,
+    /// as ``RequestEvaluator`` and in-memory ``StorePredicate`` evaluation decide.
+    public func negation(_ condition: String) -> String { "NOT coalesce(\(condition), \(falseLiteral))" }
+
     public func identifier(_ name: String) -> String {
         var out = "\""
         for c in name.unicodeScalars {

@@ -138,7 +138,7 @@ public struct SQLPredicateCompiler {
             for p in ps { parts.append(try sql(p, scope)) }
             return SQLPredicateCompiler.balanced(parts[...], "OR")
         case .not(let p):
-            return "NOT coalesce(\(try sql(p, scope)), \(dialect.falseLiteral))"
+            return dialect.negation(try sql(p, scope))
         case .objectIDs(let ids):
             return try objectIDCondition(ids, scope)
         case .compare(let path, let op, let values, let options):
