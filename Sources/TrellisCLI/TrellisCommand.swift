@@ -8,9 +8,9 @@ import Trellis
 ///     var out = "", err = ""
 ///     let status = TrellisCommand.run(arguments: ["schema", "--model", "model.json"], stdout: &out, stderr: &err)
 ///
-/// Subcommands (``root``, in help order; see docs/CLI.md): `import`, `export`, `count`, `watch`,
-/// `schema`, `sync`, `model convert|infer|show`, `json check|format`, and `help`. `trellis` alone and `trellis --help` print the overview,
-/// `trellis help <subcommand>…` and `trellis <subcommand>… --help` a subcommand's help,
+/// Subcommands (``root``, in help order; see docs/CLI.md): `import`, `export`, `count`, `delete`,
+/// `watch`, `schema`, `sync`, `model convert|infer|show`, `json check|format`, and `help`.
+/// `trellis` alone and `trellis --help` print the overview, `trellis help <subcommand>…` and `trellis <subcommand>… --help` a subcommand's help,
 /// `trellis --version` the version.
 public enum TrellisCommand {
     /// The version `trellis --version` prints (semantic versioning).
