@@ -3,9 +3,6 @@ import Trellis
 /// A ``StorePredicate`` as a PostgreSQL `WHERE` condition on `t`, its values bound as
 /// parameters of the compared attribute's type (`t."id" = $1::bigint`).
 enum PostgresPredicate {
-    /// Writes `NOT` (two-valued, as every store decides it: ``SQLDialect/negation(_:)``).
-    private static let negationDialect = PostgresDialect()
-
     /// The condition for `entity` (its kinds) and `predicate`; values are appended to `parameters`.
     /// - Throws: `.unknownObject` for a name that is not an attribute or to-one of the entity.
     static func condition(for entity: PostgresEntityLayout, predicate: StorePredicate?,
@@ -76,7 +73,7 @@ enum PostgresPredicate {
             for p in predicates { parts.append(try sql(for: p, entity: entity, parameters: &parameters)) }
             return "(" + parts.joined(separator: " OR ") + ")"
         case .not(let p):
-            return negationDialect.negation(try sql(for: p, entity: entity, parameters: &parameters))
+            return PostgresDialect().negation(try sql(for: p, entity: entity, parameters: &parameters))
         }
     }
 }
