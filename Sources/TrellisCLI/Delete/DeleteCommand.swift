@@ -39,7 +39,7 @@ enum DeleteCommand: LeafCommand {
                 do {
                     result = try objectContext.delete(object)
                 } catch let error as ContextError where error.code == .deleteDenied {
-                    throw CommandError(.importFailed, "delete denied: \(error); nothing was deleted")
+                    throw CommandError(.deleteDenied, "delete denied: \(error); nothing was deleted")
                 }
                 for deleted in result.deletedObjects { counts[deleted.entity.name, default: 0] += 1 }
                 nullified += result.nullifiedLinks

@@ -15,6 +15,8 @@ public struct CommandError: Error, Sendable, CustomStringConvertible {
         public static let invalidInput = Code(rawValue: "invalidInput")
         /// A value in the input does not fit the model.
         public static let importFailed = Code(rawValue: "importFailed")
+        /// A delete the model's `deny` rule refuses (`trellis delete`); nothing was deleted.
+        public static let deleteDenied = Code(rawValue: "deleteDenied")
         /// The store cannot be opened or written.
         public static let store = Code(rawValue: "store")
         /// An output file (`-o`) cannot be written.
