@@ -1,6 +1,7 @@
 import Foundation
 import Trellis
 import TrellisModelFile
+import TrellisPostgres
 
 /// `trellis model show MODEL`: the summary on standard output. Names that are not bound
 /// are reported in the summary instead of failing.
@@ -16,7 +17,9 @@ enum ModelShowCommand: LeafCommand {
     static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
         let path = arguments[model]
         let loaded = try ModelCommand.load(path, arguments, environment: context.environment)
-        context.stdout.write(ModelSummary(loaded: loaded, path: path).text)
+        // A PostgreSQL store is named without its password.
+        let name = PostgresStore.isConnectionString(path) ? PostgresStoreOpening.name(path) : path
+        context.stdout.write(ModelSummary(loaded: loaded, path: name).text)
     }
 }
 

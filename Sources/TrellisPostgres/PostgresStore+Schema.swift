@@ -11,8 +11,11 @@ import TrellisSQL
 /// `trellis_metadata` records `format` (`1`), `modelVersion`, `schema` (the
 /// ``SchemaDescription`` as JSON, the same text the SQLite store keeps) and `schemaHash`.
 /// `trellis_locks` holds one lock row per scope (``PostgresSession/lock(scope:exclusive:)``).
+/// `model` holds the model file text the store was last written with, when the opener gave
+/// one (``Configuration/modelRecord``), as the SQLite store's `model` key does.
 extension PostgresStore {
     static let currentFormat = "1"
+    static let modelRecordKey = "model"
 
     /// What the database needs before it fits the model.
     enum SchemaWork: Sendable, Equatable {
@@ -34,6 +37,8 @@ extension PostgresStore {
     static func prepareSchema(connection: PostgresConnection, model: ObjectModel, schema: String, configuration: Configuration,
                               applying: Bool, describing store: String) throws -> (layout: PostgresLayout, work: SchemaWork) {
         var attempt = 1
+        if applying { try lockSchemaCreation(connection: connection, schema: schema) }
+        defer { if applying { unlockSchemaCreation(connection: connection, schema: schema) } }
         while true {
             try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
             do {
@@ -50,6 +55,30 @@ extension PostgresStore {
             }
         }
     }
+
+    /// Takes the session-level advisory lock that serializes creating and migrating the store
+    /// in `schema` among every process (https://www.postgresql.org/docs/current/explicit-locking.html#ADVISORY-LOCKS),
+    /// waiting while another holds it. Taken before the transaction begins, so that its
+    /// snapshot (`REPEATABLE READ` takes it at the first statement) sees the tables the
+    /// previous holder committed: several first runs into one empty database never race on
+    /// `CREATE TABLE` (which fails with `duplicate key value violates unique constraint
+    /// "pg_type_typname_nsp_index"`). The lock ends with the session if the process dies.
+    static func lockSchemaCreation(connection: PostgresConnection, schema: String) throws(StoreError) {
+        var parameters = PostgresParameters()
+        parameters.append(text: schema)
+        try connection.run("SELECT pg_catalog.pg_advisory_lock(\(schemaLockClass), pg_catalog.hashtext($1))", parameters)
+    }
+
+    /// Releases ``lockSchemaCreation(connection:schema:)`` (a lost connection released it already).
+    static func unlockSchemaCreation(connection: PostgresConnection, schema: String) {
+        guard connection.isConnected else { return }
+        var parameters = PostgresParameters()
+        parameters.append(text: schema)
+        _ = try? connection.run("SELECT pg_catalog.pg_advisory_unlock(\(schemaLockClass), pg_catalog.hashtext($1))", parameters)
+    }
+
+    /// The first key of the schema lock (`'TRLS'` as a 32-bit integer), the second being the schema name's hash.
+    static let schemaLockClass: Int32 = 0x5452_4C53
 
     /// ``prepareSchema(connection:model:configuration:applying:describing:)`` inside the caller's transaction.
     static func prepareSchemaInTransaction(connection: PostgresConnection, model: ObjectModel, schema: String,
@@ -74,6 +103,7 @@ extension PostgresStore {
                 }
                 try addLockRows(for: description, connection: connection, schema: schema)
                 try writeMetadata(description, model: model, connection: connection, schema: schema)
+                try updateModelRecord(configuration.modelRecord, schemaChanged: true, connection: connection, schema: schema)
             }
             return (try PostgresLayout(model: model, description: description, schema: schema), .creation)
         }
@@ -86,7 +116,8 @@ extension PostgresStore {
             try addLockRows(for: description, connection: connection, schema: schema)
         }
         let versionChanged = metadata["modelVersion"] != model.versionLabel
-        if description == stored, !versionChanged {
+        let recordChanged = configuration.modelRecord.map { $0 != metadata[modelRecordKey] } ?? false
+        if description == stored, !versionChanged, !recordChanged {
             return (try PostgresLayout(model: model, description: description, schema: schema), .none)
         }
         if applying {
@@ -97,8 +128,13 @@ extension PostgresStore {
         }
         if description == stored {
             let changed = metadata["modelVersion"] != model.versionLabel
+            let recordChanged = configuration.modelRecord.map { $0 != metadata[modelRecordKey] } ?? false
             if applying, changed { try writeMetadata(description, model: model, connection: connection, schema: schema) }
-            return (try PostgresLayout(model: model, description: description, schema: schema), changed ? .metadata : .none)
+            if applying, recordChanged {
+                try updateModelRecord(configuration.modelRecord, schemaChanged: false, connection: connection, schema: schema)
+            }
+            return (try PostgresLayout(model: model, description: description, schema: schema),
+                    changed || recordChanged ? .metadata : .none)
         }
         try SchemaDescription.checkCompatibility(stored: stored, new: description, readOnly: configuration.isReadOnly)
         let statements = migrationStatements(from: stored, to: description, schema: schema)
@@ -107,7 +143,10 @@ extension PostgresStore {
             try addLockRows(for: description, connection: connection, schema: schema)
         }
         try fillNewAttributes(from: stored, to: description, model: model, connection: connection, schema: schema, applying: applying)
-        if applying { try writeMetadata(description, model: model, connection: connection, schema: schema) }
+        if applying {
+            try writeMetadata(description, model: model, connection: connection, schema: schema)
+            try updateModelRecord(configuration.modelRecord, schemaChanged: true, connection: connection, schema: schema)
+        }
         return (try PostgresLayout(model: model, description: description, schema: schema), statements.isEmpty ? .metadata : .migration)
     }
 
@@ -249,6 +288,22 @@ extension PostgresStore {
         try connection.run("INSERT INTO \(table) (\"key\", \"value\") SELECT * FROM unnest($1::text[], $2::text[]) "
                            + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"", parameters)
         if model.versionLabel == nil { try connection.execute("DELETE FROM \(table) WHERE \"key\" = 'modelVersion'") }
+    }
+
+    /// Writes `record` as the recorded model (key `model`); with nil, removes the recorded
+    /// model when `schemaChanged` (it describes the tables no more) and keeps it otherwise.
+    static func updateModelRecord(_ record: String?, schemaChanged: Bool, connection: PostgresConnection,
+                                  schema: String) throws(StoreError) {
+        let table = SQLText.qualified(schema, SchemaDescription.metadataTable)
+        var parameters = PostgresParameters()
+        parameters.append(text: modelRecordKey)
+        if let record {
+            parameters.append(text: record)
+            try connection.run("INSERT INTO \(table) (\"key\", \"value\") VALUES ($1, $2) "
+                               + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"", parameters)
+        } else if schemaChanged {
+            try connection.run("DELETE FROM \(table) WHERE \"key\" = $1", parameters)
+        }
     }
 
     /// FNV-1a, 64 bits, as 16 lowercase hex digits (as the SQLite store records it).

@@ -87,6 +87,13 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         /// server that refuses `LISTEN` (CockroachDB) is polled every 0.05 s instead, if
         /// that is sooner. Default 0.5.
         public var observationPollInterval: Double
+        /// The text of the model file the store is opened with (Trellis JSON model format),
+        /// recorded in `trellis_metadata` key `model` when the store is created, migrated or
+        /// written with a different text, and read back by ``recordedModel(connection:)``
+        /// (`trellis model show postgresql://…`, an import or sync without `--model`). Default
+        /// nil: the recorded text is kept while the schema stays the same, and removed when a
+        /// migration changes it (it would describe the tables no more).
+        public var modelRecord: String?
         /// Whether committing write sessions send `NOTIFY` (tests turn it off to show that the
         /// poll alone delivers every commit). Default `true`.
         package var notifiesCommits = true
@@ -95,7 +102,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         /// `observationPollInterval` to 0.001...86400.
         public init(schema: String? = nil, isReadOnly: Bool = false, isolation: Isolation = .repeatableRead,
                     maxAttempts: Int = 10, retryDelay: Double = 0.02, migrationPolicy: MigrationPolicy = .onOpen,
-                    observationPollInterval: Double = 0.5) {
+                    observationPollInterval: Double = 0.5, modelRecord: String? = nil) {
             self.schema = schema
             self.isReadOnly = isReadOnly
             self.isolation = isolation
@@ -103,6 +110,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
             self.retryDelay = retryDelay.isFinite ? max(0, min(retryDelay, 10)) : 0.02
             self.migrationPolicy = migrationPolicy
             self.observationPollInterval = observationPollInterval.isFinite ? max(0.001, min(observationPollInterval, 86_400)) : 0.5
+            self.modelRecord = modelRecord
         }
     }
 
@@ -209,6 +217,9 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
             try refuseNesting(connection)
             try connection.reconnectIfNeeded()
             let pending = pendingWork.changesTables
+            // The schema work it does and rolls back meets another process's creation as a write's would.
+            if pending { try PostgresStore.lockSchemaCreation(connection: connection, schema: schema) }
+            defer { if pending { PostgresStore.unlockSchemaCreation(connection: connection, schema: schema) } }
             try connection.execute(pending ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             let session = PostgresSession(connection: connection, layout: layout, model: model, isWritable: false)
             defer {
@@ -252,6 +263,10 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
 
     private func writeOnce<T>(_ connection: PostgresConnection, _ body: (any StoreSession) throws -> T) throws -> (T, StoreCommit?) {
         try connection.reconnectIfNeeded()
+        // Creating or migrating tables: one process at a time, the next seeing what the previous committed.
+        let changesTables = pendingWork.changesTables
+        if changesTables { try PostgresStore.lockSchemaCreation(connection: connection, schema: schema) }
+        defer { if changesTables { PostgresStore.unlockSchemaCreation(connection: connection, schema: schema) } }
         try connection.execute("BEGIN ISOLATION LEVEL \(configuration.isolation.rawValue)")
         var session: PostgresSession?
         do {

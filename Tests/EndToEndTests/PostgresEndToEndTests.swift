@@ -214,4 +214,65 @@ struct PostgresEndToEndTests {
         #expect(contradiction.status == 64 && contradiction.stderr.hasPrefix(
             "error: --dialect sqlite contradicts --store, which is a PostgreSQL connection string\n"), "\(contradiction)")
     }
+
+    /// Without --model, an import into a fresh PostgreSQL schema infers the model from the
+    /// payload and records it in the store, as on SQLite: the second import uses the recorded
+    /// model, `model show` and `export` read it, and the password never appears.
+    @Test func anImportWithoutAModelInfersAndRecordsIt() throws {
+        let workspace = try Workspace()
+        try workspace.directory.copyExample("twitter/twitter.json")
+        let name = PostgresStore.describe(connection: workspace.store) + "?schema=" + workspace.schema
+        let arguments = ["import", "Examples/twitter/twitter.json", "--at", "statuses", "--entity", "Status", "--store", workspace.store]
+        let first = try TrellisProcess.run(arguments, in: workspace.directory.url)
+        #expect(first.status == 0 && first.stderr == "", "\(first)")
+        #expect(first.stdout.hasSuffix("model: inferred from the payload (5 entities, 88 attributes, 16 relationships) and recorded in "
+                                       + "\(name); print it with: trellis model show \(name)\n"), "\(first)")
+        #expect(try workspace.query(#"SELECT count(*) FROM "Status""#) == "115")
+        #expect(try workspace.query(#"SELECT count(*) FROM "User""#) == "127")
+        let convert = try TrellisProcess.run(["model", "convert", workspace.store, "-o", "model.json"], in: workspace.directory.url)
+        #expect(convert == TrellisProcess.Result(status: 0, stdout: "wrote model.json: 5 entities, 88 attributes, 16 relationships\n",
+                                                 stderr: ""), "\(convert)")
+        let golden = try String(contentsOf: Fixtures.url("inference/twitter.model.json"), encoding: .utf8)
+        #expect(try String(contentsOf: workspace.directory.url.appendingPathComponent("model.json"), encoding: .utf8) == golden)
+
+        let second = try TrellisProcess.run(arguments, in: workspace.directory.url)
+        #expect(second.status == 0 && second.stderr == "", "\(second)")
+        #expect(second.stdout.contains("Status          0         0        115         0\n"), "\(second)")
+        #expect(second.stdout.hasSuffix("model: the one recorded in \(name)\n"), "\(second)")
+
+        let show = try TrellisProcess.run(["model", "show", workspace.store], in: workspace.directory.url)
+        #expect(show.status == 0 && show.stderr == "", "\(show)")
+        #expect(show.stdout.hasPrefix("model: \(name) (the model recorded in the store)\n5 entities, 88 attributes, 16 relationships\n"),
+                "\(show)")
+        let count = try TrellisProcess.run(["count", "--entity", "User", "--store", workspace.store], in: workspace.directory.url)
+        #expect(count == TrellisProcess.Result(status: 0, stdout: "127\n", stderr: ""), "\(count)")
+
+        // A schema with no store yet records no model: model show says so.
+        let emptySchema = PostgresTestServer.makeSchemaName()
+        defer { PostgresTestServer.dropSchema(emptySchema) }
+        let empty = try PostgresTestServer.connectionString(schema: emptySchema)
+        let none = try TrellisProcess.run(["model", "show", empty], in: workspace.directory.url)
+        #expect(none == TrellisProcess.Result(
+            status: 1, stdout: "",
+            stderr: "error: \(PostgresStore.describe(connection: empty))?schema=\(emptySchema): no store there yet, so it records no "
+                + "model; give the model with --model\n"), "\(none)")
+    }
+
+    /// Eight first imports into one empty schema at once, each without --model: schema
+    /// creation is serialized (an advisory lock taken before each creating transaction
+    /// begins), so none fails on `CREATE TABLE` and every record exists once.
+    @Test func eightFirstImportsAtOnceCreateTheStoreOnce() throws {
+        let workspace = try Workspace()
+        let workload = RecordsWorkload(capacity: 8_001)
+        for i in 0..<8 { try workspace.write(workload.payload((1_000 * i)..<(1_000 * i + 1_000), version: 1), "p\(i).json") }
+        let processes = try (0..<8).map {
+            try TrellisProcess.start(["import", "p\($0).json", "--entity", "Record", "--store", workspace.store], in: workspace.directory.url)
+        }
+        for (i, result) in processes.map({ $0.wait() }).enumerated() {
+            #expect(result.status == 0 && result.stderr == "", "process \(i): \(result)")
+        }
+        #expect(try workspace.query(#"SELECT count(*), count(DISTINCT "id"), min("id"), max("id") FROM "Record""#) == "8000|8000|0|7999")
+        #expect(try workspace.query(#"SELECT count(*), count(DISTINCT "id") FROM "Category""#) == "10|10")
+        #expect(try workspace.query(#"SELECT count(*) FROM "trellis_metadata" WHERE "key" = 'model'"#) == "1")
+    }
 }

@@ -97,8 +97,9 @@ struct PostgresSyncEndToEndTests {
         #expect(refusedStatus.status == 1 && !refusedStatus.stderr.contains(Self.password), "\(refusedStatus)")
     }
 
-    /// Without --model a sync into PostgreSQL is bad usage (the model is recorded in SQLite
-    /// stores only); `--status` of a schema with no store yet reports nothing synced.
+    /// Without --model a sync into a schema with no store yet is bad usage (there is no
+    /// recorded model to use, as for a new SQLite store); `--status` of such a schema reports
+    /// nothing synced.
     @Test func withoutAModelIsBadUsageAndAnEmptySchemaHasNoStatus() throws {
         let server = try TestServer(["--heroes", "3"])
         let directory = try TemporaryDirectory()
@@ -109,12 +110,40 @@ struct PostgresSyncEndToEndTests {
         let store = try PostgresTestServer.connectionString(schema: schema)
         let noModel = try TrellisProcess.run(["sync", "heroes.source.json", "--store", store], in: directory.url)
         #expect(noModel.status == 64)
-        #expect(noModel.stderr.hasPrefix("error: missing option '--model <model>': a sync into a PostgreSQL store needs the model "
-                                         + "(models are recorded in SQLite stores only)\nusage: trellis sync"), "\(noModel)")
+        let name = PostgresStore.describe(connection: store) + "?schema=" + schema
+        #expect(noModel.stderr.hasPrefix("error: missing option '--model <model>': the store \(name) does not exist yet, "
+                                         + "so it records no model\nusage: trellis sync"), "\(noModel)")
         let status = try TrellisProcess.run(["sync", "heroes.source.json", "--status", "--store", store, "--report", "json"],
                                             in: directory.url)
         #expect(status.status == 0, "\(status)")
         #expect(try JSONReader.parse(status.stdout)["resources"]?[0]?["lastRun"] == .null)
         #expect(try PostgresTestServer.execute("SELECT count(*) FROM pg_namespace WHERE nspname = '\(schema)'") == [["0"]])
+    }
+
+    /// Eight first syncs into one empty schema at once: schema creation is serialized, so
+    /// every process succeeds and every record exists once; the model is recorded, so a later
+    /// sync without --model uses it and finds nothing changed.
+    @Test func eightFirstSyncsAtOnceAndASyncWithTheRecordedModel() throws {
+        let server = try TestServer(["--heroes", "120"])
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try source(server).write(to: directory.url.appendingPathComponent("heroes.source.json"), atomically: true, encoding: .utf8)
+        setenv("PARSE_APP_ID", "test-app", 1)
+        let schema = PostgresTestServer.makeSchemaName()
+        defer { PostgresTestServer.dropSchema(schema) }
+        let store = try PostgresTestServer.connectionString(schema: schema)
+        let processes = try (0..<8).map { _ in
+            try TrellisProcess.start(["sync", "heroes.source.json", "--model", Self.model.path, "--store", store], in: directory.url)
+        }
+        for (i, result) in processes.map({ $0.wait() }).enumerated() {
+            #expect(result.status == 0 && result.stderr == "", "process \(i): \(result)")
+        }
+        #expect(try query(#"SELECT count(*), count(DISTINCT "objectId") FROM "Hero""#, schema: schema) == "120|120")
+        let recorded = try query(#"SELECT "value" FROM "trellis_metadata" WHERE "key" = 'model'"#, schema: schema)
+        #expect(try JSONReader.parse(recorded)["entities"]?[0]?["name"] == "Hero", "\(recorded)")
+
+        let again = try TrellisProcess.run(["sync", "heroes.source.json", "--store", store, "--report", "json"], in: directory.url)
+        #expect(again.status == 0 && again.stderr == "", "\(again)")
+        #expect(try JSONReader.parse(again.stdout)["resources"]?[0]?["records"] == 0, "\(again)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Trellis
 import TrellisModelFile
+import TrellisPostgres
 
 
 /// The model a `trellis import` uses, and the text the store records of it:
@@ -40,7 +41,11 @@ struct ImportModel {
         var reading = InferenceReading(inputs: inputs, at: options.at, format: options.format, entity: options.entity, sample: nil)
         reading.keyAttribute = options.keyAttribute
         reading.valueKey = options.valueKey
-        guard FileManager.default.fileExists(atPath: storeURL.path) else {
+        // A PostgreSQL store exists once its schema holds the store's tables.
+        let storeExists = PostgresStore.isConnectionString(options.storePath)
+            ? try RecordedModel.text(postgres: options.storePath) != nil
+            : FileManager.default.fileExists(atPath: storeURL.path)
+        guard storeExists else {
             let inferred = try reading.infer()
             return ImportModel(loaded: LoadedModel(file: inferred.file, store: options.storePath), record: text(of: inferred.file),
                                origin: .inferred, readsMembers: inferred.isKeyedCollection)

@@ -37,13 +37,10 @@ struct ImportRunner {
             entity = try checkedEntity(in: resolved)
             for input in inputs { try InputCheck.check(input) }
             if !isPostgres { try StoreLocation.check(storeURL, path: options.storePath) }
-        } else if isPostgres {
-            throw CommandError(.store, "\(PostgresStoreOpening.name(options.storePath)): an import into a PostgreSQL store needs "
-                               + "--model (models are inferred and recorded in SQLite stores only)")
         } else {
             // The model comes from the inputs (and the store): check those first.
             for input in inputs { try InputCheck.check(input) }
-            try StoreLocation.check(storeURL, path: options.storePath)
+            if !isPostgres { try StoreLocation.check(storeURL, path: options.storePath) }
             // Read twice (to infer the model, then to import): standard input, a FIFO or a
             // process substitution (`<(curl …)`) from a copy, since a second read finds nothing.
             for i in inputs.indices where inputs[i].isStream {
@@ -73,7 +70,7 @@ struct ImportRunner {
         let report: ImportReport
         if isPostgres {
             report = try importIntoPostgres(from: readers, makeReaders: makeReaders, rereadable: !inputs.contains(where: \.isStandardInput),
-                                            model: file, entity: entity.name, progress: progress)
+                                            model: file, record: resolved.record, entity: entity.name, progress: progress)
         } else {
             report = try importIntoSQLite(from: readers, makeReaders: makeReaders, inputs: inputs, storeURL: storeURL,
                                           resolved: resolved, entity: entity.name, progress: progress)
@@ -141,9 +138,9 @@ struct ImportRunner {
     /// transaction that conflicts with a concurrent import is run again from the first byte
     /// of every file (standard input cannot be read twice: the conflict is reported).
     private func importIntoPostgres(from readers: [InputElementReader], makeReaders: @escaping () -> [InputElementReader],
-                                    rereadable: Bool, model file: LoadedModel, entity: String,
+                                    rereadable: Bool, model file: LoadedModel, record: String, entity: String,
                                     progress: ProgressBar) throws -> ImportReport {
-        let store = try PostgresStoreOpening.open(options.storePath, model: file.model, readOnly: false)
+        let store = try PostgresStoreOpening.open(options.storePath, model: file.model, readOnly: false, modelRecord: record)
         var source = ChainedImportSource(readers: readers, progress: progress, makeReaders: rereadable ? makeReaders : nil)
         var importOptions = ImportOptions()
         importOptions.keyAttribute = options.keyAttribute

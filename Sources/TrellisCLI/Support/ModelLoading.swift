@@ -1,6 +1,7 @@
 import Foundation
 import Trellis
 import TrellisModelFile
+import TrellisPostgres
 
 /// Reading `--model` and checking names against it, with the messages every command shares.
 enum ModelLoading {
@@ -32,6 +33,9 @@ enum ModelLoading {
     static func load(_ path: String?, orRecordedIn storePath: String, bindings bindingsPath: String?,
                      environment: CommandEnvironment) throws -> (file: LoadedModel, name: String) {
         if let path { return (try load(path, bindings: bindingsPath, environment: environment), path) }
+        if PostgresStore.isConnectionString(storePath) {
+            return (try load(storePath, bindings: bindingsPath, environment: environment), PostgresStoreOpening.name(storePath))
+        }
         let url = environment.url(for: storePath)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CommandError(.store, "\(storePath): no such store, and no --model: give the model with --model, "
@@ -70,6 +74,13 @@ enum ModelLoading {
                 error.file = bindingsPath
                 throw error
             }
+        }
+        if PostgresStore.isConnectionString(path) {
+            if let version {
+                throw CommandError(.invalidModel, "\(PostgresStoreOpening.name(path)): version '\(version)' asked for, "
+                                   + "but only a .xcdatamodeld bundle has versions")
+            }
+            return try RecordedModel.load(postgres: path, bindings: bindings, bindingsPath: bindingsPath)
         }
         if RecordedModel.isSQLiteFile(url) {
             if let version {

@@ -17,11 +17,14 @@ enum PostgresStoreOpening {
     /// so a failed import or a dry run leaves the database exactly as it was (PostgreSQL's DDL
     /// is transactional); an export (`readOnly`) reads as the migration would leave it and
     /// writes nothing.
+    /// `modelRecord` (the model file's text) is recorded in the store by the first write
+    /// transaction that commits, as SQLite stores record it (``RecordedModel``).
     /// - Throws: ``CommandError`` `.store`.
-    static func open(_ connection: String, model: ObjectModel, readOnly: Bool) throws -> PostgresStore {
+    static func open(_ connection: String, model: ObjectModel, readOnly: Bool, modelRecord: String? = nil) throws -> PostgresStore {
         do {
             return try PostgresStore(connection: connection, model: model,
-                                     configuration: .init(isReadOnly: readOnly, migrationPolicy: .inWriteTransactions))
+                                     configuration: .init(isReadOnly: readOnly, migrationPolicy: .inWriteTransactions,
+                                                          modelRecord: readOnly ? nil : modelRecord))
         } catch let error as StoreError {
             throw commandError(error, connection: connection)
         }

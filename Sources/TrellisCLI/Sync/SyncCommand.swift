@@ -70,14 +70,13 @@ enum SyncCommand: LeafCommand {
         let storeName = isPostgres ? PostgresStoreOpening.name(storePath) : storePath
         let storeURL = environment.url(for: isPostgres ? "." : storePath)
         // Without --model, the model the store records (written by every import and sync).
-        let exists = !isPostgres && FileManager.default.fileExists(atPath: storeURL.path)
+        // A PostgreSQL store exists once its schema holds the store's tables (read only when needed).
+        let exists = isPostgres
+            ? (arguments[model] == nil && !arguments[status] ? try RecordedModel.text(postgres: storePath) != nil : false)
+            : FileManager.default.fileExists(atPath: storeURL.path)
         let modelPath = arguments[model] ?? (exists ? storePath : nil)
         if modelPath == nil, !arguments[status] {
-            if isPostgres {
-                throw UsageError("missing option '--model <model>': a sync into a PostgreSQL store needs the model "
-                                 + "(models are recorded in SQLite stores only)")
-            }
-            throw UsageError("missing option '--model <model>': the store \(storePath) does not exist yet, so it records no model")
+            throw UsageError("missing option '--model <model>': the store \(storeName) does not exist yet, so it records no model")
         }
         let syncSource = try load(sourcePath, environment: environment)
         if arguments[status] {
@@ -115,7 +114,7 @@ enum SyncCommand: LeafCommand {
         if isPostgres {
             // Each page's transaction creates or migrates the tables first, until one commits
             // (a dry run's roll back with it).
-            store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false)
+            store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false, modelRecord: record)
         } else if options.dryRun, !exists {
             store = InMemoryStore(model: file.model)
         } else {

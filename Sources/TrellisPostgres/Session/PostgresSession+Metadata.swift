@@ -57,6 +57,32 @@ extension PostgresStore {
     /// - Throws: `StoreError` `.unavailable` (cannot connect; the message names the server
     ///   without its password), `.notAStore` (the schema holds tables but no `trellis_metadata`).
     public static func userMetadata(connection: String) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for (key, value) in try storeMetadata(connection: connection) ?? [:] where key.hasPrefix(PostgresSession.userMetadataPrefix) {
+            result[String(key.dropFirst(PostgresSession.userMetadataPrefix.count))] = value
+        }
+        return result
+    }
+
+    /// The model file text the store in the schema `connection` names records
+    /// (``Configuration/modelRecord``, key `model` of `trellis_metadata`: every `trellis import`
+    /// and `trellis sync` records it), read in one read-only transaction without opening the
+    /// store for a model (for `trellis model show postgresql://…` and an import without
+    /// `--model`).
+    ///
+    /// - Returns: `storeExists` false for a schema with no tables yet (a store not created
+    ///   yet: `model` is then nil); `model` nil too for a store written by a program that gave
+    ///   no record, or whose schema a migration without a record changed.
+    /// - Throws: `StoreError` `.unavailable` (cannot connect; the message names the server
+    ///   without its password), `.notAStore` (the schema holds tables but no `trellis_metadata`).
+    public static func recordedModel(connection: String) throws -> (storeExists: Bool, model: String?) {
+        guard let metadata = try storeMetadata(connection: connection) else { return (false, nil) }
+        return (true, metadata[modelRecordKey])
+    }
+
+    /// Every `trellis_metadata` row of the store in the schema `connection` names, or nil for
+    /// a schema with no tables (or none at all).
+    private static func storeMetadata(connection: String) throws -> [String: String]? {
         let parsed = try ConnectionString(connection)
         let schema = parsed.schema ?? "public"
         let opened = try PostgresConnection(parsed)
@@ -68,15 +94,11 @@ extension PostgresStore {
                                     + "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')", names)
         let existing = Set((0..<tables.rowCount).map { tables.string($0, 0) })
         guard existing.contains(SchemaDescription.metadataTable) else {
-            if existing.isEmpty { return [:] }
+            if existing.isEmpty { return nil }
             throw StoreError(.notAStore, message: "schema \(schema) of \(opened.display) holds tables but no Trellis store "
                              + "(it has no trellis_metadata table)")
         }
-        var result: [String: String] = [:]
-        for (key, value) in try readMetadata(connection: opened, schema: schema) where key.hasPrefix(PostgresSession.userMetadataPrefix) {
-            result[String(key.dropFirst(PostgresSession.userMetadataPrefix.count))] = value
-        }
-        return result
+        return try readMetadata(connection: opened, schema: schema)
     }
 }
 
