@@ -331,7 +331,7 @@ extension PostgresStore {
         } else {
             what = "the role \(role) lacks a privilege the store needs in \(store)"
         }
-        return StoreError(.permissionDenied, message: "\(what) (PostgreSQL: \(error.message))", details: error.details)
+        return error.withCode(.permissionDenied, message: "\(what) (PostgreSQL: \(error.message))")
     }
 }
 
