@@ -22,7 +22,7 @@ enum SyncCommand: LeafCommand {
     static let stage = OptionKey<String?>(
         "--stage", valueName: "dir", help: "Write every fetched page (status, headers without secrets, body) into this directory before importing it.")
     static let replay = OptionKey<String?>(
-        "--replay", valueName: "dir", help: "Import the pages staged in this directory instead of fetching them (no network).")
+        "--replay", valueName: "dir", help: "Import the pages staged in this directory instead of fetching them (no network; the source's ${env:…} variables may be unset).")
     static let report = OptionKey<ReportFormat>("--report", valueName: "format", help: "The summary format on standard output.", default: "text")
     static let maxPages = OptionKey<Int?>("--max-pages", valueName: "count", help: "Fetch at most this many pages per resource; the next run resumes there.")
     static let status = OptionKey<Bool>(
@@ -101,7 +101,8 @@ enum SyncCommand: LeafCommand {
         if modelPath == nil, !arguments[status] {
             throw UsageError("missing option '--model <model>': the store \(storeName) does not exist yet, so it records no model")
         }
-        let syncSource = try load(sourcePath, environment: environment)
+        // A replay sends no request: the source's secrets may be unset (`${env:NYT_API_KEY}`).
+        let syncSource = try load(sourcePath, environment: environment, replaying: arguments[replay] != nil)
         if arguments[status] {
             let metadata: [String: String]
             if isPostgres {
@@ -270,9 +271,10 @@ enum SyncCommand: LeafCommand {
     }
 
     /// The source file at `path`, `${env:NAME}` read from the environment.
-    static func load(_ path: String, environment: CommandEnvironment) throws -> SyncSource {
+    static func load(_ path: String, environment: CommandEnvironment, replaying: Bool = false) throws -> SyncSource {
         do {
-            return try SyncSource(contentsOf: environment.url(for: path), environment: environment.variables)
+            return try SyncSource(contentsOf: environment.url(for: path), environment: environment.variables,
+                                  unsetVariableValue: replaying ? "unset-in-replay" : nil)
         } catch var error as SyncError {
             error.file = path
             throw CommandError(.invalidInput, error.description)
