@@ -83,6 +83,21 @@ import TrellisTestSupport
         #expect(try SQLiteShell.query(store, "SELECT min(publishedAt), max(publishedAt) FROM Article") == "1435914000.0|1438171200.0")
     }
 
+    /// `recorded/` holds raw response bodies, not staged pages: the replay says what it expected.
+    @Test func aDirectoryOfRawBodiesIsNotAReplay() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let root = Fixtures.repositoryRoot().path
+        let result = try TrellisProcess.run(["sync", root + "/Examples/nytimes/articles.source.json", "--replay", root + "/Examples/nytimes/recorded",
+                                             "--model", root + "/Examples/nytimes/model.json", "--store", "x.sqlite"],
+                                            in: directory.url, launcher: ["/usr/bin/env", "-u", "NYT_API_KEY"])
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "error: resource articles, page https://api.nytimes.com/svc/search/v2/articlesearch.json?q=moon%20landing"
+            + "&begin_date=20150701&end_date=20150731&sort=oldest&page=0: no pages staged for this resource in \(root)/Examples/nytimes/recorded "
+            + "(a staged page is \(root)/Examples/nytimes/recorded/articles/000001.json with its 000001.body, as 'trellis sync --stage' writes them)\n")
+    }
+
     @Test func theGitHubExampleReplaysTheRecordedIssuePages() throws {
         let (directory, result) = try Self.replay(Self.examples[1])
         defer { directory.remove() }
