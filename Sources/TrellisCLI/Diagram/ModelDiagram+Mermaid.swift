@@ -63,9 +63,10 @@ extension ModelDiagram {
 
     // MARK: - Mermaid names
 
-    /// Words of Mermaid's erDiagram grammar, quoted even as plain identifiers.
+    /// Words of Mermaid's erDiagram grammar (its lexer reads them case-insensitively, before
+    /// names), quoted even as plain identifiers.
     private static let mermaidWords: Set<String> = [
-        "erdiagram", "direction", "title", "acctitle", "accdescr", "style", "classdef", "class",
+        "erdiagram", "direction", "title", "acctitle", "accdescr", "style", "classdef", "class", "subgraph", "end",
         "to", "optionally", "one", "zero", "many", "only", "or", "more", "pk", "fk", "uk", "u", "md",
     ]
 
