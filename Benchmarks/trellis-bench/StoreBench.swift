@@ -260,6 +260,15 @@ final class MeasuringSession: StoreSession {
     let inner: any StoreSession
     let store: MeasuringStore
     var model: ObjectModel { inner.model }
+    var origin: ChangeOrigin {
+        get { inner.origin }
+        set { inner.origin = newValue }
+    }
+    var pushRules: PushRules {
+        get { inner.pushRules }
+        set { inner.pushRules = newValue }
+    }
+    func outboxEntries() throws -> [OutboxEntry] { try inner.outboxEntries() }
 
     init(inner: any StoreSession, store: MeasuringStore) {
         self.inner = inner

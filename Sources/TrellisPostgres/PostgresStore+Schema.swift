@@ -117,10 +117,17 @@ extension PostgresStore {
             for statement in PostgresSchema.commitLog(schema: schema) { try connection.execute(statement) }
             try addLockRows(for: description, connection: connection, schema: schema)
         }
+        // A store made before the outbox: the table is added by the schema work (on open, or
+        // in the first write session with MigrationPolicy.inWriteTransactions).
+        let lacksOutbox = !tables.contains(SchemaDescription.outboxTable)
+        if applying, lacksOutbox {
+            for statement in PostgresSession.outboxTable(schema: schema) { try connection.execute(statement) }
+        }
         let versionChanged = metadata["modelVersion"] != model.versionLabel
         let recordChanged = configuration.modelRecord.map { $0 != metadata[modelRecordKey] } ?? false
         if description == stored, !versionChanged, !recordChanged {
-            return (try PostgresLayout(model: model, description: description, schema: schema), .none)
+            return (try PostgresLayout(model: model, description: description, schema: schema),
+                    lacksOutbox && !applying ? .migration : .none)
         }
         if applying {
             // One migrating process at a time; then look again (another may have done it).
@@ -136,7 +143,7 @@ extension PostgresStore {
                 try updateModelRecord(configuration.modelRecord, schemaChanged: false, connection: connection, schema: schema)
             }
             return (try PostgresLayout(model: model, description: description, schema: schema),
-                    changed || recordChanged ? .metadata : .none)
+                    lacksOutbox && !applying ? .migration : changed || recordChanged ? .metadata : .none)
         }
         try SchemaDescription.checkCompatibility(stored: stored, new: description, readOnly: configuration.isReadOnly)
         let statements = migrationStatements(from: stored, to: description, schema: schema)

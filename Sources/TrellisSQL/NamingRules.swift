@@ -32,7 +32,8 @@ package struct NamingRules: Sendable {
     /// PostgreSQL's rules (`trellis_locks` is the PostgreSQL store's lock-row table,
     /// `trellis_commits seq` its change log's sequence).
     package static let postgreSQL = NamingRules(
-        identifierPhrase: "a PostgreSQL identifier", reservedTablePrefix: nil, reservedTables: ["trellis_locks", "trellis_commits seq"],
+        identifierPhrase: "a PostgreSQL identifier", reservedTablePrefix: nil, reservedTables: ["trellis_locks", "trellis_commits seq", "trellis_outbox object", "trellis_outbox server_identity",
+                         "trellis_outbox_seq_seq", "trellis_outbox_pkey", "trellis_outbox_key_key"],
         reservedColumns: ["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid"], maxIdentifierBytes: 63)
 
     /// Throws when the table of `entity`'s hierarchy is too long a name.

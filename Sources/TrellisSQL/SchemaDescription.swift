@@ -78,6 +78,8 @@ package struct SchemaDescription: Codable, Equatable, Sendable {
     package static let metadataTable = "trellis_metadata"
     /// The change log (`SQLiteStore+Observation.swift`, `PostgresStore+Observation.swift`); no entity's table takes the name.
     package static let commitsTable = "trellis_commits"
+    /// The outbox of local changes (`SQLiteSession+Outbox.swift`, `PostgresSession+Outbox.swift`); no entity's table takes the name.
+    package static let outboxTable = "trellis_outbox"
     /// Columns every entity table has; no property column takes these names.
     package static let systemColumns = ["_pk", "_entity", "_placeholder"]
 
@@ -97,6 +99,7 @@ extension SchemaDescription {
         var tableNames = NameSet(reservedPrefix: rules.reservedTablePrefix)
         tableNames.insert(SchemaDescription.metadataTable)
         tableNames.insert(SchemaDescription.commitsTable)
+        tableNames.insert(SchemaDescription.outboxTable)
         for name in rules.reservedTables { tableNames.insert(name) }
         var columnNames: [String: NameSet] = [:]  // per table
         for entity in previous?.entities ?? [] {

@@ -42,6 +42,10 @@ extension SQLiteSession {
             checkedBulkLoad = true
             try dropSecondaryIndexesOfEmptyTables()
         }
+        var prior: [ObjectID: ObjectSnapshot] = [:]
+        if origin == .local {
+            for snapshot in try fetch(ids: OutboxRecorder.priorIDs(of: changes)) { prior[snapshot.id] = snapshot }
+        }
         var writer = ChangeWriter(session: self)
         try writer.reserveKeys(for: changes.inserted)
         try writer.delete(changes.deleted)
@@ -51,6 +55,9 @@ extension SQLiteSession {
         try writer.writeInverseSideLinks()
         try writer.update(changes.updated)
         try writer.repointConflicts()
+        if origin == .local {
+            try OutboxRecorder(model: model, rules: pushRules).record(changes, mapping: writer.permanentIDs, prior: prior, in: self)
+        }
         commitRecord.record(changes, mapping: writer.permanentIDs)
         return writer.permanentIDs
     }

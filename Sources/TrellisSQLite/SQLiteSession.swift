@@ -28,6 +28,11 @@ final class SQLiteSession: StoreSession {
     var checkedBulkLoad = false
     /// What this session's applies changed, logged with the commit (``SQLiteStore`` as ``ObservableStore``).
     var commitRecord = StoreCommit()
+    /// ``StoreSession/origin``: local changes are recorded in `trellis_outbox` (`SQLiteSession+Outbox.swift`).
+    var origin: ChangeOrigin = .import
+    var pushRules = PushRules()
+    /// `trellis_outbox` is known to exist in this transaction.
+    var outboxTableExists = false
     /// Per table: the share of the identities the last identity fetch asked for that it found
     /// (1 until a fetch ran), for ``fetch(entity:identities:forImport:)``'s scan-or-seek choice.
     var identityHitRatio: [String: Double] = [:]

@@ -31,7 +31,7 @@ func trellis(arguments: [String], in directory: URL? = nil, stdin: String? = nil
 
 @Suite struct UsageTests {
     static let importUsage = "usage: trellis import <file>... --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] "
-        + "[--at <key-path>] [--key-attribute <attribute>] [--value-key <key>] [--format <format>] [--report <format>] [--dry-run] [--bindings <file>]\n"
+        + "[--at <key-path>] [--key-attribute <attribute>] [--value-key <key>] [--format <format>] [--report <format>] [--dry-run] [--local] [--bindings <file>]\n"
         + "  See 'trellis import --help' for more information.\n"
 
     struct Case: Sendable, CustomTestStringConvertible {

@@ -146,7 +146,8 @@ import TrellisTestSupport
         try object.setValue(.string("x"), forKey: "changes")
         try context.save()
         #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-                == [["trellis_commits"], ["trellis_commits 2"], ["trellis_metadata"]].map { $0.map(Optional.some) })
+                == [["sqlite_sequence"], ["trellis_commits"], ["trellis_commits 2"], ["trellis_metadata"], ["trellis_outbox"]]
+                    .map { $0.map(Optional.some) })  // (the save is local: its insert is in the outbox, AUTOINCREMENT)
         #expect(try store.rows(#"SELECT "seq", "changes" FROM "trellis_commits 2""#) == [["7", "x"]])
         #expect(try store.rows(#"SELECT "seq", "changes" FROM "trellis_commits""#) == [["1", #"{"trellis_commits":{"i":[1],"u":[],"d":[]}}"#]])
         let found = try ObjectContext(store: store).fetch(ObjectFetchRequest(entity: "trellis_commits", predicate: try ObjectPredicate("seq == 7")))

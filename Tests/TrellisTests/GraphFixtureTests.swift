@@ -103,6 +103,15 @@ final class CountingSession: StoreSession {
         self.owner = owner
     }
     var model: ObjectModel { base.model }
+    var origin: ChangeOrigin {
+        get { base.origin }
+        set { base.origin = newValue }
+    }
+    var pushRules: PushRules {
+        get { base.pushRules }
+        set { base.pushRules = newValue }
+    }
+    func outboxEntries() throws -> [OutboxEntry] { try base.outboxEntries() }
     func fetch(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot] {
         owner.identityFetches.append(entity)
         owner.identityCounts.append(identities.count)

@@ -15,8 +15,17 @@ extension ObjectContext {
             didSave([:], dropEpoch: nil)
             return
         }
-        let mapping = try store.write { try $0.apply(changes) }
+        let mapping = try store.write { session in
+            prepare(session, origin: origin)
+            return try session.apply(changes)
+        }
         didSave(mapping, dropEpoch: nil)
+    }
+
+    /// Gives `session` the origin and push rules of the changes about to be applied.
+    func prepare(_ session: any StoreSession, origin: ChangeOrigin) {
+        session.origin = origin
+        session.pushRules = pushRules
     }
 
     /// As ``save()``, running `work` in the same write transaction after the changes are
@@ -26,13 +35,17 @@ extension ObjectContext {
     ///     try context.delete(hero)
     ///     try context.save { session in try session.setMetadataValue(checkpoint, forKey: "sync/heroes") }
     ///
-    /// - Parameter work: receives the write session; it must not use the context.
+    /// - Parameters:
+    ///   - origin: the origin of the changes (nil, the default: the context's ``origin``);
+    ///     `TrellisSync` saves the deletions it finds as ``ChangeOrigin/sync``.
+    ///   - work: receives the write session; it must not use the context.
     /// - Throws: as ``save()``, and whatever `work` throws (then nothing is written and the
     ///   context keeps its unsaved changes).
-    public func save(inTransaction work: (any StoreSession) throws -> Void) throws {
+    public func save(origin: ChangeOrigin? = nil, inTransaction work: (any StoreSession) throws -> Void) throws {
         try validateRequiredValues()
         let changes = makeChangeSet()
         let mapping = try store.write { session in
+            prepare(session, origin: origin ?? self.origin)
             let mapping = changes.isEmpty ? [:] : try session.apply(changes)
             try work(session)
             return mapping

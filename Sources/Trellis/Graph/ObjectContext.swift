@@ -25,6 +25,14 @@ public final class ObjectContext {
     public var bindings: MappingBindings
     /// The store's model.
     public var model: ObjectModel { store.model }
+    /// The origin of the changes ``save()`` writes (``ChangeOrigin``): ``ChangeOrigin/local``
+    /// by default, so each saved change of an object of a pushable entity is recorded in the
+    /// store's outbox in the save's transaction (``PersistentStore/outbox()``). Imports take
+    /// theirs from ``ImportOptions/origin``.
+    public var origin: ChangeOrigin
+    /// Which entities' local changes are pushable and their stamp attributes (``PushRules``);
+    /// default: every entity with identity attributes, stamp `updatedAt`.
+    public var pushRules: PushRules
 
     let schema: ModelSchema
     @exclusivity(unchecked) var registered: [ObjectID: ManagedObject] = [:]
@@ -47,10 +55,14 @@ public final class ObjectContext {
     /// Registration epoch: objects registered during an import get a new one and are dropped after each batch.
     @exclusivity(unchecked) var epoch = 0
 
-    /// A context over `store`, with `bindings` for imports and exports.
-    public init(store: any PersistentStore, bindings: MappingBindings = MappingBindings()) {
+    /// A context over `store`, with `bindings` for imports and exports, saving changes of
+    /// `origin` (default ``ChangeOrigin/local``) under `pushRules`.
+    public init(store: any PersistentStore, bindings: MappingBindings = MappingBindings(), origin: ChangeOrigin = .local,
+                pushRules: PushRules = PushRules()) {
         self.store = store
         self.bindings = bindings
+        self.origin = origin
+        self.pushRules = pushRules
         self.schema = (store as? InMemoryStore)?.schema ?? ModelSchema(model: store.model)
     }
 

@@ -72,6 +72,12 @@ public struct ImportOptions: Sendable {
     /// Collect ``ImportReport/objectIDs`` (one ID per top-level element). Turn off for
     /// streams of millions of elements to keep memory bounded.
     public var reportsObjectIDs = true
+    /// The origin of the import's changes (``ChangeOrigin``): ``ChangeOrigin/import`` (the
+    /// default: an API payload, not recorded), ``ChangeOrigin/sync`` (pages of `trellis sync`),
+    /// or ``ChangeOrigin/local`` (`trellis import --local`: each change is recorded in the
+    /// outbox, by the context's ``ObjectContext/pushRules``). Unsaved changes of the context
+    /// are written first, in the same transaction, with the context's ``ObjectContext/origin``.
+    public var origin: ChangeOrigin = .import
 
     /// Default options: clear on null, replace to-manys, no deletion, batches of 5,000.
     public init() {}

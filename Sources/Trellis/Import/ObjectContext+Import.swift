@@ -125,6 +125,14 @@ extension ObjectContext {
                                          + "because its input cannot be read a second time")
                     }
                 }
+                if options.origin != origin, !dirty.isEmpty {
+                    // The context's own unsaved changes are written first, as what they are.
+                    prepare(session, origin: origin)
+                    try validateRequiredValues()
+                    let changes = makeChangeSet()
+                    didSave(changes.isEmpty ? [:] : try session.apply(changes), dropEpoch: nil)
+                }
+                prepare(session, origin: options.origin)
                 self.session = session
                 defer { self.session = nil }
                 try session.lock(scope: "import \(root.entity.rootName)", exclusive: options.deleteMissing.map { !$0.dryRun } ?? false)

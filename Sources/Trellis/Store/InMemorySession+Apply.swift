@@ -6,7 +6,14 @@ extension InMemorySession {
         try checkValid()
         guard writable else { throw StoreError(.readOnly, message: "cannot apply changes in a read session") }
         do {
+            var prior: [ObjectID: ObjectSnapshot] = [:]
+            if origin == .local {
+                for snapshot in try fetch(ids: OutboxRecorder.priorIDs(of: changes)) { prior[snapshot.id] = snapshot }
+            }
             let mapping = try applyChanges(changes)
+            if origin == .local {
+                try OutboxRecorder(model: model, rules: pushRules).record(changes, mapping: mapping, prior: prior, in: self)
+            }
             commitRecord.record(changes, mapping: mapping)
             return mapping
         } catch {

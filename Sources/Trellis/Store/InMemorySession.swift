@@ -14,6 +14,8 @@ final class InMemorySession: StoreSession {
     var failure: (any Error)?
     /// What the session's applies changed, for observers.
     var commitRecord = StoreCommit()
+    var origin: ChangeOrigin = .import
+    var pushRules = PushRules()
     var schema: ModelSchema { store.schema }
     var model: ObjectModel { store.model }
 

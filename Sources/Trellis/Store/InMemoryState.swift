@@ -9,6 +9,10 @@ struct InMemoryState {
     var sequence: Int64 = 0
     /// ``StoreSession/metadataValue(forKey:)``'s map, committed with the objects.
     var metadata: [String: String] = [:]
+    /// The outbox (``OutboxEntry``), by sequence, committed with the objects.
+    var outbox: [OutboxEntry] = []
+    /// The last outbox sequence drawn (never reused).
+    var outboxSequence: Int64 = 0
     init(tableCount: Int) { tables = Array(repeating: InMemoryTable(), count: tableCount) }
 }
 

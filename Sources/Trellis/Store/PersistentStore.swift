@@ -111,6 +111,23 @@ public protocol StoreSession: AnyObject {
     /// row (`SELECT … FOR SHARE` / `FOR UPDATE` in `trellis_locks`), not an advisory lock.
     /// - Throws: `StoreError` (`.readOnly` in a read session).
     func lock(scope: String, exclusive: Bool) throws
+
+    // MARK: Origin and outbox
+
+    /// Where the changes this session applies come from (``ChangeOrigin``). A new session's is
+    /// ``ChangeOrigin/import``; ``ObjectContext`` sets it before it applies a save or an import.
+    /// While it is ``ChangeOrigin/local``, every ``apply(_:)`` records its changes to objects in
+    /// the outbox (`trellis_outbox`) in the same transaction, by ``pushRules`` (see ``OutboxEntry``).
+    var origin: ChangeOrigin { get set }
+
+    /// Which entities' local changes are pushable, and their stamp attributes (``PushRules``);
+    /// read by ``apply(_:)`` while ``origin`` is ``ChangeOrigin/local``. Default ``PushRules/init(pushableEntities:stampAttributes:)``.
+    var pushRules: PushRules { get set }
+
+    /// Every outbox row, by ``OutboxEntry/sequence`` (empty when nothing was recorded).
+    /// - Throws: `StoreError` (`.unsupported` from a store that keeps no outbox; engine errors,
+    ///   `.engine` for a row that cannot be read).
+    func outboxEntries() throws -> [OutboxEntry]
 }
 
 extension StoreSession {
@@ -142,8 +159,29 @@ extension StoreSession {
         throw StoreError(.unsupported, message: "this store keeps no metadata (\(type(of: self)))")
     }
 
+    /// Throws `.unsupported`: a store that keeps an outbox implements it (the in-memory, SQLite
+    /// and PostgreSQL stores do).
+    public func outboxEntries() throws -> [OutboxEntry] {
+        throw StoreError(.unsupported, message: "this store keeps no outbox (\(type(of: self)))")
+    }
+
     /// Nothing: writers of this store are serialised already (see ``StoreSession/lock(scope:exclusive:)``).
     public func lock(scope: String, exclusive: Bool) throws {}
+}
+
+extension PersistentStore {
+    /// The store's outbox: every row, by sequence, as one read session sees it
+    /// (``StoreSession/outboxEntries()``). Each row is one local change waiting to be pushed
+    /// (``OutboxEntry``: entity and object, server identity, operation, changed fields, base
+    /// stamp, idempotency key, state, attempts, last error).
+    ///
+    ///     try context.save()                       // a context of origin .local (the default)
+    ///     let rows = try store.outbox()            // [OutboxEntry(operation: .update, fields: ["name"], state: .pending, …)]
+    ///
+    /// - Throws: as ``StoreSession/outboxEntries()``.
+    public func outbox() throws -> [OutboxEntry] {
+        try read { try $0.outboxEntries() }
+    }
 }
 
 /// A store failure, with the engine's facts kept as fields (as GRDB's `DatabaseError` and

@@ -2,11 +2,18 @@ import Foundation
 import Trellis
 import TrellisPostgres
 
-/// `trellis delete --entity NAME --where PREDICATE [--model MODEL] [--store STORE]`: deletes
-/// the objects that match, with the model's delete rules (``ObjectContext/delete(_:)``:
+/// `trellis delete --entity NAME --where PREDICATE [--model MODEL] [--store STORE] [--local]`:
+/// deletes the objects that match, with the model's delete rules (``ObjectContext/delete(_:)``:
 /// nullify, cascade, deny), in one transaction, and prints the objects deleted per entity
-/// and the links nullified. A denied delete changes nothing (exit 1).
+/// and the links nullified. A denied delete changes nothing (exit 1). With `--local` the
+/// deletions (and the nullified links) are local changes, recorded in the store's outbox in
+/// the same transaction; without it they are of origin import and not recorded.
 enum DeleteCommand: LeafCommand {
+    static let local = OptionKey<Bool>(
+        flag: "--local",
+        help: "Record the deletions (and nullified links) as local changes in the store's outbox (trellis_outbox), "
+            + "to be pushed to the API; default: not recorded.")
+
     static let spec = CommandSpec(
         name: "delete",
         abstract: "Delete the objects of an entity that match the predicates.",
@@ -19,6 +26,7 @@ enum DeleteCommand: LeafCommand {
             CommonOptions.store,
             CommonOptions.busyTimeout,
             QueryOptions.wheres,
+            local,
             CommonOptions.bindings,
         ])
 
@@ -31,7 +39,8 @@ enum DeleteCommand: LeafCommand {
         let request = try QueryOptions.request(arguments, entity: opened.entity, model: opened.file.model,
                                                bindings: opened.file.bindings, sorting: false)
         let (counts, nullified) = try opened.run { () throws -> ([String: Int], Int) in
-            let objectContext = ObjectContext(store: opened.store, bindings: opened.file.bindings)
+            let objectContext = ObjectContext(store: opened.store, bindings: opened.file.bindings,
+                                              origin: arguments[local] ? .local : .import)
             var counts: [String: Int] = [:]
             var nullified = 0
             for object in try objectContext.fetch(request) where !object.isDeleted {

@@ -23,6 +23,10 @@ enum ImportCommand: LeafCommand {
     static let report = OptionKey<ReportFormat>(
         "--report", valueName: "format", help: "The summary format on standard output.", default: "text")
     static let dryRun = OptionKey<Bool>(flag: "--dry-run", help: "Import and report, then roll back: the store is not changed.")
+    static let local = OptionKey<Bool>(
+        flag: "--local",
+        help: "Record the import's changes as local changes in the store's outbox (trellis_outbox), to be pushed to the API; "
+            + "default: the payload is the API's own data and is not recorded.")
 
     static let spec = CommandSpec(
         name: "import",
@@ -44,7 +48,7 @@ enum ImportCommand: LeafCommand {
             CommonOptions.store.with(help: "The store: an SQLite file, or a PostgreSQL connection string (postgresql://user@host/dbname); "
                                      + "created when missing."),
             CommonOptions.busyTimeout,
-            at, keyAttribute, valueKey, InputFormat.option, report, dryRun,
+            at, keyAttribute, valueKey, InputFormat.option, report, dryRun, local,
             CommonOptions.bindings,
         ])
 
@@ -72,6 +76,8 @@ enum ImportCommand: LeafCommand {
         var format: InputFormat?
         var jsonReport: Bool
         var dryRun: Bool
+        /// `--local`: the changes are of origin local (recorded in the outbox).
+        var local: Bool
 
         init(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) {
             inputs = arguments[files].map { InputFile(argument: $0, environment: environment) }
@@ -92,6 +98,7 @@ enum ImportCommand: LeafCommand {
             format = arguments[InputFormat.option]
             jsonReport = arguments[report] == .json
             dryRun = arguments[ImportCommand.dryRun]
+            local = arguments[ImportCommand.local]
         }
     }
 

@@ -146,6 +146,7 @@ struct ImportRunner {
         importOptions.keyAttribute = options.keyAttribute
         importOptions.dryRun = options.dryRun
         importOptions.reportsObjectIDs = false
+        importOptions.origin = options.local ? .local : .import
         let context = ObjectContext(store: store, bindings: file.bindings)
         do {
             return try context.importObjects(from: &source, entity: entity, options: importOptions)
@@ -196,6 +197,7 @@ struct ImportRunner {
         importOptions.keyAttribute = options.keyAttribute
         importOptions.dryRun = options.dryRun
         importOptions.reportsObjectIDs = false
+        importOptions.origin = options.local ? .local : .import
         let context = ObjectContext(store: store, bindings: file.bindings)
         do {
             let warning = url == nil || migrationPolicy == .onOpen ? nil

@@ -156,7 +156,7 @@ struct PostgresSchema {
         [
             "CREATE TABLE \(SQLText.qualified(schema, SchemaDescription.metadataTable)) (\"key\" text PRIMARY KEY, \"value\" text NOT NULL)",
             "CREATE TABLE \(SQLText.qualified(schema, locksTable)) (\"scope\" text PRIMARY KEY)",
-        ] + commitLog(schema: schema)
+        ] + commitLog(schema: schema) + PostgresSession.outboxTable(schema: schema)
     }
 
     /// The change log: `CREATE SEQUENCE "trellis_commits seq"`, `CREATE TABLE "trellis_commits"`.

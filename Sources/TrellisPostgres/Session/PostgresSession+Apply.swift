@@ -27,7 +27,14 @@ extension PostgresSession {
         if changes.isEmpty { return [:] }
         var writer = PostgresChangeWriter(session: self)
         do {
+            var prior: [ObjectID: ObjectSnapshot] = [:]
+            if origin == .local {
+                for snapshot in try fetch(ids: OutboxRecorder.priorIDs(of: changes)) { prior[snapshot.id] = snapshot }
+            }
             try writer.write(changes)
+            if origin == .local {
+                try OutboxRecorder(model: model, rules: pushRules).record(changes, mapping: writer.permanentIDs, prior: prior, in: self)
+            }
         } catch {
             // The transaction must not commit half a change set, even if the caller goes on.
             failure = error

@@ -18,6 +18,9 @@ final class PostgresSession: StoreSession {
     var failure: (any Error)?
     /// What this session's applies changed, for the change log (`PostgresStore+Observation.swift`).
     var commitRecord = StoreCommit()
+    /// ``StoreSession/origin``: local changes are recorded in `trellis_outbox` (`PostgresSession+Outbox.swift`).
+    var origin: ChangeOrigin = .import
+    var pushRules = PushRules()
     /// `search_path` names the store's schema for the rest of the transaction (compiled fetch requests).
     var schemaIsSearched = false
 

@@ -180,6 +180,7 @@ extension Synchronizer {
             importOptions.reportsObjectIDs = false
             importOptions.dryRun = options.dryRun
             importOptions.deleteMissing = nil
+            importOptions.origin = .sync
             var elements = JSONImportSource(array: records, in: page.recordsPath)
             let imported = try context.importObjects(from: &elements, entity: entity.name, options: importOptions) { session, imported in
                 if imported.counts.values.contains(where: { $0.inserted + $0.updated + $0.deleted > 0 }) { written.lastRun?.pagesChanged += 1 }
@@ -195,7 +196,7 @@ extension Synchronizer {
             if options.dryRun {
                 context.rollback()
             } else {
-                try context.save { session in try record(written, of: resource, in: session) }
+                try context.save(origin: .sync) { session in try record(written, of: resource, in: session) }
             }
             return !doomed.isEmpty
         default:
