@@ -1,33 +1,42 @@
 #!/usr/bin/env python3
 """A minimal Parse-style REST server on 127.0.0.1, for benchmarks (not a Parse emulator).
 
-Usage: parse_lite_server.py RECORDS.json PORT [CLASS]
-Serves GET /parse/classes/CLASS with `limit` (default 100), `skip`, `order` and `where`.
+Usage: parse_lite_server.py RECORDS.json PORT [CLASS [SHARDS]]
+Serves GET /parse/classes/CLASS with `limit` (default 100), `skip`, `order` and `where`. With
+SHARDS (N > 0), also /parse/classes/CLASS0 … CLASS(N-1): shard k holds the records whose
+index % N == k, for benchmarks of several resources (sync workers).
 Records get `objectId` ("o0000000"...) and `updatedAt` (ISO 8601, milliseconds, Z), every
 1,000 records sharing one millisecond (ties at page boundaries). Sorted by (updatedAt, objectId).
 `where` understands {"updatedAt": {"$gt"|"$gte": D}} and the keyset form
 {"$or": [{"updatedAt": {"$gt": D}}, {"updatedAt": D, "objectId": {"$gt": ID}}]}, where D is a
 Parse Date {"__type": "Date", "iso": "..."} or an ISO string. Responses are {"results": [...]}.
 Requires no header. Prints "listening on PORT" when ready (PORT 0: a free port, the one printed).
-Stops on SIGTERM. (Copied from ../shared/bench/sync/; the only change: port 0 prints the bound port.)
+Stops on SIGTERM. (Copied from ../shared/bench/sync/; the changes: port 0 prints the bound port; SHARDS.)
 """
 import bisect, http.server, json, sys, urllib.parse
 
 path, port = sys.argv[1], int(sys.argv[2])
 cls = sys.argv[3] if len(sys.argv) > 3 else "Character"
+shards = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 recs = json.load(open(path))
 for i, r in enumerate(recs):
     ms = i // 1000
     r["objectId"] = "o%07d" % i
     r["updatedAt"] = "2024-01-01T%02d:%02d:%02d.%03dZ" % (ms // 3600000 % 24, ms // 60000 % 60, ms // 1000 % 60, ms % 1000)
-recs.sort(key=lambda r: (r["updatedAt"], r["objectId"]))
-keys = [(r["updatedAt"], r["objectId"]) for r in recs]
-encoded = [json.dumps(r, separators=(",", ":")).encode() for r in recs]
+
+def table(records):
+    records = sorted(records, key=lambda r: (r["updatedAt"], r["objectId"]))
+    return ([(r["updatedAt"], r["objectId"]) for r in records], [json.dumps(r, separators=(",", ":")).encode() for r in records])
+
+tables = {cls: table(recs)}
+for k in range(shards):
+    tables[cls + str(k)] = table([r for i, r in enumerate(recs) if i % shards == k])
+keys, encoded = tables[cls]
 
 def iso(v):
     return v["iso"] if isinstance(v, dict) else v
 
-def start_index(where):
+def start_index(where, keys):
     if not where:
         return 0
     if "$or" in where and len(where["$or"]) == 2:
@@ -45,13 +54,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def do_GET(self):
         u = urllib.parse.urlparse(self.path)
-        if u.path.rstrip("/") != "/parse/classes/" + cls:
+        name = u.path.rstrip("/")[len("/parse/classes/"):] if u.path.startswith("/parse/classes/") else None
+        if name not in tables:
             return self.reply(404, b'{"code":101,"error":"Object not found."}')
+        keys, encoded = tables[name]
         q = urllib.parse.parse_qs(u.query)
         try:
             limit = int(q.get("limit", ["100"])[0]); skip = int(q.get("skip", ["0"])[0])
             where = json.loads(q["where"][0]) if "where" in q else None
-            i = start_index(where) + skip
+            i = start_index(where, keys) + skip
         except Exception as e:
             return self.reply(400, json.dumps({"code": 107, "error": "bad query: %s" % e}).encode())
         self.reply(200, b'{"results":[' + b",".join(encoded[i:i + limit]) + b"]}")

@@ -18,8 +18,18 @@
 // (medians over --runs runs, default 3; each run measures the three in turn). `--dlt PYTHON` also runs
 // `Benchmarks/sync/dlt_peer.py` with that interpreter (a venv with dlt[duckdb]) against the same
 // server once, and prints its line (`{"peer":"dlt",…}`) with its wall time and peak RSS.
+//
+// `trellis-bench sync --workers N [--json]`: sync workers on one PostgreSQL (its own temporary
+// server, as `trellis-bench postgres` starts one). The same 100k characters served as 8
+// resources (classes Character0…Character7, every 8th record each, pages of 1,000); one
+// worker syncs the 8 into a fresh schema, then N workers (threads of this process, each its
+// own connection, `SyncOptions.worker`) sync them into another; each figure is the aggregate
+// CPU seconds of this process (every thread) and the database server's processes. Last line:
+// {"workload":"sync","workers":N,"resources":8,"records":100000,"single_worker_s":W1,"workers_s":WN,
+//  "single_worker_cpu_s":C1,"workers_cpu_s":CN,"ratio_vs_single_worker":CN/C1}
 import Foundation
 import Trellis
+import TrellisPostgres
 import TrellisSQLite
 import TrellisSync
 
@@ -30,6 +40,7 @@ enum SyncWorkload {
         var json = false
         var dlt: String?
         var trellis: String?
+        var workers: Int?
         var i = 0
         while i < arguments.count {
             let value = i + 1 < arguments.count ? arguments[i + 1] : nil
@@ -38,13 +49,15 @@ enum SyncWorkload {
             case "--runs" where value.flatMap(Int.init).map({ $0 > 0 }) == true: runs = Int(value!)!; i += 2
             case "--dlt" where value != nil: dlt = value!; i += 2
             case "--trellis" where value != nil: trellis = value!; i += 2
+            case "--workers" where value.flatMap(Int.init).map({ (1...64).contains($0) }) == true: workers = Int(value!)!; i += 2
             case "--json": json = true; i += 1
             default:
-                FileHandle.standardError.write(Data("error: unknown option '\(arguments[i])'\nusage: trellis-bench sync [--characters FILE] [--runs N] [--json] [--dlt PYTHON] [--trellis PATH]\n".utf8))
+                FileHandle.standardError.write(Data("error: unknown option '\(arguments[i])'\nusage: trellis-bench sync [--characters FILE] [--runs N] [--json] [--dlt PYTHON] [--trellis PATH] [--workers N]\n".utf8))
                 return 64
             }
         }
         do {
+            if let workers { return try measureWorkers(workers, characters: characters, runs: runs, json: json) }
             return try measure(characters: characters, runs: runs, json: json, dlt: dlt, trellis: trellis)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -135,6 +148,97 @@ enum SyncWorkload {
         return 0
     }
 
+    // MARK: - Workers
+
+    /// `--workers N`: one worker against N on one PostgreSQL server, aggregate CPU (see the header).
+    static func measureWorkers(_ count: Int, characters: String, runs: Int, json: Bool) throws -> Int32 {
+        if !FileManager.default.fileExists(atPath: characters) {
+            try FileManager.default.createDirectory(atPath: (characters as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try ImportWorkload.Floor.shell(["python3", "Benchmarks/data-generators/gen_characters.py", "100000", characters])
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-bench-sync-workers-\(getpid())")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let database = try PostgresWorkload.Server(directory: work.appendingPathComponent("cluster").path)
+        defer { database.stop() }
+        let resources = 8
+        let server = try LoopbackServer(script: "Benchmarks/sync/parse_lite_server.py", arguments: [characters, "0", "Character", String(resources)])
+        defer { server.stop() }
+        let source = try SyncSource(json: try JSONReader.parse(shardedSourceJSON(port: server.port, resources: resources)), environment: [:])
+        let model = try syncModel()
+        print("server: \(PostgresStore.describe(connection: database.url)) (\(database.version)); \(resources) resources on 127.0.0.1:\(server.port)")
+
+        var schemas = 0
+        /// Wall and aggregate CPU seconds of `workers` workers syncing every resource into a fresh schema.
+        func syncAll(workers: Int) throws -> (seconds: Double, cpu: Double, records: Int) {
+            schemas += 1
+            let location = database.url + "?schema=workers_\(schemas)"
+            let stores = try (0..<workers).map { _ in try PostgresStore(connection: location, model: model) }
+            let failures = PostgresWorkload.Failures()
+            let group = DispatchGroup()
+            let start = DispatchSemaphore(value: 0)
+            for (index, store) in stores.enumerated() {
+                group.enter()
+                Thread {
+                    defer { group.leave() }
+                    start.wait()
+                    var options = SyncOptions()
+                    options.worker = SyncWorker(holder: "bench#\(index + 1)", leaseSeconds: 60, pollInterval: 0.05)
+                    do {
+                        _ = try Synchronizer(source: source, context: ObjectContext(store: store), options: options).run()
+                    } catch {
+                        failures.add("worker \(index + 1): \(error)")
+                    }
+                }.start()
+            }
+            Thread.sleep(forTimeInterval: 0.3)  // every backend connected and settled before the measurement
+            let cpu = Bench.processCPUTime() + database.cpuSeconds()
+            let seconds = ImportWorkload.seconds {
+                for _ in 0..<workers { start.signal() }
+                group.wait()
+            }
+            let used = Bench.processCPUTime() + database.cpuSeconds() - cpu
+            if let failure = failures.first { throw BenchFailure(failure) }
+            let count = try stores[0].rows(#"SELECT count(*), count(DISTINCT "objectId") FROM "Character""#)
+            guard let first = count.first, first.count == 2, first[0] == first[1], let n = first[0].flatMap({ Int($0) }) else {
+                throw BenchFailure("the workers stored \(count)")
+            }
+            return (seconds, used, n)
+        }
+
+        var singles: [(seconds: Double, cpu: Double, records: Int)] = [], many: [(seconds: Double, cpu: Double, records: Int)] = []
+        for run in 0..<runs {
+            singles.append(try syncAll(workers: 1))
+            many.append(try syncAll(workers: count))
+            guard singles.last!.records == many.last!.records else {
+                throw BenchFailure("one worker stored \(singles.last!.records) characters, \(count) workers \(many.last!.records)")
+            }
+            print("run \(run + 1): 1 worker \(Bench.format(singles.last!.seconds, 3)) s, CPU \(Bench.format(singles.last!.cpu, 3)) s; "
+                  + "\(count) workers \(Bench.format(many.last!.seconds, 3)) s, CPU \(Bench.format(many.last!.cpu, 3)) s")
+        }
+        let m = ImportWorkload.median
+        let w1 = m(singles.map(\.seconds)), wn = m(many.map(\.seconds)), c1 = m(singles.map(\.cpu)), cn = m(many.map(\.cpu))
+        let records = singles[0].records
+        print("records: \(records) in \(resources) resources, pages of 1,000; \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print("aggregate CPU (this process + the database server): 1 worker \(Bench.format(c1, 3)) s, \(count) workers \(Bench.format(cn, 3)) s; "
+              + "ratio \(Bench.format(cn / c1, 2)) (goal ≤ 1.3); wall \(Bench.format(w1, 3)) s and \(Bench.format(wn, 3)) s; medians of \(runs) runs")
+        if json {
+            print(String(format: #"{"workload":"sync","workers":%d,"resources":%d,"records":%d,"single_worker_s":%.4f,"workers_s":%.4f,"single_worker_cpu_s":%.4f,"workers_cpu_s":%.4f,"ratio_vs_single_worker":%.3f}"#,
+                         count, resources, records, w1, wn, c1, cn, cn / c1))
+        }
+        return 0
+    }
+
+    /// The source of `--workers`: resources `characters0`… on classes `Character0`….
+    static func shardedSourceJSON(port: Int, resources: Int) -> String {
+        let list = (0..<resources).map { k in
+            #"{"name": "characters\#(k)", "entity": "Character", "path": "classes/Character\#(k)", "records": "results", "#
+                + #""params": {"limit": 1000}, "paginator": {"type": "parse"}, "incremental": {"cursor": "updatedAt"}}"#
+        }
+        return #"{"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:\#(port)/parse/", "#
+            + #""dialect": "parse", "headers": {"X-Parse-Application-Id": "bench"}}, "resources": [\#(list.joined(separator: ", "))]}"#
+    }
+
     // MARK: - Phases
 
     /// Fetches every page by `skip`, keeping the bodies; writes the records as served when asked.
@@ -187,8 +291,8 @@ enum SyncWorkload {
         let character = entities[0]
         entities[0] = EntityDescription(
             name: character.name,
-            attributes: [AttributeDescription(name: "objectId", type: .string, userInfo: ["jsonKeyPath": "objectId"]),
-                         AttributeDescription(name: "updatedAt", type: .date, userInfo: ["jsonKeyPath": "updatedAt"])] + character.attributes,
+            attributes: [AttributeDescription(name: "objectId", type: .string, userInfo: ["JSONKeyPath": "objectId"]),
+                         AttributeDescription(name: "updatedAt", type: .date, userInfo: ["JSONKeyPath": "updatedAt"])] + character.attributes,
             relationships: character.relationships, userInfo: ["identityAttributes": "objectId"])
         return try ObjectModel(entities: entities)
     }
