@@ -75,6 +75,7 @@ if Context.environment["TRELLIS_FUZZ"] != nil {
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"))
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("json", ["Trellis"]),
+        ("codable", ["Trellis"]),
         ("ndjson", ["Trellis"]),
         ("keypath", ["Trellis"]),
         ("coredata-model", ["TrellisModelFile"]),

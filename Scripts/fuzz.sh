@@ -5,7 +5,7 @@
 #   Scripts/fuzz.sh all SECONDS            # every target, one after the other
 #   Scripts/fuzz.sh list                   # the target names
 #
-# TARGET is one of: json ndjson keypath coredata-model json-model import infer predicate http-response.
+# TARGET is one of: json codable ndjson keypath coredata-model json-model import infer predicate http-response.
 # Seeds come from the test fixtures, Fuzz/seeds/<target> and Fuzz/regressions/<target>
 # (inputs that once failed, replayed on every run); inputs that find new coverage
 # are kept in .build/fuzz/corpus/<target> (reused by the next run). Exits non-zero when a
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-targets=(json ndjson keypath coredata-model json-model import infer predicate http-response)
+targets=(json codable ndjson keypath coredata-model json-model import infer predicate http-response)
 
 usage() {
     echo "usage: Scripts/fuzz.sh TARGET|all SECONDS [libFuzzer flags…]   (targets: ${targets[*]})" >&2
@@ -42,6 +42,7 @@ fi
 seeds() {
     case $1 in
         json) echo Tests/Fixtures/jsontestsuite Fuzz/seeds/json ;;
+        codable) echo Fuzz/seeds/codable Fuzz/seeds/json ;;
         ndjson) echo Fuzz/seeds/ndjson Fuzz/seeds/json ;;
         keypath) echo Fuzz/seeds/keypath ;;
         coredata-model) echo .build/fuzz/seeds/coredata-model ;;
@@ -57,7 +58,7 @@ seeds() {
 }
 dictionary() {
     case $1 in
-        json|ndjson|infer) echo Fuzz/dictionaries/json.dict ;;
+        json|codable|ndjson|infer) echo Fuzz/dictionaries/json.dict ;;
         import) echo Fuzz/dictionaries/import.dict ;;
         predicate) echo Fuzz/dictionaries/predicate.dict ;;
         http-response) echo Fuzz/dictionaries/http.dict ;;

@@ -22,6 +22,7 @@ let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
             return 1
         }
     }),
+    ("codable", "TrellisJSONDecoder/Encoder vs JSONDecoder/Encoder: twitter, citm, characters [--runs N] [--json]", CodableWorkload.run),
     ("query", "fetch requests and observation latency on the 100k characters [--characters FILE] [--json]", QueryWorkload.run),
     ("query-observer", "the observing child process of `query` (internal, not listed)", QueryWorkload.observer),
     ("sync", "sync speed: Parse-style pages from a loopback server → trellis sync, vs the network floor and the import", SyncWorkload.run),

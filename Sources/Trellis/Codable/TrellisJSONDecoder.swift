@@ -153,6 +153,39 @@ open class TrellisJSONDecoder: @unchecked Sendable {
     }
 
     func decode<T: Decodable>(_ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer) throws -> T {
+        if let encoding = Self.nonUTF8Encoding(of: bytes) {
+            // UTF-16 and UTF-32 input, as Foundation detects it (RFC 4627 §3), read as UTF-8.
+            guard var text = String(bytes: bytes.dropFirst(encoding.byteOrderMarkLength), encoding: encoding.encoding) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: [], debugDescription: "The given data was not valid JSON. line 1, column 1: the input is not valid \(encoding.encoding) text"))
+            }
+            return try text.withUTF8 { utf8 in try decodeUTF8(type, fromBytes: UnsafeRawBufferPointer(utf8)) }
+        }
+        return try decodeUTF8(type, fromBytes: bytes)
+    }
+
+    /// The encoding of UTF-16 or UTF-32 JSON text (from a byte order mark, or from where
+    /// the zero bytes of the first, ASCII, characters are), nil for UTF-8.
+    static func nonUTF8Encoding(of bytes: UnsafeRawBufferPointer) -> (encoding: String.Encoding, byteOrderMarkLength: Int)? {
+        let count = bytes.count
+        func byte(_ i: Int) -> UInt8? { i < count ? bytes[i] : nil }
+        switch (byte(0), byte(1), byte(2), byte(3)) {
+        case (0, 0, 0xFE, 0xFF): return (.utf32BigEndian, 4)
+        case (0xFE, 0xFF, 0, 0): return (.utf32LittleEndian, 4)
+        case (0xFE, 0xFF, _, _): return (.utf16BigEndian, 2)
+        case (0xFF, 0xFE, _, _): return (.utf16LittleEndian, 2)
+        case (0xEF, 0xBB, 0xBF, _): return nil
+        case (0, 0, 0, .some(let b)) where b != 0: return (.utf32BigEndian, 0)
+        case (0, .some(let a), 0, .some(let b)) where a != 0 && b != 0: return (.utf16BigEndian, 0)
+        case (.some(let b), 0, 0, 0) where b != 0: return (.utf32LittleEndian, 0)
+        case (.some(let a), 0, .some(let b), 0) where a != 0 && b != 0: return (.utf16LittleEndian, 0)
+        case (0, .some(let b), nil, nil) where b != 0: return (.utf16BigEndian, 0)
+        case (.some(let b), 0, nil, nil) where b != 0: return (.utf16LittleEndian, 0)
+        default: return nil
+        }
+    }
+
+    func decodeUTF8<T: Decodable>(_ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer) throws -> T {
         let options = locked { $0 }
         let root: JSONValue
         do {

@@ -183,6 +183,15 @@ struct TrellisJSONDecoderTests {
         }
     }
 
+    @Test func utf16AndUTF32Input() {
+        let text = #"{"name":"Ådå 😀","age":36,"tags":["x"]}"#
+        for encoding: String.Encoding in [.utf16BigEndian, .utf16LittleEndian, .utf32BigEndian, .utf32LittleEndian, .utf16, .utf32, .utf8] {
+            pair.expectSame(Person.self, data: text.data(using: encoding)!)
+            pair.expectSame(Int.self, data: "7".data(using: encoding)!)
+        }
+        pair.expectSame(Person.self, data: Data([0xFF, 0xFE, 0x7B, 0x00, 0x00, 0xD8]))  // a lone surrogate in UTF-16
+    }
+
     @Test func describedErrorsNameLineColumnAndPath() throws {
         let text = "{\n  \"name\": \"Ada\",\n  \"age\": 36,\n  \"tags\": [\"x\", 2]\n}"
         do {
