@@ -21,6 +21,13 @@ enum Bench {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// The seconds of CPU time (user + system) used by every thread of this process so far.
+    static func processCPUTime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
     /// Best and median of `runs` timings of `body`; `reset` runs untimed before each
     /// (to free the previous run's result outside the measurement).
     static func measure(runs: Int, reset: () -> Void = {}, _ body: () throws -> Void) rethrows -> Timing {

@@ -5,12 +5,18 @@
 // store. Then the many-writers figure: one importer of a quarter of the file, and four
 // importers of the four quarters at once (each its own connection), into schemas that
 // already hold the 200 powers and 50 publishers every quarter links to (so the quarters share
-// no row they write); the figure is the four's wall time over the one's.
+// no row they write); the wall figure is the four's wall time over the one's. The CPU figure
+// compares the same work done two ways: one importer of all four quarters, one after the
+// other, against four importers of a quarter each at once; each is the aggregate CPU seconds
+// of this process (every thread, CLOCK_PROCESS_CPUTIME_ID) plus every server process
+// (/proc/PID/stat of the postmaster and its children, the importers' backends alive
+// throughout), so on 2 cores shared by client and server it shows what concurrency costs in
+// work (locks, retries, contention), not the wall clock this machine cannot spread.
 //
 // With `--json` the last line is
 // {"workload":"postgres","records":100000,"import_s":P,"reimport_s":R,"sqlite_import_s":S,
 //  "ratio_vs_sqlite":P/S,"rows_per_s":N,"peak_rss_mb":M,"concurrent_4_s":C4,"single_quarter_s":C1,
-//  "concurrency_ratio":C4/C1}
+//  "concurrency_ratio":C4/C1,"single_all_cpu_s":A1,"concurrent_cpu_s":A4,"concurrent_cpu_ratio":A4/A1}
 // (medians of --runs runs, default 3; rows_per_s: rows the import wrote, every table, per second;
 // peak_rss_mb: this process during the PostgreSQL imports; the server is another process).
 // The CPU seconds of this thread plus the cluster's processes (/proc) are printed too, against
@@ -122,22 +128,29 @@ enum PostgresWorkload {
         print("medians of \(runs) runs; runs: import \(imports.map { Bench.format($0, 3) }) re-import \(reimports.map { Bench.format($0, 3) }) "
               + "sqlite \(sqliteImports.map { Bench.format($0, 3) })")
 
-        let (single, concurrent) = try concurrency(characters: characters, work: work, server: server, model: model, runs: runs)
+        let figures = try concurrency(characters: characters, work: work, server: server, model: model, runs: runs)
+        let single = figures.singleQuarter, concurrent = figures.fourAtOnce
         print("one importer of a quarter: \(Bench.format(single, 3)) s; four importers of the four quarters at once: "
               + "\(Bench.format(concurrent, 3)) s; ratio \(Bench.format(concurrent / single, 2)) (goal < 1.5; "
               + "\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        let cpuRatio = figures.fourAtOnceCPU / figures.oneOfAllCPU
+        print("aggregate CPU (client + server): one importer of the four quarters in turn \(Bench.format(figures.oneOfAllCPU, 3)) s; "
+              + "four importers of a quarter each at once \(Bench.format(figures.fourAtOnceCPU, 3)) s; "
+              + "ratio \(Bench.format(cpuRatio, 2)) (goal ≤ 1.3)")
         if json {
-            print(String(format: #"{"workload":"postgres","records":%d,"import_s":%.4f,"reimport_s":%.4f,"sqlite_import_s":%.4f,"ratio_vs_sqlite":%.3f,"rows_per_s":%.0f,"peak_rss_mb":%.1f,"concurrent_4_s":%.4f,"single_quarter_s":%.4f,"concurrency_ratio":%.3f}"#,
-                         records, p, r, s, p / s, Double(rows) / p, peakMB, concurrent, single, concurrent / single))
+            print(String(format: #"{"workload":"postgres","records":%d,"import_s":%.4f,"reimport_s":%.4f,"sqlite_import_s":%.4f,"ratio_vs_sqlite":%.3f,"rows_per_s":%.0f,"peak_rss_mb":%.1f,"concurrent_4_s":%.4f,"single_quarter_s":%.4f,"concurrency_ratio":%.3f,"single_all_cpu_s":%.4f,"concurrent_cpu_s":%.4f,"concurrent_cpu_ratio":%.3f}"#,
+                         records, p, r, s, p / s, Double(rows) / p, peakMB, concurrent, single, concurrent / single,
+                         figures.oneOfAllCPU, figures.fourAtOnceCPU, cpuRatio))
         }
         return 0
     }
 
     /// Wall seconds of one importer of the first quarter, and of four importers of the four
-    /// quarters at once (medians of `runs`), each into a fresh schema seeded with the powers
-    /// and publishers.
+    /// quarters at once; aggregate CPU seconds of one importer of the four quarters in turn,
+    /// and of the four at once (medians of `runs`), each into a fresh schema seeded with the
+    /// powers and publishers.
     static func concurrency(characters: String, work: URL, server: Server, model: ObjectModel,
-                            runs: Int) throws -> (Double, Double) {
+                            runs: Int) throws -> Concurrency {
         guard case .array(let all) = try JSONReader.parse(Data(contentsOf: URL(fileURLWithPath: characters))) else {
             throw BenchFailure("\(characters) is not a JSON array")
         }
@@ -165,11 +178,20 @@ enum PostgresWorkload {
             _ = try context.importObjects(from: .array(Array(publishers.values)), entity: "Publisher")
             return location
         }
-        var singles: [Double] = [], fours: [Double] = []
+        var singles: [Double] = [], fours: [Double] = [], allCPU: [Double] = [], fourCPU: [Double] = []
         for _ in 0..<runs {
             let one = try seededStore()
             let store = try PostgresStore(connection: one, model: model)
             singles.append(try ImportWorkload.seconds { _ = try freshload(files[0], store, options) })
+
+            // The same work as the four below, by one importer: the four quarters in turn.
+            let whole = try PostgresStore(connection: try seededStore(), model: model)
+            Thread.sleep(forTimeInterval: 0.3)  // the seeding backend's exit, outside the measurement
+            var cpu = Bench.processCPUTime() + server.cpuSeconds()
+            for file in files { _ = try freshload(file, whole, options) }
+            allCPU.append(Bench.processCPUTime() + server.cpuSeconds() - cpu)
+            let wholeCount = try whole.rows(#"SELECT count(*), count(DISTINCT "id") FROM "Character""#)
+            guard wholeCount == [[String(all.count), String(all.count)]] else { throw BenchFailure("the one importer stored \(wholeCount)") }
 
             let location = try seededStore()
             let stores = try (0..<4).map { _ in try PostgresStore(connection: location, model: model) }
@@ -189,15 +211,32 @@ enum PostgresWorkload {
                     }
                 }.start()
             }
+            // Every store's backend is connected already, so none starts or ends inside the measurement.
+            Thread.sleep(forTimeInterval: 0.3)
+            cpu = Bench.processCPUTime() + server.cpuSeconds()
             fours.append(ImportWorkload.seconds {
                 for _ in 0..<4 { start.signal() }
                 group.wait()
             })
+            fourCPU.append(Bench.processCPUTime() + server.cpuSeconds() - cpu)
             if let failure = failures.first { throw BenchFailure(failure) }
             let count = try stores[0].rows(#"SELECT count(*), count(DISTINCT "id") FROM "Character""#)
             guard count == [[String(all.count), String(all.count)]] else { throw BenchFailure("the four imports stored \(count)") }
         }
-        return (ImportWorkload.median(singles), ImportWorkload.median(fours))
+        let m = ImportWorkload.median
+        return Concurrency(singleQuarter: m(singles), fourAtOnce: m(fours), oneOfAllCPU: m(allCPU), fourAtOnceCPU: m(fourCPU))
+    }
+
+    /// The many-writers figures, medians of the runs.
+    struct Concurrency {
+        /// Wall seconds of one importer of the first quarter.
+        var singleQuarter: Double
+        /// Wall seconds of four importers of the four quarters at once.
+        var fourAtOnce: Double
+        /// Aggregate CPU seconds (this process + the server's processes) of one importer of the four quarters in turn.
+        var oneOfAllCPU: Double
+        /// Aggregate CPU seconds of the four importers of a quarter each at once.
+        var fourAtOnceCPU: Double
     }
 
     /// The first import, into the fresh schema (`--toggle-collect='*PostgresWorkload*freshload*'`).

@@ -13,7 +13,7 @@ enum ModelCommand {
         discussion: """
             Subcommands: 'convert' (Trellis JSON ↔ .xcdatamodeld), 'infer' (a model from sample \
             JSON) and 'show' (entities, attributes with types and key paths, relationships, \
-            identity). A store (.sqlite) may stand for a model: its recorded model.
+            identity; or a Mermaid or Graphviz diagram of them). A store (.sqlite) may stand for a model: its recorded model.
             """)
 
     /// `--version <name>`: a version of a `.xcdatamodeld`.

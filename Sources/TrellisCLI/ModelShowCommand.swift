@@ -3,23 +3,43 @@ import Trellis
 import TrellisModelFile
 import TrellisPostgres
 
-/// `trellis model show MODEL`: the summary on standard output. Names that are not bound
-/// are reported in the summary instead of failing.
+/// `trellis model show MODEL|STORE [--format text|mermaid|dot]`: the summary on standard
+/// output, or an entity–relationship diagram of the model (``ModelDiagram``). Names that
+/// are not bound are reported in the summary instead of failing.
 enum ModelShowCommand: LeafCommand {
-    static let model = ArgumentKey<String>("model", help: "A Trellis JSON model file, .xcdatamodeld or .xcdatamodel.")
+    static let model = ArgumentKey<String>(
+        "model", help: "A Trellis JSON model file, .xcdatamodeld, .xcdatamodel, or a store (its recorded model).")
+
+    /// What `model show` writes.
+    enum Format: String, CaseIterable, OptionValue {
+        /// The readable summary (``ModelSummary``).
+        case text
+        /// A Mermaid erDiagram (``ModelDiagram/mermaid``).
+        case mermaid
+        /// A Graphviz DOT graph (``ModelDiagram/dot``).
+        case dot
+    }
+
+    static let format = OptionKey<Format>(
+        "--format", valueName: "format",
+        help: "text: the summary; mermaid: a Mermaid erDiagram; dot: a Graphviz graph (dot -Tsvg).", default: "text")
 
     static let spec = CommandSpec(
         name: "model show",
-        abstract: "Summarise a model: entities, attributes, relationships, identity.",
+        abstract: "Summarise a model (entities, attributes, relationships, identity), or draw it.",
         arguments: [model],
-        options: [CommonOptions.bindings, ModelCommand.version])
+        options: [format, CommonOptions.bindings, ModelCommand.version])
 
     static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
         let path = arguments[model]
         let loaded = try ModelCommand.load(path, arguments, environment: context.environment)
         // A PostgreSQL store is named without its password.
         let name = PostgresStore.isConnectionString(path) ? PostgresStoreOpening.name(path) : path
-        context.stdout.write(ModelSummary(loaded: loaded, path: name).text)
+        switch arguments[format] {
+        case .text: context.stdout.write(ModelSummary(loaded: loaded, path: name).text)
+        case .mermaid: context.stdout.write(ModelDiagram(model: loaded.model).mermaid)
+        case .dot: context.stdout.write(ModelDiagram(model: loaded.model).dot)
+        }
     }
 }
 

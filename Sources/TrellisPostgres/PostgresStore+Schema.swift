@@ -90,9 +90,11 @@ extension PostgresStore {
         let schemaExists = try connection.run("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", names).rowCount > 0
         let tables = schemaExists ? try tableNames(connection: connection, schema: schema) : []
         guard tables.contains(SchemaDescription.metadataTable) else {
-            if !tables.isEmpty {
-                let listed = tables.sorted().prefix(5).map { SQLText.identifier($0) }.joined(separator: ", ")
-                throw StoreError(.notAStore, message: "\(store) holds tables (\(listed)\(tables.count > 5 ? ", …" : "")) "
+            // Sync workers' leases may be there first (a worker claims before its first page).
+            let others = tables.subtracting([PostgresStore.leasesTable])
+            if !others.isEmpty {
+                let listed = others.sorted().prefix(5).map { SQLText.identifier($0) }.joined(separator: ", ")
+                throw StoreError(.notAStore, message: "\(store) holds tables (\(listed)\(others.count > 5 ? ", …" : "")) "
                                  + "but no Trellis store (it has no trellis_metadata table)")
             }
             let description = try SchemaDescription(model: model, previous: nil, rules: .postgreSQL)
@@ -336,7 +338,7 @@ extension PostgresStore {
         } else {
             what = "the role \(role) lacks a privilege the store needs in \(store)"
         }
-        return StoreError(.permissionDenied, message: "\(what) (PostgreSQL: \(error.message))", details: error.details)
+        return error.withCode(.permissionDenied, message: "\(what) (PostgreSQL: \(error.message))")
     }
 }
 

@@ -320,8 +320,8 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
 
     private static func gaveUp(_ error: any Error, attempts: Int) -> any Error {
         guard let store = error as? StoreError, store.code == .transactionConflict else { return error }
-        return StoreError(.transactionConflict, message: "\(store.message) (the transaction was tried \(attempts) time"
-                          + "\(attempts == 1 ? "" : "s") and rolled back each time)", details: store.details)
+        return store.withMessage("\(store.message) (the transaction was tried \(attempts) time"
+                                 + "\(attempts == 1 ? "" : "s") and rolled back each time)")
     }
 
     /// Applies the schema work the database still needs inside the open transaction,

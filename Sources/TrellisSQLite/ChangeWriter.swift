@@ -87,7 +87,7 @@ struct ChangeWriter {
     /// entity and attribute: `entity Note, attribute body: a text value of … bytes is larger …`.
     func attributeFailure(_ error: StoreError, _ entity: EntityLayout, _ index: Int) -> StoreError {
         let name = index < entity.entity.attributes.count ? entity.entity.attributes[index].name : "#\(index)"
-        return StoreError(error.code, message: "entity \(entity.entity.name), attribute \(name): \(error.message)", details: error.details)
+        return error.withMessage("entity \(entity.entity.name), attribute \(name): \(error.message)")
     }
 
     func shapeError(_ id: ObjectID, _ entity: EntityLayout) -> StoreError {

@@ -53,8 +53,7 @@ final class Connection {
             | (readOnly ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard let db else {
-            throw StoreError(.engine, message: "cannot open \(path): out of memory",
-                             details: SQLiteResult.details(code: rc, sql: nil))
+            throw StoreError(.engine, message: "cannot open \(path): out of memory", engineCode: SQLiteResult.engineCode(rc))
         }
         guard rc == SQLITE_OK else {
             let systemErrno = SQLiteResult.systemErrno(db, threadErrno: errno)
@@ -228,8 +227,8 @@ enum SQLiteResult {
     /// `SQLITE_LOCKED` → `.busy`, `SQLITE_CONSTRAINT` → `.constraintViolation`,
     /// `SQLITE_READONLY` → `.readOnly`, `SQLITE_NOTADB` → `.notAStore`, `SQLITE_FULL` (and
     /// an I/O error whose system error is `ENOSPC`, `EDQUOT` or `EFBIG`) → `.diskFull`,
-    /// `SQLITE_TOOBIG` → `.valueTooLarge`, anything else → `.engine`. `details` holds the
-    /// result code, its name and the SQL text, never values.
+    /// `SQLITE_TOOBIG` → `.valueTooLarge`, anything else → `.engine`. The error keeps the
+    /// result code and its name (``StoreError/engineCode``) and the SQL text, never values.
     ///
     /// `systemErrno` is `sqlite3_system_errno` (https://sqlite.org/c3ref/system_errno.html):
     /// for an I/O or cannot-open error the operating system's reason is added to
@@ -254,7 +253,7 @@ enum SQLiteResult {
         if systemErrno != 0, primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN {
             message += ": " + String(cString: strerror(systemErrno))
         }
-        return StoreError(storeCode, message: message, details: details(code: code, sql: sql))
+        return StoreError(storeCode, message: message, engineCode: engineCode(code), sql: sql)
     }
 
     /// The operating system's error behind the connection's last I/O error:
@@ -267,10 +266,8 @@ enum SQLiteResult {
         return threadErrno == ENOSPC || threadErrno == EDQUOT || threadErrno == EFBIG ? threadErrno : 0
     }
 
-    /// `SQLite result code 2067 (constraint failed); SQL: INSERT INTO …`.
-    static func details(code: Int32, sql: String?) -> String {
-        var text = "SQLite result code \(code) (\(String(cString: sqlite3_errstr(code))))"
-        if let sql { text += "; SQL: \(sql)" }
-        return text
+    /// The result code `code` and its text (`sqlite3_errstr`), as ``StoreError`` keeps it.
+    static func engineCode(_ code: Int32) -> StoreError.EngineCode {
+        .sqlite(code, name: String(cString: sqlite3_errstr(code)))
     }
 }

@@ -81,8 +81,7 @@ extension SQLiteStore {
             try? connection.execute("ROLLBACK")
             connection.clearStatementCache()
             if error.code == .notAStore {
-                throw StoreError(.notAStore, message: error.message.contains(path) ? error.message : "\(path) is not an SQLite database",
-                                 details: error.details)
+                throw error.withMessage(error.message.contains(path) ? error.message : "\(path) is not an SQLite database")
             }
             throw error
         }

@@ -28,7 +28,7 @@ extension SQLiteStore {
             return try readMetadata(connection: connection)[modelRecordKey]
         } catch {
             if error.code == .notAStore, !error.message.contains(path) {
-                throw StoreError(.notAStore, message: "\(path) is not an SQLite database", details: error.details)
+                throw error.withCode(.notAStore, message: "\(path) is not an SQLite database")
             }
             throw error
         }

@@ -326,7 +326,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return isEmpty
         } catch {
             guard error.code == .notAStore else { throw error }
-            throw StoreError(.notAStore, message: "\(path) is not an SQLite database", details: error.details)
+            throw error.withCode(.notAStore, message: "\(path) is not an SQLite database")
         }
     }
 

@@ -136,7 +136,7 @@ final class Statement {
         }
         let limit = sqlite3_limit(database, SQLITE_LIMIT_LENGTH, -1)
         return StoreError(.valueTooLarge, message: "a \(kind) value of \(bytes) bytes is larger than the store's limit of \(limit) bytes",
-                          details: SQLiteResult.details(code: rc, sql: sql))
+                          engineCode: SQLiteResult.engineCode(rc), sql: sql)
     }
 
     // MARK: - Columns

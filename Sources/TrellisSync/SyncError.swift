@@ -23,6 +23,9 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
 
         /// The source file cannot be read, or is not JSON (line and column given).
         public static let unreadableSource = Code(rawValue: "unreadableSource")
+        /// A sync worker's lease of the resource expired and another worker took it over
+        /// (``SyncWorker``): the page being written rolled back; the other worker goes on.
+        public static let leaseLost = Code(rawValue: "leaseLost")
         /// A source file key that is not allowed there.
         public static let unknownKey = Code(rawValue: "unknownKey")
         /// A required source file key is missing.

@@ -130,7 +130,7 @@ struct PostgresWriteTests {
                 return error.code == .transactionConflict
                     && error.message == "could not serialize access due to concurrent update "
                     + "(the transaction was tried 1 time and rolled back each time)"
-                    && error.details?.hasPrefix("SQLSTATE 40001") == true
+                    && error.engineCode == .sqlState("40001")
             }
         }
     }

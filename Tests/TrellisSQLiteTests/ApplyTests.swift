@@ -182,9 +182,9 @@ import TrellisTestSupport
             ])) }
         } throws: { error in
             guard let error = error as? StoreError else { return false }
-            let code = kind == .sqlite ? "SQLite result code 787" : "SQLSTATE 23503"  // foreign key
-            return error.code == .constraintViolation && error.details?.contains(code) == true
-                && error.details?.contains("SQL: COMMIT") == true
+            let code: StoreError.EngineCode = kind == .sqlite ? .sqlite(787, name: "constraint failed") : .sqlState("23503")  // foreign key
+            return error.code == .constraintViolation && error.engineCode == code && error.sql == "COMMIT"
+                && error.description.contains("\(code); ") && error.description.hasSuffix("SQL: COMMIT)")
         }
         #expect(try test.rows(#"SELECT "name", "publisher" FROM "Character" WHERE "_pk" = 2"#) == [["Bob", nil]])
         // No transaction is left open: the next session works.
@@ -206,12 +206,20 @@ import TrellisTestSupport
             case .postgres:
                 let schema = try #require(test.location?.components(separatedBy: "schema=").last)
                 #expect(error.message == #"duplicate key value violates unique constraint "Character identity""#)
-                #expect(error.details == #"SQLSTATE 23505; constraint "Character identity"; table "Character"; "#
-                        + #"SQL: UPDATE "\#(schema)"."Character" AS t SET "id" = v.c1 FROM unnest($1::bigint[], $2::text[]) "#
-                        + #"AS v(c0, c1) WHERE t."_pk" = v.c0"#)
+                let sql = #"UPDATE "\#(schema)"."Character" AS t SET "id" = v.c1 FROM unnest($1::bigint[], $2::text[]) "#
+                    + #"AS v(c0, c1) WHERE t."_pk" = v.c0"#
+                // The engine's facts as fields (issue 25.6), rendered after the message.
+                #expect(error.engineCode == .sqlState("23505"))
+                #expect(error.constraint == "Character identity" && error.table == "Character" && error.column == nil)
+                #expect(error.sql == sql && error.details == nil)
+                #expect(error.description == #"duplicate key value violates unique constraint "Character identity" "#
+                        + #"(SQLSTATE 23505; constraint "Character identity"; table "Character"; SQL: \#(sql))"#)
             default:
                 #expect(error.message == "UNIQUE constraint failed: Character.id")
-                #expect(error.details == #"SQLite result code 2067 (constraint failed); SQL: UPDATE "Character" SET "id" = ?2 WHERE "_pk" = ?1"#)
+                #expect(error.engineCode == .sqlite(2067, name: "constraint failed"))
+                #expect(error.sql == #"UPDATE "Character" SET "id" = ?2 WHERE "_pk" = ?1"# && error.constraint == nil && error.details == nil)
+                #expect(error.description == "UNIQUE constraint failed: Character.id "
+                        + #"(SQLite result code 2067 (constraint failed); SQL: UPDATE "Character" SET "id" = ?2 WHERE "_pk" = ?1)"#)
             }
             #expect(!error.description.contains("\"a\""))
         }

@@ -45,7 +45,8 @@ import Trellis
         }
         #expect(error.code == .valueTooLarge)
         #expect(error.message == "entity Note, attribute body: a text value of 1200 bytes is larger than the store's limit of 1000 bytes")
-        #expect(error.details?.hasPrefix("SQLite result code 18 (string or blob too big); SQL: INSERT INTO \"Note\"") == true)
+        #expect(error.engineCode == .sqlite(18, name: "string or blob too big"))
+        #expect(error.sql?.hasPrefix("INSERT INTO \"Note\"") == true)
         #expect(try store.rows(#"SELECT "id", length("body") FROM "Note""#) == [["1", "900"]])
     }
 

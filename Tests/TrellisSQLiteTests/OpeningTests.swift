@@ -159,7 +159,7 @@ import Trellis
         #expect { _ = try SQLiteStore(path: text, model: try charactersModel()) } throws: { error in
             guard let error = error as? StoreError else { return false }
             return error.code == .notAStore && error.message == "\(text) is not an SQLite database"
-                && error.details?.hasPrefix("SQLite result code 26 (file is not a database)") == true
+                && error.engineCode == .sqlite(26, name: "file is not a database")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: text)).count == 3_000)
 

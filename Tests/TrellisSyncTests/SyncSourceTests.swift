@@ -47,6 +47,21 @@ import TrellisTestSupport
         #expect(source.redactor.redact("id app-1 here") == "id *** here")
     }
 
+    /// For a replay, which sends nothing: an unset variable reads as the value given, a set one as itself.
+    @Test func anUnsetVariableReadsAsTheReplayValueWhenOneIsGiven() throws {
+        let json = try JSONReader.parse(#"""
+        {"format": "trellis-source", "formatVersion": 1,
+         "client": {"baseURL": "https://api.nytimes.com/", "auth": {"type": "apiKey", "in": "query", "name": "api-key", "value": "${env:NYT_UNSET}"},
+                    "headers": {"X-Id": "${env:APP_ID}"}},
+         "resources": [{"name": "a", "entity": "A", "path": "a"}]}
+        """#)
+        let source = try SyncSource(json: json, environment: ["APP_ID": "app-1"], unsetVariableValue: "unset-in-replay")
+        #expect(source.client.auth == .apiKey(location: .query, name: "api-key", value: "unset-in-replay"))
+        #expect(source.client.headers.map(\.value) == ["app-1"])
+        #expect(source.redactor.redact("unset-in-replay app-1") == "*** ***")
+        #expect(throws: SyncError.self) { try SyncSource(json: json, environment: ["APP_ID": "app-1"]) }
+    }
+
     @Test func everyPaginatorAuthAndDeletionReads() throws {
         let source = try read(#"""
         {"format": "trellis-source", "formatVersion": 1,

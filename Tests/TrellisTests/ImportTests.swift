@@ -415,6 +415,30 @@ import TrellisTestSupport
         #expect(try describeAll("Item", in: store) == ["id=1 code=255 other=nil"])
     }
 
+    /// A value transformer's own error is the import error's cause, kept as thrown (issue 25.6).
+    @Test(arguments: StoreKind.allCases)
+    func aTransformerFailureKeepsItsCause(kind: StoreKind) throws {
+        try use(kind)
+        let model = try ObjectModel(entities: [EntityDescription(
+            name: "Item",
+            attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
+                         GraphFixture.attribute("at", .date, key: "at", transformer: "iso8601")],
+            userInfo: ["identityAttributes": "id"])])
+        let store = try stores.make(kind, model: model)
+        let context = ObjectContext(store: store)
+        do {
+            _ = try context.importObjects(from: [["id": 1, "at": "yesterday"]], entity: "Item")
+            Issue.record("expected an error")
+        } catch let error as ImportError {
+            #expect(error.code == .invalidValue)
+            #expect(error.path.description == "$[0].at")
+            let cause = try #require(error.cause as? TransformError, "\(String(describing: error.cause))")
+            #expect(cause.code == .invalidValue && cause.transformerName == "iso8601" && cause.value == "yesterday")
+            #expect(error.message.hasSuffix(cause.message), "\(error.message) / \(cause.message)")
+        }
+        #expect(try describeAll("Item", in: store) == [])
+    }
+
     // MARK: - Deletion scopes
 
     func seedFive() throws {

@@ -66,15 +66,36 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
     public let value: JSONValue?
     /// What is wrong, with the value shortened.
     public let message: String
+    /// The error behind this one, kept as it was thrown (a value transformer's
+    /// `TransformError`, a dictionary transformer's or entity mapper's own error), when there
+    /// is one; ``message`` says it in words. Not compared by `==`.
+    public let cause: (any Error)?
 
-    /// An error at `path` about `entity`'s `property` and the offending `value`.
-    public init(_ code: Code, path: JSONPath, entity: String, property: String?, value: JSONValue?, message: String) {
+    /// An error at `path` about `entity`'s `property` and the offending `value`, caused by `cause`.
+    public init(_ code: Code, path: JSONPath, entity: String, property: String?, value: JSONValue?, message: String,
+                cause: (any Error)? = nil) {
         self.code = code
         self.path = path
         self.entity = entity
         self.property = property
         self.value = value
         self.message = message
+        self.cause = cause
+    }
+
+    /// Equal when every field but ``cause`` is.
+    public static func == (a: ImportError, b: ImportError) -> Bool {
+        a.code == b.code && a.path == b.path && a.entity == b.entity && a.property == b.property && a.value == b.value
+            && a.message == b.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(path)
+        hasher.combine(entity)
+        hasher.combine(property)
+        hasher.combine(value)
+        hasher.combine(message)
     }
 
     /// `$[3].powers[1].id: cannot store "abc" in Power.id (integer64): not a decimal number`.

@@ -11,7 +11,7 @@ extension Importer {
                     object = try transformer.transform(object)
                 } catch {
                     throw fail(.transformFailed, nil, requested.name, nil, value,
-                               "dictionary transformer '\(transformer.name)' of \(requested.name) failed: \(error)")
+                               "dictionary transformer '\(transformer.name)' of \(requested.name) failed: \(error)", cause: error)
                 }
             }
             if let key, let name = options.keyAttribute, requested === root,
@@ -19,7 +19,7 @@ extension Importer {
                 do {
                     try mapping.keyPath.set(.string(key), in: &object)
                 } catch {
-                    throw fail(.invalidOption, nil, requested.name, name, .string(key), "cannot store the key: \(error)")
+                    throw fail(.invalidOption, nil, requested.name, name, .string(key), "cannot store the key: \(error)", cause: error)
                 }
             }
             var walk = requested
@@ -28,7 +28,7 @@ extension Importer {
                 do {
                     chosen = try mapper.map(object)
                 } catch {
-                    throw fail(.transformFailed, nil, requested.name, nil, value, "entity mapper '\(mapper.name)' failed: \(error)")
+                    throw fail(.transformFailed, nil, requested.name, nil, value, "entity mapper '\(mapper.name)' failed: \(error)", cause: error)
                 }
                 if let chosen {
                     guard let info = schema.info(named: chosen), requested.includes(info.number) else {

@@ -17,7 +17,8 @@ extension Importer {
             result = try transformer.transformedValue(value)
         } catch let error as TransformError {
             throw fail(.invalidValue, keyPath, entity.name, a.name, value,
-                       "cannot store \(jsonSnippet(value)) in \(entity.name).\(a.name) (\(a.type)): value transformer '\(name)': \(error.message)")
+                       "cannot store \(jsonSnippet(value)) in \(entity.name).\(a.name) (\(a.type)): value transformer '\(name)': \(error.message)",
+                       cause: error)
         }
         if let result, !ModelResolver.value(result, fits: a.type) {
             throw fail(.invalidValue, keyPath, entity.name, a.name, value,

@@ -180,7 +180,21 @@ extension PersistentStore {
     }
 }
 
-/// A store failure. Stores add codes (SQLite result codes, SQLSTATE) and fill `details`.
+/// A store failure, with the engine's facts kept as fields (as GRDB's `DatabaseError` and
+/// PostgresNIO's `PSQLError` keep them): the engine's own code (SQLite's extended result code,
+/// https://sqlite.org/rescode.html; PostgreSQL's SQLSTATE,
+/// https://www.postgresql.org/docs/current/errcodes-appendix.html), the SQL text, and the
+/// constraint, table, column and hint the engine names. ``description`` renders them after
+/// the message:
+///
+///     catch let error as StoreError where error.code == .constraintViolation {
+///         error.engineCode     // .sqlState("23505")
+///         error.constraint     // "Hero_identity"
+///         print(error)         // duplicate key value violates … (SQLSTATE 23505; constraint "Hero_identity"; table "Hero"; SQL: INSERT …)
+///     }
+///
+/// Bound values are never kept (they may be secrets or personal data): the SQL text has
+/// placeholders, and PostgreSQL's DETAIL field, which quotes values, is left out.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: RawRepresentable, Sendable, Hashable {
         public let rawValue: String
@@ -228,19 +242,77 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The engine's own code for a failure, kept as the engine gave it.
+    public enum EngineCode: Sendable, Hashable, CustomStringConvertible {
+        /// An SQLite result code (primary or extended: 2067 is `SQLITE_CONSTRAINT_UNIQUE`)
+        /// and its text (`sqlite3_errstr`: "constraint failed").
+        case sqlite(Int32, name: String)
+        /// A PostgreSQL SQLSTATE (`23505`).
+        case sqlState(String)
+
+        /// `SQLite result code 2067 (constraint failed)`, `SQLSTATE 23505`.
+        public var description: String {
+            switch self {
+            case .sqlite(let code, let name): return "SQLite result code \(code) (\(name))"
+            case .sqlState(let state): return "SQLSTATE \(state)"
+            }
+        }
+    }
+
     public let code: Code
     public let message: String
-    /// Engine specifics (e.g. SQLite's extended result code and the SQL text); never bound values.
+    /// The engine's code, when the engine reported the failure.
+    public let engineCode: EngineCode?
+    /// The SQL text of the failed statement (placeholders, never values).
+    public let sql: String?
+    /// The constraint, table and column the engine names (PostgreSQL's error fields).
+    public let constraint: String?
+    public let table: String?
+    public let column: String?
+    /// The engine's hint (PostgreSQL's HINT field).
+    public let hint: String?
+    /// Anything else worth saying that is not a fact above; never bound values.
     public let details: String?
 
-    public init(_ code: Code, message: String, details: String? = nil) {
+    public init(_ code: Code, message: String, details: String? = nil, engineCode: EngineCode? = nil, sql: String? = nil,
+                constraint: String? = nil, table: String? = nil, column: String? = nil, hint: String? = nil) {
         self.code = code
         self.message = message
         self.details = details
+        self.engineCode = engineCode
+        self.sql = sql
+        self.constraint = constraint
+        self.table = table
+        self.column = column
+        self.hint = hint
     }
 
-    public var description: String {
-        if let details { return "\(message) (\(details))" }
-        return message
+    /// The same failure (code and facts) said with `message` (a caller adding what it was doing).
+    public func withMessage(_ message: String) -> StoreError {
+        withCode(code, message: message)
     }
+
+    /// The same facts under another code and `message`.
+    public func withCode(_ code: Code, message: String) -> StoreError {
+        StoreError(code, message: message, details: details, engineCode: engineCode, sql: sql, constraint: constraint, table: table,
+                   column: column, hint: hint)
+    }
+
+    /// The facts after the message, in parentheses: `message (SQLSTATE 23505; constraint
+    /// "c"; table "t"; column "x"; hint: …; details; SQL: …)`; SQLite's as `message (SQLite
+    /// result code 2067 (constraint failed); SQL: …)`.
+    public var description: String {
+        var facts: [String] = []
+        if let engineCode { facts.append(engineCode.description) }
+        if let constraint { facts.append("constraint \(Self.quoted(constraint))") }
+        if let table { facts.append("table \(Self.quoted(table))") }
+        if let column { facts.append("column \(Self.quoted(column))") }
+        if let hint { facts.append("hint: \(hint)") }
+        if let details { facts.append(details) }
+        if let sql { facts.append("SQL: \(sql)") }
+        return facts.isEmpty ? message : "\(message) (\(facts.joined(separator: "; ")))"
+    }
+
+    /// `name` in double quotes, inner quotes doubled (as SQL writes an identifier).
+    static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Trellis
+import TrellisModelFile
 import TrellisPostgres
 import TrellisSQLite
 import TrellisSync
@@ -21,11 +22,17 @@ enum SyncCommand: LeafCommand {
     static let stage = OptionKey<String?>(
         "--stage", valueName: "dir", help: "Write every fetched page (status, headers without secrets, body) into this directory before importing it.")
     static let replay = OptionKey<String?>(
-        "--replay", valueName: "dir", help: "Import the pages staged in this directory instead of fetching them (no network).")
+        "--replay", valueName: "dir", help: "Import the pages staged in this directory instead of fetching them (no network; the source's ${env:…} variables may be unset).")
     static let report = OptionKey<ReportFormat>("--report", valueName: "format", help: "The summary format on standard output.", default: "text")
     static let maxPages = OptionKey<Int?>("--max-pages", valueName: "count", help: "Fetch at most this many pages per resource; the next run resumes there.")
     static let status = OptionKey<Bool>(
         flag: "--status", help: "Print each resource's last run, watermark, pending next page and totals; sync nothing.")
+    static let workers = OptionKey<Int?>(
+        "--workers", valueName: "count",
+        help: "Sync with this many workers in this process, splitting the resources through leases in a PostgreSQL store (default 1).")
+    static let leaseSeconds = OptionKey<Seconds?>(
+        "--lease-seconds", valueName: "seconds",
+        help: "How long a worker's lease of a resource lasts unless renewed by its next page; a killed worker's resource is taken over after it (PostgreSQL; default 30).")
 
     static let spec = CommandSpec(
         name: "sync",
@@ -35,12 +42,15 @@ enum SyncCommand: LeafCommand {
             committed in one transaction: a run that is interrupted loses nothing, and the next run \
             resumes at the first page not committed. Incremental resources start after their \
             watermark; Parse resources page by keyset on (updatedAt, objectId). Deletions happen \
-            only where the source file states their scope (fullScan, tombstones).
+            only where the source file states their scope (fullScan, tombstones). Into a \
+            PostgreSQL store each run is a worker: several runs at once (processes on one \
+            machine or several, or --workers N) split the resources between them through \
+            leases, and a killed worker's resource is taken over from its last committed page.
             """,
         arguments: [source],
         options: [
             model, CommonOptions.store.with(help: "The store: an SQLite file (created when missing), or a PostgreSQL connection string (postgresql://user@host/dbname)."), resource, full, dryRun,
-            stage, replay, report, maxPages, status, CommonOptions.bindings, CommonOptions.busyTimeout,
+            stage, replay, report, maxPages, status, workers, leaseSeconds, CommonOptions.bindings, CommonOptions.busyTimeout,
         ])
 
     /// `--report`.
@@ -66,6 +76,19 @@ enum SyncCommand: LeafCommand {
 
         let storePath = arguments[CommonOptions.store]
         let isPostgres = PostgresStore.isConnectionString(storePath)
+        if let count = arguments[workers], count < 1 || count > 64 {
+            throw UsageError("invalid value '\(count)' for '--workers'; expected a count from 1 to 64")
+        }
+        if !isPostgres, (arguments[workers] ?? 1) > 1 || arguments[leaseSeconds] != nil {
+            throw UsageError("'\(arguments[workers] ?? 1 > 1 ? "--workers" : "--lease-seconds")' needs a PostgreSQL store: "
+                             + "workers split the resources through leases kept in it")
+        }
+        if let lease = arguments[leaseSeconds], lease.value < 0.1 {
+            throw UsageError("invalid value '\(lease.value)' for '--lease-seconds'; expected at least 0.1 seconds")
+        }
+        if arguments[status], arguments[workers] != nil || arguments[leaseSeconds] != nil {
+            throw UsageError("'--status' reports only; it does not take '\(arguments[workers] != nil ? "--workers" : "--lease-seconds")'")
+        }
         // How summaries and messages name the store (a connection string without its password).
         let storeName = isPostgres ? PostgresStoreOpening.name(storePath) : storePath
         let storeURL = environment.url(for: isPostgres ? "." : storePath)
@@ -78,7 +101,8 @@ enum SyncCommand: LeafCommand {
         if modelPath == nil, !arguments[status] {
             throw UsageError("missing option '--model <model>': the store \(storeName) does not exist yet, so it records no model")
         }
-        let syncSource = try load(sourcePath, environment: environment)
+        // A replay sends no request: the source's secrets may be unset (`${env:NYT_API_KEY}`).
+        let syncSource = try load(sourcePath, environment: environment, replaying: arguments[replay] != nil)
         if arguments[status] {
             let metadata: [String: String]
             if isPostgres {
@@ -92,7 +116,14 @@ enum SyncCommand: LeafCommand {
             } else {
                 metadata = [:]
             }
-            let statuses = try Synchronizer.status(of: syncSource, resources: names, metadata: metadata)
+            var statuses = try Synchronizer.status(of: syncSource, resources: names, metadata: metadata)
+            if isPostgres {
+                let leases: [Lease]
+                do { leases = try PostgresStore.leases(connection: storePath) } catch let error as StoreError {
+                    throw PostgresStoreOpening.commandError(error, connection: storePath)
+                }
+                for i in statuses.indices { statuses[i].lease = leases.first { $0.name == statuses[i].name } }
+            }
             context.stdout.write(json ? SyncSummary.json(statuses) : SyncSummary.text(statuses, store: storeName))
             return
         }
@@ -109,6 +140,21 @@ enum SyncCommand: LeafCommand {
         options.maxPages = arguments[maxPages]
         options.stageDirectory = arguments[stage].map { environment.url(for: $0) }
         let busy = arguments[CommonOptions.busyTimeout].milliseconds
+
+        if (arguments[workers] ?? 1) > 1 || arguments[leaseSeconds] != nil, options.dryRun {
+            throw UsageError("'--dry-run' cannot be combined with '\(arguments[workers] != nil ? "--workers" : "--lease-seconds")' "
+                             + "(a dry run keeps nothing, so it takes no leases)")
+        }
+        if isPostgres, !options.dryRun {
+            // Every run into PostgreSQL is a worker (alone, it claims every resource in turn);
+            // a dry run keeps nothing, leases included.
+            options.worker = SyncWorker(holder: Lease.holderName(), leaseSeconds: arguments[leaseSeconds]?.value ?? 30)
+        }
+        if isPostgres, let count = arguments[workers], count > 1 {
+            try runWorkers(count, source: syncSource, file: file, record: record, options: options, storePath: storePath,
+                           storeName: storeName, replay: arguments[replay].map { environment.url(for: $0) }, json: json, &context)
+            return
+        }
 
         let store: any PersistentStore
         if isPostgres {
@@ -148,10 +194,87 @@ enum SyncCommand: LeafCommand {
         }
     }
 
+    /// `--workers N` into the PostgreSQL store `storePath`: N threads, each a worker with its
+    /// own connection (holders `host:pid`, `host:pid#2`, …), splitting the resources through
+    /// the store's leases. The summary lists every resource a worker synced, in source order;
+    /// the first failure (after every worker stopped) is the command's error.
+    static func runWorkers(_ count: Int, source: SyncSource, file: LoadedModel, record: String, options: SyncOptions, storePath: String,
+                           storeName: String, replay: URL?, json: Bool, _ context: inout CommandContext) throws {
+        let results = WorkerResults(count: count)
+        var threads: [Thread] = []
+        let done = DispatchGroup()
+        for index in 0..<count {
+            var workerOptions = options
+            workerOptions.worker?.holder = Lease.holderName(worker: index)
+            let finalOptions = workerOptions
+            done.enter()
+            let thread = Thread {
+                defer { done.leave() }
+                var synchronizer: Synchronizer?
+                do {
+                    let store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false, modelRecord: record)
+                    let objectContext = ObjectContext(store: store, bindings: file.bindings)
+                    let made = try replay.map { try Synchronizer(replaying: $0, source: source, context: objectContext, options: finalOptions) }
+                        ?? Synchronizer(source: source, context: objectContext, options: finalOptions)
+                    synchronizer = made
+                    results.set(index, report: try made.run(), error: nil)
+                } catch {
+                    results.set(index, report: synchronizer?.lastReport ?? SyncReport(), error: error)
+                }
+            }
+            threads.append(thread)
+        }
+        Interruption.begin(options.dryRun ? "nothing was written (dry run)"
+                           : "the pages committed so far are kept, with their checkpoints; the next run resumes after them")
+        defer { Interruption.end() }
+        for thread in threads { thread.start() }
+        done.wait()
+        var merged = SyncReport()
+        merged.isDryRun = options.dryRun
+        let order = Dictionary(source.resources.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        merged.resources = results.reports.flatMap(\.resources).sorted { (order[$0.name] ?? 0) < (order[$1.name] ?? 0) }
+        guard let failure = results.errors.compactMap({ $0 }).first else {
+            context.stdout.write(json ? SyncSummary.json(merged) : SyncSummary.text(merged, store: storeName))
+            return
+        }
+        if json { context.stdout.write(SyncSummary.json(merged)) }
+        if let error = failure as? SyncError {
+            if let storeError = error.underlying as? StoreError, error.code == .store {
+                throw PostgresStoreOpening.commandError(storeError, connection: storePath)
+            }
+            throw CommandError(.importFailed, error.description)
+        }
+        throw failure
+    }
+
+    /// What each worker thread of ``runWorkers(_:source:file:record:options:storePath:storeName:replay:json:_:)`` ended with.
+    // SAFETY: `reports` and `errors` are only touched while `lock` is held.
+    final class WorkerResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var storedReports: [SyncReport]
+        private var storedErrors: [(any Error)?]
+
+        init(count: Int) {
+            storedReports = Array(repeating: SyncReport(), count: count)
+            storedErrors = Array(repeating: nil, count: count)
+        }
+
+        func set(_ index: Int, report: SyncReport, error: (any Error)?) {
+            lock.withLock {
+                storedReports[index] = report
+                storedErrors[index] = error
+            }
+        }
+
+        var reports: [SyncReport] { lock.withLock { storedReports } }
+        var errors: [(any Error)?] { lock.withLock { storedErrors } }
+    }
+
     /// The source file at `path`, `${env:NAME}` read from the environment.
-    static func load(_ path: String, environment: CommandEnvironment) throws -> SyncSource {
+    static func load(_ path: String, environment: CommandEnvironment, replaying: Bool = false) throws -> SyncSource {
         do {
-            return try SyncSource(contentsOf: environment.url(for: path), environment: environment.variables)
+            return try SyncSource(contentsOf: environment.url(for: path), environment: environment.variables,
+                                  unsetVariableValue: replaying ? "unset-in-replay" : nil)
         } catch var error as SyncError {
             error.file = path
             throw CommandError(.invalidInput, error.description)

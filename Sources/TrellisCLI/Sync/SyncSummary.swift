@@ -53,6 +53,15 @@ enum SyncSummary {
             text += "  watermark \(c.watermark?.description ?? "none"); "
             text += c.walk?.next.map { "pending next page \($0)" } ?? "no pending page"
             text += "\n  in all: \(c.totalPages) pages, \(c.totalRecords) records\n"
+            if let lease = s.lease {
+                if let holder = lease.holder, let expires = lease.expiresAt {
+                    let state = expires < Date() ? "expired" : "until"
+                    text += "  leased by worker \(holder) (\(state) \(SyncInstant(expires).rfc3339))\n"
+                }
+                if let finished = lease.finishedAt {
+                    text += "  last finished by worker \(lease.finishedBy ?? "?") at \(SyncInstant(finished).rfc3339)\n"
+                }
+            }
         }
         return text
     }

@@ -58,7 +58,7 @@ struct PostgresSchema {
         self.schema = schema
         func q(_ name: String) -> String { SQLText.qualified(schema, name) }
         var relationNames = NameSet(reservedPrefix: nil)
-        for name in [SchemaDescription.metadataTable, PostgresSchema.locksTable] { relationNames.insert(name) }
+        for name in [SchemaDescription.metadataTable, PostgresSchema.locksTable, PostgresStore.leasesTable] { relationNames.insert(name) }
         for entity in description.entities {
             relationNames.insert(entity.table)
             for relationship in entity.relationships { if let t = relationship.table { relationNames.insert(t) } }

@@ -470,7 +470,7 @@ struct PostgresChangeWriter {
     /// `error` (from encoding the value of `entity`'s attribute at `index`) naming the entity and attribute.
     func attributeFailure(_ error: StoreError, _ entity: PostgresEntityLayout, _ index: Int) -> StoreError {
         let name = index < entity.entity.attributes.count ? entity.entity.attributes[index].name : "#\(index)"
-        return StoreError(error.code, message: "entity \(entity.entity.name), attribute \(name): \(error.message)", details: error.details)
+        return error.withMessage("entity \(entity.entity.name), attribute \(name): \(error.message)")
     }
 
     func shapeError(_ id: ObjectID, _ entity: PostgresEntityLayout) -> StoreError {

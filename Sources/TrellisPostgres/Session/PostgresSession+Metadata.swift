@@ -94,7 +94,7 @@ extension PostgresStore {
                                     + "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')", names)
         let existing = Set((0..<tables.rowCount).map { tables.string($0, 0) })
         guard existing.contains(SchemaDescription.metadataTable) else {
-            if existing.isEmpty { return nil }
+            if existing.subtracting([PostgresStore.leasesTable]).isEmpty { return nil }
             throw StoreError(.notAStore, message: "schema \(schema) of \(opened.display) holds tables but no Trellis store "
                              + "(it has no trellis_metadata table)")
         }

@@ -18,9 +18,10 @@ import Trellis
 /// | 55P03 lock_not_available, 57014 query_canceled (a lock or statement timeout) | `.busy` |
 /// | anything else | `.engine` |
 ///
-/// `message` is the server's primary message; `details` the SQLSTATE, the constraint, table
-/// and column the server names, and the SQL text. The server's DETAIL field is left out:
-/// it often quotes values (`Key (id)=(42) already exists.`), which stay out of errors.
+/// `message` is the server's primary message; the error keeps the SQLSTATE, the constraint,
+/// table, column and hint the server names, and the SQL text as fields (``StoreError``). The
+/// server's DETAIL field is left out: it often quotes values (`Key (id)=(42) already
+/// exists.`), which stay out of errors.
 enum PostgresError {
     /// SQLSTATEs after which the store runs the transaction again.
     static let retryable: Set<String> = ["40001", "40P01"]
@@ -53,13 +54,10 @@ enum PostgresError {
         }
         let sqlState = field(Int32(UInt8(ascii: "C"))) ?? "XX000"
         let message = field(Int32(UInt8(ascii: "M"))) ?? String(cString: PQresultErrorMessage(result))
-        var details = ["SQLSTATE \(sqlState)"]
-        if let constraint = field(Int32(UInt8(ascii: "n"))) { details.append("constraint \(SQLText.identifier(constraint))") }
-        if let table = field(Int32(UInt8(ascii: "t"))) { details.append("table \(SQLText.identifier(table))") }
-        if let column = field(Int32(UInt8(ascii: "c"))) { details.append("column \(SQLText.identifier(column))") }
-        if let hint = field(Int32(UInt8(ascii: "H"))) { details.append("hint: \(hint)") }
-        if let sql { details.append("SQL: \(sql)") }
-        return (StoreError(code(for: sqlState), message: message.trimmingCharacters(in: .whitespacesAndNewlines),
-                           details: details.joined(separator: "; ")), sqlState)
+        let error = StoreError(code(for: sqlState), message: message.trimmingCharacters(in: .whitespacesAndNewlines),
+                               engineCode: .sqlState(sqlState), sql: sql, constraint: field(Int32(UInt8(ascii: "n"))),
+                               table: field(Int32(UInt8(ascii: "t"))), column: field(Int32(UInt8(ascii: "c"))),
+                               hint: field(Int32(UInt8(ascii: "H"))))
+        return (error, sqlState)
     }
 }

@@ -48,6 +48,14 @@ public struct ResourceReport: Sendable, Equatable {
     /// HTTP requests made, retries among them.
     public var requests = 0
     public var retries = 0
+    /// The worker that synced it (``SyncOptions/worker``), nil when not run as a worker.
+    public var worker: String?
+    /// The worker whose expired lease this run took over (it resumed from that worker's last
+    /// committed page), if any.
+    public var tookOverFrom: String?
+    /// The run's lease expired and another worker took the resource over: the pages this
+    /// run committed before stay, the rest are the other worker's.
+    public var lostLease = false
     /// Things worth knowing that did not stop the run (Parse Relations skipped, unsettled
     /// walks, deletions skipped and why), at most 100.
     public var diagnostics: [String] = []
@@ -65,7 +73,7 @@ public struct ResourceReport: Sendable, Equatable {
     /// The report as JSON: `name`, `entity`, `pages`, `pagesChanged`, `pagesNotModified`,
     /// `records`, `inserted`, `updated`, `unchanged`, `deleted`, `related` (entity → counts),
     /// `walksCompleted`, `stoppedAtMaxPages`, `watermark`, `nextPage`, `requests`,
-    /// `retries`, `diagnostics`.
+    /// `retries`, `diagnostics`; for a worker's run also `worker`, `tookOverFrom`, `lostLease`.
     public var json: JSONValue {
         var o = JSONObject()
         o.append(key: "name", value: .string(name))
@@ -91,6 +99,11 @@ public struct ResourceReport: Sendable, Equatable {
         o.append(key: "requests", value: JSONValue(requests))
         o.append(key: "retries", value: JSONValue(retries))
         o.append(key: "diagnostics", value: .array(diagnostics.map(JSONValue.string)))
+        if let worker {
+            o.append(key: "worker", value: .string(worker))
+            o.append(key: "tookOverFrom", value: tookOverFrom.map(JSONValue.string) ?? .null)
+            o.append(key: "lostLease", value: .bool(lostLease))
+        }
         return .object(o)
     }
 
@@ -119,11 +132,22 @@ public struct ResourceStatus: Sendable {
     public var name: String
     public var entity: String?
     public var checkpoint: SyncCheckpoint
+    /// The resource's lease row in a store that leases (``LeasingStore``), if it has one:
+    /// which worker holds it, until when, and who finished it last.
+    public var lease: Lease?
+
+    public init(name: String, entity: String?, checkpoint: SyncCheckpoint, lease: Lease? = nil) {
+        self.name = name
+        self.entity = entity
+        self.checkpoint = checkpoint
+        self.lease = lease
+    }
 
     /// `{"name", "entity", "lastRun": {status, startedAt, finishedAt, pages, pagesChanged,
     /// records, message} | null, "watermark": {text, id} | null, "nextPage": URL | null,
-    /// "totalPages", "totalRecords"}`. A run still marked `running` (killed, or running now)
-    /// has status `running`.
+    /// "totalPages", "totalRecords"}`, plus `"lease": {holder, expiresAt, finishedAt,
+    /// finishedBy}` where the store keeps one. A run still marked `running` (killed, or
+    /// running now) has status `running`.
     public var json: JSONValue {
         var o = JSONObject()
         o.append(key: "name", value: .string(name))
@@ -146,6 +170,14 @@ public struct ResourceStatus: Sendable {
         o.append(key: "nextPage", value: checkpoint.walk?.next.map(JSONValue.string) ?? .null)
         o.append(key: "totalPages", value: JSONValue(checkpoint.totalPages))
         o.append(key: "totalRecords", value: JSONValue(checkpoint.totalRecords))
+        if let lease {
+            o.append(key: "lease", value: [
+                "holder": lease.holder.map(JSONValue.string) ?? .null,
+                "expiresAt": lease.expiresAt.map { .string(SyncInstant($0).rfc3339) } ?? .null,
+                "finishedAt": lease.finishedAt.map { .string(SyncInstant($0).rfc3339) } ?? .null,
+                "finishedBy": lease.finishedBy.map(JSONValue.string) ?? .null,
+            ])
+        }
         return .object(o)
     }
 }

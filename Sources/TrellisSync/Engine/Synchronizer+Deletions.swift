@@ -91,7 +91,7 @@ extension Synchronizer {
             return
         }
         let written = checkpoint
-        try context.save(origin: .sync) { session in try written.write(resource: resource.name, in: session) }
+        try context.save(origin: .sync) { session in try record(written, of: resource, in: session) }
     }
 
     /// The identities of every record of the resource, walking it from the start without

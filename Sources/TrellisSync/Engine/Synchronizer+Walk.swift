@@ -184,7 +184,7 @@ extension Synchronizer {
             var elements = JSONImportSource(array: records, in: page.recordsPath)
             let imported = try context.importObjects(from: &elements, entity: entity.name, options: importOptions) { session, imported in
                 if imported.counts.values.contains(where: { $0.inserted + $0.updated + $0.deleted > 0 }) { written.lastRun?.pagesChanged += 1 }
-                try written.write(resource: resource.name, in: session)
+                try record(written, of: resource, in: session)
             }
             report.add(imported, entityKinds: kinds)
             return imported.counts.values.contains { $0.inserted + $0.updated + $0.deleted > 0 }
@@ -196,11 +196,11 @@ extension Synchronizer {
             if options.dryRun {
                 context.rollback()
             } else {
-                try context.save(origin: .sync) { session in try written.write(resource: resource.name, in: session) }
+                try context.save(origin: .sync) { session in try record(written, of: resource, in: session) }
             }
             return !doomed.isEmpty
         default:
-            if !options.dryRun { try context.store.write { session in try written.write(resource: resource.name, in: session) } }
+            if !options.dryRun { try context.store.write { session in try record(written, of: resource, in: session) } }
             return false
         }
     }

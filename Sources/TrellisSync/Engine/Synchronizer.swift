@@ -34,6 +34,8 @@ public final class Synchronizer {
 
     let clock: ClientClock
     var staged: StagedPages?
+    /// The resource this worker holds the lease of while it syncs it (``SyncOptions/worker``).
+    var currentLease: String?
 
     /// A synchronizer fetching over `transport` (URLSession by default).
     /// - Parameter clock: the clock, sleeps and jitter of the HTTP client (tests replace them).
@@ -73,36 +75,8 @@ public final class Synchronizer {
         if let (_, scan, other) = SyncSource.unscopedFullScan(source.resources, overlapping: entitiesOverlap) {
             throw SyncError(.invalidValue, message: SyncSource.unscopedFullScanMessage(scan, other), resource: scan.name)
         }
-        let resources = try selectedResources()
-        // Full-scan deletions wait until every resource of the run filling the same entity
-        // walked: an object that moved from one resource's scope to another's is then updated
-        // by the other before the first one's deletions look at it.
-        var deferred: [(report: Int, deletions: PendingDeletions)] = []
-        for (i, resource) in resources.enumerated() {
-            var resourceReport = ResourceReport(name: resource.name, entity: try entityName(of: resource))
-            do {
-                if let pending = try sync(resource, into: &resourceReport) {
-                    deferred.append((lastReport.resources.count, pending))
-                }
-                lastReport.resources.append(resourceReport)
-            } catch {
-                lastReport.resources.append(resourceReport)
-                let located = locate(error, resource: resource.name)
-                if !options.dryRun { recordFailure(located, of: resource) }
-                throw located
-            }
-            let later = resources[(i + 1)...].compactMap(\.entity)
-            while let index = deferred.firstIndex(where: { item in !later.contains { entitiesOverlap($0, item.deletions.entity.name) } }) {
-                let (position, pending) = deferred.remove(at: index)
-                do {
-                    try deleteMissing(pending, report: &lastReport.resources[position])
-                } catch {
-                    let located = locate(error, resource: pending.resource.name)
-                    if !options.dryRun { recordFailure(located, of: pending.resource) }
-                    throw located
-                }
-            }
-        }
+        if let worker = options.worker { return try runAsWorker(worker) }
+        try sync(resources: try selectedResources())
         return lastReport
     }
 
@@ -130,6 +104,150 @@ public final class Synchronizer {
             let owner = source.resources.first { if case .tombstones(let n) = $0.deletions { return n == resource.name } else { return false } }
             return ResourceStatus(name: resource.name, entity: resource.entity ?? owner?.entity, checkpoint: checkpoint)
         }
+    }
+
+    /// Syncs `resources` in order, each resource's full-scan deletions deferred until every
+    /// later resource of the run filling the same entity walked.
+    func sync(resources: [ResourceConfiguration]) throws {
+        // Full-scan deletions wait until every resource of the run filling the same entity
+        // walked: an object that moved from one resource's scope to another's is then updated
+        // by the other before the first one's deletions look at it.
+        var deferred: [(report: Int, deletions: PendingDeletions)] = []
+        for (i, resource) in resources.enumerated() {
+            var resourceReport = ResourceReport(name: resource.name, entity: try entityName(of: resource))
+            do {
+                if let pending = try sync(resource, into: &resourceReport) {
+                    deferred.append((lastReport.resources.count, pending))
+                }
+                lastReport.resources.append(resourceReport)
+            } catch {
+                lastReport.resources.append(resourceReport)
+                let located = locate(error, resource: resource.name)
+                // A lost lease: the resource's checkpoint is the new holder's to write.
+                if !options.dryRun, located.code != .leaseLost { recordFailure(located, of: resource) }
+                throw located
+            }
+            let later = resources[(i + 1)...].compactMap(\.entity)
+            while let index = deferred.firstIndex(where: { item in !later.contains { entitiesOverlap($0, item.deletions.entity.name) } }) {
+                let (position, pending) = deferred.remove(at: index)
+                do {
+                    try deleteMissing(pending, report: &lastReport.resources[position])
+                } catch {
+                    let located = locate(error, resource: pending.resource.name)
+                    if !options.dryRun, located.code != .leaseLost { recordFailure(located, of: pending.resource) }
+                    throw located
+                }
+            }
+        }
+    }
+
+    /// ``run()`` as one of several workers (``SyncWorker``): claims the resources through
+    /// the store's leases one at a time until every one was finished since this worker
+    /// started. The unit of a lease is a resource, except where a resource's full-scan
+    /// deletions wait for other resources filling the same entity (``sync(resources:)``),
+    /// and for tombstones and the resource they delete from: those resources are leased
+    /// together, under the first one's name, and synced together, in source order.
+    ///
+    /// - Throws: ``SyncError`` `.invalidValue` when the store cannot lease (not
+    ///   PostgreSQL); `.store`; the first resource that failed (its lease is freed, so another
+    ///   worker may try it). A resource whose lease this worker lost is reported
+    ///   (``ResourceReport/lostLease``) and left to the worker that took it.
+    func runAsWorker(_ worker: SyncWorker) throws -> SyncReport {
+        guard let leasing = context.store as? any LeasingStore else {
+            throw SyncError(.invalidValue, message: "sync workers share a source's resources through leases in the store, and this store "
+                            + "(\(type(of: context.store))) has none: use a PostgreSQL store")
+        }
+        let groups = leaseGroups(try selectedResources())
+        let names = groups.map { $0[0].name }
+        let started: Date
+        do { started = try leasing.leaseClock() } catch { throw locate(error, resource: names.first ?? "") }
+        while true {
+            let claim: LeaseClaim
+            do {
+                claim = try leasing.claimLease(among: names, holder: worker.holder, seconds: worker.leaseSeconds, notFinishedSince: started)
+            } catch {
+                throw locate(error, resource: names.first ?? "")
+            }
+            switch claim {
+            case .done:
+                return lastReport
+            case .waiting:
+                clock.sleep(worker.pollInterval)
+            case .claimed(let name, let previous):
+                guard let group = groups.first(where: { $0[0].name == name }) else { continue }
+                let first = lastReport.resources.count
+                currentLease = name
+                defer { currentLease = nil }
+                func annotate(lost: SyncError? = nil) {
+                    for i in first..<lastReport.resources.count {
+                        lastReport.resources[i].worker = worker.holder
+                        lastReport.resources[i].tookOverFrom = previous
+                    }
+                    if let lost, let last = lastReport.resources.indices.last, last >= first {
+                        lastReport.resources[last].lostLease = true
+                        lastReport.resources[last].note(lost.message)
+                    }
+                }
+                do {
+                    try sync(resources: group)
+                    annotate()
+                    try leasing.endLease(name, holder: worker.holder, finished: !options.dryRun)
+                } catch let error as SyncError where error.code == .leaseLost {
+                    annotate(lost: error)
+                } catch {
+                    annotate()
+                    try? leasing.endLease(name, holder: worker.holder, finished: false)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// `resources` in groups leased together (source order kept within and between groups):
+    /// resources whose entities overlap where either has full-scan deletions, and tombstone
+    /// resources with the resource they delete from.
+    func leaseGroups(_ resources: [ResourceConfiguration]) -> [[ResourceConfiguration]] {
+        var group = Array(resources.indices)
+        func root(_ i: Int) -> Int { group[i] == i ? i : root(group[i]) }
+        func fullScan(_ r: ResourceConfiguration) -> Bool { if case .fullScan = r.deletions { return true }; return false }
+        for i in resources.indices {
+            for j in resources.indices where j > i {
+                let a = resources[i], b = resources[j]
+                let linked: Bool
+                if tombstoneOwner(of: a)?.name == b.name || tombstoneOwner(of: b)?.name == a.name {
+                    linked = true
+                } else if fullScan(a) || fullScan(b), let x = try? entityName(of: a), let y = try? entityName(of: b) {
+                    linked = entitiesOverlap(x, y)
+                } else {
+                    linked = false
+                }
+                if linked { group[max(root(i), root(j))] = min(root(i), root(j)) }
+            }
+        }
+        var order: [Int] = []
+        var members: [Int: [ResourceConfiguration]] = [:]
+        for i in resources.indices {
+            let r = root(i)
+            if members[r] == nil { order.append(r) }
+            members[r, default: []].append(resources[i])
+        }
+        return order.map { members[$0]! }
+    }
+
+    /// Writes `checkpoint` in a page's transaction (`session`) and, for a worker, renews its
+    /// lease of the resource there: a worker that lost the lease throws `.leaseLost`, so the
+    /// page rolls back and only the lease's holder commits pages of the resource.
+    func record(_ checkpoint: SyncCheckpoint, of resource: ResourceConfiguration, in session: any StoreSession) throws {
+        if let worker = options.worker, let leased = currentLease {
+            guard let leasing = session as? any LeasingSession else {
+                throw SyncError(.invalidValue, message: "the store's sessions cannot renew leases", resource: resource.name)
+            }
+            guard try leasing.renewLease(leased, holder: worker.holder, seconds: worker.leaseSeconds) else {
+                throw SyncError(.leaseLost, message: "worker \(worker.holder) lost its lease of the resource (it expired and another "
+                                + "worker took the resource over, resuming from the last committed page)", resource: resource.name)
+            }
+        }
+        try checkpoint.write(resource: resource.name, in: session)
     }
 
     // MARK: - Internals

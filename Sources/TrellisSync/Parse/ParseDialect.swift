@@ -63,8 +63,12 @@ public enum ParseDialect {
             var copy: JSONObject?
             for i in 0..<object.count {
                 let member = object.value(at: i)
-                guard member.isContainer else { continue }
                 let key = object.key(at: i)
+                guard member.isContainer else {
+                    // A scalar after a converted member is kept in the copy too.
+                    copy?.append(key: key, value: member)
+                    continue
+                }
                 if case .object(let inner) = member, inner["__type"]?.stringValue == "Relation" {
                     remarks.append(Remark(path: path().appending(key: key), message: "a Parse Relation (class \(inner["className"]?.stringValue ?? "?")) is not inlined in records; skipped"))
                     if copy == nil { copy = JSONObject(object.members.prefix(i).map { ($0.key, $0.value) }) }

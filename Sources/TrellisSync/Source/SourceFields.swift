@@ -6,12 +6,15 @@ import Trellis
 final class SourceReading {
     let file: String?
     let environment: [String: String]
+    /// What an unset `${env:NAME}` reads as; nil: it is an error.
+    let unsetVariableValue: String?
     /// Values substituted from the environment (all secrets).
     var secrets: [String] = []
 
-    init(file: String?, environment: [String: String]) {
+    init(file: String?, environment: [String: String], unsetVariableValue: String? = nil) {
         self.file = file
         self.environment = environment
+        self.unsetVariableValue = unsetVariableValue
     }
 
     func error(_ code: SyncError.Code, _ path: JSONPath, _ message: String) -> SyncError {
@@ -34,7 +37,7 @@ final class SourceReading {
             if name.hasPrefix("env:") {
                 let variable = String(name.dropFirst(4))
                 guard !variable.isEmpty else { throw error(.invalidValue, path, "'${env:}' names no variable") }
-                guard let value = environment[variable] else {
+                guard let value = environment[variable] ?? unsetVariableValue else {
                     throw error(.missingEnvironmentVariable, path, "the environment variable \(variable) is not set")
                 }
                 secrets.append(value)

@@ -10,11 +10,15 @@ extension SyncSource {
     ///
     /// - Parameters:
     ///   - environment: the variables `${env:NAME}` reads (the process's, usually).
+    ///   - unsetVariableValue: what a variable that is not set reads as (a secret like the
+    ///     others), for a source that sends no request: a replay of staged pages
+    ///     (``Synchronizer/init(replaying:source:context:options:)``) needs no API key. nil
+    ///     (the default): an unset variable is an error.
     /// - Throws: ``SyncError`` located in the file: `.unreadableSource` (with line and
     ///   column when the text is not JSON), `.unknownKey`, `.missingKey`, `.wrongType`,
     ///   `.invalidValue` (with the JSON path, `$.resources[0].paginator.type`),
     ///   `.missingEnvironmentVariable` (naming the variable, never a value).
-    public init(contentsOf url: URL, environment: [String: String]) throws {
+    public init(contentsOf url: URL, environment: [String: String], unsetVariableValue: String? = nil) throws {
         let file = url.path
         let data: Data
         do {
@@ -34,13 +38,14 @@ extension SyncSource {
         } catch {
             throw SyncError(.unreadableSource, message: "not JSON: \(error.message)", file: file, line: error.line, column: error.column)
         }
-        try self.init(json: json, environment: environment, file: file)
+        try self.init(json: json, environment: environment, file: file, unsetVariableValue: unsetVariableValue)
     }
 
-    /// Reads a source from its JSON form (`file` names it in errors).
-    /// - Throws: as ``init(contentsOf:environment:)``.
-    public init(json: JSONValue, environment: [String: String], file: String? = nil) throws {
-        let reading = SourceReading(file: file, environment: environment)
+    /// Reads a source from its JSON form (`file` names it in errors; `unsetVariableValue` as
+    /// in ``init(contentsOf:environment:unsetVariableValue:)``).
+    /// - Throws: as ``init(contentsOf:environment:unsetVariableValue:)``.
+    public init(json: JSONValue, environment: [String: String], file: String? = nil, unsetVariableValue: String? = nil) throws {
+        let reading = SourceReading(file: file, environment: environment, unsetVariableValue: unsetVariableValue)
         let top = try SourceFields(json, at: .root, what: "a source file", allowed: ["format", "formatVersion", "client", "resources"],
                                    reading: reading)
         guard let format = try top.string("format") else {
