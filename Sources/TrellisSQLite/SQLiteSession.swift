@@ -201,17 +201,9 @@ final class SQLiteSession: StoreSession {
         }
     }
 
+    /// Runs the predicate's fetch request (``StoreSession/request(entity:matching:)``).
     func fetch(entity: String, matching predicate: StorePredicate?) throws -> [ObjectSnapshot] {
-        try checkValid()
-        let entityLayout = try layout.entity(entity)
-        var binder = PredicateBinder()
-        let whereSQL = try condition(for: entityLayout, predicate: predicate, binder: &binder)
-        let statement = try connection.cachedStatement(
-            entityLayout.table.selectSQL + " WHERE \(whereSQL) ORDER BY t.\"_entity\", t.\"_pk\"")
-        try binder.bind(statement)
-        var reader = RowReader(layout: layout, table: entityLayout.table)
-        try reader.readAll(statement, deduplicate: false)
-        return try finish(&reader)
+        try fetch(request(entity: entity, matching: predicate))
     }
 
     func fetch(ids: [ObjectID]) throws -> [ObjectSnapshot] {
@@ -245,14 +237,7 @@ final class SQLiteSession: StoreSession {
     }
 
     func count(entity: String, matching predicate: StorePredicate?) throws -> Int {
-        try checkValid()
-        let entityLayout = try layout.entity(entity)
-        var binder = PredicateBinder()
-        let whereSQL = try condition(for: entityLayout, predicate: predicate, binder: &binder)
-        let statement = try connection.cachedStatement(
-            "SELECT count(*) FROM \(entityLayout.table.quotedName) AS t WHERE \(whereSQL)")
-        try binder.bind(statement)
-        return Int(try statement.runReturningInt64() ?? 0)
+        try count(request(entity: entity, matching: predicate))
     }
 
     // MARK: - Relationships of fetched rows
@@ -401,72 +386,5 @@ final class SQLiteSession: StoreSession {
                 }
             }
         }
-    }
-
-    // MARK: - Predicates
-
-    /// The WHERE condition for `entity` (its kinds) and `predicate`, collecting the values to bind.
-    func condition(for entity: EntityLayout, predicate: StorePredicate?,
-                   binder: inout PredicateBinder) throws(StoreError) -> String {
-        var parts: [String] = []
-        if !entity.coversTable {
-            parts.append("t.\"_entity\" IN (\(entity.kindNames.map { binder.add(.string($0)) }.joined(separator: ", ")))")
-        }
-        if let predicate { parts.append(try sql(for: predicate, entity: entity, binder: &binder)) }
-        return parts.isEmpty ? "1" : parts.joined(separator: " AND ")
-    }
-
-    private func sql(for predicate: StorePredicate, entity: EntityLayout,
-                     binder: inout PredicateBinder) throws(StoreError) -> String {
-        func column(_ attribute: String) throws(StoreError) -> String {
-            guard let index = entity.entity.attributeIndex(of: attribute) else {
-                throw StoreError(.unknownObject, message: "entity \(entity.entity.name) has no attribute '\(attribute)'")
-            }
-            return "t.\(SQL.identifier(entity.attributeColumns[index]))"
-        }
-        switch predicate {
-        case .equals(let attribute, let value):
-            let c = try column(attribute)
-            guard let value else { return "\(c) IS NULL" }
-            return "\(c) = \(binder.add(value))"
-        case .oneOf(let attribute, let values):
-            let c = try column(attribute)
-            if values.isEmpty { return "0" }
-            return "\(c) IN (\(values.map { binder.add($0) }.joined(separator: ", ")))"
-        case .relatedTo(let name, let destination):
-            guard let index = entity.entity.relationshipIndex(of: name),
-                  case .foreignKey(let fk, _) = entity.relationships[index] else {
-                throw StoreError(.unknownObject, message: "entity \(entity.entity.name) has no to-one relationship '\(name)'")
-            }
-            guard let destination else { return "t.\(SQL.identifier(fk)) IS NULL" }
-            return "t.\(SQL.identifier(fk)) = \(binder.add(.integer(destination.primaryKey)))"
-        case .and(let predicates):
-            if predicates.isEmpty { return "1" }
-            var parts: [String] = []
-            for p in predicates { parts.append(try sql(for: p, entity: entity, binder: &binder)) }
-            return "(" + parts.joined(separator: " AND ") + ")"
-        case .or(let predicates):
-            if predicates.isEmpty { return "0" }
-            var parts: [String] = []
-            for p in predicates { parts.append(try sql(for: p, entity: entity, binder: &binder)) }
-            return "(" + parts.joined(separator: " OR ") + ")"
-        case .not(let p):
-            return SQLiteDialect().negation(try sql(for: p, entity: entity, binder: &binder))
-        }
-    }
-}
-
-/// Values collected while building a predicate's SQL, bound in order afterwards.
-struct PredicateBinder {
-    private(set) var values: [AttributeValue] = []
-
-    /// Registers `value` and returns its parameter (`?3`).
-    mutating func add(_ value: AttributeValue) -> String {
-        values.append(value)
-        return "?\(values.count)"
-    }
-
-    func bind(_ statement: Statement) throws(StoreError) {
-        for (i, value) in values.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
     }
 }

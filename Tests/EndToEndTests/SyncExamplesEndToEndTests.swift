@@ -83,6 +83,21 @@ import TrellisTestSupport
         #expect(try SQLiteShell.query(store, "SELECT min(publishedAt), max(publishedAt) FROM Article") == "1435914000.0|1438171200.0")
     }
 
+    /// `recorded/` holds raw response bodies, not staged pages: the replay says what it expected.
+    @Test func aDirectoryOfRawBodiesIsNotAReplay() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let root = Fixtures.repositoryRoot().path
+        let result = try TrellisProcess.run(["sync", root + "/Examples/nytimes/articles.source.json", "--replay", root + "/Examples/nytimes/recorded",
+                                             "--model", root + "/Examples/nytimes/model.json", "--store", "x.sqlite"],
+                                            in: directory.url, launcher: ["/usr/bin/env", "-u", "NYT_API_KEY"])
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "error: resource articles, page https://api.nytimes.com/svc/search/v2/articlesearch.json?q=moon%20landing"
+            + "&begin_date=20150701&end_date=20150731&sort=oldest&page=0: no pages staged for this resource in \(root)/Examples/nytimes/recorded "
+            + "(a staged page is \(root)/Examples/nytimes/recorded/articles/000001.json with its 000001.body, as 'trellis sync --stage' writes them)\n")
+    }
+
     @Test func theGitHubExampleReplaysTheRecordedIssuePages() throws {
         let (directory, result) = try Self.replay(Self.examples[1])
         defer { directory.remove() }
@@ -133,5 +148,52 @@ import TrellisTestSupport
         #expect(try SQLiteShell.query(store, "SELECT u.username, count(*) FROM Birthday b JOIN User u ON b.owner = u._pk GROUP BY 1 ORDER BY 1")
             == "chris|2\nray|2")
         #expect(try SQLiteShell.query(store, "SELECT count(*) FROM User WHERE _placeholder <> 0") == "0")
+    }
+}
+
+/// The examples' replay lines into a PostgreSQL store (`--store postgresql://…`): the same
+/// records as on SQLite, offline and without keys.
+@Suite(.enabled(if: PostgresTestServer.isEnabled, "TRELLIS_SKIP_POSTGRES=1"))
+struct PostgresSyncExamplesEndToEndTests {
+    /// Rows of `sql` in `schema`, `|` between columns, one row per line.
+    func query(_ sql: String, schema: String) throws -> String {
+        try PostgresTestServer.execute("SET search_path TO \"\(schema)\"; " + sql)
+            .map { $0.map { $0 ?? "" }.joined(separator: "|") }.joined(separator: "\n")
+    }
+
+    /// The README's replay line of `example` with its `--store` in a new schema; the schema's name.
+    func replay(_ example: SyncExamplesEndToEndTests.Example) throws -> String {
+        let schema = PostgresTestServer.makeSchemaName()
+        let line = try #require(try SyncExamplesEndToEndTests.syncLines(example).first)
+        var words = Array(line.split(separator: " ").map(String.init).dropFirst())
+        let store = try #require(words.firstIndex(of: "--store"))
+        words[store + 1] = try PostgresTestServer.connectionString(schema: schema)
+        let launcher = ["/usr/bin/env"] + example.variables.flatMap { ["-u", $0] }
+        let result = try TrellisProcess.run(words, in: Fixtures.repositoryRoot(), launcher: launcher)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr == "")
+        return schema
+    }
+
+    @Test func theExamplesReplayIntoPostgreSQL() throws {
+        let examples = SyncExamplesEndToEndTests.examples
+        let nytimes = try replay(examples[0])
+        defer { PostgresTestServer.dropSchema(nytimes) }
+        #expect(try query(#"SELECT count(*), sum("wordCount") FROM "Article""#, schema: nytimes) == "14|9485")
+        #expect(try query(#"SELECT count(*) FROM "Keyword""#, schema: nytimes) == "3")
+
+        let github = try replay(examples[1])
+        defer { PostgresTestServer.dropSchema(github) }
+        #expect(try query(#"SELECT count(*), sum("comments"), min("number"), max("number") FROM "Issue""#, schema: github) == "13|546|1|13")
+        #expect(try query(#"SELECT "login" FROM "User""#, schema: github) == "octokit-fixture-user-a")
+
+        let parse = try replay(examples[2])
+        defer { PostgresTestServer.dropSchema(parse) }
+        #expect(try query(#"SELECT (SELECT count(*) FROM "User"), (SELECT count(*) FROM "Holiday"), (SELECT count(*) FROM "Birthday")"#,
+                          schema: parse) == "2|5|4")
+        #expect(try query(#"SELECT u."username", count(*) FROM "Holiday" h JOIN "User" u ON h."owner" = u."_pk" GROUP BY 1 ORDER BY 1"#,
+                          schema: parse) == "chris|3\nray|2")
+        #expect(try query(#"SELECT "image" FROM "Birthday" WHERE "name" = 'Ada Lovelace'"#, schema: parse)
+            == "https://parsefiles.back4app.com/APPLICATION_ID/f0a1-ada.png")
     }
 }

@@ -69,6 +69,7 @@ import TrellisTestSupport
         // `50% off\` would become `50_ off_`, which another entity is called: the changed name yields.
         #expect(mermaid.contains("    \"Order _Line_\" }|--|| \"50_ off__2\" : \"deal (deny) / lines (ordered, cascade)\""))
         #expect(mermaid.contains("    \"50_ off_\" {"))
+        #expect(mermaid.contains("        string _pk \"name pk\""))  // not Mermaid's key PK
         #expect(mermaid.contains("    \"A&B<C>\" }o--o| \"A&B<C>\" : \"self / no inverse\""))
         #expect(mermaid.contains("    \"A&B<C>\" ||..o| \"class\" : \"sub-entity\""))
         let dot = trellis("model", "show", model, "--format", "dot").stdout

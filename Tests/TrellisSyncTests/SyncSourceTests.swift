@@ -112,7 +112,7 @@ import TrellisTestSupport
     static let bad: [BadSource] = [
         BadSource(description: "an unknown key", text: replacing(#""records": "results""#, with: #""record": "results""#), code: .unknownKey,
                   error: "heroes.source.json: $.resources[0].record: unknown key 'record' in a resource (did you mean 'records'?); "
-                    + "allowed keys: name, entity, path, params, records, paginator, incremental, deletions"),
+                    + "allowed keys: name, entity, path, params, records, paginator, incremental, deletions, push"),
         BadSource(description: "a wrong type", text: replacing(#""maxAttempts": 5"#, with: #""maxAttempts": "5""#), code: .wrongType,
                   error: #"heroes.source.json: $.client.maxAttempts: expected an integer, found the string "5""#),
         BadSource(description: "a negative timeout", text: replacing(#""timeoutSeconds": 60"#, with: #""timeoutSeconds": -1"#), code: .invalidValue,
@@ -167,10 +167,90 @@ import TrellisTestSupport
                   code: .invalidValue,
                   error: "heroes.source.json: $.resources[0].deletions: resources 'heroes' and 'villains' both fill Hero, and 'heroes' deletes by full "
                     + #"scan: it would delete the objects 'villains' brought in; give it a "scope" (a predicate selecting its own objects, e.g. "power < 50")"#),
+        BadSource(description: "an unknown push key", text: replacing(#""deletions": {"type": "fullScan"}"#,
+                                                                        with: #""deletions": {"type": "fullScan"}, "push": {"batchsize": 20}"#),
+                  code: .unknownKey,
+                  error: "heroes.source.json: $.resources[0].push.batchsize: unknown key 'batchsize' in a push section (did you mean 'batchSize'?); "
+                    + "allowed keys: batchSize, createKey, conflicts, remoteDeletes, create, update, delete"),
+        BadSource(description: "a push batch size of the wrong type", text: replacing(#""deletions": {"type": "fullScan"}"#,
+                                                                                   with: #""deletions": {"type": "fullScan"}, "push": {"batchSize": "50"}"#),
+                  code: .wrongType, error: #"heroes.source.json: $.resources[0].push.batchSize: expected an integer, found the string "50""#),
+        BadSource(description: "a Parse batch above 50", text: replacing(#""deletions": {"type": "fullScan"}"#,
+                                                                      with: #""deletions": {"type": "fullScan"}, "push": {"batchSize": 51}"#),
+                  code: .invalidValue, error: "heroes.source.json: $.resources[0].push.batchSize: Parse's batch holds at most 50 operations (found 51)"),
+        BadSource(description: "an unknown conflict policy", text: replacing(#""deletions": {"type": "fullScan"}"#,
+                                                                          with: #""deletions": {"type": "fullScan"}, "push": {"conflicts": {"policy": "serverwins"}}"#),
+                  code: .invalidValue,
+                  error: #"heroes.source.json: $.resources[0].push.conflicts.policy: unknown conflict policy "serverwins" (did you mean 'serverWins'?); "#
+                    + "known: serverWins, clientWins, merge, manual"),
+        BadSource(description: "an unknown createKey", text: replacing(#""deletions": {"type": "fullScan"}"#,
+                                                                    with: #""deletions": {"type": "fullScan"}, "push": {"createKey": "lookupField:"}"#),
+                  code: .invalidValue,
+                  error: #"heroes.source.json: $.resources[0].push.createKey: unknown createKey "lookupField:"; known: clientId, requestId, lookupField:ATTRIBUTE, none"#),
+        BadSource(description: "routes for the Parse dialect", text: replacing(#""deletions": {"type": "fullScan"}"#,
+                                                                            with: #""deletions": {"type": "fullScan"}, "push": {"create": {"method": "POST", "path": "x"}}"#),
+                  code: .invalidValue,
+                  error: "heroes.source.json: $.resources[0].push.create: the parse dialect's routes are Parse's (POST classes/X, PUT and DELETE "
+                    + "classes/X/ID, POST batch): 'create' is for APIs without a dialect"),
+        BadSource(description: "ifMatch detection on Parse", text: replacing(#""deletions": {"type": "fullScan"}"#,
+                                                                          with: #""deletions": {"type": "fullScan"}, "push": {"conflicts": {"detect": "ifMatch"}}"#),
+                  code: .invalidValue,
+                  error: #"heroes.source.json: $.resources[0].push.conflicts.detect: Parse sends no ETags: detect conflicts with "check" (a pre-read of updatedAt)"#),
         BadSource(description: "a bad initial value", text: replacing(#""cursor": "updatedAt""#, with: #""cursor": "updatedAt", "initial": "yesterday""#),
                   code: .invalidValue,
                   error: #"heroes.source.json: $.resources[0].incremental.initial: expected an RFC 3339 date-time or a number, found "yesterday""#),
     ]
+
+    /// A Parse resource's push section: defaults and every key (issue 23.3).
+    @Test func aParsePushSectionReads() throws {
+        let defaults = try read(Self.replacing(#""deletions": {"type": "fullScan"}"#, with: #""deletions": {"type": "fullScan"}, "push": {}"#))
+        #expect(defaults.resources[0].push == PushConfiguration(batchSize: 50, createKey: .requestId, detect: .check, policy: .serverWins,
+                                                                remoteDeletes: .deleteWins))
+        #expect(try read(Self.example).resources[0].push == nil)
+        let given = try read(Self.replacing(#""deletions": {"type": "fullScan"}"#, with: #""deletions": {"type": "fullScan"}, "push": "#
+            + #"{"batchSize": 20, "createKey": "lookupField:clientKey", "conflicts": {"detect": "none", "policy": "merge"}, "#
+            + #""remoteDeletes": "recreate"}"#))
+        #expect(given.resources[0].push == PushConfiguration(batchSize: 20, createKey: .lookupField("clientKey"), detect: .none, policy: .merge,
+                                                             remoteDeletes: .recreate))
+        for (text, key) in [("clientId", PushConfiguration.CreateKey.clientId), ("none", .none), ("requestId", .requestId)] {
+            let source = try read(Self.replacing(#""deletions": {"type": "fullScan"}"#,
+                                                 with: #""deletions": {"type": "fullScan"}, "push": {"createKey": "\#(text)"}"#))
+            #expect(source.resources[0].push?.createKey == key)
+        }
+    }
+
+    /// An API without a dialect names its routes; `update` may send `If-Match`.
+    @Test func aRESTPushSectionNamesItsRoutes() throws {
+        func source(_ push: String) -> String {
+            #"{"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:8080/v1/"}, "#
+                + #""resources": [{"name": "items", "entity": "Item", "path": "items", "push": \#(push)}]}"#
+        }
+        let push = try read(source(#"{"createKey": "requestId", "conflicts": {"detect": "ifMatch", "policy": "manual"}, "#
+                                   + #""create": {"method": "post", "path": "items"}, "update": {"method": "PATCH", "path": "items/{id}", "ifMatch": true}, "#
+                                   + #""delete": {"method": "DELETE", "path": "items/{id}"}}"#)).resources[0].push
+        #expect(push == PushConfiguration(batchSize: 1, createKey: .requestId, detect: .ifMatch, policy: .manual, remoteDeletes: .deleteWins,
+                                          create: .init(method: "POST", path: "items"),
+                                          update: .init(method: "PATCH", path: "items/{id}", ifMatch: true),
+                                          delete: .init(method: "DELETE", path: "items/{id}")))
+        let cases: [(String, SyncError.Code, String)] = [
+            ("{}", .missingKey, "heroes.source.json: $.resources[0].push: a push section of an API without a dialect needs at least one route: "
+                + #"create, update or delete ({"method": "POST", "path": "items"})"#),
+            (#"{"update": {"method": "PATCH", "path": "items"}}"#, .invalidValue,
+             #"heroes.source.json: $.resources[0].push.update.path: the update path names the object with {id} (found "items")"#),
+            (#"{"create": {"method": "GET", "path": "items"}}"#, .invalidValue,
+             #"heroes.source.json: $.resources[0].push.create.method: unknown method "GET"; known: POST, PUT, PATCH, DELETE"#),
+            (#"{"create": {"method": "POST", "path": "items", "ifMatch": true}}"#, .unknownKey,
+             "heroes.source.json: $.resources[0].push.create.ifMatch: unknown key 'ifMatch' in the create route; allowed keys: method, path"),
+            (#"{"conflicts": {"detect": "ifMatch"}, "update": {"method": "PUT", "path": "items/{id}"}}"#, .invalidValue,
+             #"heroes.source.json: $.resources[0].push.conflicts.detect: detect "ifMatch" needs an update route that sends If-Match ("ifMatch": true)"#),
+            (#"{"update": {"method": "PUT", "path": "items/{id}", "ifMatch": "yes"}}"#, .wrongType,
+             #"heroes.source.json: $.resources[0].push.update.ifMatch: expected true or false, found the string "yes""#),
+        ]
+        for (push, code, message) in cases {
+            let error = try #require(throws: SyncError.self) { try read(source(push)) }
+            #expect(error.code == code && error.description == message, "\(push): \(error)")
+        }
+    }
 
     @Test(arguments: bad)
     func mistakesAreLocated(_ bad: BadSource) throws {

@@ -174,6 +174,12 @@ public final class ManagedObject: CustomStringConvertible {
 
     /// `Character/3 {id: 1699, name: "Batman"}` (identity attributes, or the first three
     /// attributes; `placeholder` marked).
+    /// The object's current values (with unsaved changes) as a snapshot, for evaluating a
+    /// predicate on it (to-many slots without inverse changes not yet applied).
+    var currentSnapshot: ObjectSnapshot {
+        ObjectSnapshot(id: objectID, isPlaceholder: isPlaceholder, attributes: values, relationships: links)
+    }
+
     public var description: String {
         let shown = entity.identityAttributeIndexes.isEmpty ? Array(values.indices.prefix(3)) : entity.identityAttributeIndexes
         let parts = shown.map { "\(entity.attributes[$0].name): \(values[$0]?.description ?? "nil")" }

@@ -132,30 +132,39 @@ public final class ObjectContext {
 
     /// Objects of `entity` and its sub-entities matching `predicate` (nil: all), ordered by
     /// object ID (unsaved inserted objects, with temporary IDs, first). Unsaved changes are
-    /// taken into account: the predicate is evaluated on the registered objects' current values.
+    /// taken into account: the predicate is evaluated on the registered objects' current
+    /// values, by the evaluator every store's answer matches (``RequestEvaluator``).
     /// - Throws: ``ModelError`` `.unknownEntity`; ``ContextError`` `.unknownProperty` for a
-    ///   name the predicate uses that the entity lacks; store errors.
+    ///   name the predicate uses that the entity lacks, `.typeMismatch` for a value that does
+    ///   not convert to its attribute's type (``StorePredicate/request(entity:matching:model:)``);
+    ///   store errors.
     public func fetch(_ entity: String, matching predicate: StorePredicate? = nil) throws -> [ManagedObject] {
         let info = try entityInfo(entity)
-        if let name = predicate?.unknownName(in: info.entity) {
-            throw ContextError(.unknownProperty, entity: entity, property: name,
-                               message: "'\(name)' is not an attribute or to-one relationship of \(entity)")
+        let request: ResolvedFetchRequest
+        do {
+            request = try StorePredicate.request(entity: info.entity, matching: predicate, model: model)
+        } catch {
+            throw ContextError(error.code == .typeMismatch ? .typeMismatch : .unknownProperty, entity: entity,
+                               property: error.keyPath, message: error.message)
         }
         let snapshots = try withSession { try $0.fetch(entity: entity, matching: predicate) }
+        // Unsaved values decide for objects with changes; destinations on a key path are the
+        // registered objects as they are now.
+        let evaluator = predicate == nil ? nil : RequestEvaluator(request, lookup: { [unowned self] id in
+            if let object = self.registered[id] { return object.isDeletedFlag ? nil : object.currentSnapshot }
+            return try self.withSession { try $0.fetch(ids: [id]).first }
+        })
         var result: [ManagedObject] = []
         var seen = Set<ObjectID>()
         for snapshot in snapshots {
             let object = try register(snapshot)
             seen.insert(object.objectID)
             if object.isDeletedFlag { continue }
-            if object.isInDirtyList, let predicate,
-               !predicate.evaluate(entity: object.entity, attributes: object.values, relationships: object.links) { continue }
+            if object.isInDirtyList, let evaluator, !(try evaluator.matches(object.currentSnapshot)) { continue }
             result.append(object)
         }
         for object in dirty where !object.isDeletedFlag && info.includes(object.info.number) && !seen.contains(object.objectID) {
-            if let predicate, !predicate.evaluate(entity: object.entity, attributes: object.values, relationships: object.links) {
-                continue
-            }
+            if let evaluator, !(try evaluator.matches(object.currentSnapshot)) { continue }
             result.append(object)
         }
         result.sort { $0.objectID < $1.objectID }

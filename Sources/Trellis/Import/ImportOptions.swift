@@ -31,7 +31,10 @@ public struct ImportOptions: Sendable {
         /// Every object of the imported entity (and its sub-entities) not in the payload.
         public static let allObjects = DeletionScope(kind: .allObjects, dryRun: false)
 
-        /// Objects of the imported entity matching `predicate` and not in the payload.
+        /// Objects of the imported entity matching `predicate` and not in the payload. The
+        /// predicate runs as on every store (``StorePredicate/request(entity:matching:model:)``);
+        /// one that does not fit the entity fails the import, which then writes nothing, with
+        /// ``ImportError`` `.invalidOption`.
         public static func matching(_ predicate: StorePredicate) -> DeletionScope {
             DeletionScope(kind: .matching(predicate), dryRun: false)
         }

@@ -100,9 +100,11 @@ extension Importer {
         case .allObjects:
             candidates = try session.fetch(entity: root.name, matching: nil).map(\.id)
         case .matching(let predicate):
-            if let name = predicate.unknownName(in: root.entity) {
-                throw ImportError(.invalidOption, path: .root, entity: root.name, property: name, value: nil,
-                                  message: "the deletion scope's predicate uses '\(name)', which \(root.name) lacks")
+            do {
+                _ = try StorePredicate.request(entity: root.entity, matching: predicate, model: context.model)
+            } catch {
+                throw ImportError(.invalidOption, path: .root, entity: root.name, property: error.keyPath, value: nil,
+                                  message: "the deletion scope's predicate does not fit \(root.name): \(error.message)")
             }
             candidates = try session.fetch(entity: root.name, matching: predicate).map(\.id)
         case .relationship:

@@ -49,7 +49,7 @@ extension JSONParser {
         if pos == end, !isFinal {
             throw Failure(code: .needMoreInput, offset: end, message: "number cut short")
         }
-        if isInteger {
+        if isInteger, !(negative && magnitude == 0 && codableSemantics) {
             if integerDigits <= 18 {
                 let value = Int64(bitPattern: magnitude)
                 return JSONNumber(storage: .int(negative ? 0 &- value : value))

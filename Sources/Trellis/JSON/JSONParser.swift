@@ -56,6 +56,10 @@ struct JSONParser: ~Copyable {
     var lastFingerprint: UInt64 = 0
     /// Set by ``parseString()``: whether the last string had backslash escapes.
     var lastStringHadEscapes = false
+    /// Foundation `JSONDecoder` semantics for ``TrellisJSONDecoder`` (off for every other
+    /// reader): a repeated key keeps its *first* value, and `-0` keeps its text (so that it
+    /// reads as the `Double` -0.0).
+    var codableSemantics = false
 
     /// A parser; `expectedSize` (bytes) sizes the string caches.
     init(options: JSONReader.Options, expectedSize: Int = 1 << 20) {
@@ -326,7 +330,10 @@ struct JSONParser: ~Copyable {
         }
         // Repeated keys, or a large object: member by member (the last value wins).
         var object = JSONObject(minimumCapacity: n)
-        for i in 0..<n { object.append(key: objectKeys[i], value: objectValues[i]) }
+        for i in 0..<n {
+            if codableSemantics, object.contains(key: objectKeys[i]) { continue }
+            object.append(key: objectKeys[i], value: objectValues[i])
+        }
         return object
     }
 

@@ -49,22 +49,9 @@ final class InMemorySession: StoreSession {
         return result
     }
 
+    /// Runs the predicate's fetch request (``StoreSession/request(entity:matching:)``).
     func fetch(entity: String, matching predicate: StorePredicate?) throws -> [ObjectSnapshot] {
-        try checkValid()
-        let info = try entityInfo(entity)
-        if let predicate, let name = predicate.unknownName(in: info.entity) {
-            throw StoreError(.unknownObject, message: "'\(name)' is not an attribute or to-one relationship of \(entity)")
-        }
-        var result: [ObjectSnapshot] = []
-        for (key, row) in state.tables[info.rootNumber].rows where info.includes(row.entity) {
-            let rowEntity = schema.entities[row.entity].entity
-            if let predicate, !predicate.evaluate(entity: rowEntity, attributes: row.attributes, relationships: row.relationships) {
-                continue
-            }
-            result.append(snapshot(row, key))
-        }
-        result.sort { $0.id < $1.id }
-        return result
+        try fetch(request(entity: entity, matching: predicate))
     }
 
     func fetch(ids: [ObjectID]) throws -> [ObjectSnapshot] {
@@ -85,7 +72,7 @@ final class InMemorySession: StoreSession {
             let info = try entityInfo(entity)
             return state.tables[info.rootNumber].rows.values.reduce(0) { $0 + (info.includes($1.entity) ? 1 : 0) }
         }
-        return try fetch(entity: entity, matching: predicate).count
+        return try count(request(entity: entity, matching: predicate))
     }
 
     /// Evaluates the request over the hierarchy's rows (``RequestEvaluator``).

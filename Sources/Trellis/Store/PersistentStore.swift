@@ -48,13 +48,17 @@ public protocol StoreSession: AnyObject {
     /// caller ever sees those slots. The default implementation loads everything.
     func fetchForImport(entity: String, identities: [[AttributeValue]]) throws -> [ObjectSnapshot]
 
-    /// Objects of `entity` or its sub-entities matching `predicate` (nil: all), ordered by object ID.
+    /// Objects of `entity` or its sub-entities matching `predicate` (nil: all), ordered by object ID:
+    /// the fetch request ``request(entity:matching:)`` makes of it, which every store runs alike.
+    /// - Throws: `StoreError` `.unknownObject` (an unknown entity, or a name it lacks),
+    ///   `.unsupportedValue` (a value that does not convert to its attribute's type); engine errors.
     func fetch(entity: String, matching predicate: StorePredicate?) throws -> [ObjectSnapshot]
 
     /// The objects with these IDs (missing ones are absent).
     func fetch(ids: [ObjectID]) throws -> [ObjectSnapshot]
 
     /// The number of objects of `entity` or its sub-entities matching `predicate`.
+    /// - Throws: as ``fetch(entity:matching:)``.
     func count(entity: String, matching predicate: StorePredicate?) throws -> Int
 
     /// The objects a fetch request asks for: of its entity or sub-entities, matching its

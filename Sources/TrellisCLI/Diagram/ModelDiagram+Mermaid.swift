@@ -20,7 +20,8 @@ extension ModelDiagram {
     /// Names: an ASCII identifier is written as it is; any other entity name is quoted, with
     /// the characters a quoted Mermaid name cannot hold (`"`, `%`, `\`) written as `_` (and
     /// `_2`, `_3`… appended to a name so changed should it then meet another). An attribute name that is not an
-    /// identifier is written with `_` for each other character, its real name in the comment.
+    /// identifier (or is one of Mermaid's keys `PK`, `FK`, `UK`) is written with `_` for each
+    /// other character (and before a key), its real name in the comment.
     var mermaid: String {
         let ids = mermaidIdentifiers
         var out = "erDiagram\n"
@@ -35,7 +36,7 @@ extension ModelDiagram {
             for row in rows {
                 var comment: [String] = []
                 var name = row.attribute.name
-                if !Self.isPlainIdentifier(name) {
+                if !Self.isPlainIdentifier(name) || Self.mermaidKeys.contains(name.uppercased()) {
                     comment.append("name " + name)
                     name = Self.mermaidAttributeName(name)
                 }
@@ -62,11 +63,15 @@ extension ModelDiagram {
 
     // MARK: - Mermaid names
 
-    /// Words of Mermaid's erDiagram grammar, quoted even as plain identifiers.
+    /// Words of Mermaid's erDiagram grammar (its lexer reads them case-insensitively, before
+    /// names), quoted even as plain identifiers.
     private static let mermaidWords: Set<String> = [
-        "erdiagram", "direction", "title", "acctitle", "accdescr", "style", "classdef", "class",
+        "erdiagram", "direction", "title", "acctitle", "accdescr", "style", "classdef", "class", "subgraph", "end",
         "to", "optionally", "one", "zero", "many", "only", "or", "more", "pk", "fk", "uk", "u", "md",
     ]
+
+    /// The attribute keys of Mermaid's grammar, which an attribute name must not be.
+    private static let mermaidKeys: Set<String> = ["PK", "FK", "UK"]
 
     /// Each entity's identifier in the Mermaid text, unique across the model.
     private var mermaidIdentifiers: [String: String] {
@@ -109,12 +114,13 @@ extension ModelDiagram {
     }
 
     /// An attribute name as a Mermaid attribute-name token: `_` for each character that is
-    /// not an ASCII letter, digit or `_`, and a leading `_` before a digit.
+    /// not an ASCII letter, digit or `_`, and a leading `_` before a digit or a key word
+    /// (`pk` → `_pk`).
     static func mermaidAttributeName(_ name: String) -> String {
         var text = String(name.unicodeScalars.map { c -> Character in
             c == "_" || ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) ? Character(c) : "_"
         })
-        if text.first.map({ $0.isNumber }) ?? true { text = "_" + text }
+        if text.first.map({ $0.isNumber }) ?? true || mermaidKeys.contains(text.uppercased()) { text = "_" + text }
         return text
     }
 

@@ -84,13 +84,9 @@ final class PostgresSession: StoreSession {
                           relationshipsOf: entityLayout.kindNames, forImport: forImport)
     }
 
+    /// Runs the predicate's fetch request (``StoreSession/request(entity:matching:)``).
     func fetch(entity: String, matching predicate: StorePredicate?) throws -> [ObjectSnapshot] {
-        try checkValid()
-        let entityLayout = try layout.entity(entity)
-        var parameters = PostgresParameters()
-        let condition = try PostgresPredicate.condition(for: entityLayout, predicate: predicate, parameters: &parameters)
-        return try select(entityLayout.table, condition: condition, parameters: parameters,
-                          relationshipsOf: entityLayout.kindNames, forImport: false).sorted { $0.id < $1.id }
+        try fetch(request(entity: entity, matching: predicate))
     }
 
     func fetch(ids: [ObjectID]) throws -> [ObjectSnapshot] {
@@ -117,12 +113,7 @@ final class PostgresSession: StoreSession {
     }
 
     func count(entity: String, matching predicate: StorePredicate?) throws -> Int {
-        try checkValid()
-        let entityLayout = try layout.entity(entity)
-        var parameters = PostgresParameters()
-        let condition = try PostgresPredicate.condition(for: entityLayout, predicate: predicate, parameters: &parameters)
-        let result = try connection.run("SELECT count(*) FROM \(entityLayout.table.qualifiedName) AS t WHERE \(condition)", parameters)
-        return Int(result.int64(0, 0))
+        try count(request(entity: entity, matching: predicate))
     }
 
     /// Locks the scope's row in `trellis_locks` (`FOR SHARE`, or `FOR UPDATE` when

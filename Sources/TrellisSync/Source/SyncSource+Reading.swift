@@ -179,7 +179,7 @@ extension SyncSource {
                              reading: SourceReading) throws -> ResourceConfiguration {
         let dialect = client.dialect
         let fields = try SourceFields(value, at: path, what: "a resource", allowed: [
-            "name", "entity", "path", "params", "records", "paginator", "incremental", "deletions",
+            "name", "entity", "path", "params", "records", "paginator", "incremental", "deletions", "push",
         ], reading: reading)
         let name = try fields.requiredString("name", in: "a resource")
         guard !name.isEmpty, name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "_.-".unicodeScalars.contains($0) }),
@@ -234,8 +234,14 @@ extension SyncSource {
                                 "the parse paginator filters on the cursor: it must be one top-level key (updatedAt)")
         }
         let deletions = try fields.value("deletions").map { try readDeletions($0, at: fields.at("deletions"), reading: reading) } ?? .none
-        return ResourceConfiguration(name: name, entity: entity, path: endpoint, params: params, records: records,
-                                     paginator: paginator, pageRules: pageRules, incremental: incremental, deletions: deletions)
+        let push = try fields.value("push").map { try readPush($0, at: fields.at("push"), dialect: dialect, reading: reading) }
+        if push != nil, entity == nil {
+            throw reading.error(.invalidValue, fields.at("push"), "a resource without an entity (tombstones) has nothing to push")
+        }
+        var resource = ResourceConfiguration(name: name, entity: entity, path: endpoint, params: params, records: records,
+                                             paginator: paginator, pageRules: pageRules, incremental: incremental, deletions: deletions)
+        resource.push = push
+        return resource
     }
 
     static func readPaginator(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> PaginatorConfiguration {

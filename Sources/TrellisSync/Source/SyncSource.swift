@@ -132,6 +132,9 @@ public struct ResourceConfiguration: Sendable {
     public var incremental: IncrementalConfiguration?
     /// How objects deleted at the source are deleted from the store.
     public var deletions: DeletionConfiguration
+    /// How local changes to the entity's objects go back to the API (the `push` section);
+    /// nil: the resource is pulled only, and local changes to its objects are not pushable.
+    public var push: PushConfiguration?
 
     /// A resource; defaults: no parameters, the body is the array, one page, not
     /// incremental, no deletions.

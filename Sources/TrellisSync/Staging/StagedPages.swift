@@ -53,7 +53,12 @@ final class StagedPages: @unchecked Sendable {
             return position
         }
         guard let files = pages[resource], position < files.count else {
-            pending.fulfil(.failure(SyncError(.staging, message: "no staged page left for this resource", resource: resource)))
+            // None at all: the directory is not one `--stage` wrote (raw response bodies, another resource's folder).
+            let message = position == 0
+                ? "no pages staged for this resource in \(directory.path) (a staged page is "
+                    + "\(directory.appendingPathComponent(resource).path)/000001.json with its 000001.body, as 'trellis sync --stage' writes them)"
+                : "no staged page left for this resource"
+            pending.fulfil(.failure(SyncError(.staging, message: message, resource: resource)))
             return pending
         }
         pending.fulfil(Result { try read(files[position], resource: resource, requested: requested) })

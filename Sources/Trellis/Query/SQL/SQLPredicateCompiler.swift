@@ -55,7 +55,8 @@ public struct SQLPredicateCompiler {
             let type = descriptor.keyPath.attribute?.type ?? .integer64
             order.append(dialect.orderingExpression(column, type: type) + " " + dialect.orderDirection(ascending: descriptor.ascending))
         }
-        if table.entityNames.count > 1 { order.append("t.\(dialect.identifier(table.entityColumn))") }
+        // By entity name as `ObjectID` orders it (PostgreSQL: bytewise, not by the database's collation).
+        if table.entityNames.count > 1 { order.append(dialect.orderingExpression("t.\(dialect.identifier(table.entityColumn))", type: .string)) }
         order.append("t.\(dialect.identifier(table.primaryKey))")
         return Parts(joins: scope.joins.joined(), whereSQL: conditions.isEmpty ? dialect.trueLiteral : conditions.joined(separator: " AND "),
                      orderBySQL: order.joined(separator: ", "), parameters: parameters)
