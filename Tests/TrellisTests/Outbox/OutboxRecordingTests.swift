@@ -213,6 +213,30 @@ import TrellisTestSupport
     }
 
     @Test(arguments: StoreKind.allCases)
+    func rowsOfADeletedObjectDoNotSpeakForANewObjectWithItsKey(kind: StoreKind) throws {
+        let store = try kind.makeStore(model: try Self.model())
+        let context = ObjectContext(store: store.store)
+        let robin = try context.insert("Character")
+        try robin.setValue(.string("2"), forKey: "id")
+        try context.save()
+        try setState(store, sequence: 1, .sending)
+        try context.delete(robin)
+        try context.save()
+        let alfred = try context.insert("Character")  // SQLite gives it Robin's key again
+        try alfred.setValue(.string("3"), forKey: "id")
+        try context.save()
+        // Alfred's create is acknowledged (its row removed, as the sender will); then he is edited.
+        try store.store.write { session in
+            try #require(session as? any OutboxStorage).deleteOutboxRows(sequences: [3])
+        }
+        try alfred.setValue(.integer(9), forKey: "rating")
+        try context.save()
+        #expect(try summary(store) == ["1 create Character/1 nil [id] base=nil sending 1",
+                                       "2 delete Character/1 nil [] base=nil pending 0",
+                                       #"4 update \#(alfred.objectID) ["3"] [rating] base=nil pending 0"#])
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func importAndSyncOriginsWriteNoRow(kind: StoreKind) throws {
         let store = try storeWithBatman(kind)
         let json = try JSONReader.parse(#"[{"id": "1", "name": "Bruce"}, {"id": "2", "name": "Robin"}]"#)

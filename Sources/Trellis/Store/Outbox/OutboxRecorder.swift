@@ -173,9 +173,18 @@ package struct OutboxRecorder {
         /// The object's last row, by position.
         func latest(_ id: ObjectID) -> Int? { byObject[objectKey(id)]?.last }
 
-        /// Whether any live row of the object is a create (its create not yet acknowledged).
+        /// Whether a live row of the object is a create (its create not yet acknowledged). Rows
+        /// before the key's last delete belong to an object deleted before (SQLite may give a
+        /// new object the key of a deleted one) and do not count.
         func hasCreate(_ id: ObjectID) -> Bool {
-            byObject[objectKey(id)]?.contains { rows[$0]?.operation == .create } ?? false
+            for i in (byObject[objectKey(id)] ?? []).reversed() {
+                switch rows[i]?.operation {
+                case .create: return true
+                case .delete: return false
+                default: continue
+                }
+            }
+            return false
         }
 
         /// The last live delete row of `root` whose server identity is `identity`.

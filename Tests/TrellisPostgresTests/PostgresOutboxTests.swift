@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import Trellis
+import TrellisPostgres
+import TrellisTestSupport
+
+/// The PostgreSQL store's outbox table (issue 23, point 1): made with the store's own tables,
+/// and added to a store made before it, on open or in the first write session.
+@Suite struct PostgresOutboxTests {
+    static func model() throws -> ObjectModel {
+        try ObjectModel(entities: [
+            EntityDescription(name: "Cat", attributes: [AttributeDescription(name: "id", type: .integer64),
+                                                        AttributeDescription(name: "name", type: .string)],
+                              userInfo: ["identityAttributes": "id"]),
+        ])
+    }
+
+    /// Drops the outbox of `test`'s store, as a store made before it has none.
+    func dropOutbox(_ test: TestStore) throws {
+        _ = try test.rows(#"DROP TABLE "trellis_outbox""#)
+        #expect(try test.rows(#"SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'trellis_outbox'"#)
+                == [["0"]])
+    }
+
+    func saveACat(_ store: any PersistentStore) throws {
+        let context = ObjectContext(store: store)
+        let cat = try context.insert("Cat")
+        try cat.setValue(.integer(1), forKey: "id")
+        try context.save()
+    }
+
+    @Test(arguments: [PostgresStore.MigrationPolicy.onOpen, .inWriteTransactions])
+    func aStoreMadeBeforeTheOutboxGetsIt(policy: PostgresStore.MigrationPolicy) throws {
+        let test = try StoreKind.postgres.makeStore(model: try Self.model())
+        try dropOutbox(test)
+        let location = try #require(test.location)
+        var configuration = PostgresStore.Configuration()
+        configuration.migrationPolicy = policy
+        let reopened = try PostgresStore(connection: location, model: try Self.model(), configuration: configuration)
+        #expect(try reopened.outbox() == [])
+        try saveACat(reopened)
+        #expect(try reopened.outbox().map { "\($0.operation.rawValue) \($0.object) \($0.fields)" } == [#"create Cat/1 ["id"]"#])
+        #expect(try test.rows(#"SELECT "operation", "state", "attempts" FROM "trellis_outbox""#) == [["create", "pending", "0"]])
+    }
+}
