@@ -4,9 +4,20 @@ import Trellis
 /// `?N` parameters, `1`/`0` booleans, `IS NOT` as the null-safe inequality, text
 /// comparisons through the `trellis_text` function (``SQLiteTextFunction``), decimals
 /// (stored as text) compared and ordered by value through the `trellis_decimal` collation
-/// (``SQLiteDecimalCollation``), and key sets as `json_each` over one
-/// bound JSON array (one statement text whatever the number of keys).
+/// (``SQLiteDecimalCollation``), key sets as `json_each` over one bound JSON array (one
+/// statement text whatever the number of keys), and conditions nested at most
+/// ``maximumNesting`` levels deep. It decides every comparison (``SQLiteTextFunction`` runs
+/// the in-memory matcher).
 struct SQLiteDialect: SQLDialect {
+    /// SQLite's parser refuses a statement whose conditions nest beyond its parser stack
+    /// (`YYSTACKDEPTH`, 100 entries: "parser stack overflow"). Measured on SQLite 3.40 with
+    /// the shapes the compiler writes (alternating `NOT coalesce(…, 0)` and lists whose last
+    /// term nests on, a sub-query at the bottom, `trellis_text`, key sets and counts as
+    /// leaves), the shallowest refused nests 24 levels (SQLPredicateCompiler.levels(of:));
+    /// 20 leaves a margin. Deeper conditions are relaxed and decided in memory
+    /// (`SQLiteNestingTests`).
+    var maximumNesting: Int? { 20 }
+
     func parameter(_ number: Int) -> String { "?\(number)" }
     var trueLiteral: String { "1" }
     var falseLiteral: String { "0" }

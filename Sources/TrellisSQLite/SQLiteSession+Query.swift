@@ -1,71 +1,58 @@
 import Trellis
+import TrellisSQL
 
-/// Fetch requests compiled to SQL (``SQLPredicateCompiler`` with ``SQLiteDialect``): one
-/// `SELECT` over the entity's table with `LEFT JOIN`s for to-one key paths, `EXISTS`
-/// sub-queries for `ANY`/`NONE`/`ALL`, `ORDER BY` the sort descriptors then the object ID,
-/// `LIMIT`/`OFFSET`; then the to-many relationships of the rows found, batched as for every
-/// fetch. The statement is cached by its text, which depends on the request's shape only
-/// (values are parameters), so a repeated request is prepared once.
-extension SQLiteSession {
+/// Fetch requests compiled to SQL (``SQLRequestSession``: ``SQLPredicateCompiler`` with
+/// ``SQLiteDialect``): one `SELECT` over the entity's table with `LEFT JOIN`s for to-one key
+/// paths, `IN` sub-queries for `ANY`/`NONE`/`ALL`, `ORDER BY` the sort descriptors then the
+/// object ID, `LIMIT`/`OFFSET`; then the to-many relationships of the rows found, batched
+/// as for every fetch. The statement is cached by its text, which depends on the request's
+/// shape only (values are parameters), so a repeated request is prepared once. A predicate
+/// nesting deeper than SQLite parses (``SQLiteDialect/maximumNesting``) is decided in memory
+/// on the rows the rest of it selects.
+extension SQLiteSession: SQLRequestSession {
+    var requestDialect: any SQLDialect { SQLiteDialect() }
+    var requestLayout: any SQLQueryLayout { layout }
+
     func fetch(_ request: ResolvedFetchRequest) throws -> [ObjectSnapshot] {
         try checkValid()
-        let entityLayout = try layout.entity(request.entity.name)
-        var compiler = SQLPredicateCompiler(layout: layout, dialect: SQLiteDialect())
-        let parts = try compiler.compile(request)
-        let table = entityLayout.table
+        return try fetchCompiled(request)
+    }
+
+    func count(_ request: ResolvedFetchRequest) throws -> Int {
+        try checkValid()
+        return try countCompiled(request)
+    }
+
+    func rows(_ parts: SQLPredicateCompiler.Parts, of request: ResolvedFetchRequest, ordered: Bool) throws -> [ObjectSnapshot] {
+        let table = try layout.entity(request.entity.name).table
         var sql = table.selectColumnsSQL + " FROM " + table.fromSQL + parts.joins + " WHERE " + parts.whereSQL
-            + " ORDER BY " + parts.orderBySQL
         var parameters = parts.parameters
-        if request.limit != nil || request.offset > 0 {
-            parameters.append(.integer(Int64(request.limit ?? -1)))
-            parameters.append(.integer(Int64(request.offset)))
-            sql += " LIMIT ?\(parameters.count - 1) OFFSET ?\(parameters.count)"
+        if ordered {
+            sql += " ORDER BY " + parts.orderBySQL
+            if request.limit != nil || request.offset > 0 {
+                parameters.append(.integer(Int64(request.limit ?? -1)))
+                parameters.append(.integer(Int64(request.offset)))
+                sql += " LIMIT ?\(parameters.count - 1) OFFSET ?\(parameters.count)"
+            }
         }
-        guard let statement = try SQLiteSession.statement(sql, on: connection) else { return try evaluated(request) }
+        let statement = try connection.cachedQueryStatement(sql)
         for (i, value) in parameters.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
         var reader = RowReader(layout: layout, table: table)
         try reader.readAll(statement, deduplicate: false)
         return try finish(&reader)
     }
 
-    func count(_ request: ResolvedFetchRequest) throws -> Int {
-        try checkValid()
-        let entityLayout = try layout.entity(request.entity.name)
-        var compiler = SQLPredicateCompiler(layout: layout, dialect: SQLiteDialect())
-        let parts = try compiler.compile(request.unlimited)
-        guard let statement = try SQLiteSession.statement(
-            "SELECT count(*) FROM \(entityLayout.table.quotedName) AS t" + parts.joins + " WHERE " + parts.whereSQL, on: connection) else {
-            return try RequestEvaluator(request, lookup: { try self.fetch(ids: [$0]).first })
-                .count(try fetch(entity: request.entity.name, matching: nil))
-        }
+    func rowCount(_ parts: SQLPredicateCompiler.Parts, of request: ResolvedFetchRequest) throws -> Int {
+        let table = try layout.entity(request.entity.name).table
+        let statement = try connection.cachedQueryStatement("SELECT count(*) FROM \(table.quotedName) AS t" + parts.joins + " WHERE " + parts.whereSQL)
         for (i, value) in parts.parameters.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
         return Int(try statement.runReturningInt64() ?? 0)
     }
 
-    /// The cached statement for `sql`, or nil when SQLite refuses it as too complex (a
-    /// predicate nesting `NOT`s, parentheses and sub-queries beyond SQLite's parser stack,
-    /// "parser stack overflow", or its expression depth of 1,000): such a request is then
-    /// evaluated in memory (``RequestEvaluator``), so that it gives the answer every store gives.
-    static func statement(_ sql: String, on connection: Connection) throws -> Statement? {
-        let result = Result { () throws(StoreError) -> Statement in try connection.cachedQueryStatement(sql) }
-        if case .failure(let error) = result, error.code == .engine,
-           error.message.contains("parser stack overflow") || error.message.contains("Expression tree is too large") {
-            return nil
-        }
-        return try result.get()
-    }
-
-    /// `request` evaluated in memory over every object of its entity.
-    private func evaluated(_ request: ResolvedFetchRequest) throws -> [ObjectSnapshot] {
-        try RequestEvaluator(request, lookup: { try self.fetch(ids: [$0]).first }).run(try fetch(entity: request.entity.name, matching: nil))
-    }
-
     /// The SQL of `request` (for tests and `EXPLAIN QUERY PLAN`).
     func sql(for request: ResolvedFetchRequest) throws -> (sql: String, parameters: [AttributeValue]) {
-        let entityLayout = try layout.entity(request.entity.name)
-        var compiler = SQLPredicateCompiler(layout: layout, dialect: SQLiteDialect())
-        let parts = try compiler.compile(request)
-        let table = entityLayout.table
+        let table = try layout.entity(request.entity.name).table
+        let parts = try compile(request)
         return (table.selectColumnsSQL + " FROM " + table.fromSQL + parts.joins + " WHERE " + parts.whereSQL
                     + " ORDER BY " + parts.orderBySQL, parts.parameters)
     }

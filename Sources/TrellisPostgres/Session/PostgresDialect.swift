@@ -1,4 +1,3 @@
-import Foundation
 import Trellis
 
 /// PostgreSQL's SQL for the ``SQLPredicateCompiler`` (https://www.postgresql.org/docs/15/functions.html):
@@ -13,59 +12,19 @@ import Trellis
 /// `[c]`/`[d]` (Unicode full case folding, `ß` = `ss`, and canonical composition), LIKE and
 /// MATCHES (ICU regular expressions) are not PostgreSQL's: its `ILIKE`, `lower()` and `~*`
 /// fold by the database's collation and locale (an ASCII-only fold in the C locale), and
-/// its regular expressions are another dialect. Such comparisons are taken out of the SQL
-/// (``relaxed(_:)``: the SQL condition is a pre-filter that keeps every row that may match)
-/// and the session evaluates the request on the rows it returns, in memory, with
-/// ``RequestEvaluator`` (docs/PostgresStore.md, docs/Queries.md).
-final class PostgresDialect: SQLDialect, @unchecked Sendable {
-    // SAFETY: `evaluates` is read and written only while `lock` is held.
-    private let lock = NSLock()
-    private var evaluates = false
-
-    /// Whether a compiled request used a text comparison SQL cannot decide exactly (never,
-    /// for a predicate ``relaxed(_:)`` returned).
-    var needsEvaluation: Bool { lock.withLock { evaluates } }
-
-    /// Whether SQL decides `op` with `options` exactly (see the type's notes).
-    static func decidesExactly(_ op: PredicateOperator, _ options: PredicateOptions) -> Bool {
+/// its regular expressions are another dialect. The dialect does not decide those
+/// (``decides(_:options:values:)``), nor a comparison with text holding U+0000, which
+/// PostgreSQL cannot receive as text; the compiler relaxes them out of the SQL, which then
+/// pre-filters the rows the session decides in memory (``SQLRequestSession``,
+/// docs/PostgresStore.md, docs/Queries.md). A stateless value.
+struct PostgresDialect: SQLDialect {
+    /// False for `[c]`/`[d]` text comparisons, LIKE, MATCHES and values holding U+0000 (see the type's notes).
+    func decides(_ op: PredicateOperator, options: PredicateOptions, values: [AttributeValue?]) -> Bool {
+        if values.contains(where: { $0?.stringValue?.unicodeScalars.contains("\u{0}") ?? false }) { return false }
         switch op {
         case .equal, .beginsWith, .endsWith, .contains: return options.isEmpty
         case .like, .matches: return false
         default: return true
-        }
-    }
-
-    /// `predicate` with each text comparison SQL cannot decide replaced by the constant that
-    /// keeps every row it might hold for: `TRUE` where the comparison counts positively,
-    /// `FALSE` under an odd number of `NOT`s (`NONE` and `ALL` are `NOT`s of `ANY`), so the
-    /// relaxed condition selects a superset of the rows `predicate` selects; and whether
-    /// anything was replaced. A comparison with a text value holding U+0000 is replaced too
-    /// (PostgreSQL cannot receive it as text; no stored text holds it).
-    static func relaxed(_ predicate: ResolvedPredicate, positive: Bool = true) -> (ResolvedPredicate, Bool) {
-        switch predicate {
-        case .constant, .objectIDs, .count:
-            return (predicate, false)
-        case .compare(_, let op, let values, let options):
-            // PostgreSQL text cannot hold U+0000, so such a value cannot be sent; in memory it
-            // is compared like any other character (no stored text holds it).
-            if values.contains(where: { $0?.stringValue?.unicodeScalars.contains("\u{0}") ?? false }) {
-                return (.constant(positive), true)
-            }
-            let text = values.contains { $0?.stringValue != nil }
-            if text || op == .like || op == .matches, !decidesExactly(op, options) { return (.constant(positive), true) }
-            return (predicate, false)
-        case .exists(let path, let inner):
-            let (relaxedInner, changed) = relaxed(inner, positive: positive)
-            return (.exists(path, relaxedInner), changed)
-        case .and(let parts):
-            let relaxedParts = parts.map { relaxed($0, positive: positive) }
-            return (.and(relaxedParts.map(\.0)), relaxedParts.contains { $0.1 })
-        case .or(let parts):
-            let relaxedParts = parts.map { relaxed($0, positive: positive) }
-            return (.or(relaxedParts.map(\.0)), relaxedParts.contains { $0.1 })
-        case .not(let inner):
-            let (relaxedInner, changed) = relaxed(inner, positive: !positive)
-            return (.not(relaxedInner), changed)
         }
     }
 
@@ -75,26 +34,18 @@ final class PostgresDialect: SQLDialect, @unchecked Sendable {
 
     func notEqualOrNull(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS DISTINCT FROM \(rhs)" }
 
+    /// Only for comparisons ``decides(_:options:values:)`` accepts: `==`, BEGINSWITH,
+    /// ENDSWITH, CONTAINS without options.
     func textComparison(_ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
                         bind: (AttributeValue) -> String) -> String {
-        guard options.isEmpty else {
-            lock.withLock { evaluates = true }
-            return "TRUE"
-        }
         let text = "(\(column))::text"
+        let value = bind(.string(operand)) + "::text"
         switch op {
-        case .equal: return "coalesce(\(text) = \(bind(.string(operand)))::text, FALSE)"
-        case .beginsWith:
-            let value = bind(.string(operand)) + "::text"
-            return "coalesce(left(\(text), length(\(value))) = \(value), FALSE)"
-        case .endsWith:
-            let value = bind(.string(operand)) + "::text"
-            return "coalesce(right(\(text), length(\(value))) = \(value), FALSE)"
-        case .contains:
-            return "coalesce(strpos(\(text), \(bind(.string(operand)))::text) > 0, FALSE)"
-        default:
-            lock.withLock { evaluates = true }
-            return "TRUE"
+        case .equal: return "coalesce(\(text) = \(value), FALSE)"
+        case .beginsWith: return "coalesce(left(\(text), length(\(value))) = \(value), FALSE)"
+        case .endsWith: return "coalesce(right(\(text), length(\(value))) = \(value), FALSE)"
+        case .contains: return "coalesce(strpos(\(text), \(value)) > 0, FALSE)"
+        default: preconditionFailure("PostgresDialect does not decide \(op)\(options); the compiler asks decides(_:options:values:) first")
         }
     }
 

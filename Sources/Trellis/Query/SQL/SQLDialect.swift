@@ -1,6 +1,8 @@
 /// What differs between the SQL engines the ``SQLPredicateCompiler`` writes for (SQLite,
 /// PostgreSQL): parameter markers, boolean literals, the null-safe comparison, how text
-/// comparisons with `[c]`/`[d]` run, how decimals order, and sets of primary keys.
+/// comparisons with `[c]`/`[d]` run, how decimals order, sets of primary keys, which
+/// comparisons the engine decides and how deeply it parses nested conditions. A dialect is a
+/// stateless value: what the compiler relaxed is in its result (``SQLPredicateCompiler/Parts/isExact``).
 ///
 /// Every identifier is quoted with ``identifier(_:)``; every value is a bound parameter
 /// (never written into SQL text).
@@ -30,9 +32,23 @@ public protocol SQLDialect: Sendable {
     /// An expression for the set of primary keys (`IN` takes it), binding what it needs
     /// through `bind` (which returns the parameter marker).
     func primaryKeySet(_ keys: [Int64], bind: (AttributeValue) -> String) -> String
+    /// Whether the engine's SQL decides the comparison `op` with `options` of a value with
+    /// `values` exactly as ``RequestEvaluator`` does (default: always). The compiler relaxes
+    /// a comparison it does not decide (``SQLPredicateCompiler/Parts/isExact``), and the
+    /// store decides it in memory; ``textComparison(_:column:operand:options:bind:)`` is
+    /// asked only for comparisons the dialect decides.
+    func decides(_ op: PredicateOperator, options: PredicateOptions, values: [AttributeValue?]) -> Bool
+    /// How deeply conditions may nest in the SQL the engine is sure to parse, in levels: one
+    /// per `NOT` and per parenthesized list, ``SQLPredicateCompiler/subqueryLevels`` per
+    /// sub-query. Deeper conditions are relaxed (decided in memory). Nil (the default): no limit.
+    var maximumNesting: Int? { get }
 }
 
 extension SQLDialect {
+    public func decides(_ op: PredicateOperator, options: PredicateOptions, values: [AttributeValue?]) -> Bool { true }
+
+    public var maximumNesting: Int? { nil }
+
     /// `NOT condition`, two-valued: a condition that is NULL (a comparison with a missing
     /// value) counts as false, so its negation holds: `NOT coalesce(p, FALSE)`. The one home of
     /// the rule, for ``SQLPredicateCompiler`` and the stores' ``StorePredicate`` conditions,

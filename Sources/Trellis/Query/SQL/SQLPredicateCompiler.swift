@@ -9,6 +9,11 @@
 /// - `NOT` is two-valued: `NOT coalesce(p, FALSE)`, so a comparison with a NULL column is
 ///   false and its negation true, as ``RequestEvaluator`` decides.
 /// - Ties are broken by object ID (`_entity`, then `_pk`).
+/// - What the dialect does not decide (``SQLDialect/decides(_:options:values:)``: PostgreSQL's
+///   `[c]`, `[d]`, `LIKE`, `MATCHES`, text with U+0000) and conditions nested deeper than it
+///   parses (``SQLDialect/maximumNesting``) are relaxed: replaced by the constant that keeps
+///   every row they may hold for (`TRUE`, or `FALSE` under an odd number of `NOT`s), so the
+///   condition is a pre-filter selecting a superset of the rows, and ``Parts/isExact`` is false.
 ///
 /// Identifiers are quoted by the dialect and values are parameters: no predicate text or
 /// value reaches the SQL (names with quotes, semicolons and `--` are safe).
@@ -23,12 +28,18 @@ public struct SQLPredicateCompiler {
         public var orderBySQL: String
         /// The values to bind, parameter 1 first.
         public var parameters: [AttributeValue]
+        /// Whether the condition is the request's predicate; false when something was relaxed
+        /// out of it: then it selects every row the predicate may hold for (and more), and the
+        /// store decides the request in memory on those rows (``RequestEvaluator``), ignoring
+        /// the `ORDER BY`.
+        public var isExact: Bool
     }
 
     private let layout: any SQLQueryLayout
     private let dialect: any SQLDialect
     private var parameters: [AttributeValue] = []
     private var aliasCount = 0
+    private var isExact = true
 
     public init(layout: any SQLQueryLayout, dialect: any SQLDialect) {
         self.layout = layout
@@ -40,6 +51,7 @@ public struct SQLPredicateCompiler {
     public mutating func compile(_ request: ResolvedFetchRequest) throws -> Parts {
         parameters = []
         aliasCount = 0
+        isExact = true
         let table = try layout.sqlTable(for: request.entity)
         let scope = Scope(alias: "t", entity: request.entity, table: table)
         var conditions: [String] = []
@@ -47,7 +59,7 @@ public struct SQLPredicateCompiler {
             conditions.append("t.\(dialect.identifier(table.entityColumn)) IN (\(kinds.map { bind(.string($0)) }.joined(separator: ", ")))")
         }
         if request.predicate != .constant(true) {
-            conditions.append(try sql(request.predicate, scope))
+            conditions.append(try sql(request.predicate, scope, positive: true, depth: 0))
         }
         var order: [String] = []
         for descriptor in request.sortDescriptors {
@@ -59,7 +71,7 @@ public struct SQLPredicateCompiler {
         if table.entityNames.count > 1 { order.append(dialect.orderingExpression("t.\(dialect.identifier(table.entityColumn))", type: .string)) }
         order.append("t.\(dialect.identifier(table.primaryKey))")
         return Parts(joins: scope.joins.joined(), whereSQL: conditions.isEmpty ? dialect.trueLiteral : conditions.joined(separator: " AND "),
-                     orderBySQL: order.joined(separator: ", "), parameters: parameters)
+                     orderBySQL: order.joined(separator: ", "), parameters: parameters, isExact: isExact)
     }
 
     // MARK: - Scopes
@@ -125,24 +137,22 @@ public struct SQLPredicateCompiler {
 
     // MARK: - Conditions
 
-    private mutating func sql(_ predicate: ResolvedPredicate, _ scope: Scope) throws -> String {
+    /// The condition for `predicate`, which holds in a positive position (under an even
+    /// number of `NOT`s) when `positive`, nested in `depth` levels (``SQLDialect/maximumNesting``).
+    private mutating func sql(_ predicate: ResolvedPredicate, _ scope: Scope, positive: Bool, depth: Int) throws -> String {
+        if let maximum = dialect.maximumNesting, depth + SQLPredicateCompiler.levels(of: predicate) > maximum { return relaxed(positive) }
         switch predicate {
         case .constant(let b): return b ? dialect.trueLiteral : dialect.falseLiteral
         case .and(let ps):
-            if ps.isEmpty { return dialect.trueLiteral }
-            var parts: [String] = []
-            for p in ps { parts.append(try sql(p, scope)) }
-            return SQLPredicateCompiler.balanced(parts[...], "AND")
+            return try list(ps, "AND", empty: dialect.trueLiteral, scope, positive: positive, depth: depth)
         case .or(let ps):
-            if ps.isEmpty { return dialect.falseLiteral }
-            var parts: [String] = []
-            for p in ps { parts.append(try sql(p, scope)) }
-            return SQLPredicateCompiler.balanced(parts[...], "OR")
+            return try list(ps, "OR", empty: dialect.falseLiteral, scope, positive: positive, depth: depth)
         case .not(let p):
-            return dialect.negation(try sql(p, scope))
+            return dialect.negation(try sql(p, scope, positive: !positive, depth: depth + SQLPredicateCompiler.levels(of: predicate)))
         case .objectIDs(let ids):
             return try objectIDCondition(ids, scope)
         case .compare(let path, let op, let values, let options):
+            guard dialect.decides(op, options: options, values: values) else { return relaxed(positive) }
             return try comparison(path, op, values, options, scope)
         case .exists(let path, let inner):
             // `owner IN (SELECT source …)`, not a correlated EXISTS: the sub-query does not
@@ -150,7 +160,9 @@ public struct SQLPredicateCompiler {
             // 248 ms as EXISTS, one index probe per row; see docs/Queries.md).
             let (owner, select, innerScope) = try semijoin(path, scope)
             var conditions = [select.notNull]
-            if inner != .constant(true) { conditions.append(try sql(inner, innerScope)) }
+            if inner != .constant(true) {
+                conditions.append(try sql(inner, innerScope, positive: positive, depth: depth + SQLPredicateCompiler.subqueryLevels))
+            }
             return "\(owner) IN (SELECT \(select.column) FROM \(select.from)\(innerScope.joins.joined()) "
                 + "WHERE \(conditions.joined(separator: " AND ")))"
         case .count(let path, let op, let counts):
@@ -159,6 +171,53 @@ public struct SQLPredicateCompiler {
             let count = "(SELECT count(*) FROM \(from) WHERE \(link))"
             return ordering(count, op, counts.map { bind(.integer($0)) })
         }
+    }
+
+    /// `(p1 OP p2 OP …)` (``balanced(_:_:)``), or `empty` for no conditions.
+    private mutating func list(_ ps: [ResolvedPredicate], _ op: String, empty: String, _ scope: Scope,
+                               positive: Bool, depth: Int) throws -> String {
+        if ps.isEmpty { return empty }
+        let inner = depth + SQLPredicateCompiler.groupLevels(ps.count)  // as levels(of:)
+        var parts: [String] = []
+        parts.reserveCapacity(ps.count)
+        for p in ps { parts.append(try sql(p, scope, positive: positive, depth: inner)) }
+        return SQLPredicateCompiler.balanced(parts[...], op)
+    }
+
+    /// The constant that keeps every row a relaxed condition may hold for (`TRUE`, or `FALSE`
+    /// in a negative position); the parts are no longer exact.
+    private mutating func relaxed(_ positive: Bool) -> String {
+        isExact = false
+        return positive ? dialect.trueLiteral : dialect.falseLiteral
+    }
+
+    /// Nesting levels (``SQLDialect/maximumNesting``) a sub-query adds (`IN (SELECT … WHERE …)`
+    /// holds more of SQLite's parser stack than a parenthesis or a `NOT`).
+    static let subqueryLevels = 2
+
+    /// The nesting levels `predicate`'s own SQL adds around (or below) what it contains: a
+    /// `NOT` one, a list its parentheses, a sub-query ``subqueryLevels`` (a set of object
+    /// IDs one more: `(entity = … AND pk IN (SELECT …))`), a comparison none.
+    static func levels(of predicate: ResolvedPredicate) -> Int {
+        switch predicate {
+        case .constant, .compare: return 0
+        case .not: return 1
+        case .and(let ps), .or(let ps): return groupLevels(ps.count)
+        case .exists, .count: return subqueryLevels
+        case .objectIDs: return subqueryLevels + 1
+        }
+    }
+
+    /// Nesting levels a list of `count` conditions adds as ``balanced(_:_:)`` writes it: one
+    /// parenthesis for up to 8, one more for each halving beyond.
+    static func groupLevels(_ count: Int) -> Int {
+        var levels = count > 1 ? 1 : 0
+        var n = count
+        while n > 8 {
+            n = (n + 1) / 2
+            levels += 1
+        }
+        return levels
     }
 
     /// `(a OP b OP …)`, as a balanced tree of groups of at most 8 when there are more: SQLite
