@@ -9,6 +9,44 @@ import Trellis
 extension SQLiteSession {
     func fetch(_ request: ResolvedFetchRequest) throws -> [ObjectSnapshot] {
         try checkValid()
+        let (table, sql, parameters) = try query(for: request)
+        guard let statement = try SQLiteSession.statement(sql, on: connection) else { return try evaluated(request) }
+        for (i, value) in parameters.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
+        var reader = RowReader(layout: layout, table: table)
+        try reader.readAll(statement, deduplicate: false)
+        return try finish(&reader)
+    }
+
+    /// The rows of the request's one `SELECT`, stepped `batchSize` at a time: each batch's
+    /// to-many relationships are loaded (batched, as for every fetch) before `body` gets it.
+    /// The statement is prepared for this call, not taken from the cache, so that `body` may
+    /// run any query meanwhile (the same request too) without resetting it.
+    func fetch(_ request: ResolvedFetchRequest, batchSize: Int, _ body: ([ObjectSnapshot]) throws -> Void) throws {
+        try checkValid()
+        let (table, sql, parameters) = try query(for: request)
+        guard let statement = try SQLiteSession.statement(sql, on: connection, cached: false) else {
+            let snapshots = try evaluated(request)
+            var start = 0
+            while start < snapshots.count {
+                let end = min(start + max(1, batchSize), snapshots.count)
+                try body(Array(snapshots[start..<end]))
+                start = end
+            }
+            return
+        }
+        defer { statement.reset() }
+        for (i, value) in parameters.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
+        var reader = RowReader(layout: layout, table: table)
+        var more = true
+        while more {
+            more = try reader.readRows(statement, limit: max(1, batchSize))
+            let snapshots = try finish(&reader)
+            if !snapshots.isEmpty { try body(snapshots) }
+        }
+    }
+
+    /// The table, SQL text and parameters of the request's `SELECT`.
+    private func query(for request: ResolvedFetchRequest) throws -> (TableLayout, String, [AttributeValue]) {
         let entityLayout = try layout.entity(request.entity.name)
         var compiler = SQLPredicateCompiler(layout: layout, dialect: SQLiteDialect())
         let parts = try compiler.compile(request)
@@ -21,11 +59,7 @@ extension SQLiteSession {
             parameters.append(.integer(Int64(request.offset)))
             sql += " LIMIT ?\(parameters.count - 1) OFFSET ?\(parameters.count)"
         }
-        guard let statement = try SQLiteSession.statement(sql, on: connection) else { return try evaluated(request) }
-        for (i, value) in parameters.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
-        var reader = RowReader(layout: layout, table: table)
-        try reader.readAll(statement, deduplicate: false)
-        return try finish(&reader)
+        return (table, sql, parameters)
     }
 
     func count(_ request: ResolvedFetchRequest) throws -> Int {
@@ -46,8 +80,11 @@ extension SQLiteSession {
     /// predicate nesting `NOT`s, parentheses and sub-queries beyond SQLite's parser stack,
     /// "parser stack overflow", or its expression depth of 1,000): such a request is then
     /// evaluated in memory (``RequestEvaluator``), so that it gives the answer every store gives.
-    static func statement(_ sql: String, on connection: Connection) throws -> Statement? {
-        let result = Result { () throws(StoreError) -> Statement in try connection.cachedQueryStatement(sql) }
+    /// `cached: false` prepares a statement of its own (finalized when released).
+    static func statement(_ sql: String, on connection: Connection, cached: Bool = true) throws -> Statement? {
+        let result = Result { () throws(StoreError) -> Statement in
+            cached ? try connection.cachedQueryStatement(sql) : try connection.makeStatement(sql)
+        }
         if case .failure(let error) = result, error.code == .engine,
            error.message.contains("parser stack overflow") || error.message.contains("Expression tree is too large") {
             return nil
