@@ -137,36 +137,48 @@ enum EngineWorkload {
 
     /// Records shaped like `gen_characters.py`'s (deterministic; not byte-identical to it).
     static func generate(count: Int) -> [JSONValue] {
-        var state: UInt64 = 42
-        func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state >> 33
-        }
-        let first = ["Bruce", "Clark", "Diana", "Peter", "Tony", "Natasha", "Wade", "Jean"]
-        let last = ["Wayne", "Kent", "Prince", "Parker", "Stark", "Romanoff", "Wilson", "Grey"]
+        var generator = CharacterGenerator()
         var records: [JSONValue] = []
         records.reserveCapacity(count)
-        for i in 0..<count {
-            var powers: [JSONValue] = []
-            var used = Set<UInt64>()
-            for _ in 0..<(2 + Int(next() % 3)) {
-                let p = next() % 200 + 1
-                if used.insert(p).inserted { powers.append(["id": .string(String(p)), "name": .string("Power \(p)")]) }
-            }
-            let publisher = next() % 50 + 1
-            let date = String(format: "20%02d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(next() % 20) + 5, Int(next() % 12) + 1,
-                              Int(next() % 28) + 1, Int(next() % 24), Int(next() % 60), Int(next() % 60), Int(next() % 1000))
-            var object = JSONObject()
-            object["id"] = .string(String(i + 1))
-            object["name"] = .string("Hero \(i + 1)")
-            object["real_name"] = .string("\(first[Int(next() % 8)]) \(last[Int(next() % 8)])")
-            object["powers"] = .array(powers)
-            object["publisher"] = ["id": .string(String(publisher)), "name": .string("Publisher \(publisher)")]
-            object["created_at"] = .string(date)
-            object["rating"] = .number(JSONNumber(Double(next() % 50) / 10))
-            object["active"] = .bool(next() % 2 == 0)
-            records.append(.object(object))
-        }
+        for _ in 0..<count { records.append(generator.next()) }
         return records
+    }
+}
+
+/// The generated characters one at a time (``EngineWorkload/generate(count:)`` collects them;
+/// `export` imports them as they are made, so that 1M records never sit in memory).
+struct CharacterGenerator {
+    private var state: UInt64 = 42
+    private var i = 0
+    private static let first = ["Bruce", "Clark", "Diana", "Peter", "Tony", "Natasha", "Wade", "Jean"]
+    private static let last = ["Wayne", "Kent", "Prince", "Parker", "Stark", "Romanoff", "Wilson", "Grey"]
+
+    private mutating func random() -> UInt64 {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return state >> 33
+    }
+
+    /// The next record (ids 1, 2, …).
+    mutating func next() -> JSONValue {
+        var powers: [JSONValue] = []
+        var used = Set<UInt64>()
+        for _ in 0..<(2 + Int(random() % 3)) {
+            let p = random() % 200 + 1
+            if used.insert(p).inserted { powers.append(["id": .string(String(p)), "name": .string("Power \(p)")]) }
+        }
+        let publisher = random() % 50 + 1
+        let date = String(format: "20%02d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(random() % 20) + 5, Int(random() % 12) + 1,
+                          Int(random() % 28) + 1, Int(random() % 24), Int(random() % 60), Int(random() % 60), Int(random() % 1000))
+        var object = JSONObject()
+        object["id"] = .string(String(i + 1))
+        object["name"] = .string("Hero \(i + 1)")
+        object["real_name"] = .string("\(Self.first[Int(random() % 8)]) \(Self.last[Int(random() % 8)])")
+        object["powers"] = .array(powers)
+        object["publisher"] = ["id": .string(String(publisher)), "name": .string("Publisher \(publisher)")]
+        object["created_at"] = .string(date)
+        object["rating"] = .number(JSONNumber(Double(random() % 50) / 10))
+        object["active"] = .bool(random() % 2 == 0)
+        i += 1
+        return .object(object)
     }
 }

@@ -11,6 +11,8 @@ let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("import", "import speed: characters file → fresh SQLite store, then again unchanged, vs a C floor", ImportWorkload.run),
     ("postgres", "PostgreSQL import speed: characters file → fresh schema (its own temporary server), again unchanged, vs SQLite; 4 concurrent importers",
      PostgresWorkload.run),
+    ("export", "export speed and memory: the generated characters from SQLite, streamed as JSON, vs sqlite3 -json [--count N] [--json]",
+     ExportWorkload.run),
     ("scale", "import scaling: a new to-one destination per record at 10k and 100k records, vs the characters import",
      ScaleWorkload.run),
     ("mapping", "typed layer (JSONMappable) vs JSONDecoder into Codable structs [FILE] [--runs N]", { arguments in

@@ -19,33 +19,43 @@ import Foundation
 ///
 /// Unlike `Data.write(to:options: .atomic)`, which renames its temporary file over the
 /// path whatever it is (a link becomes a regular file, a device node is replaced).
-enum OutputFile {
+package enum OutputFile {
     /// Writes `data` to `url` (see the type's rules).
     /// - Throws: ``OutputFileError`` with the reason (`it is a directory`, `the path ends
     ///   with '/'`, or the system's: `No space left on device`, `Permission denied`, …).
     static func write(_ data: Data, to url: URL) throws(OutputFileError) {
-        var path = url.path
-        if url.hasDirectoryPath || path.hasSuffix("/") {
-            throw OutputFileError(isDirectory(path) ? "it is a directory" : "the path ends with '/'")
+        switch try target(of: url) {
+        case .replace(let path, let mode): try replace(path, with: data, mode: mode)
+        case .inPlace(let path): try writeInPlace(path, data)
         }
-        for _ in 0..<40 {
-            var status = stat()
-            guard lstat(path, &status) == 0 else {
-                if errno == ENOENT { return try replace(path, with: data, mode: nil) }
-                throw OutputFileError(errno: errno)
+    }
+
+    /// Writes what `produce` hands its `write` function to `url`, chunk by chunk (see the
+    /// type's rules): a regular file appears, complete, only when `produce` returns; when
+    /// it throws (or a write fails), the temporary file is removed and `url` is left as it was.
+    /// - Throws: ``OutputFileError`` (as ``write(_:to:)``); what `produce` throws.
+    package static func write(to url: URL, _ produce: (_ write: (Data) throws -> Void) throws -> Void) throws {
+        switch try target(of: url) {
+        case .replace(let path, let mode):
+            let (descriptor, temporary) = try createTemporary(next: path, mode: mode)
+            do {
+                try produce { data in
+                    if let failure = writeAll(descriptor, data) { throw OutputFileError(errno: failure) }
+                }
+            } catch {
+                close(descriptor)
+                unlink(temporary)
+                throw error
             }
-            switch status.st_mode & S_IFMT {
-            case S_IFLNK:
-                path = try linkTarget(of: path)
-            case S_IFDIR:
-                throw OutputFileError(path == url.path ? "it is a directory" : "it is a symbolic link to the directory '\(path)'")
-            case S_IFREG:
-                return try replace(path, with: data, mode: status.st_mode & 0o7777)
-            default:
-                return try writeInPlace(path, data)
+            try commit(descriptor, temporary, path)
+        case .inPlace(let path):
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard descriptor >= 0 else { throw OutputFileError(errno: errno) }
+            defer { close(descriptor) }
+            try produce { data in
+                if let failure = writeAll(descriptor, data) { throw OutputFileError(errno: failure) }
             }
         }
-        throw OutputFileError(errno: ELOOP)
     }
 
     /// Creates the directory at `url` and any missing parents (`mkdir -p`, mode 0777 less
@@ -95,8 +105,51 @@ enum OutputFile {
         return (URL(fileURLWithPath: path).deletingLastPathComponent().path as NSString).appendingPathComponent(target)
     }
 
+    /// Where ``write(_:to:)`` writes for `url`: a regular file (or nothing) to replace, with
+    /// its permission bits, or a file to write in place.
+    private enum Target {
+        case replace(String, mode: mode_t?)
+        case inPlace(String)
+    }
+
+    private static func target(of url: URL) throws(OutputFileError) -> Target {
+        var path = url.path
+        if url.hasDirectoryPath || path.hasSuffix("/") {
+            throw OutputFileError(isDirectory(path) ? "it is a directory" : "the path ends with '/'")
+        }
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(path, &status) == 0 else {
+                if errno == ENOENT { return .replace(path, mode: nil) }
+                throw OutputFileError(errno: errno)
+            }
+            switch status.st_mode & S_IFMT {
+            case S_IFLNK:
+                path = try linkTarget(of: path)
+            case S_IFDIR:
+                throw OutputFileError(path == url.path ? "it is a directory" : "it is a symbolic link to the directory '\(path)'")
+            case S_IFREG:
+                return .replace(path, mode: status.st_mode & 0o7777)
+            default:
+                return .inPlace(path)
+            }
+        }
+        throw OutputFileError(errno: ELOOP)
+    }
+
     /// Writes a temporary file next to `path` and renames it over `path`.
     private static func replace(_ path: String, with data: Data, mode: mode_t?) throws(OutputFileError) {
+        let (descriptor, temporary) = try createTemporary(next: path, mode: mode)
+        if let failure = writeAll(descriptor, data) {
+            close(descriptor)
+            unlink(temporary)
+            throw OutputFileError(errno: failure)
+        }
+        try commit(descriptor, temporary, path)
+    }
+
+    /// A new hidden temporary file in `path`'s directory, open for writing, with `mode`.
+    private static func createTemporary(next path: String, mode: mode_t?) throws(OutputFileError) -> (Int32, String) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         var descriptor: Int32 = -1
@@ -108,10 +161,19 @@ enum OutputFile {
             if descriptor >= 0 || errno != EEXIST { break }
         }
         guard descriptor >= 0 else { throw OutputFileError(errno: errno) }
+        if let mode, fchmod(descriptor, mode) != 0 {
+            let failure = errno
+            close(descriptor)
+            unlink(temporary)
+            throw OutputFileError(errno: failure)
+        }
+        return (descriptor, temporary)
+    }
+
+    /// Syncs and closes the written temporary file and renames it over `path` (removed on failure).
+    private static func commit(_ descriptor: Int32, _ temporary: String, _ path: String) throws(OutputFileError) {
         var failure: Int32?
-        if let mode, fchmod(descriptor, mode) != 0 { failure = errno }
-        if failure == nil { failure = writeAll(descriptor, data) }
-        if failure == nil, fsync(descriptor) != 0 { failure = errno }
+        if fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0, failure == nil { failure = errno }
         if failure == nil, rename(temporary, path) != 0 { failure = errno }
         if let failure {
@@ -158,13 +220,13 @@ private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count
 
 /// Why ``OutputFile`` could not write: `it is a directory`, `the path ends with '/'`, or
 /// the system's reason (`strerror(3)`: `No space left on device`).
-struct OutputFileError: Error, Sendable, CustomStringConvertible {
+package struct OutputFileError: Error, Sendable, CustomStringConvertible {
     /// The reason, without the path.
-    let reason: String
+    package let reason: String
 
     init(_ reason: String) { self.reason = reason }
 
     init(errno code: Int32) { self.reason = String(cString: strerror(code)) }
 
-    var description: String { reason }
+    package var description: String { reason }
 }

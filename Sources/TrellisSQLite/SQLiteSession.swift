@@ -207,6 +207,16 @@ final class SQLiteSession: StoreSession {
     }
 
     func fetch(ids: [ObjectID]) throws -> [ObjectSnapshot] {
+        try fetch(ids: ids, skippingUnread: false)
+    }
+
+    /// Skips loading the to-many relationships no key path maps (``EntityLayout/importSkips``),
+    /// as for an import.
+    func fetchForExport(ids: [ObjectID]) throws -> [ObjectSnapshot] {
+        try fetch(ids: ids, skippingUnread: true)
+    }
+
+    private func fetch(ids: [ObjectID], skippingUnread: Bool) throws -> [ObjectSnapshot] {
         try checkValid()
         var keysByTable: [String: [Int64]] = [:]
         var tableOrder: [TableLayout] = []
@@ -231,7 +241,7 @@ final class SQLiteSession: StoreSession {
             }
             statement.reset()
             // An ID naming the wrong entity for its key is absent.
-            result += try finish(&reader).filter { requested.contains($0.id) }
+            result += try finish(&reader, forImport: skippingUnread).filter { requested.contains($0.id) }
         }
         return result
     }

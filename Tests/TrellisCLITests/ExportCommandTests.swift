@@ -173,4 +173,57 @@ import Trellis
             status: 1, stdout: "", stderr: "error: other.sqlite: no such store\n"))
         #expect(!w.exists("other.sqlite"))
     }
+
+    /// `--format ndjson` writes one compact object a line, what `import --format ndjson`
+    /// reads back (every object unchanged); an `-o` file named `.ndjson` or `.jsonl` is NDJSON
+    /// without `--format`; `--pretty` with NDJSON is a usage error.
+    @Test func ndjsonIsOneObjectALineAndImportsBack() throws {
+        let w = try Self.imported()
+        defer { w.remove() }
+        let lines = """
+            {"id":1,"title":"One","stats":{"score":5},"author":{"id":10,"name":"Ada"}}
+            {"id":2,"title":"Two","stats":{"score":null},"author":{"id":10,"name":"Ada"}}
+            {"id":3,"title":"Three","stats":{"score":null},"author":null}
+
+            """
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--format", "ndjson")
+                    == CommandResult(status: 0, stdout: lines, stderr: ""))
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "-o", "posts.ndjson") == CommandResult(status: 0, stdout: "", stderr: ""))
+        #expect(try String(contentsOf: w.url.appendingPathComponent("posts.ndjson"), encoding: .utf8) == lines)
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--where", "id>1", "--sort", "-id", "--format", "ndjson",
+                      "--relationships", "ids").stdout == """
+            {"id":3,"title":"Three","stats":{"score":null},"author":null}
+            {"id":2,"title":"Two","stats":{"score":null},"author":10}
+
+            """)
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--limit", "0", "--format", "ndjson")
+                    == CommandResult(status: 0, stdout: "", stderr: ""))
+        let again = w.run("import", "posts.ndjson", "--model", "model.json", "--entity", "Post")
+        #expect(again.status == 0, "\(again.stderr)")
+        let postRow = again.stdout.split(separator: "\n").first { $0.hasPrefix("Post ") }?.split(separator: " ")
+        #expect(postRow == ["Post", "0", "0", "3", "0"], "\(again.stdout)")
+        let bad = w.run("export", "--model", "model.json", "--entity", "Post", "--format", "ndjson", "--pretty")
+        #expect(bad.status == 64)
+        #expect(bad.stderr.hasPrefix("error: --pretty writes a JSON array; NDJSON is one compact object per line"))
+    }
+
+    /// `-o FILE` writes the export there (nothing on standard output), replacing a file that
+    /// was there; `-o -` is standard output; a directory is refused and nothing is written.
+    @Test func outputFileIsReplacedWhole() throws {
+        let w = try Self.imported()
+        defer { w.remove() }
+        try w.write("posts.json", "old")
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--relationships", "ids", "-o", "posts.json")
+                    == CommandResult(status: 0, stdout: "", stderr: ""))
+        let expected = #"[{"id":1,"title":"One","stats":{"score":5},"author":10},{"id":2,"title":"Two","stats":{"score":null},"author":10},"#
+            + #"{"id":3,"title":"Three","stats":{"score":null},"author":null}]"# + "\n"
+        #expect(try String(contentsOf: w.url.appendingPathComponent("posts.json"), encoding: .utf8) == expected)
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "--relationships", "ids", "-o", "-")
+                    == CommandResult(status: 0, stdout: expected, stderr: ""))
+        try FileManager.default.createDirectory(at: w.url.appendingPathComponent("out"), withIntermediateDirectories: false)
+        #expect(w.run("export", "--model", "model.json", "--entity", "Post", "-o", "out")
+                    == CommandResult(status: 1, stdout: "", stderr: "error: out: cannot write: it is a directory\n"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: w.url.path).filter { $0.hasPrefix(".") }
+        #expect(names == [])
+    }
 }

@@ -71,6 +71,26 @@ public protocol StoreSession: AnyObject {
     /// The number of objects matching the request's predicate (limit and offset ignored).
     func count(_ request: ResolvedFetchRequest) throws -> Int
 
+    /// The objects ``fetch(_:)-(ResolvedFetchRequest)`` gives, in the same order, handed to
+    /// `body` in consecutive batches of at most `batchSize` (the last one shorter; no call
+    /// for an empty result), so that a caller writing each batch out (an export) holds one
+    /// batch at a time. `body` may use the session meanwhile (fetch destinations, count).
+    ///
+    /// The SQLite store steps one statement through the rows and loads the to-many
+    /// relationships of each batch as it comes (memory: one batch of snapshots). The default
+    /// implementation (the in-memory and PostgreSQL stores) fetches the whole answer with
+    /// ``fetch(_:)-(ResolvedFetchRequest)``, then hands it out in batches.
+    /// - Throws: what the fetch throws, or what `body` throws (the fetch stops there).
+    func fetch(_ request: ResolvedFetchRequest, batchSize: Int, _ body: ([ObjectSnapshot]) throws -> Void) throws
+
+    /// As ``fetch(ids:)``, for an export: the to-many relationships that no JSON key path
+    /// maps and that an import therefore never reads either
+    /// (``ResolvedEntity/importSkippableToManyIndexes``: a power's characters, the inverse
+    /// of Character.powers) may come back empty instead of loaded. The exporter drops the
+    /// objects it fetched this way after each batch, so no caller ever sees those slots. The
+    /// default implementation loads everything.
+    func fetchForExport(ids: [ObjectID]) throws -> [ObjectSnapshot]
+
     /// Writes `changes` (write sessions only) and returns the permanent ID of every
     /// inserted object that had a temporary one.
     /// - Throws: `StoreError` (`.readOnly` in a read session, `.constraintViolation`, …).
@@ -141,6 +161,23 @@ extension StoreSession {
     public func count(_ request: ResolvedFetchRequest) throws -> Int {
         let candidates = try fetch(entity: request.entity.name, matching: nil)
         return try RequestEvaluator(request, lookup: { try self.fetch(ids: [$0]).first }).count(candidates)
+    }
+
+    /// ``fetch(_:)-(ResolvedFetchRequest)``, then `body` once per slice of `batchSize` snapshots.
+    public func fetch(_ request: ResolvedFetchRequest, batchSize: Int, _ body: ([ObjectSnapshot]) throws -> Void) throws {
+        let snapshots = try fetch(request)
+        let size = max(1, batchSize)
+        var start = 0
+        while start < snapshots.count {
+            let end = min(start + size, snapshots.count)
+            try body(Array(snapshots[start..<end]))
+            start = end
+        }
+    }
+
+    /// Loads everything (``fetch(ids:)``).
+    public func fetchForExport(ids: [ObjectID]) throws -> [ObjectSnapshot] {
+        try fetch(ids: ids)
     }
 
     /// Loads everything (``fetch(entity:identities:)``).

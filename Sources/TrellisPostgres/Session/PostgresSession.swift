@@ -90,6 +90,15 @@ final class PostgresSession: StoreSession {
     }
 
     func fetch(ids: [ObjectID]) throws -> [ObjectSnapshot] {
+        try fetch(ids: ids, skippingUnread: false)
+    }
+
+    /// Skips loading the to-many relationships no key path maps (`importSkips`), as for an import.
+    func fetchForExport(ids: [ObjectID]) throws -> [ObjectSnapshot] {
+        try fetch(ids: ids, skippingUnread: true)
+    }
+
+    private func fetch(ids: [ObjectID], skippingUnread: Bool) throws -> [ObjectSnapshot] {
         try checkValid()
         var keysByTable: [String: [Int64]] = [:]
         var tableOrder: [PostgresTableLayout] = []
@@ -107,7 +116,7 @@ final class PostgresSession: StoreSession {
             parameters.append(keys)
             // An ID naming the wrong entity for its key is absent.
             result += try select(table, condition: "t.\"_pk\" = ANY($1::bigint[])", parameters: parameters,
-                                 relationshipsOf: table.entityNames, forImport: false).filter { requested.contains($0.id) }
+                                 relationshipsOf: table.entityNames, forImport: skippingUnread).filter { requested.contains($0.id) }
         }
         return result
     }
