@@ -18,7 +18,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-targets=(json codable ndjson keypath coredata-model json-model import infer predicate http-response)
+targets=(json ndjson keypath coredata-model json-model import infer predicate http-response)
+# Targets run by name only, not by `all` (CI), until a first run shows they build and hold:
+# codable (TrellisJSONDecoder on random bytes) was added without a sanitizer build.
+by_name=(codable)
 
 usage() {
     echo "usage: Scripts/fuzz.sh TARGET|all SECONDS [libFuzzer flags…]   (targets: ${targets[*]})" >&2
@@ -34,7 +37,7 @@ shift 2
 if [[ $target == all ]]; then
     selected=("${targets[@]}")
 else
-    [[ " ${targets[*]} " == *" $target "* ]] || { echo "fuzz: unknown target '$target'" >&2; usage; }
+    [[ " ${targets[*]} ${by_name[*]} " == *" $target "* ]] || { echo "fuzz: unknown target '$target'" >&2; usage; }
     selected=("$target")
 fi
 
