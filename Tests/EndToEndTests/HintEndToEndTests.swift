@@ -127,7 +127,7 @@ import TrellisTestSupport
         defer { directory.remove() }
         #expect(try TrellisProcess.run(["import"] + Self.twitter + ["--entity", "Status", "--at", "statuses"], in: directory.url).status == 0)
         let export = ["export", "--model", "Examples/twitter/model.json"]
-        let usage = "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--pretty] "
+        let usage = "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--format <format>] [-o <file>] [--pretty] "
             + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--placeholders <mode>] [--bindings <file>]\n"
             + "  See 'trellis export --help' for more information.\n"
         let userNames = "User has no attribute or relationship 'screen_name'; its attributes: id, name, screenName, location, "

@@ -58,7 +58,7 @@ import Trellis
                 == CommandResult(status: 0, stdout: "1\n", stderr: ""))
     }
 
-    static let usage = "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--pretty] "
+    static let usage = "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--format <format>] [-o <file>] [--pretty] "
         + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--placeholders <mode>] [--bindings <file>]\n"
         + "  See 'trellis export --help' for more information.\n"
 

@@ -82,15 +82,15 @@ func trellis(arguments: [String], in directory: URL? = nil, stdin: String? = nil
              stderr: "error: invalid value '-1' for '--busy-timeout'; expected a number of seconds (0 or more)\n" + importUsage),
         Case(arguments: ["export", "--model", "m", "--entity", "E", "--busy-timeout", "inf"],
              stderr: "error: invalid value 'inf' for '--busy-timeout'; expected a number of seconds (0 or more)\n"
-                 + "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--pretty] "
+                 + "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--format <format>] [-o <file>] [--pretty] "
                  + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--placeholders <mode>] [--bindings <file>]\n  See 'trellis export --help' for more information.\n"),
         Case(arguments: ["export", "--model", "m", "--entity", "E", "--limit", "ten"],
              stderr: "error: invalid value 'ten' for '--limit'; expected an integer\n"
-                 + "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--pretty] "
+                 + "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--format <format>] [-o <file>] [--pretty] "
                  + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--placeholders <mode>] [--bindings <file>]\n  See 'trellis export --help' for more information.\n"),
         Case(arguments: ["export", "--model", "m", "--entity", "E", "--relationships", "deep"],
              stderr: "error: invalid value 'deep' for '--relationships'; expected one of: ids, nested\n"
-                 + "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--pretty] "
+                 + "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--format <format>] [-o <file>] [--pretty] "
                  + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--placeholders <mode>] [--bindings <file>]\n  See 'trellis export --help' for more information.\n"),
         Case(arguments: ["schema"], stderr: "error: missing required option '--model <model>'\n"
                  + "usage: trellis schema --model <model> [--dialect <dialect>] [--store <path>] [--bindings <file>]\n  See 'trellis schema --help' for more information.\n"),
