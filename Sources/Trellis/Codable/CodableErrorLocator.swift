@@ -4,37 +4,61 @@ import Foundation
 /// input and its JSON path (`(line 3, column 12, at $.statuses[0].id)`), found by walking
 /// the text along the coding path. Runs only when decoding fails.
 enum CodableErrorLocator {
+    /// Where the text `bytes` sits and how its coding path starts: for a whole document,
+    /// nothing; for the value at a key path, the key path's keys (matched as written, not
+    /// through the key strategy); for a streamed element, its index and position.
+    struct Frame {
+        /// The position in the whole input of `bytes[0]`.
+        var origin = JSONTextPosition()
+        /// The JSON path of the value `bytes` holds.
+        var path = JSONPath.root
+        /// Leading coding keys that lead to `bytes` (not walked in it).
+        var outsideKeys = 0
+        /// Coding keys after those that name JSON keys as written (a key path's).
+        var rawKeys = 0
+        /// The streamed element's index, said in the description.
+        var element: Int?
+    }
+
     /// `error` with the same case, coding path and underlying error, its description
     /// followed by the place of the value it is about.
-    static func located(_ error: DecodingError, state: CodableDecodingState, in bytes: UnsafeRawBufferPointer) -> DecodingError {
+    static func located(_ error: DecodingError, state: CodableDecodingState, in bytes: UnsafeRawBufferPointer, frame: Frame = Frame()) -> DecodingError {
         guard let context = error.codableContext else { return error }
         var keys = context.codingPath
         if let failure = state.failure, failure.description == context.debugDescription { keys = failure.path }
-        let (offset, path) = walk(bytes, along: keys, state: state)
-        let position = JSONTextPosition().advanced(over: UnsafeRawBufferPointer(rebasing: bytes[0..<offset]))
-        let place = "line \(position.line), column \(position.column), at \(path)"
+        let walkedKeys = Array(keys.dropFirst(min(frame.outsideKeys, keys.count)))
+        let (offset, path) = walk(bytes, along: walkedKeys, rawKeys: frame.rawKeys, state: state, from: frame.path)
+        let position = frame.origin.advanced(over: UnsafeRawBufferPointer(rebasing: bytes[0..<offset]))
+        let element = frame.element.map { "element \($0), " } ?? ""
+        let place = "\(element)line \(position.line), column \(position.column), at \(path)"
         let described = DecodingError.Context(
             codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(place))", underlyingError: context.underlyingError)
         return error.withCodableContext(described)
     }
 
     /// The offset of the value at `keys` (or of the deepest value found on the way) and
-    /// its JSON path.
-    static func walk(_ bytes: UnsafeRawBufferPointer, along keys: [any CodingKey], state: CodableDecodingState) -> (Int, JSONPath) {
+    /// its JSON path (from `root`); the first `rawKeys` keys are matched as written.
+    static func walk(
+        _ bytes: UnsafeRawBufferPointer, along keys: [any CodingKey], rawKeys: Int = 0, state: CodableDecodingState, from root: JSONPath = .root
+    ) -> (Int, JSONPath) {
         var scanner = Scanner(bytes: bytes)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { scanner.pos = 3 }
         scanner.skipWhitespace()
-        var path = JSONPath.root
+        var path = root
         var walked: [any CodingKey] = []
-        for key in keys {
+        for (i, key) in keys.enumerated() {
             let valueStart = scanner.pos
             guard scanner.pos < bytes.count else { break }
             switch bytes[scanner.pos] {
             case UInt8(ascii: "["):
-                guard let index = key.intValue, scanner.enterArrayElement(index) else { return (valueStart, path) }
+                guard let index = key.intValue ?? (i < rawKeys ? Int(key.stringValue) : nil), scanner.enterArrayElement(index) else {
+                    return (valueStart, path)
+                }
                 path = path.appending(index: index)
             case UInt8(ascii: "{"):
-                guard let name = scanner.enterObjectMember(matching: key, walked: walked, state: state) else { return (valueStart, path) }
+                guard let name = scanner.enterObjectMember(matching: key, walked: walked, asWritten: i < rawKeys, state: state) else {
+                    return (valueStart, path)
+                }
                 path = path.appending(key: name)
             default:
                 return (valueStart, path)
@@ -111,7 +135,7 @@ enum CodableErrorLocator {
 
         /// From the `{` at `pos` to the value of the first member whose key, converted by
         /// the decoder's key strategy, is `key`; its JSON key, or nil when there is none.
-        mutating func enterObjectMember(matching key: any CodingKey, walked: [any CodingKey], state: CodableDecodingState) -> String? {
+        mutating func enterObjectMember(matching key: any CodingKey, walked: [any CodingKey], asWritten: Bool = false, state: CodableDecodingState) -> String? {
             pos += 1
             while true {
                 skipWhitespace()
@@ -124,7 +148,7 @@ enum CodableErrorLocator {
                 pos += 1  // ':'
                 skipWhitespace()
                 let converted: String
-                switch state.options.keyDecodingStrategy {
+                switch asWritten ? .useDefaultKeys : state.options.keyDecodingStrategy {
                 case .useDefaultKeys: converted = name
                 case .convertFromSnakeCase: converted = SnakeCaseKeys.fromSnakeCase(name)
                 case .custom(let convert): converted = convert(walked + [CodableKey(stringValue: name)]).stringValue

@@ -146,6 +146,9 @@ open class TrellisJSONDecoder: @unchecked Sendable {
 
     // MARK: - Internals
 
+    /// The strategies now, for one decode call.
+    func currentOptions() -> Options { locked { $0 } }
+
     private func locked<R>(_ body: (inout Options) -> R) -> R {
         lock.lock()
         defer { lock.unlock() }

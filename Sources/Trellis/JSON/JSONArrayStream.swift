@@ -94,6 +94,24 @@ public final class JSONArrayStream {
     public var bytesConsumed: Int { buffer.bytesConsumed }
     /// The size of the chunks read from the input, in bytes.
     public let chunkSize: Int
+    /// Whether values are read as Foundation's `JSONDecoder` reads them (a repeated key
+    /// keeps its first value, `-0` keeps its text), for ``TrellisJSONDecoder``.
+    var codableSemantics: Bool {
+        get { parser.codableSemantics }
+        set { parser.codableSemantics = newValue }
+    }
+    /// The length of the text of the array element last handed out, -1 when the last value
+    /// handed out was not an array element.
+    private var lastElementLength = -1
+    /// The text of the array element last handed out (leading whitespace included) and
+    /// the position of its first byte in the whole input; valid until the next call.
+    var lastElementText: (bytes: UnsafeRawBufferPointer, origin: JSONTextPosition)? {
+        guard lastElementLength >= 0, buffer.start >= lastElementLength else { return nil }
+        let first = buffer.start - lastElementLength
+        return (
+            UnsafeRawBufferPointer(start: buffer.storage + first, count: lastElementLength),
+            buffer.origin.advanced(over: UnsafeRawBufferPointer(start: buffer.storage, count: first)))
+    }
     /// Bytes of memory the input buffer holds now (for tests of bounded memory).
     var bufferCapacity: Int { buffer.capacity - JSONStreamBuffer.contextBytes }
 
@@ -193,6 +211,7 @@ public final class JSONArrayStream {
     // MARK: - Internals
 
     private func advance() throws(JSONParseError) -> Element? {
+        lastElementLength = -1
         switch mode {
         case .failed(let error):
             throw error
@@ -218,7 +237,9 @@ public final class JSONArrayStream {
                 buffer.start += 1
             }
             let depth = maximumDepthBelow(enclosing.count + 1)
+            let before = buffer.bytesConsumed
             let value = try step { (p: inout JSONParser) throws(JSONParser.Failure) in try p.parseValue(depthAvailable: depth) }
+            lastElementLength = buffer.bytesConsumed - before
             mode = .array(first: false)
             return handOut(value, key: nil)
         case .members(let first):

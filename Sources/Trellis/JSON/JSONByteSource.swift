@@ -10,6 +10,9 @@ final class JSONByteSource {
     }
 
     private var kind: Kind
+    /// Bytes already read by ``firstSignificantByte()``, handed out again first.
+    private var pushedBack: [UInt8] = []
+    private var pushedBackOffset = 0
     /// The input's size in bytes when known (a regular file, or bytes in memory).
     let totalBytes: Int?
 
@@ -47,8 +50,52 @@ final class JSONByteSource {
         if case .fileDescriptor(let fd, true) = kind { close(fd) }
     }
 
+    /// The first byte of the input that is not JSON whitespace or part of a leading UTF-8
+    /// byte order mark, nil for an input of only those; reads as little as it can, and
+    /// the bytes read are handed out again by ``read(into:)`` (nothing is seeked, so pipes work).
+    func firstSignificantByte() throws(JSONSourceError) -> UInt8? {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var scanned = 0
+        while true {
+            while scanned < pushedBack.count {
+                let byte = pushedBack[scanned]
+                let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+                let inByteOrderMark = scanned < 3 && byte == mark[scanned] && pushedBack.prefix(scanned).elementsEqual(mark.prefix(scanned))
+                if !(byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || inByteOrderMark) { return byte }
+                scanned += 1
+            }
+            let n: Int
+            do {
+                n = try chunk.withUnsafeMutableBytes { buffer in try readFromKind(into: buffer) }
+            } catch let error as JSONSourceError {
+                throw error
+            } catch {
+                throw JSONSourceError(reason: "\(error)")
+            }
+            if n == 0 { return nil }
+            pushedBack.append(contentsOf: chunk[0..<n])
+        }
+    }
+
     /// Reads up to `buffer.count` bytes into `buffer`; 0 at the end of input.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(JSONSourceError) -> Int {
+        guard let address = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        if pushedBackOffset < pushedBack.count {
+            let n = min(buffer.count, pushedBack.count - pushedBackOffset)
+            pushedBack.withUnsafeBytes { source in
+                if let from = source.baseAddress { address.copyMemory(from: from + pushedBackOffset, byteCount: n) }
+            }
+            pushedBackOffset += n
+            if pushedBackOffset == pushedBack.count {
+                pushedBack = []
+                pushedBackOffset = 0
+            }
+            return n
+        }
+        return try readFromKind(into: buffer)
+    }
+
+    private func readFromKind(into buffer: UnsafeMutableRawBufferPointer) throws(JSONSourceError) -> Int {
         guard let address = buffer.baseAddress, buffer.count > 0 else { return 0 }
         switch kind {
         case .fileDescriptor(let fd, _):

@@ -37,6 +37,21 @@ public final class JSONLinesReader {
     /// Bytes of the input consumed so far.
     public var bytesConsumed: Int { buffer.bytesConsumed }
 
+    /// Whether values are read as Foundation's `JSONDecoder` reads them (a repeated key
+    /// keeps its first value, `-0` keeps its text), for ``TrellisJSONDecoder``.
+    var codableSemantics: Bool {
+        get { parser.codableSemantics }
+        set { parser.codableSemantics = newValue }
+    }
+    /// Where the last record's line is in the buffer: its first byte and its length.
+    private var lastRecord: (start: Int, length: Int, origin: JSONTextPosition)?
+    /// The text of the line of the record last handed out and the position of its first
+    /// byte in the whole input; valid until the next call.
+    var lastRecordText: (bytes: UnsafeRawBufferPointer, origin: JSONTextPosition)? {
+        guard let lastRecord else { return nil }
+        return (UnsafeRawBufferPointer(start: buffer.storage + lastRecord.start, count: lastRecord.length), lastRecord.origin)
+    }
+
     // MARK: - All at once
 
     /// Every record of `bytes`, in order. See the type's rules.
@@ -99,6 +114,7 @@ public final class JSONLinesReader {
     }
 
     private func readRecord() throws(JSONParseError) -> JSONValue? {
+        lastRecord = nil
         while true {
             let window = buffer.window
             var lineLength = -1
@@ -145,6 +161,7 @@ public final class JSONLinesReader {
                 located.recordLine = line
                 throw located
             }
+            lastRecord = (buffer.start, lineLength, JSONTextPosition(byteOffset: lineOffset, line: line, column: 1))
             buffer.start += consumed
             if let value {
                 recordCount += 1
