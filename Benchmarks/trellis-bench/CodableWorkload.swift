@@ -13,7 +13,7 @@ import Trellis
 /// `{"workload":"codable","decode_ratio":{…},"encode_ratio":{…},"decode_peak_ratio":P}`,
 /// P being Trellis peak RSS / Foundation peak RSS.
 enum CodableWorkload {
-    static let usage = "usage: trellis-bench codable [--corpus DIR] [--characters FILE] [--runs N] [--json]"
+    static let usage = "usage: trellis-bench codable [--corpus DIR] [--characters FILE] [--runs N] [--json] | codable --stream FILE [--json]"
 
     static func run(_ arguments: [String]) -> Int32 {
         var corpus = "Tests/Fixtures/corpus"
@@ -27,6 +27,9 @@ enum CodableWorkload {
             case "--characters": characters = iterator.next() ?? characters
             case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
             case "--json": json = true
+            case "--stream":
+                guard let file = iterator.next() else { return 64 }
+                return stream(file: file, json: arguments.contains("--json"))
             case "--child-peak":
                 guard let side = iterator.next(), let file = iterator.next() else { return 64 }
                 return childPeak(side: side, file: file)
@@ -131,6 +134,37 @@ enum CodableWorkload {
             throw MappingBenchError(message: "the \(side) peak child failed")
         }
         return bytes
+    }
+
+    /// Decodes the characters of `file` (a top-level array or JSON Lines) one element at a
+    /// time with `decodeElements`, and reports the process's peak RSS: bounded by one
+    /// element and the 1 MiB read buffer, whatever the file's size. Last line:
+    /// `{"workload":"codable-stream","elements":N,"bytes":B,"seconds":S,"peak_rss_mb":M}`.
+    static func stream(file: String, json: Bool) -> Int32 {
+        do {
+            let (_, trellis) = decoders()
+            let start = Date()
+            let elements = try trellis.decodeElements(of: CodableCharacter.self, from: URL(fileURLWithPath: file))
+            var count = 0
+            var powers = 0
+            while let character = try elements.next() {
+                count += 1
+                powers += character.powers.count
+            }
+            let seconds = Date().timeIntervalSince(start)
+            let peak = Bench.megabytes(Bench.peakRSS())
+            let bytes = elements.totalBytes ?? elements.bytesConsumed
+            print("codable --stream: \(count) elements (\(powers) powers), \(Bench.format(Bench.megabytes(bytes))) MB in "
+                + "\(Bench.format(seconds, 2)) s, peak RSS \(Bench.format(peak)) MB")
+            if json {
+                print("{\"workload\":\"codable-stream\",\"elements\":\(count),\"bytes\":\(bytes),\"seconds\":\(Bench.format(seconds, 2)),"
+                    + "\"peak_rss_mb\":\(Bench.format(peak))}")
+            }
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            return 1
+        }
     }
 
     /// In the child: read the file, reset the peak mark, decode once, print the peak RSS
