@@ -147,6 +147,43 @@ private struct Drawing: JSONMappable, JSONRepresentable, Equatable {
         #expect(try Log(event: Event(at: Date(timeIntervalSince1970: 60))).jsonValue(options: encoding) == ["event": ["at": 60]])
     }
 
+    @Test func codableLeavesUseTrellisCoders() throws {
+        struct Event: Codable, Equatable { var at: Date; var count: UInt64 }
+        struct Log: JSONMappable, JSONRepresentable {
+            let event: Event
+            init(event: Event) { self.event = event }
+            init(map: JSONMap) throws { event = try map.from("event") }
+            func write(to map: inout JSONWriteMap) throws { try map.write(event, to: "event") }
+        }
+        // The defaults are Trellis's coders, with Foundation's results.
+        #expect(JSONMap.Options().foundationDecoder == nil)
+        #expect(JSONWriteMap.Options().foundationEncoder == nil)
+        let decoding = JSONMap.Options(makeCodableDecoder: {
+            let decoder = TrellisJSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            return decoder
+        })
+        let log = try Log(json: ["event": ["at": 60, "count": .number(JSONNumber(text: "18446744073709551615")!)]], options: decoding)
+        #expect(log.event == Event(at: Date(timeIntervalSince1970: 60), count: UInt64.max))
+        let encoding = JSONWriteMap.Options(makeCodableEncoder: {
+            let encoder = TrellisJSONEncoder()
+            encoder.dateEncodingStrategy = .millisecondsSince1970
+            encoder.outputFormatting = .sortedKeys
+            return encoder
+        })
+        let written = try log.jsonValue(options: encoding)
+        #expect(try JSONWriter.string(for: written) == #"{"event":{"at":60000,"count":18446744073709551615}}"#)
+        // A Foundation decoder, when chosen, still decides (its default date strategy reads seconds since 2001).
+        let foundation = JSONMap.Options(makeDecoder: { JSONDecoder() })
+        #expect(try Log(json: ["event": ["at": 60, "count": 1]], options: foundation).event.at == Date(timeIntervalSinceReferenceDate: 60))
+        do {
+            _ = try Log(json: ["event": ["at": "x", "count": 1]], options: decoding)
+            Issue.record("decoded")
+        } catch let error as MappingError {
+            #expect(error.path.description == "$.event.at")
+        }
+    }
+
     @Test func stringKeysAndMoreDefaults() throws {
         struct Info: JSONMappable {
             let cities: [String]

@@ -108,9 +108,15 @@ struct CodableJSONWriter {
 
     /// A float's shortest round-trip text without a trailing `.0` (Foundation's rule).
     private mutating func appendFloat(_ description: String) {
+        bytes.append(contentsOf: Self.floatText(description).utf8)
+    }
+
+    /// The text Foundation's `JSONEncoder` writes for a finite float whose Swift
+    /// `description` is `description`: the same, without a trailing `.0` (`1.0` → `1`).
+    static func floatText(_ description: String) -> String {
         var text = description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        bytes.append(contentsOf: text.utf8)
+        return text
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)

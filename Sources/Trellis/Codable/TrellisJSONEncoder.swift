@@ -152,6 +152,9 @@ open class TrellisJSONEncoder: @unchecked Sendable {
         return writer.bytes
     }
 
+    /// The strategies now, for one encode call.
+    func currentOptions() -> Options { locked { $0 } }
+
     private func locked<R>(_ body: (inout Options) -> R) -> R {
         lock.lock()
         defer { lock.unlock() }

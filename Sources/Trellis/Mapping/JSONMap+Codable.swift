@@ -2,11 +2,12 @@ import Foundation
 
 // `Decodable` and `Encodable` types as leaf values of a mapped model.
 //
-// A leaf that is not `JSONMapValue` but is `Decodable` is read by writing its JSON
-// subtree back to UTF-8 with `JSONWriter` and decoding that with a `JSONDecoder`
-// (``JSONMap/Options/makeDecoder``); writing goes the other way through a `JSONEncoder`
-// and `JSONReader`. This costs one extra serialisation of the subtree, which is fine
-// for the odd `Codable` value inside a mapped model; map hot types with `JSONMappable`.
+// A leaf that is not `JSONMapValue` but is `Decodable` is decoded from its JSON subtree
+// directly by a `TrellisJSONDecoder` (``JSONMap/Options/makeCodableDecoder``), and an
+// `Encodable` one encoded straight into the tree by a `TrellisJSONEncoder`
+// (``JSONWriteMap/Options/makeCodableEncoder``): no text in between. Options that choose
+// Foundation's `JSONDecoder`/`JSONEncoder` (``JSONMap/Options/makeDecoder``) go through
+// text: the subtree written with `JSONWriter` and decoded, or encoded and read back.
 // When a type is both, its `JSONMapValue` conformance wins (these overloads are
 // disfavoured).
 
@@ -34,8 +35,16 @@ extension JSONMap {
         return try required(keyPath, verbatim: false) { try $0.decoded(T.self) }
     }
 
-    /// This map's value decoded with a fresh decoder from ``Options/makeDecoder``.
+    /// This map's value decoded with a fresh decoder from ``Options/makeCodableDecoder``
+    /// (or, when chosen, ``Options/makeDecoder``).
     func decoded<T: Decodable>(_ type: T.Type) throws -> T {
+        guard let makeFoundationDecoder = options.foundationDecoder else {
+            do {
+                return try options.makeCodableDecoder().decodeUnlocated(T.self, fromValue: try root)
+            } catch {
+                throw conversionError(error, expected: T.self)
+            }
+        }
         let data: Data
         do {
             data = try JSONWriter.data(for: try root)
@@ -43,7 +52,7 @@ extension JSONMap {
             throw failure(.invalidValue, expected: T.self, message: String(describing: error))
         }
         do {
-            return try options.makeDecoder().decode(T.self, from: data)
+            return try makeFoundationDecoder().decode(T.self, from: data)
         } catch {
             throw conversionError(error, expected: T.self)
         }
@@ -58,8 +67,12 @@ extension JSONWriteMap {
     ///   `EncodingError` as ``MappingError/underlyingError``.
     @_disfavoredOverload
     public mutating func write<T: Encodable>(_ value: T, to keyPath: String) throws {
-        let makeEncoder = options.makeEncoder
-        try write(value, to: keyPath) { value in try JSONWriteMap.encoded(value, encoder: makeEncoder()) }
+        if let makeEncoder = options.foundationEncoder {
+            try write(value, to: keyPath) { value in try JSONWriteMap.encoded(value, encoder: makeEncoder()) }
+        } else {
+            let makeEncoder = options.makeCodableEncoder
+            try write(value, to: keyPath) { value in try makeEncoder().encodeToJSONValue(value) }
+        }
     }
 
     /// Writes an `Encodable` value, or nil per ``Options/nilPolicy``.

@@ -38,23 +38,37 @@ extension JSONMap {
         /// 512, the reader's own limit): a recursive model (a tree of comments) recurses
         /// once per level, so this bounds the stack whatever the document.
         public var maximumDepth: Int
-        /// Makes the `JSONDecoder` for `Decodable` leaf values (a fresh one per value;
-        /// configure its date and key strategies here). Default: `JSONDecoder()`.
-        public var makeDecoder: @Sendable () -> JSONDecoder
+        /// Makes the decoder for `Decodable` leaf values (a fresh one per value; configure
+        /// its date and key strategies here). Default: `TrellisJSONDecoder()`, which
+        /// decodes the leaf's subtree directly, with `JSONDecoder`'s results.
+        public var makeCodableDecoder: @Sendable () -> TrellisJSONDecoder
+        /// A Foundation `JSONDecoder` for `Decodable` leaf values instead of
+        /// ``makeCodableDecoder`` (the leaf's subtree is then written back to text and read
+        /// by it). Setting it chooses Foundation's decoder; reading it when unset gives
+        /// `JSONDecoder()`.
+        public var makeDecoder: @Sendable () -> JSONDecoder {
+            get { foundationDecoder ?? { JSONDecoder() } }
+            set { foundationDecoder = newValue }
+        }
+        /// The Foundation decoder chosen through ``makeDecoder``, nil for the default.
+        var foundationDecoder: (@Sendable () -> JSONDecoder)?
 
         /// Options with the defaults: flexible dates, lenient optionals, the standard
-        /// transformers, the reader's default limits, a default `JSONDecoder`.
+        /// transformers, the reader's default limits, a default `TrellisJSONDecoder`
+        /// (`makeDecoder`, when given, chooses a Foundation `JSONDecoder` instead).
         public init(dateStrategy: DateStrategy = .flexible, strict: Bool = false,
                     transformers: JSONValueTransformerRegistry = .standard,
                     readerOptions: JSONReader.Options = JSONReader.Options(),
                     maximumDepth: Int = 512,
-                    makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) {
+                    makeDecoder: (@Sendable () -> JSONDecoder)? = nil,
+                    makeCodableDecoder: @escaping @Sendable () -> TrellisJSONDecoder = { TrellisJSONDecoder() }) {
             self.dateStrategy = dateStrategy
             self.strict = strict
             self.transformers = transformers
             self.readerOptions = readerOptions
             self.maximumDepth = maximumDepth
-            self.makeDecoder = makeDecoder
+            foundationDecoder = makeDecoder
+            self.makeCodableDecoder = makeCodableDecoder
         }
     }
 }

@@ -36,22 +36,41 @@ extension JSONWriteMap {
         /// The deepest nesting of models written (default 512); deeper is
         /// `.depthLimitExceeded`, which is how a cycle of class instances ends.
         public var maximumDepth: Int
-        /// Makes the `JSONEncoder` for `Encodable` leaf values (a fresh one per value).
-        /// Default: a `JSONEncoder` with `.sortedKeys`, so output is reproducible
-        /// (`JSONEncoder` otherwise orders keys by hash).
-        public var makeEncoder: @Sendable () -> JSONEncoder
+        /// Makes the encoder for `Encodable` leaf values (a fresh one per value). Default:
+        /// a `TrellisJSONEncoder` with `.sortedKeys` (reproducible output), which encodes
+        /// the leaf straight into the tree, with `JSONEncoder`'s results.
+        public var makeCodableEncoder: @Sendable () -> TrellisJSONEncoder
+        /// A Foundation `JSONEncoder` for `Encodable` leaf values instead of
+        /// ``makeCodableEncoder`` (its text is then read back). Setting it chooses
+        /// Foundation's encoder; reading it when unset gives ``sortedKeysEncoder()``.
+        public var makeEncoder: @Sendable () -> JSONEncoder {
+            get { foundationEncoder ?? JSONWriteMap.Options.sortedKeysEncoder }
+            set { foundationEncoder = newValue }
+        }
+        /// The Foundation encoder chosen through ``makeEncoder``, nil for the default.
+        var foundationEncoder: (@Sendable () -> JSONEncoder)?
 
         /// Options with the defaults: nil as `null`, RFC 3339 dates, the standard
-        /// transformers, a default `JSONEncoder`.
+        /// transformers, a `TrellisJSONEncoder` with sorted keys (`makeEncoder`, when
+        /// given, chooses a Foundation `JSONEncoder` instead).
         public init(nilPolicy: NilPolicy = .null, dateStrategy: DateStrategy = .rfc3339,
                     transformers: JSONValueTransformerRegistry = .standard,
                     maximumDepth: Int = 512,
-                    makeEncoder: @escaping @Sendable () -> JSONEncoder = JSONWriteMap.Options.sortedKeysEncoder) {
+                    makeEncoder: (@Sendable () -> JSONEncoder)? = nil,
+                    makeCodableEncoder: @escaping @Sendable () -> TrellisJSONEncoder = JSONWriteMap.Options.sortedKeysCodableEncoder) {
             self.nilPolicy = nilPolicy
             self.dateStrategy = dateStrategy
             self.transformers = transformers
             self.maximumDepth = maximumDepth
-            self.makeEncoder = makeEncoder
+            foundationEncoder = makeEncoder
+            self.makeCodableEncoder = makeCodableEncoder
+        }
+
+        /// A `TrellisJSONEncoder` writing keys in sorted order (the default ``makeCodableEncoder``).
+        @Sendable public static func sortedKeysCodableEncoder() -> TrellisJSONEncoder {
+            let encoder = TrellisJSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return encoder
         }
 
         /// A `JSONEncoder` writing keys in sorted order (the default ``makeEncoder``).
