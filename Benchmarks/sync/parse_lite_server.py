@@ -10,10 +10,14 @@ Records get `objectId` ("o0000000"...) and `updatedAt` (ISO 8601, milliseconds, 
 `where` understands {"updatedAt": {"$gt"|"$gte": D}} and the keyset form
 {"$or": [{"updatedAt": {"$gt": D}}, {"updatedAt": D, "objectId": {"$gt": ID}}]}, where D is a
 Parse Date {"__type": "Date", "iso": "..."} or an ISO string. Responses are {"results": [...]}.
+POST /parse/batch takes Parse's {"requests": [{method, path, body}]} (PUT, POST, DELETE of
+classes/CLASS[/ID]) and answers one {"success": …} per operation (updatedAt, or objectId and
+createdAt: the server's clock, milliseconds); a PUT's fields are kept beside the record (the
+pages served stay as generated), for the push benchmark.
 Requires no header. Prints "listening on PORT" when ready (PORT 0: a free port, the one printed).
 Stops on SIGTERM. (Copied from ../shared/bench/sync/; the changes: port 0 prints the bound port; SHARDS.)
 """
-import bisect, http.server, json, sys, urllib.parse
+import bisect, http.server, itertools, json, sys, time, urllib.parse
 
 path, port = sys.argv[1], int(sys.argv[2])
 cls = sys.argv[3] if len(sys.argv) > 3 else "Character"
@@ -50,8 +54,40 @@ def start_index(where, keys):
         return bisect.bisect_left(keys, (iso(c["$gte"]), ""))
     raise ValueError("unsupported where")
 
+written = {}  # objectId -> the fields its PUTs set
+created = itertools.count()
+
+def now_iso():
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % (int(t * 1000) % 1000)
+
+def batch(body):
+    stamp = now_iso()
+    results = []
+    for sub in body.get("requests", []):
+        method, parts = sub.get("method"), sub.get("path", "").strip("/").split("/")
+        if method == "PUT" and len(parts) == 4:
+            written.setdefault(parts[3], {}).update(sub.get("body") or {})
+            results.append({"success": {"updatedAt": stamp}})
+        elif method == "POST" and len(parts) == 3:
+            results.append({"success": {"objectId": "c%07d" % next(created), "createdAt": stamp}})
+        elif method == "DELETE" and len(parts) == 4:
+            results.append({"success": {}})
+        else:
+            results.append({"error": {"code": 107, "error": "cannot route batch path %s" % sub.get("path")}})
+    return results
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if urllib.parse.urlparse(self.path).path != "/parse/batch":
+            return self.reply(404, b'{"code":101,"error":"Object not found."}')
+        try:
+            results = batch(json.loads(data))
+        except Exception as e:
+            return self.reply(400, json.dumps({"code": 107, "error": "bad batch: %s" % e}).encode())
+        self.reply(200, json.dumps(results, separators=(",", ":")).encode())
     def do_GET(self):
         u = urllib.parse.urlparse(self.path)
         name = u.path.rstrip("/")[len("/parse/classes/"):] if u.path.startswith("/parse/classes/") else None

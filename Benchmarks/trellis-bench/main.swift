@@ -28,6 +28,8 @@ let workloads: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("query", "fetch requests and observation latency on the 100k characters [--characters FILE] [--json]", QueryWorkload.run),
     ("query-observer", "the observing child process of `query` (internal, not listed)", QueryWorkload.observer),
     ("sync", "sync speed: Parse-style pages from a loopback server → trellis sync, vs the network floor and the import", SyncWorkload.run),
+    ("push", "push speed: 10,000 local updates sent in batches of 50 to a loopback Parse server, vs the network floor; save() with outbox rows",
+     PushWorkload.run),
     ("store", "store-level SQLite apply/fetch passes (insert, unchanged, update) [N] [path]", { arguments in
         do {
             try StoreBench.run(arguments: arguments)

@@ -76,6 +76,12 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let unknownResource = Code(rawValue: "unknownResource")
         /// A typed request or response model could not be written or read.
         public static let mapping = Code(rawValue: "mapping")
+        /// A push was refused before sending: creates of a resource with `createKey: none`
+        /// without `--at-least-once` (``SyncOptions/atLeastOnce``).
+        public static let pushRefused = Code(rawValue: "pushRefused")
+        /// A push's answer is not JSON, or lacks a result per operation of its batch; the
+        /// batch's creates are left `uncertain`, reconciled by the next push.
+        public static let malformedResponse = Code(rawValue: "malformedResponse")
 
         /// Matches a thrown `SyncError` with this code, for `catch` patterns.
         public static func ~= (code: Code, error: any Error) -> Bool {

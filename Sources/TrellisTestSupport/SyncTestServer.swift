@@ -76,6 +76,37 @@ public final class TestServer: @unchecked Sendable {
         try request("/control/data?class=\(className)", body: nil).arrayValue ?? []
     }
 
+    /// The Parse writes the server applied, in order: `[{method, path, objectId, requestId}]`
+    /// (`path` after the mount path: `classes/Hero/h00001`).
+    public func writes() throws -> [JSONValue] {
+        try request("/control/writes", body: nil).arrayValue ?? []
+    }
+
+    /// One request to the Parse mount as another client would send it (`method`, `path`
+    /// after `/parse/`, a JSON body, extra headers; the application id is sent): its status
+    /// and JSON body.
+    public func parse(_ method: String, _ path: String, body: JSONValue? = nil,
+                      headers: [String: String] = [:]) throws -> (status: Int, body: JSONValue) {
+        var request = URLRequest(url: URL(string: base + "/parse/" + path)!)
+        request.httpMethod = method
+        request.setValue("test-app", forHTTPHeaderField: "X-Parse-Application-Id")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = try JSONWriter.data(for: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            box.set(data, error)
+            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            done.signal()
+        }.resume()
+        done.wait()
+        guard let data = box.data else { throw TestServerError(message: "\(method) \(path) failed: \(box.error.map { "\($0)" } ?? "?")") }
+        return (box.status, data.isEmpty ? .null : try JSONReader.parse(data))
+    }
+
     /// The paths (with queries) of the requests served so far, in order.
     public func requestedPaths() throws -> [String] {
         (try request("/control/log", body: nil).arrayValue ?? []).compactMap { $0["path"]?.stringValue }
@@ -117,6 +148,7 @@ private final class ResultBox: @unchecked Sendable {
     // SAFETY: written once by the completion handler before the semaphore is signalled, read after.
     var data: Data?
     var error: (any Error)?
+    var status = 0
     func set(_ data: Data?, _ error: (any Error)?) {
         self.data = data
         self.error = error

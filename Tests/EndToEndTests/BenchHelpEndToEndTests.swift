@@ -25,7 +25,7 @@ import Testing
         #expect(process.terminationStatus == 0)
         let text = String(decoding: data, as: UTF8.self)
         let names = text.split(separator: "\n").dropFirst(2).map { String($0.dropFirst(2).prefix(while: { $0 != " " })) }
-        #expect(names == ["parse", "engine", "import", "postgres", "export", "scale", "mapping", "codable", "query", "sync", "store"])
+        #expect(names == ["parse", "engine", "import", "postgres", "export", "scale", "mapping", "codable", "query", "sync", "push", "store"])
         #expect(text.hasPrefix("usage: trellis-bench <workload> [options]\n\nworkloads:\n"))
         #expect(text.contains("  import    import speed: characters file → fresh SQLite store, then again unchanged, vs a C floor\n"))
         #expect(!text.contains("issue"))

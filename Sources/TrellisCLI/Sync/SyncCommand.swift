@@ -6,9 +6,10 @@ import TrellisSQLite
 import TrellisSync
 
 /// `trellis sync SOURCE [--model MODEL] [--store PATH] [--resource NAME]… [--full] [--dry-run]
-/// [--stage DIR] [--replay DIR] [--report json] [--max-pages N]`, and
-/// `trellis sync SOURCE --status [--report json]`: pulls a source file's resources into a store,
-/// page by page, each page committed with its checkpoint (see docs/Sync.md).
+/// [--stage DIR] [--replay DIR] [--report json] [--max-pages N] [--push-only | --pull-only] [--at-least-once]`, and
+/// `trellis sync SOURCE --status [--report json]`: pushes the store's outbox to the resources
+/// with a push section, then pulls a source file's resources into a store, page by page, each
+/// page committed with its checkpoint (see docs/Sync.md).
 enum SyncCommand: LeafCommand {
     static let source = ArgumentKey<String>("source", help: "The source file (docs/Sync.md): the API client and its resources.")
     static let model = OptionKey<String?>(
@@ -34,9 +35,15 @@ enum SyncCommand: LeafCommand {
         "--lease-seconds", valueName: "seconds",
         help: "How long a worker's lease of a resource lasts unless renewed by its next page; a killed worker's resource is taken over after it (PostgreSQL; default 30).")
 
+    static let pushOnly = OptionKey<Bool>(flag: "--push-only", help: "Send the store's local changes (its outbox) to the API; pull nothing.")
+    static let pullOnly = OptionKey<Bool>(flag: "--pull-only", help: "Pull only; leave the local changes in the outbox.")
+    static let atLeastOnce = OptionKey<Bool>(
+        flag: "--at-least-once",
+        help: "Push creates of resources whose createKey is none: a create whose answer is lost is sent again and may exist twice.")
+
     static let spec = CommandSpec(
         name: "sync",
-        abstract: "Pull a REST API's resources into a store, page by page, incrementally.",
+        abstract: "Push a store's local changes to a REST API, then pull its resources, page by page, incrementally.",
         discussion: """
             Each page's objects and its resource's checkpoint (watermark, next page, ETags) are \
             committed in one transaction: a run that is interrupted loses nothing, and the next run \
@@ -45,12 +52,16 @@ enum SyncCommand: LeafCommand {
             only where the source file states their scope (fullScan, tombstones). Into a \
             PostgreSQL store each run is a worker: several runs at once (processes on one \
             machine or several, or --workers N) split the resources between them through \
-            leases, and a killed worker's resource is taken over from its last committed page.
+            leases, and a killed worker's resource is taken over from its last committed page. \
+            Before the pull, the local changes recorded in the store's outbox go to the \
+            resources with a push section, each exactly once (docs/Sync.md, "Pushing local \
+            changes"); a dry run and a replay push nothing.
             """,
         arguments: [source],
         options: [
             model, CommonOptions.store.with(help: "The store: an SQLite file (created when missing), or a PostgreSQL connection string (postgresql://user@host/dbname)."), resource, full, dryRun,
-            stage, replay, report, maxPages, status, workers, leaseSeconds, CommonOptions.bindings, CommonOptions.busyTimeout,
+            stage, replay, report, maxPages, status, workers, leaseSeconds, pushOnly, pullOnly, atLeastOnce, CommonOptions.bindings,
+            CommonOptions.busyTimeout,
         ])
 
     /// `--report`.
@@ -69,6 +80,13 @@ enum SyncCommand: LeafCommand {
         if arguments[status] {
             for option in [full.spec, dryRun.spec, stage.spec, replay.spec, maxPages.spec] where arguments.given.contains(option.name) {
                 throw UsageError("'--status' reports only; it does not take '\(option.name)'")
+            }
+        }
+        if arguments[pushOnly], arguments[pullOnly] { throw UsageError("'--push-only' and '--pull-only' cannot be combined") }
+        if arguments[pushOnly] {
+            for option in [full.spec, dryRun.spec, stage.spec, replay.spec, maxPages.spec, status.spec, workers.spec]
+            where arguments.given.contains(option.name) {
+                throw UsageError("'--push-only' pulls nothing; it does not take '\(option.name)'")
             }
         }
         if let pages = arguments[maxPages], pages < 1 { throw UsageError("invalid value '\(pages)' for '--max-pages'; expected a count of 1 or more") }
@@ -139,6 +157,8 @@ enum SyncCommand: LeafCommand {
         options.dryRun = arguments[dryRun]
         options.maxPages = arguments[maxPages]
         options.stageDirectory = arguments[stage].map { environment.url(for: $0) }
+        options.atLeastOnce = arguments[atLeastOnce]
+        let pushes = !arguments[pullOnly] && !options.dryRun && arguments[replay] == nil
         let busy = arguments[CommonOptions.busyTimeout].milliseconds
 
         if (arguments[workers] ?? 1) > 1 || arguments[leaseSeconds] != nil, options.dryRun {
@@ -151,8 +171,16 @@ enum SyncCommand: LeafCommand {
             options.worker = SyncWorker(holder: Lease.holderName(), leaseSeconds: arguments[leaseSeconds]?.value ?? 30)
         }
         if isPostgres, let count = arguments[workers], count > 1 {
+            var pushReport: PushReport?
+            if pushes {
+                let store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false, modelRecord: record)
+                pushReport = shown(try push(Synchronizer(source: syncSource, context: ObjectContext(store: store, bindings: file.bindings),
+                                                         options: options), json: json, storePath: storePath, busy: 0, isPostgres: true, &context),
+                                   source: syncSource)
+            }
             try runWorkers(count, source: syncSource, file: file, record: record, options: options, storePath: storePath,
-                           storeName: storeName, replay: arguments[replay].map { environment.url(for: $0) }, json: json, &context)
+                           storeName: storeName, replay: arguments[replay].map { environment.url(for: $0) }, push: pushReport, json: json,
+                           &context)
             return
         }
 
@@ -181,11 +209,24 @@ enum SyncCommand: LeafCommand {
         Interruption.begin(options.dryRun ? "nothing was written (dry run)"
                            : "the pages committed so far are kept, with their checkpoints; the next run resumes after them")
         defer { Interruption.end() }
+        var pushReport: PushReport?
+        if pushes {
+            pushReport = shown(try push(synchronizer, json: json, storePath: storePath, busy: busy, isPostgres: isPostgres, &context), source: syncSource)
+        }
+        if arguments[pushOnly] {
+            var result = SyncReport()
+            result.push = pushReport
+            context.stdout.write(json ? SyncSummary.json(result) : SyncSummary.text(result, store: storeName))
+            return
+        }
         do {
-            let result = try synchronizer.run()
+            var result = try synchronizer.run()
+            result.push = pushReport
             context.stdout.write(json ? SyncSummary.json(result) : SyncSummary.text(result, store: storeName))
         } catch let error as SyncError {
-            if json { context.stdout.write(SyncSummary.json(synchronizer.lastReport)) }
+            var partial = synchronizer.lastReport
+            partial.push = pushReport
+            if json { context.stdout.write(SyncSummary.json(partial)) }
             if let storeError = error.underlying as? StoreError, error.code == .store {
                 if isPostgres { throw PostgresStoreOpening.commandError(storeError, connection: storePath) }
                 throw StoreOpening.commandError(storeError, path: storePath, busyTimeoutMilliseconds: busy)
@@ -194,12 +235,38 @@ enum SyncCommand: LeafCommand {
         }
     }
 
+    /// The push report as the summary shows it: nil (no `push` line or field) when the source
+    /// has no push section and nothing was left in the outbox.
+    static func shown(_ report: PushReport, source: SyncSource) -> PushReport? {
+        source.resources.contains { $0.push != nil } || !report.problems.isEmpty ? report : nil
+    }
+
+    /// Pushes the outbox (``Synchronizer/push()``); on failure prints the partial report
+    /// (`--report json`) and throws the command's error.
+    static func push(_ synchronizer: Synchronizer, json: Bool, storePath: String, busy: Int, isPostgres: Bool,
+                     _ context: inout CommandContext) throws -> PushReport {
+        do {
+            return try synchronizer.push()
+        } catch let error as SyncError {
+            if json {
+                var partial = SyncReport()
+                partial.push = synchronizer.lastReport.push
+                context.stdout.write(SyncSummary.json(partial))
+            }
+            if let storeError = error.underlying as? StoreError, error.code == .store {
+                if isPostgres { throw PostgresStoreOpening.commandError(storeError, connection: storePath) }
+                throw StoreOpening.commandError(storeError, path: storePath, busyTimeoutMilliseconds: busy)
+            }
+            throw CommandError(.importFailed, "push: " + error.description)
+        }
+    }
+
     /// `--workers N` into the PostgreSQL store `storePath`: N threads, each a worker with its
     /// own connection (holders `host:pid`, `host:pid#2`, …), splitting the resources through
     /// the store's leases. The summary lists every resource a worker synced, in source order;
     /// the first failure (after every worker stopped) is the command's error.
     static func runWorkers(_ count: Int, source: SyncSource, file: LoadedModel, record: String, options: SyncOptions, storePath: String,
-                           storeName: String, replay: URL?, json: Bool, _ context: inout CommandContext) throws {
+                           storeName: String, replay: URL?, push: PushReport?, json: Bool, _ context: inout CommandContext) throws {
         let results = WorkerResults(count: count)
         var threads: [Thread] = []
         let done = DispatchGroup()
@@ -231,6 +298,7 @@ enum SyncCommand: LeafCommand {
         done.wait()
         var merged = SyncReport()
         merged.isDryRun = options.dryRun
+        merged.push = push
         let order = Dictionary(source.resources.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         merged.resources = results.reports.flatMap(\.resources).sorted { (order[$0.name] ?? 0) < (order[$1.name] ?? 0) }
         guard let failure = results.errors.compactMap({ $0 }).first else {
@@ -247,7 +315,7 @@ enum SyncCommand: LeafCommand {
         throw failure
     }
 
-    /// What each worker thread of ``runWorkers(_:source:file:record:options:storePath:storeName:replay:json:_:)`` ended with.
+    /// What each worker thread of ``runWorkers(_:source:file:record:options:storePath:storeName:replay:push:json:_:)`` ended with.
     // SAFETY: `reports` and `errors` are only touched while `lock` is held.
     final class WorkerResults: @unchecked Sendable {
         private let lock = NSLock()

@@ -10,6 +10,7 @@ enum SyncSummary {
     /// ```
     static func text(_ report: SyncReport, store: String) -> String {
         var text = report.isDryRun ? "dry run: nothing was written to \(store)\n" : ""
+        if let push = report.push { text += self.text(push) }
         for r in report.resources {
             text += "\(r.name) → \(r.entity ?? "?"): \(r.pages) page\(r.pages == 1 ? "" : "s") (\(r.pagesChanged) changed, "
                 + "\(r.pagesNotModified) not modified), \(r.records) record\(r.records == 1 ? "" : "s"); \(r.counts)\n"
@@ -23,6 +24,19 @@ enum SyncSummary {
             text += line + "; \(r.requests) request\(r.requests == 1 ? "" : "s"), \(r.retries) retr\(r.retries == 1 ? "y" : "ies")\n"
             for note in r.diagnostics { text += "  note: \(note)\n" }
         }
+        return text
+    }
+
+    /// ```
+    /// push: 7 operations sent in 4 batches (4 requests); acknowledged 6, retried 0, reconciled 0, resent 0, conflicts 0, rejected 1
+    ///   Hero h00001 update rejected: 142 name is invalid
+    /// ```
+    static func text(_ push: PushReport) -> String {
+        var text = "push: \(push.sent) operation\(push.sent == 1 ? "" : "s") sent in \(push.batches) batch\(push.batches == 1 ? "" : "es") "
+            + "(\(push.requests) request\(push.requests == 1 ? "" : "s")); acknowledged \(push.acknowledged), retried \(push.retried), "
+            + "reconciled \(push.reconciled), resent \(push.resent), conflicts \(push.conflicts), rejected \(push.rejected)\n"
+        for problem in push.problems.prefix(100) { text += "  \(problem)\n" }
+        if push.problems.count > 100 { text += "  … and \(push.problems.count - 100) more rows left in the outbox\n" }
         return text
     }
 

@@ -23,6 +23,11 @@ public struct SyncOptions: Sendable {
     /// never collected; `dryRun` and `deleteMissing` are the sync's own.
     public var importOptions = ImportOptions()
 
+    /// Push even through resources whose `createKey` is `none`: a create whose answer was lost
+    /// is sent again, and may then exist twice on the server (`--at-least-once`). Default false:
+    /// such creates are refused (``SyncError/Code/pushRefused``).
+    public var atLeastOnce = false
+
     /// Run as one of several workers sharing the store (nil: sync every resource here):
     /// each resource is claimed through a lease in the store (``LeasingStore``, PostgreSQL),
     /// renewed in every page's transaction.

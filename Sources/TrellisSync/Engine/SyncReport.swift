@@ -7,15 +7,20 @@ public struct SyncReport: Sendable {
     public var resources: [ResourceReport] = []
     /// Nothing was kept (``SyncOptions/dryRun``).
     public var isDryRun = false
+    /// What the push before the pull did (nil: no push ran).
+    public var push: PushReport?
 
     public init() {}
 
     /// The report of `name`, if it was synced.
     public func resource(_ name: String) -> ResourceReport? { resources.first { $0.name == name } }
 
-    /// `{"dryRun": false, "resources": [{…}]}` (see ``ResourceReport/json``).
+    /// `{"dryRun": false, "resources": [{…}], "push": {…}}` (see ``ResourceReport/json``,
+    /// ``PushReport/json``; `push` only when a push ran).
     public var json: JSONValue {
-        ["dryRun": .bool(isDryRun), "resources": .array(resources.map(\.json))]
+        var object: JSONObject = ["dryRun": .bool(isDryRun), "resources": .array(resources.map(\.json))]
+        if let push { object.append(key: "push", value: push.json) }
+        return .object(object)
     }
 }
 

@@ -30,7 +30,7 @@ public final class Synchronizer {
     public var options: SyncOptions
     /// The report of the last ``run()`` so far (also after it threw: the resources done
     /// and the one that failed, up to its last committed page).
-    public private(set) var lastReport = SyncReport()
+    public internal(set) var lastReport = SyncReport()
 
     let clock: ClientClock
     var staged: StagedPages?

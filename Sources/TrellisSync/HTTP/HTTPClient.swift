@@ -173,7 +173,7 @@ public final class HTTPClient: Sendable {
         return url
     }
 
-    private func send(_ request: HTTPRequest) -> Result<HTTPResponse, TransportFailure> {
+    func send(_ request: HTTPRequest) -> Result<HTTPResponse, TransportFailure> {
         let pending = PendingResult<HTTPResponse, TransportFailure>()
         transport.send(request, timeout: configuration.timeoutSeconds) { pending.fulfil($0) }
         return pending.wait()

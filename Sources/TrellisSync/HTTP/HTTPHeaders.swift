@@ -53,16 +53,22 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
     }
 }
 
-/// One GET request.
+/// One request: a page's GET, or a push's write (`POST`, `PUT`, `DELETE` with a JSON body).
 public struct HTTPRequest: Sendable, Hashable {
     /// The URL, query included.
     public var url: URL
     /// Headers (the client adds its own and the credentials).
     public var headers: HTTPHeaders
+    /// The method, upper case. Default `GET`.
+    public var method: String
+    /// The body (nil: none), sent as it is; its `Content-Type` is in ``headers``.
+    public var body: Data?
 
-    public init(url: URL, headers: HTTPHeaders = HTTPHeaders()) {
+    public init(url: URL, headers: HTTPHeaders = HTTPHeaders(), method: String = "GET", body: Data? = nil) {
         self.url = url
         self.headers = headers
+        self.method = method
+        self.body = body
     }
 }
 

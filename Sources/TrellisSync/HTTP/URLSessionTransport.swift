@@ -34,7 +34,8 @@ public final class URLSessionTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, timeout: Double,
                      completion: @escaping @Sendable (Result<HTTPResponse, TransportFailure>) -> Void) {
         var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = "GET"
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
         urlRequest.timeoutInterval = timeout
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         let task = session.dataTask(with: urlRequest) { data, response, error in

@@ -28,14 +28,31 @@ origin, for next links that leave the API's host; its requests are logged apart
                          `limit`, the body's total stays right).
   /nytimes/svc/search/v2/articlesearch.json   recorded article search pages (page=0..), needs
                          api-key=KEY (the --app-id value).
+  /parse/classes/CLASS (POST), /parse/classes/CLASS/ID (GET, PUT, DELETE), /parse/batch (POST)
+                         the Parse write API: a create answers 201 {objectId, createdAt} (a client-
+                         supplied objectId only with /control/config allowCustomObjectId, as Parse
+                         Server's option; else 105; a duplicate gives 137), an update 200 {updatedAt}
+                         (missing object: 101), a delete 200 {} (101); createdAt/updatedAt from the
+                         fake clock. Batch {"requests": [{method, path, body}]} (paths with the mount
+                         path, "/parse/classes/X", at most 50) answers 200 with one {"success": …} or
+                         {"error": {code, error}} per operation. X-Parse-Request-Id as Parse Server's
+                         idempotency middleware (ParseServer `idempotencyOptions`, paths classes/.*):
+                         the id is recorded before the request is processed, a repeat is answered 400
+                         {"code": 159, "error": "Duplicate request"} and nothing is replayed; inside a
+                         batch every sub-request carries the batch's id (Parse 7's batch.js passes
+                         req.info on), so only its first create passes. Every applied write is logged
+                         (GET /control/writes).
   /redirect/same, /redirect/other   302 to a page on this host / on "localhost" (another host).
-  /control/...           POST JSON: /control/faults [{match, skip, times, status, retryAfter,
-                         headers, body, reset, truncate, html, delay, gzip, after: [mutations]}],
+  /control/...           POST JSON: /control/faults [{match, method (GET unless given; "*": any), skip, times, status, retryAfter,
+                         headers, body, reset, truncate, html, delay, gzip, after: [mutations],
+                         drop (writes: apply, then reset the connection half-way through the answer),
+                         opError {index, code, error} (that operation of a batch fails, unapplied)}],
                          selfNext (a "next" URL equal to the page's own), /control/mutate
                          [{op: update|delete|insert, class, objectId (or id for items), set}],
-                         /control/config {parseMaxLimit, itemsMaxLimit} (null: no cap);
-                         GET /control/data?class=C (every object), /control/log[?server=foreign]
-                         (requests).
+                         /control/config {parseMaxLimit, itemsMaxLimit (null: no cap),
+                         allowCustomObjectId}; GET /control/data?class=C (every object),
+                         /control/log[?server=foreign] (requests), /control/writes (the applied
+                         writes: [{method, path, objectId, requestId}]).
 """
 import argparse, base64, functools, gzip, hashlib, http.server, json, os, socket, struct, sys, threading, time, urllib.parse
 
@@ -52,7 +69,10 @@ args = parser.parse_args()
 lock = threading.RLock()
 log = []          # [{"path":..., "headers":{...}}]
 foreign_log = []  # the same, for the foreign listener
-config = {"parseMaxLimit": None, "itemsMaxLimit": None}
+config = {"parseMaxLimit": None, "itemsMaxLimit": None, "allowCustomObjectId": False}
+writes = []       # the applied Parse writes: [{"method", "path", "objectId", "requestId"}]
+request_ids = set()  # X-Parse-Request-Id values seen (recorded before processing, as Parse's _Idempotency)
+id_counter = [0]
 foreign_base = [None]  # "http://127.0.0.2:PORT" once bound
 faults = []       # active fault specs
 clock_ms = [1704067200000 + 10_000_000]  # the fake clock for mutations: after every generated stamp
@@ -300,12 +320,14 @@ def mutate(ops):
             rows.sort(key=lambda h: (h["updatedAt"], h["objectId"]))
 
 
-def take_fault(path):
+def take_fault(path, method="GET"):
     """The fault for this request, if one applies (counting skips and times)."""
     with lock:
         for f in faults:
             if f.get("match", "") not in path:
                 continue
+            if f.get("method", "GET") not in (method, "*"):
+                continue  # a fault without a method is for GETs
             if f.get("skip", 0) > 0:
                 f["skip"] -= 1
                 continue
@@ -314,6 +336,134 @@ def take_fault(path):
             f["times"] = f.get("times", 1) - 1
             return dict(f)
     return None
+
+
+
+# ---------------------------------------------------------------- the Parse write API
+
+WRITE_PATH = "/parse/"
+IDEMPOTENT_PATHS = ("classes/", "users", "installations", "functions/", "jobs/")
+
+
+def new_object_id():
+    with lock:
+        id_counter[0] += 1
+        return "n%09d" % id_counter[0]
+
+
+def find(cls, oid):
+    for r in classes.get(cls, []):
+        if r.get("objectId") == oid:
+            return r
+    return None
+
+
+def apply_fields(row, body):
+    for k, v in body.items():
+        if k in ("objectId", "createdAt", "updatedAt", "ACL"):
+            continue
+        if isinstance(v, dict) and v.get("__op") == "Delete":
+            row.pop(k, None)
+        elif isinstance(v, dict) and "__op" in v:
+            raise ParseError(111, "unsupported operation %s on %s" % (v["__op"], k))
+        elif v is None:
+            row.pop(k, None)
+        else:
+            row[k] = v
+
+
+def write_one(method, path, body, request_id):
+    """Applies one write (`path` after the mount path: classes/X[/ID]); returns (status, result)
+    or raises ParseError. Runs under `lock`."""
+    parts = path.strip("/").split("/")
+    if not parts or parts[0] != "classes" or len(parts) not in (2, 3):
+        raise ParseError(101, "cannot route %s %s" % (method, path), 404)
+    cls = parts[1]
+    if request_id is not None and path.lstrip("/").startswith(IDEMPOTENT_PATHS) and method in ("POST", "PUT", "DELETE"):
+        # Parse records the id before the request is processed: a repeat is refused whatever
+        # the first one's fate, and its response is not replayed (parse-server#9294).
+        if request_id in request_ids:
+            raise ParseError(159, "Duplicate request")
+        request_ids.add(request_id)
+    if body is not None and not isinstance(body, dict):
+        raise ParseError(107, "the body must be a JSON object")
+    body = body or {}
+    rows = classes.setdefault(cls, [])
+    if method == "POST" and len(parts) == 2:
+        oid = body.get("objectId")
+        if oid is not None:
+            if not config["allowCustomObjectId"]:
+                raise ParseError(105, "objectId is an invalid field name.")
+            if not isinstance(oid, str) or not oid:
+                raise ParseError(105, "objectId must be a non-empty string")
+            if find(cls, oid) is not None:
+                raise ParseError(137, "A duplicate value for a field with unique values was provided")
+        else:
+            oid = new_object_id()
+        stamp = iso(tick())
+        row = {"objectId": oid, "createdAt": stamp, "updatedAt": stamp}
+        apply_fields(row, body)
+        rows.append(row)
+        writes.append({"method": "POST", "path": path, "objectId": oid, "requestId": request_id})
+        return 201, {"objectId": oid, "createdAt": stamp}
+    if len(parts) != 3:
+        raise ParseError(101, "cannot route %s %s" % (method, path), 404)
+    oid = parts[2]
+    row = find(cls, oid)
+    if method == "PUT":
+        if row is None:
+            raise ParseError(101, "Object not found.", 404)
+        apply_fields(row, body)
+        row["updatedAt"] = iso(tick())
+        writes.append({"method": "PUT", "path": path, "objectId": oid, "requestId": request_id})
+        return 200, {"updatedAt": row["updatedAt"]}
+    if method == "DELETE":
+        if row is None:
+            raise ParseError(101, "Object not found.", 404)
+        rows.remove(row)
+        writes.append({"method": "DELETE", "path": path, "objectId": oid, "requestId": request_id})
+        return 200, {}
+    raise ParseError(101, "cannot route %s %s" % (method, path), 404)
+
+
+def resort(cls):
+    classes.get(cls, []).sort(key=lambda h: (h["updatedAt"], h["objectId"]))
+
+
+def handle_write(method, path, body, request_id, fault):
+    """A write request to the Parse mount (`path` after /parse/): (status, body)."""
+    with lock:
+        if path.strip("/") == "batch":
+            if method != "POST":
+                raise ParseError(101, "cannot route %s batch" % method, 404)
+            requests = (body or {}).get("requests") if isinstance(body, dict) else None
+            if not isinstance(requests, list):
+                raise ParseError(107, "requests must be an array")
+            if len(requests) > 50:
+                raise ParseError(107, "too many requests in one batch (%d, at most 50)" % len(requests))
+            op_error = (fault or {}).get("opError")
+            results = []
+            touched = set()
+            for i, sub in enumerate(requests):
+                try:
+                    if not isinstance(sub, dict) or not isinstance(sub.get("path"), str):
+                        raise ParseError(107, "a batch request needs method and path")
+                    sub_path = sub["path"]
+                    if not sub_path.startswith(WRITE_PATH):
+                        raise ParseError(107, "cannot route batch path " + sub_path)
+                    if op_error is not None and op_error.get("index") == i:
+                        raise ParseError(op_error.get("code", 142), op_error.get("error", "injected validation error"))
+                    _, result = write_one(sub.get("method", "").upper(), sub_path[len(WRITE_PATH):], sub.get("body"), request_id)
+                    touched.add(sub_path[len(WRITE_PATH):].strip("/").split("/")[1])
+                    results.append({"success": result})
+                except ParseError as e:
+                    results.append({"error": {"code": e.code, "error": e.message}})
+            for cls in touched:
+                resort(cls)
+            return 200, results
+        status, result = write_one(method, path, body, request_id)
+        resort(path.strip("/").split("/")[1])
+        return status, result
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -356,7 +506,64 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         self.wfile.write(body)
 
+    def do_PUT(self):
+        self.do_write("PUT")
+
+    def do_DELETE(self):
+        self.do_write("DELETE")
+
+    def drop(self, status, body):
+        """The answer's status line and headers, half its body, then a reset: the client
+        cannot tell whether the request was applied. (Dropping the connection before any
+        complete header is no good emulation here: libcurl, under URLSession on Linux, then
+        sends the request again on a fresh connection, without its body.)"""
+        data = json.dumps(body, separators=(",", ":")).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2])
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
+
+    def do_write(self, method):
+        length = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(length)
+        u = urllib.parse.urlparse(self.path)
+        with lock:
+            log.append({"path": self.path, "method": method, "headers": {k: v for k, v in self.headers.items()}})
+        fault = take_fault(self.path, method)
+        if fault:
+            if fault.get("delay"):
+                time.sleep(fault["delay"])
+            if fault.get("status"):
+                headers = dict(fault.get("headers", {}))
+                if "retryAfter" in fault:
+                    headers["Retry-After"] = fault["retryAfter"]
+                return self.reply(fault["status"], json.dumps(fault.get("body", {"error": "injected %d" % fault["status"]})).encode(), headers)
+        if not u.path.startswith(WRITE_PATH):
+            return self.reply(404, {"error": "no route %s %s" % (method, u.path)})
+        if self.headers.get("X-Parse-Application-Id") != args.app_id:
+            return self.reply(403, {"error": "unauthorized"})
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            return self.reply(400, {"code": 107, "error": "invalid JSON"})
+        try:
+            status, result, headers = *handle_write(method, u.path[len(WRITE_PATH):], body, self.headers.get("X-Parse-Request-Id"), fault), {}
+        except ParseError as e:
+            status, result, headers = e.status, {"code": e.code, "error": e.message}, {}
+        if fault and fault.get("drop"):
+            return self.drop(status, result)
+        self.reply(status, result, headers, fault)
+        if fault and fault.get("after"):
+            mutate(fault["after"])
+
     def do_POST(self):
+        if not self.path.startswith("/control/"):
+            return self.do_write("POST")
         length = int(self.headers.get("Content-Length", "0"))
         payload = json.loads(self.rfile.read(length) or b"null")
         if self.path == "/control/faults":
@@ -370,6 +577,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with lock:
                 log[:] = []
                 foreign_log[:] = []
+                writes[:] = []
             return self.reply(200, {"ok": True})
         if self.path == "/control/config":
             with lock:
@@ -384,6 +592,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             cls = q.get("class", ["Hero"])[0]
             with lock:
                 return self.reply(200, items if cls == "items" else classes.get(cls, []))
+        if u.path == "/control/writes":
+            with lock:
+                return self.reply(200, writes)
         if u.path == "/control/log":
             with lock:
                 return self.reply(200, foreign_log if q.get("server", [""])[0] == "foreign" else log)
@@ -421,6 +632,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             parts = u.path.split("/")
             if len(parts) == 4 and parts[2] == "classes":
                 return 200, parse_query(parts[3], q), {}
+            if len(parts) == 5 and parts[2] == "classes":
+                with lock:
+                    row = find(parts[3], parts[4])
+                    if row is not None:
+                        return 200, dict(row), {}
             return 404, {"code": 101, "error": "Object not found."}, {}
         if u.path.startswith("/github/"):
             want = self.path[len("/github"):]
