@@ -38,6 +38,11 @@ extension SQLiteSession {
             throw StoreError(.readOnly, message: "cannot apply changes in a read session")
         }
         if changes.isEmpty { return [:] }
+        if !changes.deleted.isEmpty {
+            try rebuildDeferredIndexesBeforeDeleting()
+        } else if !changes.inserted.isEmpty {
+            try deferSecondaryIndexesIfWorthIt(inserting: changes.inserted.count)
+        }
         if !checkedBulkLoad, !changes.inserted.isEmpty {
             checkedBulkLoad = true
             try dropSecondaryIndexesOfEmptyTables()

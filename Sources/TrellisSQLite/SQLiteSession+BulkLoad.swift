@@ -30,13 +30,13 @@ extension SQLiteSession {
             let sql = lookup.string(0)
             lookup.reset()
             try connection.execute("DROP INDEX \(SQL.identifier(index.name))")
-            droppedIndexes.append(sql)
+            droppedIndexes.append(DeferredIndex(name: index.name, sql: sql))
         }
     }
 
     /// Recreates the indexes ``dropSecondaryIndexesOfEmptyTables()`` dropped (before commit).
     /// - Complexity: one index build (a sort) per dropped index.
     func recreateDroppedIndexes() throws(StoreError) {
-        while let sql = droppedIndexes.popLast() { try connection.execute(sql) }
+        while let index = droppedIndexes.popLast() { try connection.execute(index.sql) }
     }
 }

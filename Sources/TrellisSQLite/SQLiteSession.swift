@@ -23,7 +23,10 @@ final class SQLiteSession: StoreSession {
     var derivedLinks: [String: [Int64: [ObjectID]]] = [:]
     /// The SQL of the secondary indexes this write session dropped for a bulk load into
     /// empty tables, recreated before commit (see `SQLiteSession+BulkLoad.swift`).
-    var droppedIndexes: [String] = []
+    var droppedIndexes: [DeferredIndex] = []
+    /// The bulk run this write session belongs to, if any (``SQLiteStore/withBulkRun(_:)``,
+    /// `SQLiteStore+DeferredIndexes.swift`).
+    var bulkRun: BulkRun?
     /// Whether the first ``apply(_:)`` with inserts has looked for empty tables.
     var checkedBulkLoad = false
     /// What this session's applies changed, logged with the commit (``SQLiteStore`` as ``ObservableStore``).

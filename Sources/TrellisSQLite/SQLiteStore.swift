@@ -40,8 +40,8 @@ import Trellis
 public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // SAFETY: `connection` is neither Sendable nor thread-safe. It is only used inside
     // `withConnection`, which holds `lock` for the whole use; no reference to it (or to a
-    // session wrapping it) escapes the closure. `pendingWork`, `journalModeIsPending` and
-    // `waitReporter` are read and written only while `lock` is held (as are the observation
+    // session wrapping it) escapes the closure. `pendingWork`, `journalModeIsPending`,
+    // `bulkRun` (and the run it names) and `waitReporter` are read and written only while `lock` is held (as are the observation
     // state's, as their comments say). Every other stored property is immutable and Sendable.
 
     /// When the file gets the schema its model needs: the whole schema (a new or empty
@@ -112,12 +112,19 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         /// transactions (pages rewritten by each are copied once), at the cost of a larger
         /// `-wal` file; the last connection to close checkpoints it all.
         public var walAutocheckpointPages: Int?
+        /// Opening the store rebuilds the secondary indexes a bulk run (``withBulkRun(_:)``, a
+        /// sync) left deferred when that run's process is gone (killed, crashed), in a
+        /// transaction of its own, before anything else (``repairedDeferredIndexes``); also when
+        /// opened read-only, through a connection of its own, if the process may write the file.
+        /// Without it such a store reads correctly, scanning where the indexes would seek.
+        /// Default `true`; a dry run that must not write the file turns it off.
+        public var repairsDeferredIndexes: Bool
 
         /// A configuration; `lookupChunkSize` is clamped to 1...8000, the poll interval to 1...60000.
         public init(isReadOnly: Bool = false, busyTimeoutMilliseconds: Int = 5000, lookupChunkSize: Int = 500,
                     migrationPolicy: MigrationPolicy = .onOpen, modelRecord: String? = nil,
                     changePollIntervalMilliseconds: Int = 50, keepsTemporaryDataInMemory: Bool = false,
-                    walAutocheckpointPages: Int? = nil) {
+                    walAutocheckpointPages: Int? = nil, repairsDeferredIndexes: Bool = true) {
             self.isReadOnly = isReadOnly
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.lookupChunkSize = max(1, min(lookupChunkSize, 8000))
@@ -126,6 +133,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             self.changePollIntervalMilliseconds = max(1, min(changePollIntervalMilliseconds, 60_000))
             self.keepsTemporaryDataInMemory = keepsTemporaryDataInMemory
             self.walAutocheckpointPages = walAutocheckpointPages
+            self.repairsDeferredIndexes = repairsDeferredIndexes
         }
     }
 
@@ -137,6 +145,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     public let isReadOnly: Bool
     /// The configuration the store was opened with.
     public let configuration: Configuration
+    /// The secondary indexes that opening the store rebuilt because a bulk run (a `trellis
+    /// sync`) left them deferred and its process is gone (it was killed or crashed); 0 mostly.
+    /// See ``Configuration/repairsDeferredIndexes`` and `SQLiteStore+DeferredIndexes.swift`.
+    public let repairedDeferredIndexes: Int
 
     let layout: StoreLayout
     /// Recursive, so that a session opened inside another session of the same store (on the
@@ -162,6 +174,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// The busy handler's state once ``reportWaits(to:)`` installed it (SQLite holds a
     /// pointer to it). Guarded by `lock`.
     var waitReporter: SQLiteWaitReporter?
+    /// The bulk run in progress on this store (``withBulkRun(_:)``), if any. Guarded by `lock`.
+    var bulkRun: BulkRun?
 
     /// Opens the store file at `path` (created when missing, unless read-only) for `model`.
     ///
@@ -180,6 +194,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         sqlite3_busy_timeout(connection.handle, Int32(clamping: configuration.busyTimeoutMilliseconds))
         let applying = configuration.migrationPolicy == .onOpen
         let isEmpty = try SQLiteStore.configure(connection, path: path, keepsJournalModeWhenEmpty: !applying, configuration: configuration)
+        if configuration.repairsDeferredIndexes, !isEmpty {
+            self.repairedDeferredIndexes = try SQLiteStore.repairDeferredIndexes(
+                connection, path: path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        } else {
+            self.repairedDeferredIndexes = 0
+        }
         let prepared = try SQLiteStore.prepareSchema(connection: connection, model: model, path: path,
                                                      modelRecord: configuration.modelRecord, applying: applying)
         self.layout = prepared.layout
@@ -235,6 +255,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 let writeSession = SQLiteSession(connection: connection, layout: layout, model: model,
                                                  isWritable: true, chunkSize: configuration.lookupChunkSize)
                 session = writeSession
+                writeSession.bulkRun = bulkRun
                 let result = try body(writeSession)
                 try writeSession.recreateDroppedIndexes()
                 writeSession.invalidate()

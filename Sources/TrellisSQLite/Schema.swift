@@ -40,6 +40,8 @@ struct Schema {
         var table: String
         /// `CREATE [UNIQUE] INDEX …`.
         var createSQL: String
+        /// The one column of a secondary (non-unique) index: a to-one's, or a join table's `destination`.
+        var column: String? = nil
     }
 
     /// Tables in creation order (hierarchy tables, then join tables).
@@ -84,7 +86,7 @@ struct Schema {
                             + " ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"))
                     let name = indexNames.allocate(preferred: "\(entity.table)(\(column))")
                     indexes.append(Index(name: name, table: entity.table, createSQL:
-                        "CREATE INDEX \(SQL.identifier(name)) ON \(SQL.identifier(entity.table))(\(SQL.identifier(column)))"))
+                        "CREATE INDEX \(SQL.identifier(name)) ON \(SQL.identifier(entity.table))(\(SQL.identifier(column)))", column: column))
                 case .joinTable, .sharedJoinTable:
                     guard let table = relationship.table else { continue }
                     let shared = relationship.storage == .sharedJoinTable
@@ -102,7 +104,7 @@ struct Schema {
                     if shared {
                         let name = indexNames.allocate(preferred: "\(table)(destination)")
                         indexes.append(Index(name: name, table: table, createSQL:
-                            "CREATE INDEX \(SQL.identifier(name)) ON \(SQL.identifier(table))(\"destination\")"))
+                            "CREATE INDEX \(SQL.identifier(name)) ON \(SQL.identifier(table))(\"destination\")", column: "destination"))
                     }
                 case .inverseJoinTable:
                     break

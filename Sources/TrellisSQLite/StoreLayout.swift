@@ -11,6 +11,10 @@ final class StoreLayout: Sendable {
     /// The non-unique indexes of the schema (foreign key columns, join tables'
     /// `destination`): dropped for bulk loads into empty tables (`SQLiteSession+BulkLoad.swift`).
     let secondaryIndexes: [(name: String, table: String)]
+    /// The secondary indexes a bulk run may defer (`SQLiteStore+DeferredIndexes.swift`): those
+    /// no import reads, i.e. every one except those under a to-many that imports load (a
+    /// mapped to-many stored by its inverse's foreign key, the inverse side of a many-to-many).
+    let deferrableIndexes: [(name: String, table: String)]
 
     init(model: ObjectModel, description: SchemaDescription) throws(StoreError) {
         self.description = description
@@ -38,6 +42,22 @@ final class StoreLayout: Sendable {
         self.entities = entities
         for table in tables.values {
             table.finish(entities: table.entityNames.compactMap { entities[$0] })
+        }
+        var readByImports = Set<[String]>()
+        for entity in entities.values {
+            for (slot, relationship) in entity.relationships.enumerated() where !entity.importSkips[slot] {
+                switch relationship {
+                case .foreignKey: break
+                case .inverseForeignKey(let column, let destination): readByImports.insert([destination.name, column])
+                case .joinTable(let join):
+                    if join.isInverseSide { readByImports.insert([join.table, "destination"]) }
+                    if let column = join.membershipColumn { readByImports.insert([join.destination.name, column]) }
+                }
+            }
+        }
+        self.deferrableIndexes = Schema(description).indexes.compactMap { index in
+            guard let column = index.column, !readByImports.contains([index.table, column]) else { return nil }
+            return (index.name, index.table)
         }
     }
 

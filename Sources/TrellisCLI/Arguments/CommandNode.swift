@@ -80,13 +80,17 @@ struct CommandNode {
             case .parsed(let parsed):
                 try command.run(parsed, &context)
             }
+            context.stderr.write(context.environment.notes.take())
             return ExitStatus.success
         } catch let error as UsageError {
+            context.stderr.write(context.environment.notes.take())
             context.stderr.write(error.text(usage: spec.usageLine, command: spec.name))
             return ExitStatus.usage
         } catch is ReportedFailure {
+            context.stderr.write(context.environment.notes.take())
             return ExitStatus.failure
         } catch {
+            context.stderr.write(context.environment.notes.take())
             context.stderr.write("error: \(CommandFailure.message(for: error))\n")
             return ExitStatus.failure
         }

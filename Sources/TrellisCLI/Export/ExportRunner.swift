@@ -80,7 +80,7 @@ struct ExportRunner {
         }
         try StoreLocation.checkExisting(storeURL, path: path)
         return try StoreOpening.open(storeURL, path: path, model: model, readOnly: readOnly, migrationPolicy: .inWriteTransactions,
-                                     busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                                     busyTimeoutMilliseconds: busyTimeoutMilliseconds, notes: environment.notes)
     }
 
     /// `text` as a value of `attribute`: through its value transformer when it has one

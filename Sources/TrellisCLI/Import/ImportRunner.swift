@@ -186,7 +186,8 @@ struct ImportRunner {
         let store: any PersistentStore
         if let url {
             let sqliteStore = try StoreOpening.open(url, path: options.storePath, model: file.model, migrationPolicy: migrationPolicy,
-                                                    busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, modelRecord: record)
+                                                    busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, modelRecord: record,
+                                                    notes: environment.notes, repairs: !options.dryRun)
             sqliteStore.reportWaits { [progress] waited in progress.waiting(waited) }
             store = sqliteStore
         } else {

@@ -12,6 +12,9 @@ public struct CommandEnvironment: Sendable {
     public var standardInput: FileHandle
     /// The environment variables a source file's `${env:NAME}` reads (`trellis sync`).
     public var variables: [String: String]
+    /// Notes a command's helpers leave for standard error (a store repaired on opening),
+    /// written after the command ran (``CommandNode``), before its error if it failed.
+    let notes = CommandNotes()
 
     /// The process's current directory, standard input and environment variables unless
     /// given; no progress bar unless asked.
@@ -33,5 +36,27 @@ public struct CommandEnvironment: Sendable {
     func url(for path: String) -> URL {
         if path.hasPrefix("/") { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: path, relativeTo: currentDirectory)
+    }
+}
+
+/// The `note: …` lines of one command run (see ``CommandEnvironment/notes``).
+final class CommandNotes: @unchecked Sendable {
+    // SAFETY: `lines` is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    /// Adds `note: <line>`.
+    func add(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        lines.append(line)
+    }
+
+    /// The notes so far, each as `note: …\n`, emptied.
+    func take() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { lines = [] }
+        return lines.map { "note: \($0)\n" }.joined()
     }
 }

@@ -14,18 +14,30 @@ enum StoreOpening {
     /// `modelRecord` is the model file text the store records (``SQLiteStore/Configuration/modelRecord``).
     /// `manyTransactions`: the command commits many small transactions (`trellis sync`, one per
     /// page): temporary data in memory, fewer WAL checkpoints (see ``SQLiteStore/Configuration``).
+    /// Indexes a killed sync run left deferred are rebuilt on opening (unless `repairs` is
+    /// false: a dry run), and `notes` gets a line saying so.
     static func open(_ url: URL, path: String, model: ObjectModel, readOnly: Bool = false,
                      migrationPolicy: SQLiteStore.MigrationPolicy,
-                     busyTimeoutMilliseconds: Int, modelRecord: String? = nil, manyTransactions: Bool = false) throws -> SQLiteStore {
+                     busyTimeoutMilliseconds: Int, modelRecord: String? = nil, manyTransactions: Bool = false,
+                     notes: CommandNotes, repairs: Bool = true) throws -> SQLiteStore {
         do {
             let configuration = SQLiteStore.Configuration(isReadOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
                                                           migrationPolicy: migrationPolicy, modelRecord: modelRecord,
                                                           keepsTemporaryDataInMemory: manyTransactions,
-                                                          walAutocheckpointPages: manyTransactions ? 10_000 : nil)
-            return try SQLiteStore(path: url.path, model: model, configuration: configuration)
+                                                          walAutocheckpointPages: manyTransactions ? 10_000 : nil,
+                                                          repairsDeferredIndexes: repairs)
+            let store = try SQLiteStore(path: url.path, model: model, configuration: configuration)
+            if let note = repairNote(store.repairedDeferredIndexes, path: path) { notes.add(note) }
+            return store
         } catch let error as StoreError {
             throw commandError(error, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         }
+    }
+
+    /// `PATH: rebuilt 3 indexes a sync run left deferred (it was interrupted)`; nil for 0.
+    static func repairNote(_ count: Int, path: String) -> String? {
+        guard count > 0 else { return nil }
+        return "\(path): rebuilt \(count) \(count == 1 ? "index" : "indexes") a sync run left deferred (it was interrupted)"
     }
 
     /// `PATH: not a Trellis store: …`, `PATH: the store is read-only`,

@@ -195,7 +195,8 @@ enum SyncCommand: LeafCommand {
             try StoreLocation.check(storeURL, path: storePath)
             store = try StoreOpening.open(storeURL, path: storePath, model: file.model,
                                           migrationPolicy: options.dryRun ? .inWriteTransactions : .onOpen, busyTimeoutMilliseconds: busy,
-                                          modelRecord: record, manyTransactions: true)
+                                          modelRecord: record, manyTransactions: true,
+                                          notes: context.environment.notes, repairs: !options.dryRun)
         }
         let objectContext = ObjectContext(store: store, bindings: file.bindings)
         let synchronizer: Synchronizer

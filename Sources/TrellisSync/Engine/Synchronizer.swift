@@ -76,8 +76,23 @@ public final class Synchronizer {
             throw SyncError(.invalidValue, message: SyncSource.unscopedFullScanMessage(scan, other), resource: scan.name)
         }
         if let worker = options.worker { return try runAsWorker(worker) }
-        try sync(resources: try selectedResources())
+        let resources = try selectedResources()
+        try inBulkRun { try sync(resources: resources) }
         return lastReport
+    }
+
+    /// Runs `body` as one bulk run of the store (``BulkWritingStore``: the SQLite store defers
+    /// its secondary indexes while the run inserts many objects, `docs/Sync.md` "Index upkeep
+    /// during a run"); a dry run, or a store without bulk runs, runs it as it is.
+    /// - Throws: what `body` throws; ``SyncError`` `.store` when the store cannot finish the run
+    ///   (the pages committed stay committed, with their checkpoints).
+    func inBulkRun(_ body: () throws -> Void) throws {
+        guard !options.dryRun, let store = context.store as? any BulkWritingStore else { return try body() }
+        do {
+            try store.withBulkRun(body)
+        } catch let error as StoreError {
+            throw SyncError(.store, message: error.description, underlying: error)
+        }
     }
 
     /// The checkpoint of every resource (``SyncOptions/resources``, or all), for `--status`.
