@@ -71,4 +71,34 @@ struct PostgresQueryTests {
         let expected = try RequestEvaluator(request, lookup: { _ in nil }).run(snapshots).map { $0.attributes[0]?.integerValue ?? -1 }
         #expect(ids == expected)
     }
+
+    /// A batched fetch reads its rows from a cursor in the read transaction
+    /// (`DECLARE trellis_fetch_0 … CURSOR`, `FETCH FORWARD 4`), in the request's order, and
+    /// the session stays usable inside: a nested batched fetch opens `trellis_fetch_1`. A
+    /// request decided in memory (`[c]`) is evaluated whole and handed out in batches.
+    @Test func batchedFetchesReadFromACursor() throws {
+        let store = try Self.store()
+        let model = try PostgresWriteTests.model()
+        let request = try ObjectFetchRequest(entity: "Character", sortDescriptors: [ObjectSortDescriptor("rating", ascending: false)])
+            .resolved(in: model)
+        let relaxed = try ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("name BEGINSWITH[c] 'bat'"))
+            .resolved(in: model)
+        var batches: [[Int64]] = []
+        var nested: [Int] = []
+        var relaxedBatches: [[Int64]] = []
+        try store.store.read { session in
+            try session.fetch(request, batchSize: 4) { batch in
+                batches.append(batch.map { $0.attributes[0]?.integerValue ?? -1 })
+                try session.fetch(request, batchSize: 5) { nested.append($0.count) }
+            }
+            try session.fetch(relaxed, batchSize: 1) { relaxedBatches.append($0.map { $0.attributes[0]?.integerValue ?? -1 }) }
+        }
+        #expect(batches == [[1, 5, 3, 6], [2, 4]])
+        #expect(nested == [5, 1, 5, 1])
+        #expect(relaxedBatches == [[1], [2]])
+        let prepared = try #require(store.store as? PostgresStore).preparedSQL
+        #expect(prepared.contains("FETCH FORWARD 4 FROM trellis_fetch_0"))
+        #expect(prepared.contains("FETCH FORWARD 5 FROM trellis_fetch_1"))
+        #expect(prepared.contains { $0.hasPrefix("DECLARE trellis_fetch_0 NO SCROLL CURSOR FOR SELECT ") && $0.hasSuffix(#" WHERE TRUE ORDER BY t."rating" DESC NULLS LAST, t."_pk""#) })
+    }
 }

@@ -121,4 +121,67 @@ import TrellisTestSupport
             #expect(none == 0)
         }
     }
+
+    /// An object that cannot be written fails the stream with the error the whole export
+    /// gives: a reverse transformer's non-finite number is `JSONWriter`'s error at its path
+    /// (`$[1].code`), a reverse that throws the same ``ExportError``, on every store.
+    @Test(arguments: StoreKind.allCases)
+    func errorsAreThoseOfTheWholeExport(kind: StoreKind) throws {
+        let model = try ObjectModel(entities: [EntityDescription(
+            name: "Item", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
+                                       GraphFixture.attribute("code", .string, key: "code", transformer: "Odd")],
+            userInfo: ["identityAttributes": "id"])])
+        var registry = JSONValueTransformerRegistry()
+        registry.register(JSONValueTransformer(name: "Odd", forward: { $0.stringValue.map(AttributeValue.string) }, reverse: { value in
+            switch value.stringValue {
+            case "inf": return .number(JSONNumber(Double.infinity))
+            case "bad": throw TransformError(code: .invalidValue, transformerName: "Odd", message: "no way back")
+            default: return .string(value.stringValue ?? "")
+            }
+        }))
+        let bindings = MappingBindings(transformers: registry)
+        for (codes, expected) in [(["a", "inf", "b"], "$[1].code: cannot write the non-finite number inf as JSON"),
+                                  (["a", "b", "bad"], #"Item/3.code: value transformer 'Odd' cannot reverse "bad": no way back"#)] {
+            let store = try kind.makeStore(model: model)
+            let payload = JSONValue.array(codes.enumerated().map { ["id": .number(JSONNumber(Int64($0.offset + 1))), "code": .string($0.element)] })
+            _ = try ObjectContext(store: store.store, bindings: bindings).importObjects(from: payload, entity: "Item")
+            let whole = ObjectContext(store: store.store, bindings: bindings)
+            let wholeError = try #require(throws: (any Error).self) {
+                try JSONWriter.string(for: try whole.read { try whole.exportJSON(try whole.fetch("Item")) })
+            }
+            #expect("\(wholeError)" == expected)
+            for format in [ObjectExporter.TextFormat.array(.compact), .array(.pretty), .lines] {
+                let streamError = try #require(throws: (any Error).self) {
+                    try ObjectExporter(context: ObjectContext(store: store.store, bindings: bindings))
+                        .write(ObjectFetchRequest(entity: "Item"), as: format, batchSize: 2) { _ in }
+                }
+                #expect("\(streamError)" == expected)
+            }
+        }
+    }
+
+    /// 2,500 characters streamed in batches of 1000 (three batches, the SQLite statement
+    /// stepped, the PostgreSQL cursor fetched three times) give the same bytes on every
+    /// store as on the in-memory one, for the whole entity and for a sorted, offset and
+    /// limited request; each character with its powers and publisher nested.
+    @Test(arguments: StoreKind.allCases)
+    func manyObjectsGiveTheSameBytesOnEveryStore(kind: StoreKind) throws {
+        let requests = [
+            ObjectFetchRequest(entity: "Character"),
+            ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("id > 100"),
+                               sortDescriptors: [ObjectSortDescriptor("realName", ascending: false), ObjectSortDescriptor("name")],
+                               limit: 1500, offset: 700),
+        ]
+        let reference = try Self.store(.inMemory, count: 2500)
+        let store = try Self.store(kind, count: 2500)
+        for (n, request) in requests.enumerated() {
+            let expected = try Self.streamed(ObjectContext(store: reference.store), request, .array(.compact), batchSize: 1000)
+            let streamed = try Self.streamed(ObjectContext(store: store.store), request, .array(.compact), batchSize: 1000)
+            #expect(streamed.count == (n == 0 ? 2500 : 1500))
+            #expect(streamed.count == expected.count)
+            #expect(streamed.text == expected.text)
+        }
+        let first = try Self.streamed(ObjectContext(store: store.store), requests[0], .lines, batchSize: 1000).text.prefix { $0 != "\n" }
+        #expect(first == #"{"id":1,"name":"Hero 1","real_name":"x","powers":[{"id":2,"name":"Power 2"},5],"publisher":{"id":1,"name":"Publisher 1"}}"#)
+    }
 }

@@ -20,8 +20,10 @@ extension ObjectExporter {
     /// built. Each batch's related objects are fetched together (one store fetch per level
     /// of nesting), and the objects registered for a batch are dropped after it: memory
     /// holds one batch of objects, their related objects and about 64 KiB of text. (The
-    /// SQLite store reads its rows a batch at a time; the in-memory and PostgreSQL stores
-    /// read the request's rows at once, see ``StoreSession/fetch(_:batchSize:_:)``.)
+    /// SQLite and PostgreSQL stores read their rows a batch at a time; the in-memory store
+    /// holds them all anyway, see ``StoreSession/fetch(_:batchSize:_:)``.) Objects of
+    /// entities whose key paths are single keys are written straight as text, without a
+    /// ``JSONValue`` tree (`ObjectExporter+Emitting.swift`): the same bytes.
     ///
     ///     let handle = try FileHandle(forWritingTo: url)
     ///     let count = try ObjectExporter(context: context).write(ObjectFetchRequest(entity: "Character"), as: .lines) {
@@ -57,14 +59,13 @@ extension ObjectExporter {
                 try prefetchDestinations(of: objects, skippingUnread: drops)
                 for object in objects {
                     if object.isPlaceholder && options.placeholders == .exclude { continue }
-                    let json = try self.json(for: object)
                     switch format {
                     case .array:
                         emitter.output.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
                         emitter.newline(1)
-                        try emitter.write(json, depth: 1, pathPrefix: JSONPath.root.appending(index: count))
+                        try emit(object, into: &emitter, indent: 1, index: count)
                     case .lines:
-                        try emitter.write(json, depth: 0, pathPrefix: JSONPath.root.appending(index: count))
+                        try emit(object, into: &emitter, indent: 0, index: count)
                         emitter.output.append(0x0A)
                     }
                     count += 1

@@ -74,16 +74,16 @@ public struct ObjectExporter {
     // MARK: - Internals
 
     /// The objects of one exported top-level object's tree.
-    private struct Tree {
+    struct Tree {
         /// Written in full so far (they appear as identifiers from then on).
-        var written = Set<ObjectID>()
+        var written = SmallObjectIDSet()
         /// Being written: the object and the ones it is nested in.
-        var path = Set<ObjectID>()
+        var path = SmallObjectIDSet()
     }
 
     /// `object` in full; `tree` holds the objects already written in full in this
     /// top-level object's tree, and those it is nested in.
-    private func write(_ object: ManagedObject, depth: Int, tree: inout Tree) throws -> JSONValue {
+    func write(_ object: ManagedObject, depth: Int, tree: inout Tree) throws -> JSONValue {
         tree.written.insert(object.objectID)
         tree.path.insert(object.objectID)
         defer { tree.path.remove(object.objectID) }
@@ -132,19 +132,39 @@ public struct ObjectExporter {
     /// finds the object by its identity.
     private func destinationJSON(_ destination: ManagedObject, of relationship: RelationshipDescription, depth: Int,
                                  tree: inout Tree) throws -> JSONValue? {
+        switch try destinationForm(destination, of: relationship, depth: depth, tree: tree) {
+        case .omitted: return nil
+        case .reference(let value): return value
+        case .full: return try write(destination, depth: depth + 1, tree: &tree)
+        }
+    }
+
+    /// How a destination met at `depth` is written (``destinationJSON(_:of:depth:tree:)``).
+    enum DestinationForm {
+        /// Left out (the key of a to-one, the element of a to-many).
+        case omitted
+        /// Its identifier, or the attributes that name it through the relationship.
+        case reference(JSONValue)
+        /// In full, one level deeper.
+        case full
+    }
+
+    /// The form of `destination` nested at `depth` in `tree` (see ``destinationJSON(_:of:depth:tree:)``).
+    func destinationForm(_ destination: ManagedObject, of relationship: RelationshipDescription, depth: Int,
+                         tree: Tree) throws -> DestinationForm {
         if destination.entity.identityAttributeIndexes.isEmpty {
-            if tree.path.contains(destination.objectID) || depth >= options.maximumDepth { return nil }
-            return try write(destination, depth: depth + 1, tree: &tree)
+            if tree.path.contains(destination.objectID) || depth >= options.maximumDepth { return .omitted }
+            return .full
         }
         if destination.isPlaceholder || options.relationshipStyle == .identifiers || depth >= options.maximumDepth
             || tree.written.contains(destination.objectID) {
             let declared = context.model.entity(named: relationship.destinationEntity)
             if let declared, declared.identityAttributeIndexes != destination.entity.identityAttributeIndexes {
-                return try attributes(of: destination)
+                return .reference(try attributes(of: destination))
             }
-            return try identifier(of: destination)
+            return .reference(try identifier(of: destination))
         }
-        return try write(destination, depth: depth + 1, tree: &tree)
+        return .full
     }
 
     /// `object`'s mapped attributes at their key paths (its relationships left out).
@@ -188,7 +208,7 @@ public struct ObjectExporter {
     }
 
     /// The JSON of attribute `index`, or nil for no value.
-    private func attributeJSON(_ object: ManagedObject, _ index: Int) throws -> JSONValue? {
+    func attributeJSON(_ object: ManagedObject, _ index: Int) throws -> JSONValue? {
         let attribute = object.entity.attributes[index]
         guard let value = object.values[index] else { return nil }
         guard let name = attribute.transformerName else { return exportJSON(value, as: attribute.type) }

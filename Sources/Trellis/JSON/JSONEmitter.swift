@@ -99,7 +99,7 @@ struct JSONEmitter {
     }
 
     @inline(__always)
-    private mutating func appendKey(_ key: String) {
+    mutating func appendKey(_ key: String) {
         appendString(key)
         output.append(UInt8(ascii: ":"))
         if pretty { output.append(0x20) }

@@ -39,6 +39,9 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
     /// Where the mapped key paths address arrays (`weather.0.description`), for the
     /// exporter; nil when none does.
     let exportArrayShape: ExportArrayShape?
+    /// `true` when every mapped key path is one key and none overlaps another: the exporter
+    /// then writes the entity's objects straight as text (``ObjectExporter/emit(_:into:indent:index:)``).
+    let exportsFlat: Bool
 
     /// Whether a key path of `paths` is a prefix of (or equal to) another, keys compared by
     /// UTF-8 code units as JSON objects compare them.
@@ -73,6 +76,7 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
         let keyPaths = attributeMappings.map(\.keyPath) + relationshipMappings.map(\.keyPath)
         self.mappedKeyPathsOverlap = ResolvedEntity.overlap(keyPaths)
         self.exportArrayShape = ExportArrayShape(keyPaths: keyPaths)
+        self.exportsFlat = !mappedKeyPathsOverlap && exportArrayShape == nil && keyPaths.allSatisfy { $0.components.count == 1 }
         var ap: [String: Int] = [:]
         for (i, a) in attributes.enumerated() { ap[a.name] = i }
         var rp: [String: Int] = [:]

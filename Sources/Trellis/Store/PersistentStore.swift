@@ -76,10 +76,11 @@ public protocol StoreSession: AnyObject {
     /// for an empty result), so that a caller writing each batch out (an export) holds one
     /// batch at a time. `body` may use the session meanwhile (fetch destinations, count).
     ///
-    /// The SQLite store steps one statement through the rows and loads the to-many
-    /// relationships of each batch as it comes (memory: one batch of snapshots). The default
-    /// implementation (the in-memory and PostgreSQL stores) fetches the whole answer with
-    /// ``fetch(_:)-(ResolvedFetchRequest)``, then hands it out in batches.
+    /// The SQLite store steps one statement through the rows, the PostgreSQL store fetches
+    /// them from a cursor (`FETCH FORWARD batchSize`); both load the to-many relationships of
+    /// each batch as it comes (memory: one batch of snapshots). The default implementation
+    /// (the in-memory store) fetches the whole answer with ``fetch(_:)-(ResolvedFetchRequest)``,
+    /// then hands it out in batches.
     /// - Throws: what the fetch throws, or what `body` throws (the fetch stops there).
     func fetch(_ request: ResolvedFetchRequest, batchSize: Int, _ body: ([ObjectSnapshot]) throws -> Void) throws
 

@@ -29,24 +29,75 @@ extension PostgresSession: SQLRequestSession {
         return try countCompiled(request)
     }
 
+    /// The rows of the request read `batchSize` at a time from a cursor in the session's
+    /// transaction (`DECLARE … NO SCROLL CURSOR FOR SELECT …`, then `FETCH FORWARD n`), each
+    /// batch's to-many relationships read by its keys before `body` gets it; the cursor is
+    /// closed at the end. So the server keeps the answer and the client holds one batch. A
+    /// request decided in memory on a pre-filter's rows (``SQLRequestSession``) is evaluated
+    /// whole, then handed out in batches. `body` may run other fetches meanwhile (the same
+    /// request too: a nested call opens a cursor of its own).
+    func fetch(_ request: ResolvedFetchRequest, batchSize: Int, _ body: ([ObjectSnapshot]) throws -> Void) throws {
+        try checkValid()
+        let size = max(1, batchSize)
+        let parts = try compile(request)
+        guard parts.isExact else {
+            let snapshots = try fetchCompiled(request)
+            var start = 0
+            while start < snapshots.count {
+                let end = min(start + size, snapshots.count)
+                try body(Array(snapshots[start..<end]))
+                start = end
+            }
+            return
+        }
+        let entityLayout = try layout.entity(request.entity.name)
+        try useStoreSchema()
+        let (suffix, parameters) = try orderedSuffix(parts, of: request)
+        let table = entityLayout.table
+        let cursor = "trellis_fetch_\(openCursors)"
+        try connection.run("DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \(table.selectList) FROM \(table.fromSQL)\(parts.joins) "
+                           + "WHERE \(parts.whereSQL)\(suffix)", parameters)
+        openCursors += 1
+        defer {
+            openCursors -= 1
+            try? connection.execute("CLOSE \(cursor)")  // (fails only in a transaction that failed, which ends it anyway)
+        }
+        let fetch = "FETCH FORWARD \(size) FROM \(cursor)"
+        while true {
+            let result = try connection.run(fetch)
+            var snapshots = try readRows(result, table: table)
+            if snapshots.isEmpty { return }
+            try loadToMany(of: &snapshots, table: table, kinds: entityLayout.kindNames, forImport: false)
+            try body(snapshots)
+            if result.rowCount < size { return }
+        }
+    }
+
     func rows(_ parts: SQLPredicateCompiler.Parts, of request: ResolvedFetchRequest, ordered: Bool) throws -> [ObjectSnapshot] {
         let entityLayout = try layout.entity(request.entity.name)
         try useStoreSchema()
-        var parameters = try Self.parameters(parts.parameters)
         var suffix = ""
-        if ordered {
-            suffix = " ORDER BY " + parts.orderBySQL
-            if let limit = request.limit {
-                parameters.append(untyped: String(limit))
-                suffix += " LIMIT $\(parameters.count)"
-            }
-            if request.offset > 0 {
-                parameters.append(untyped: String(request.offset))
-                suffix += " OFFSET $\(parameters.count)"
-            }
-        }
+        var parameters = try Self.parameters(parts.parameters)
+        if ordered { (suffix, parameters) = try orderedSuffix(parts, of: request) }
         return try select(entityLayout.table, joins: parts.joins, condition: parts.whereSQL, suffix: suffix, parameters: parameters,
                           relationshipsOf: entityLayout.kindNames, forImport: false)
+    }
+
+    /// ` ORDER BY …` the request's order, with its `LIMIT` and `OFFSET`, and the parameters
+    /// of the compiled condition followed by theirs.
+    private func orderedSuffix(_ parts: SQLPredicateCompiler.Parts,
+                               of request: ResolvedFetchRequest) throws -> (String, PostgresParameters) {
+        var parameters = try Self.parameters(parts.parameters)
+        var suffix = " ORDER BY " + parts.orderBySQL
+        if let limit = request.limit {
+            parameters.append(untyped: String(limit))
+            suffix += " LIMIT $\(parameters.count)"
+        }
+        if request.offset > 0 {
+            parameters.append(untyped: String(request.offset))
+            suffix += " OFFSET $\(parameters.count)"
+        }
+        return (suffix, parameters)
     }
 
     func rowCount(_ parts: SQLPredicateCompiler.Parts, of request: ResolvedFetchRequest) throws -> Int {

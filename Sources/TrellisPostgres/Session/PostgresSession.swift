@@ -23,6 +23,8 @@ final class PostgresSession: StoreSession {
     var pushRules = PushRules()
     /// `search_path` names the store's schema for the rest of the transaction (compiled fetch requests).
     var schemaIsSearched = false
+    /// Cursors of ``fetch(_:batchSize:_:)`` open now (one per nested call), which names the next.
+    var openCursors = 0
 
     init(connection: PostgresConnection, layout: PostgresLayout, model: ObjectModel, isWritable: Bool) {
         self.connection = connection
@@ -147,7 +149,40 @@ final class PostgresSession: StoreSession {
     /// in one pipeline.
     func select(_ table: PostgresTableLayout, joins: String = "", condition: String, suffix: String = "",
                 parameters: PostgresParameters, relationshipsOf kinds: [String], forImport: Bool) throws(StoreError) -> [ObjectSnapshot] {
-        // The to-many storages the rows' entities read, each once: (storage, [(entity, slot)]).
+        let groups = toManyGroups(of: table, kinds: kinds, forImport: forImport)
+        let sources = "IN (SELECT t.\"_pk\" FROM \(table.qualifiedName) AS t\(joins) WHERE \(condition)\(suffix))"
+        var queries = [PostgresConnection.Query(sql: "SELECT \(table.selectList) FROM \(table.fromSQL)\(joins) WHERE \(condition)\(suffix)",
+                                                parameters: parameters)]
+        for group in groups {
+            queries.append(PostgresConnection.Query(sql: PostgresSession.linksSQL(group.relationship, sources: sources),
+                                                    parameters: parameters))
+        }
+        let results = try connection.pipeline(queries)
+        var snapshots = try readRows(results[0], table: table)
+        addLinks(results.dropFirst(), of: groups, to: &snapshots)
+        return snapshots
+    }
+
+    /// The to-many relationships of `snapshots` (rows of `table`, of the entities `kinds`),
+    /// read by their keys (`= ANY($1::bigint[])`) in one pipeline, one statement per storage:
+    /// for rows read without them (a cursor's batch, ``fetch(_:batchSize:_:)``).
+    func loadToMany(of snapshots: inout [ObjectSnapshot], table: PostgresTableLayout, kinds: [String],
+                    forImport: Bool) throws(StoreError) {
+        let groups = toManyGroups(of: table, kinds: kinds, forImport: forImport)
+        guard !groups.isEmpty, !snapshots.isEmpty else { return }
+        var keys = PostgresArray(of: PostgresType.int8)
+        for snapshot in snapshots { keys.append(snapshot.id.primaryKey) }
+        var parameters = PostgresParameters()
+        parameters.append(keys)
+        let queries = groups.map { group in
+            PostgresConnection.Query(sql: PostgresSession.linksSQL(group.relationship, sources: "= ANY($1::bigint[])"), parameters: parameters)
+        }
+        addLinks(try connection.pipeline(queries)[...], of: groups, to: &snapshots)
+    }
+
+    /// The to-many storages the rows' entities read, each once: (storage, [entity: slot]).
+    private func toManyGroups(of table: PostgresTableLayout, kinds: [String],
+                              forImport: Bool) -> [(relationship: PostgresRelationshipLayout, slots: [String: Int])] {
         var groups: [(relationship: PostgresRelationshipLayout, slots: [String: Int])] = []
         var groupIndex: [String: Int] = [:]
         for kind in kinds {
@@ -162,21 +197,17 @@ final class PostgresSession: StoreSession {
                 }
             }
         }
-        let sources = "IN (SELECT t.\"_pk\" FROM \(table.qualifiedName) AS t\(joins) WHERE \(condition)\(suffix))"
-        var queries = [PostgresConnection.Query(sql: "SELECT \(table.selectList) FROM \(table.fromSQL)\(joins) WHERE \(condition)\(suffix)",
-                                                parameters: parameters)]
-        for group in groups {
-            queries.append(PostgresConnection.Query(sql: PostgresSession.linksSQL(group.relationship, sources: sources),
-                                                    parameters: parameters))
-        }
-        let results = try connection.pipeline(queries)
-        var snapshots = try readRows(results[0], table: table)
-        guard !groups.isEmpty, !snapshots.isEmpty else { return snapshots }
+        return groups
+    }
+
+    /// Adds the links of `results` (one per group, rows sorted by source) to `snapshots`.
+    private func addLinks(_ results: ArraySlice<PostgresResult>, of groups: [(relationship: PostgresRelationshipLayout, slots: [String: Int])],
+                          to snapshots: inout [ObjectSnapshot]) {
+        guard !groups.isEmpty, !snapshots.isEmpty else { return }
         var positionOfKey: [Int64: Int] = [:]
         positionOfKey.reserveCapacity(snapshots.count)
         for (position, snapshot) in snapshots.enumerated() { positionOfKey[snapshot.id.primaryKey] = position }
-        for (n, group) in groups.enumerated() {
-            let links = results[n + 1]
+        for (group, links) in zip(groups, results) {
             let destination = PostgresSession.destinationTable(group.relationship)
             let singleEntity = destination.entityNames.first ?? ""
             for row in 0..<links.rowCount {
@@ -193,11 +224,10 @@ final class PostgresSession: StoreSession {
                 }
             }
         }
-        return snapshots
     }
 
     /// Snapshots (attributes and to-ones) from rows of a table's select list.
-    private func readRows(_ result: PostgresResult, table: PostgresTableLayout) throws(StoreError) -> [ObjectSnapshot] {
+    func readRows(_ result: PostgresResult, table: PostgresTableLayout) throws(StoreError) -> [ObjectSnapshot] {
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount {

@@ -102,6 +102,7 @@ struct RoundTripCase {
             }
         }
         let exports = try export(original)
+        if let difference = try streamedExportDiffers(original) { return "[\(kind)] \(difference)" }
         let before = try original.dump()
         let canon = try GraphCanon.text(of: original)
 
@@ -127,6 +128,37 @@ struct RoundTripCase {
         if copied != canon {
             return "[\(kind)] the exports give another graph in an empty store:\n\(canon)\n---\n\(copied)\nexports:\n"
                 + (try exports.map { "\($0.entity): " + (try JSONWriter.string(for: $0.json)) }.joined(separator: "\n"))
+        }
+        return nil
+    }
+
+    /// nil when the streamed export of every entity with identity attributes
+    /// (``ObjectExporter/write(_:as:batchSize:to:)``, in batches of 3, which writes objects
+    /// of entities with one-key key paths straight as text) is the text of the whole-array
+    /// export, with default options, with nils omitted and relationships as identifiers, and
+    /// pretty with placeholders left out and a depth limit of 2; otherwise the first difference.
+    private func streamedExportDiffers(_ store: TestStore) throws -> String? {
+        var omitting = ExportOptions()
+        omitting.nilPolicy = .omit
+        omitting.relationshipStyle = .identifiers
+        var shallow = ExportOptions()
+        shallow.placeholders = .exclude
+        shallow.maximumDepth = 2
+        let cases: [(ExportOptions, JSONWriter.Options)] = [(ExportOptions(), .compact), (omitting, .compact), (shallow, .pretty)]
+        for (options, writer) in cases {
+            for e in shape.rootEntities {
+                let name = shape.entities[e].name
+                let whole = ObjectContext(store: store.store, bindings: shape.bindings)
+                let expected = try JSONWriter.string(for: try whole.exportJSON(try whole.fetch(name), options: options), options: writer) + "\n"
+                var data = Data()
+                let streaming = ObjectContext(store: store.store, bindings: shape.bindings)
+                try ObjectExporter(context: streaming, options: options)
+                    .write(ObjectFetchRequest(entity: name), as: .array(writer), batchSize: 3) { data.append($0) }
+                let streamed = String(decoding: data, as: UTF8.self)
+                if streamed != expected {
+                    return "the streamed export of \(name) (\(options)) differs from the whole export:\n\(expected)---\n\(streamed)"
+                }
+            }
         }
         return nil
     }
