@@ -8,7 +8,8 @@
 #
 #   Benchmarks/sync/incremental_sync.sh .build/release/trellis 99000 100000 5
 #
-# Needs python3 and GNU time (/usr/bin/time); run from the repository root.
+# Needs python3 and GNU time (/usr/bin/time); run from the repository root. With CALLGRIND=DIR
+# each timed run is run under `valgrind --tool=callgrind` (see below).
 set -euo pipefail
 trellis=${1:?usage: incremental_sync.sh TRELLIS BASE TOTAL [RUNS]}
 base=${2:?}
@@ -51,7 +52,7 @@ EOF
 start_server() {
   python3 Benchmarks/sync/parse_lite_server.py "$1" 0 Character > "$work/server.out" &
   server=$!
-  for _ in $(seq 100); do grep -q listening "$work/server.out" 2>/dev/null && break; sleep 0.1; done
+  for _ in $(seq 600); do grep -q listening "$work/server.out" 2>/dev/null && break; sleep 0.1; done
   port=$(awk '{print $NF}' "$work/server.out")
   cat > "$work/source.json" <<EOF
 {"format": "trellis-source", "formatVersion": 1,
@@ -61,16 +62,28 @@ start_server() {
 EOF
 }
 
-start_server "$work/base.json"
-"$trellis" sync "$work/source.json" --model "$work/model.json" --store "$work/base.sqlite" > /dev/null
-kill $server; wait $server 2>/dev/null || true
+# BASE_STORE=FILE: the BASE store is kept there, and taken from there when it exists (to time
+# two builds on the same file: a store whose indexes were built at the end of a run, or kept up
+# row by row, takes the same inserts at a slightly different cost).
+if [ -n "${BASE_STORE:-}" ] && [ -f "$BASE_STORE" ]; then
+  cp "$BASE_STORE" "$work/base.sqlite"
+else
+  start_server "$work/base.json"
+  "$trellis" sync "$work/source.json" --model "$work/model.json" --store "$work/base.sqlite" > /dev/null
+  kill $server; wait $server 2>/dev/null || true
+  if [ -n "${BASE_STORE:-}" ]; then cp "$work/base.sqlite" "$BASE_STORE"; fi
+fi
 start_server "$work/total.json"
 
 walls=(); cpus=(); rss=()
 for run in $(seq "$runs"); do
   rm -f "$work"/run.sqlite*
   cp "$work/base.sqlite" "$work/run.sqlite"
-  /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$trellis" sync "$work/source.json" --model "$work/model.json" --store "$work/run.sqlite" > "$work/out"
+  # CALLGRIND=DIR: each timed run under valgrind's callgrind, its profile kept as DIR/run-N.out
+  # (instruction counts, for a machine too shared for wall or CPU seconds).
+  wrap=()
+  if [ -n "${CALLGRIND:-}" ]; then wrap=(valgrind --tool=callgrind --callgrind-out-file="$CALLGRIND/run-$run.out"); fi
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time" "${wrap[@]}" "$trellis" sync "$work/source.json" --model "$work/model.json" --store "$work/run.sqlite" > "$work/out"
   read -r wall user system peak < "$work/time"
   cpu=$(python3 -c "print(round($user + $system, 3))")
   echo "run $run: wall $wall s, cpu $cpu s, peak RSS $((peak / 1024)) MB: $(head -1 "$work/out")"
