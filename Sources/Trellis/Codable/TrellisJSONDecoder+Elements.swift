@@ -138,7 +138,7 @@ public final class DecodedElements<Element: Decodable>: AsyncSequence {
 
     private func decodeNext() throws -> Element? {
         let value: JSONValue
-        let text: (bytes: UnsafeRawBufferPointer, origin: JSONTextPosition)?
+        let text: JSONElementText?
         do {
             switch reader {
             case .array(let stream):

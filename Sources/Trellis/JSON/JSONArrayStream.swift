@@ -104,13 +104,14 @@ public final class JSONArrayStream {
     /// handed out was not an array element.
     private var lastElementLength = -1
     /// The text of the array element last handed out (leading whitespace included) and
-    /// the position of its first byte in the whole input; valid until the next call.
-    var lastElementText: (bytes: UnsafeRawBufferPointer, origin: JSONTextPosition)? {
+    /// where it is in the whole input (computed only when asked: it counts the lines of
+    /// the buffer before it); valid until the next call.
+    var lastElementText: JSONElementText? {
         guard lastElementLength >= 0, buffer.start >= lastElementLength else { return nil }
         let first = buffer.start - lastElementLength
-        return (
-            UnsafeRawBufferPointer(start: buffer.storage + first, count: lastElementLength),
-            buffer.origin.advanced(over: UnsafeRawBufferPointer(start: buffer.storage, count: first)))
+        return JSONElementText(
+            bytes: UnsafeRawBufferPointer(start: buffer.storage + first, count: lastElementLength),
+            bufferOrigin: buffer.origin, before: UnsafeRawBufferPointer(start: buffer.storage, count: first))
     }
     /// Bytes of memory the input buffer holds now (for tests of bounded memory).
     var bufferCapacity: Int { buffer.capacity - JSONStreamBuffer.contextBytes }
@@ -442,4 +443,17 @@ public final class JSONArrayStream {
             }
         }
     }
+}
+
+/// The text of one value a streaming reader handed out, for locating errors in it.
+struct JSONElementText {
+    /// The value's bytes (valid until the reader's next call).
+    var bytes: UnsafeRawBufferPointer
+    /// The position of the buffer's first byte in the whole input.
+    var bufferOrigin: JSONTextPosition
+    /// The buffer's bytes before the value.
+    var before: UnsafeRawBufferPointer
+
+    /// The position of the value's first byte in the whole input (O(n) in `before`).
+    var origin: JSONTextPosition { bufferOrigin.advanced(over: before) }
 }

@@ -47,9 +47,11 @@ public final class JSONLinesReader {
     private var lastRecord: (start: Int, length: Int, origin: JSONTextPosition)?
     /// The text of the line of the record last handed out and the position of its first
     /// byte in the whole input; valid until the next call.
-    var lastRecordText: (bytes: UnsafeRawBufferPointer, origin: JSONTextPosition)? {
+    var lastRecordText: JSONElementText? {
         guard let lastRecord else { return nil }
-        return (UnsafeRawBufferPointer(start: buffer.storage + lastRecord.start, count: lastRecord.length), lastRecord.origin)
+        return JSONElementText(
+            bytes: UnsafeRawBufferPointer(start: buffer.storage + lastRecord.start, count: lastRecord.length),
+            bufferOrigin: lastRecord.origin, before: UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
     // MARK: - All at once
