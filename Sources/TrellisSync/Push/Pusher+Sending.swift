@@ -61,11 +61,14 @@ extension Pusher {
     /// client-made keys, reads the values, marks the rows `sending`.
     func markSending(_ planned: [Operation], keepAttempts: Bool) throws -> [Operation] {
         try write { session, storage in
+            try lease.renew(in: session, now: clock.now())
             let current = try storage.outboxRows(objectKeys: planned.map(\.row.object.primaryKey), serverIdentities: [])
             let bySequence = Dictionary(uniqueKeysWithValues: current.map { ($0.sequence, $0) })
             var snapshots = try fetchWithDestinations(planned.filter { $0.row.operation != .delete }.map(\.row.object), session: session)
             var assignments: [ObjectChange] = []
             var batch: [Operation] = []
+            var superseded: [Int64] = []
+            var conflicted: [OutboxEntry] = []
             for var operation in planned {
                 guard var row = bySequence[operation.row.sequence], row.state == (keepAttempts ? .uncertain : .pending) else { continue }
                 if !keepAttempts { row.attempts += 1 }
@@ -75,7 +78,20 @@ extension Pusher {
                 if row.operation == .delete {
                     operation.objectId = identityText(row.serverIdentity)
                 } else {
-                    guard var snapshot = snapshots[row.object] else { continue }
+                    guard var snapshot = snapshots[row.object] else {
+                        // Deleted here since: a delete row after it speaks for the object; without
+                        // one (a pull deleted it) the update stays, reported as a conflict.
+                        if row.operation == .update {
+                            if current.contains(where: { $0.object == row.object && $0.operation == .delete && $0.sequence > row.sequence }) {
+                                superseded.append(row.sequence)
+                            } else {
+                                row.state = .conflict
+                                row.lastError = "the object was deleted here by a pull before its update was sent"
+                                conflicted.append(row)
+                            }
+                        }
+                        continue
+                    }
                     if row.operation == .create {
                         var changes: [AttributeChange] = []
                         if target.configuration.createKey == .clientId, snapshot.attributes[target.objectIdIndex] == nil {
@@ -104,7 +120,8 @@ extension Pusher {
                 batch.append(operation)
             }
             if !assignments.isEmpty { _ = try session.apply(ChangeSet(updated: assignments)) }
-            try storage.updateOutboxRows(batch.map(\.row))
+            if !superseded.isEmpty { try storage.deleteOutboxRows(sequences: superseded) }
+            try storage.updateOutboxRows(batch.map(\.row) + conflicted)
             return batch
         }
     }
@@ -236,7 +253,7 @@ extension Pusher {
     func record(_ outcomes: [(Operation, Outcome)]) throws {
         try write { session, storage in
             let current = try storage.outboxRows(objectKeys: outcomes.map(\.0.row.object.primaryKey), serverIdentities: [])
-            let existing = Set(try session.fetch(ids: outcomes.map(\.0.row.object)).map(\.id))
+            let existing = Set(try session.fetchForExport(ids: outcomes.map(\.0.row.object)).map(\.id))
             var changes: [ObjectChange] = []
             var removed: [Int64] = []
             var updated: [Int64: OutboxEntry] = [:]
