@@ -24,17 +24,63 @@ extension Pusher {
 
     // MARK: - Sending
 
+    /// A batch marked `sending` whose request is on its way (sent on another thread, so that
+    /// the push records the previous batch's answer meanwhile).
+    final class InFlight: @unchecked Sendable {
+        // SAFETY: `outcome` is written once by the sending thread before `done` is signalled,
+        // and read only after `wait()` returned; `batch` and `url` are immutable.
+        let batch: [Operation]
+        let url: URL
+        private let done = DispatchSemaphore(value: 0)
+        private var outcome: Result<Result<HTTPResponse, TransportFailure>, any Error>?
+
+        init(batch: [Operation], url: URL) {
+            self.batch = batch
+            self.url = url
+        }
+
+        func fulfil(_ value: Result<Result<HTTPResponse, TransportFailure>, any Error>) {
+            outcome = value
+            done.signal()
+        }
+
+        func wait() throws -> Result<HTTPResponse, TransportFailure> {
+            done.wait()
+            return try outcome!.get()
+        }
+    }
+
     /// Marks `planned` `sending`, sends it, records each operation's outcome.
     func send(_ planned: [Operation], resend: Bool = false) throws -> BatchResult {
+        guard let flight = try start(planned, resend: resend) else { return .settled }
+        return try finish(flight)
+    }
+
+    /// Marks `planned` `sending` (one transaction) and starts its request; nil when none of its
+    /// rows is still to be sent.
+    func start(_ planned: [Operation], resend: Bool = false) throws -> InFlight? {
         let batch = try markSending(planned, keepAttempts: resend)
-        guard !batch.isEmpty else { return .settled }
+        guard !batch.isEmpty else { return nil }
         hooks.reach(.afterMarking)
         let (method, url, body, headers) = try request(for: batch)
         report.sent += batch.count
         report.batches += 1
         report.requests += 1
         hooks.arm(.midSend)
-        let result = try client.write(method, url, body: body, headers: headers, resource: batch[0].target.resource.name)
+        let flight = InFlight(batch: batch, url: url)
+        let client = self.client
+        let resource = batch[0].target.resource.name
+        DispatchQueue.global().async {
+            flight.fulfil(Result { try client.write(method, url, body: body, headers: headers, resource: resource) })
+        }
+        return flight
+    }
+
+    /// Waits for `flight`'s answer and records each operation's outcome (one transaction).
+    func finish(_ flight: InFlight) throws -> BatchResult {
+        let batch = flight.batch
+        let url = flight.url
+        let result = try flight.wait()
         hooks.reach(.afterResponse)
         let (outcomes, malformed) = interpret(result, batch: batch)
         try record(zip(batch, outcomes).map { ($0, $1) })

@@ -76,22 +76,45 @@ final class Pusher {
             try reconcile()
             let batches = try planRound()
             if batches.isEmpty { break }
-            for batch in batches {
-                let result = try send(batch)
-                switch result {
-                case .settled:
+            /// Whether `result` asks for a wait and a new plan (after counting the failure).
+            func retries(_ result: BatchResult, _ batch: [Operation]) throws -> Bool {
+                guard case .retry(let response, let message) = result else {
                     failures = 0
-                case .retry(let response, let message):
-                    failures += 1
-                    guard failures < client.policy.maxAttempts else {
-                        throw SyncError(response == nil ? .transport : .httpStatus,
-                                        message: "\(message) (after \(failures) attempts; the operations stay in the outbox, pending)",
-                                        resource: batch[0].target.resource.name, status: response?.status)
-                    }
-                    clock.sleep(client.retryWait(response, attempt: failures))
-                    continue rounds
+                    return false
                 }
+                failures += 1
+                guard failures < client.policy.maxAttempts else {
+                    throw SyncError(response == nil ? .transport : .httpStatus,
+                                    message: "\(message) (after \(failures) attempts; the operations stay in the outbox, pending)",
+                                    resource: batch[0].target.resource.name, status: response?.status)
+                }
+                clock.sleep(client.retryWait(response, attempt: failures))
+                return true
             }
+            // Batch N + 1 is marked and sent before batch N's answer is recorded: each is its
+            // own transaction, and no object is in two batches of a round.
+            var flight: InFlight?
+            for batch in batches {
+                let next: InFlight?
+                do { next = try start(batch) } catch {
+                    if let flight { _ = try? finish(flight) }
+                    throw error
+                }
+                if let previous = flight {
+                    let result: BatchResult
+                    do { result = try finish(previous) } catch {
+                        if let next { _ = try? finish(next) }
+                        throw error
+                    }
+                    if case .retry = result {
+                        if let next { _ = try finish(next) }
+                        if try retries(result, previous.batch) { continue rounds }
+                    }
+                    failures = 0
+                }
+                flight = next
+            }
+            if let flight, try retries(try finish(flight), flight.batch) { continue rounds }
         }
         report.problems = try problems()
         return report
