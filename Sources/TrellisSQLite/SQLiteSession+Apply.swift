@@ -49,7 +49,8 @@ extension SQLiteSession {
         }
         var prior: [ObjectID: ObjectSnapshot] = [:]
         if origin == .local {
-            for snapshot in try fetch(ids: OutboxRecorder.priorIDs(of: changes)) { prior[snapshot.id] = snapshot }
+            // The recorder reads only the attributes (identity, stamp): no to-many queries.
+            for snapshot in try fetchAttributes(ids: OutboxRecorder.priorIDs(of: changes)) { prior[snapshot.id] = snapshot }
         }
         var writer = ChangeWriter(session: self)
         try writer.reserveKeys(for: changes.inserted)

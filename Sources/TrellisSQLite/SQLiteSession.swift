@@ -219,7 +219,14 @@ final class SQLiteSession: StoreSession {
         try fetch(ids: ids, skippingUnread: true)
     }
 
-    private func fetch(ids: [ObjectID], skippingUnread: Bool) throws -> [ObjectSnapshot] {
+    /// Attributes and to-one relationships only, every to-many slot left empty: what the outbox
+    /// recorder reads of an object before a local change (its identity and stamp), without the
+    /// to-many queries.
+    func fetchAttributes(ids: [ObjectID]) throws -> [ObjectSnapshot] {
+        try fetch(ids: ids, skippingUnread: false, attributesOnly: true)
+    }
+
+    private func fetch(ids: [ObjectID], skippingUnread: Bool, attributesOnly: Bool = false) throws -> [ObjectSnapshot] {
         try checkValid()
         var keysByTable: [String: [Int64]] = [:]
         var tableOrder: [TableLayout] = []
@@ -244,7 +251,8 @@ final class SQLiteSession: StoreSession {
             }
             statement.reset()
             // An ID naming the wrong entity for its key is absent.
-            result += try finish(&reader, forImport: skippingUnread).filter { requested.contains($0.id) }
+            let snapshots = attributesOnly ? reader.take().0 : try finish(&reader, forImport: skippingUnread)
+            result += snapshots.filter { requested.contains($0.id) }
         }
         return result
     }

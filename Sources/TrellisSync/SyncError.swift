@@ -79,6 +79,8 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         /// A push was refused before sending: creates of a resource with `createKey: none`
         /// without `--at-least-once` (``SyncOptions/atLeastOnce``).
         public static let pushRefused = Code(rawValue: "pushRefused")
+        /// Another push holds the store's push lease (its holder and the lease's end are in the message).
+        public static let pushBusy = Code(rawValue: "pushBusy")
         /// A push's answer is not JSON, or lacks a result per operation of its batch; the
         /// batch's creates are left `uncertain`, reconciled by the next push.
         public static let malformedResponse = Code(rawValue: "malformedResponse")

@@ -139,5 +139,26 @@ import TrellisTestSupport
 
             """)
         #expect(try server.writes().count == 2)
+
+        // --status shows the outbox per resource; --dry-run the requests it would send.
+        let status = try TrellisProcess.run(["sync", "push.source.json", "--store", "s.sqlite", "--status"], in: directory.url)
+        #expect(status.status == 0, "\(status)")
+        #expect(status.stdout.contains("outbox of teams → Team: 0 pending (create 0, update 0, delete 0), 0 sending, 0 uncertain, 0 conflicts, 0 rejected\n"))
+        #expect(status.stdout.hasSuffix("outbox of heroes → Hero: 0 pending (create 0, update 0, delete 0), 0 sending, 0 uncertain, "
+                                        + "0 conflicts, 1 rejected\n  Hero \(ids[2]) update rejected: 142 name is invalid\n"))
+        do {
+            let store = try StoreKind.sqlite.reopen(directory.url.appendingPathComponent("s.sqlite").path, model: model)
+            let context = ObjectContext(store: store)
+            try #require(try context.fetch("Hero", id: .string(ids[0]))).setValue(.string("Dry"), forKey: "name")
+            try context.save()
+        }
+        let dry = try TrellisProcess.run(["sync", "push.source.json", "--store", "s.sqlite", "--dry-run"], in: directory.url)
+        #expect(dry.status == 0, "\(dry)")
+        #expect(dry.stdout.hasPrefix("""
+            push (dry run, nothing sent): 1 request now, 1 operation waits for a later round or cannot be pushed
+              PUT \(server.base)/parse/classes/Hero/\(ids[0]) {"name":"Dry"}
+
+            """))
+        #expect(try server.writes().count == 2)
     }
 }

@@ -19,7 +19,9 @@ enum SyncCommand: LeafCommand {
         repeating: "--resource", valueName: "name", help: "Sync only this resource (default: all, in file order).")
     static let full = OptionKey<Bool>(
         flag: "--full", help: "Ignore the watermarks (walk everything again), and confirm full-scan deletions beyond maxFraction.")
-    static let dryRun = OptionKey<Bool>(flag: "--dry-run", help: "Fetch and import, report what would change, keep nothing (no objects, no checkpoints).")
+    static let dryRun = OptionKey<Bool>(
+        flag: "--dry-run",
+        help: "Print the push's planned requests (secrets redacted) and send none; fetch and import, report what would change, keep nothing.")
     static let stage = OptionKey<String?>(
         "--stage", valueName: "dir", help: "Write every fetched page (status, headers without secrets, body) into this directory before importing it.")
     static let replay = OptionKey<String?>(
@@ -27,7 +29,7 @@ enum SyncCommand: LeafCommand {
     static let report = OptionKey<ReportFormat>("--report", valueName: "format", help: "The summary format on standard output.", default: "text")
     static let maxPages = OptionKey<Int?>("--max-pages", valueName: "count", help: "Fetch at most this many pages per resource; the next run resumes there.")
     static let status = OptionKey<Bool>(
-        flag: "--status", help: "Print each resource's last run, watermark, pending next page and totals; sync nothing.")
+        flag: "--status", help: "Print each resource's last run, watermark, pending next page and totals, and the outbox; sync nothing.")
     static let workers = OptionKey<Int?>(
         "--workers", valueName: "count",
         help: "Sync with this many workers in this process, splitting the resources through leases in a PostgreSQL store (default 1).")
@@ -142,7 +144,10 @@ enum SyncCommand: LeafCommand {
                 }
                 for i in statuses.indices { statuses[i].lease = leases.first { $0.name == statuses[i].name } }
             }
-            context.stdout.write(json ? SyncSummary.json(statuses) : SyncSummary.text(statuses, store: storeName))
+            let outbox = try outboxStatus(syncSource, storePath: storePath, storeURL: storeURL, exists: exists || isPostgres,
+                                          modelPath: arguments[model], arguments: arguments, environment: environment)
+            context.stdout.write(json ? SyncSummary.json(statuses, outbox: outbox) : SyncSummary.text(statuses, store: storeName)
+                                 + (outbox.map(SyncSummary.text) ?? ""))
             return
         }
         guard let modelPath else { return }
@@ -210,6 +215,11 @@ enum SyncCommand: LeafCommand {
         Interruption.begin(options.dryRun ? "nothing was written (dry run)"
                            : "the pages committed so far are kept, with their checkpoints; the next run resumes after them")
         defer { Interruption.end() }
+        var plan: (requests: [PlannedRequest], waiting: Int)?
+        if options.dryRun, !arguments[pullOnly], arguments[replay] == nil, syncSource.resources.contains(where: { $0.push != nil }) {
+            do { plan = try synchronizer.plannedPush() } catch let error as SyncError { throw CommandError(.importFailed, "push: " + error.description) }
+            if !json, let plan { context.stdout.write(SyncSummary.text(plan)) }
+        }
         var pushReport: PushReport?
         if pushes {
             pushReport = shown(try push(synchronizer, json: json, storePath: storePath, busy: busy, isPostgres: isPostgres, &context), source: syncSource)
@@ -223,7 +233,7 @@ enum SyncCommand: LeafCommand {
         do {
             var result = try synchronizer.run()
             result.push = pushReport
-            context.stdout.write(json ? SyncSummary.json(result) : SyncSummary.text(result, store: storeName))
+            context.stdout.write(json ? SyncSummary.json(result, plan: plan) : SyncSummary.text(result, store: storeName))
         } catch let error as SyncError {
             var partial = synchronizer.lastReport
             partial.push = pushReport
@@ -233,6 +243,32 @@ enum SyncCommand: LeafCommand {
                 throw StoreOpening.commandError(storeError, path: storePath, busyTimeoutMilliseconds: busy)
             }
             throw CommandError(.importFailed, error.description)
+        }
+    }
+
+    /// The outbox per resource for `--status` (nil when the source has no push section, or the
+    /// store does not exist or records no model).
+    static func outboxStatus(_ source: SyncSource, storePath: String, storeURL: URL, exists: Bool, modelPath: String?,
+                             arguments: ParsedArguments, environment: CommandEnvironment) throws -> OutboxStatus? {
+        guard source.resources.contains(where: { $0.push != nil }), exists || modelPath != nil else { return nil }
+        let file: LoadedModel
+        do {
+            file = try ModelLoading.load(modelPath ?? storePath, bindings: arguments[CommonOptions.bindings], environment: environment)
+        } catch where modelPath == nil {
+            return nil  // a store that records no model yet: nothing was pushed or recorded through it
+        }
+        let store: any PersistentStore
+        if PostgresStore.isConnectionString(storePath) {
+            store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: true)
+        } else {
+            guard FileManager.default.fileExists(atPath: storeURL.path) else { return nil }
+            store = try StoreOpening.open(storeURL, path: storePath, model: file.model, readOnly: true, migrationPolicy: .inWriteTransactions,
+                                          busyTimeoutMilliseconds: arguments[CommonOptions.busyTimeout].milliseconds)
+        }
+        do {
+            return OutboxStatus(source: source, model: file.model, rows: try store.outbox())
+        } catch let error as StoreError {
+            throw CommandError(.importFailed, "the outbox cannot be read: \(error)")
         }
     }
 

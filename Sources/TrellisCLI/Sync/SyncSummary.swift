@@ -40,9 +40,46 @@ enum SyncSummary {
         return text
     }
 
-    /// ``SyncReport/json`` on one line.
-    static func json(_ report: SyncReport) -> String {
-        ((try? JSONWriter.string(for: report.json)) ?? "{}") + "\n"
+    /// ``SyncReport/json`` on one line; with a dry run's plan, `"plannedPush": {"requests":
+    /// [{"method", "url", "body", "operations"}], "waiting": N}`.
+    static func json(_ report: SyncReport, plan: (requests: [PlannedRequest], waiting: Int)? = nil) -> String {
+        var json = report.json
+        if let plan, case .object(var object) = json {
+            let requests: [JSONValue] = plan.requests.map { r in
+                ["method": .string(r.method), "url": .string(r.url), "body": r.body.map(JSONValue.string) ?? .null,
+                 "operations": .number(JSONNumber(Int64(r.operations)))]
+            }
+            object.append(key: "plannedPush", value: ["requests": .array(requests), "waiting": .number(JSONNumber(Int64(plan.waiting)))])
+            json = .object(object)
+        }
+        return ((try? JSONWriter.string(for: json)) ?? "{}") + "\n"
+    }
+
+    /// ```
+    /// push (dry run, nothing sent): 2 requests now, 1 operation waits for a later round
+    ///   POST http://127.0.0.1:1337/parse/batch {"requests":[…]}
+    /// ```
+    static func text(_ plan: (requests: [PlannedRequest], waiting: Int)) -> String {
+        var text = "push (dry run, nothing sent): \(plan.requests.count) request\(plan.requests.count == 1 ? "" : "s") now, "
+            + "\(plan.waiting) operation\(plan.waiting == 1 ? "" : "s") wait\(plan.waiting == 1 ? "s" : "") for a later round or cannot be pushed\n"
+        for request in plan.requests { text += "  \(request)\n" }
+        return text
+    }
+
+    /// ```
+    /// outbox of heroes → Hero: 3 pending (create 0, update 2, delete 1; oldest 2026-…Z), 0 sending, 0 uncertain, 0 conflicts, 1 rejected
+    ///   Hero h00002 update rejected: 142 name is invalid
+    /// ```
+    static func text(_ outbox: OutboxStatus) -> String {
+        var text = ""
+        for r in outbox.resources + (outbox.notPushable.map { [$0] } ?? []) {
+            let name = r.name.map { "\($0) → \(r.entity ?? "?")" } ?? "entities no push section covers"
+            text += "outbox of \(name): \(r.pending) pending (create \(r.pendingCreates), update \(r.pendingUpdates), delete \(r.pendingDeletes)"
+                + (r.oldestPending.map { "; oldest \(SyncInstant($0).rfc3339)" } ?? "") + "), \(r.sending) sending, \(r.uncertain) uncertain, "
+                + "\(r.conflicts) conflict\(r.conflicts == 1 ? "" : "s"), \(r.rejected) rejected\n"
+            for problem in r.problems.prefix(100) { text += "  \(problem)\n" }
+        }
+        return text
     }
 
     /// ```
@@ -80,8 +117,10 @@ enum SyncSummary {
         return text
     }
 
-    /// `{"resources": [ResourceStatus.json…]}` on one line.
-    static func json(_ statuses: [ResourceStatus]) -> String {
-        ((try? JSONWriter.string(for: ["resources": .array(statuses.map(\.json))])) ?? "{}") + "\n"
+    /// `{"resources": [ResourceStatus.json…], "outbox": OutboxStatus.json}` on one line (`outbox` when known).
+    static func json(_ statuses: [ResourceStatus], outbox: OutboxStatus? = nil) -> String {
+        var object: JSONObject = ["resources": .array(statuses.map(\.json))]
+        if let outbox { object.append(key: "outbox", value: outbox.json) }
+        return ((try? JSONWriter.string(for: .object(object))) ?? "{}") + "\n"
     }
 }

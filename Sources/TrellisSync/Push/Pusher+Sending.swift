@@ -24,17 +24,63 @@ extension Pusher {
 
     // MARK: - Sending
 
+    /// A batch marked `sending` whose request is on its way (sent on another thread, so that
+    /// the push records the previous batch's answer meanwhile).
+    final class InFlight: @unchecked Sendable {
+        // SAFETY: `outcome` is written once by the sending thread before `done` is signalled,
+        // and read only after `wait()` returned; `batch` and `url` are immutable.
+        let batch: [Operation]
+        let url: URL
+        private let done = DispatchSemaphore(value: 0)
+        private var outcome: Result<Result<HTTPResponse, TransportFailure>, any Error>?
+
+        init(batch: [Operation], url: URL) {
+            self.batch = batch
+            self.url = url
+        }
+
+        func fulfil(_ value: Result<Result<HTTPResponse, TransportFailure>, any Error>) {
+            outcome = value
+            done.signal()
+        }
+
+        func wait() throws -> Result<HTTPResponse, TransportFailure> {
+            done.wait()
+            return try outcome!.get()
+        }
+    }
+
     /// Marks `planned` `sending`, sends it, records each operation's outcome.
     func send(_ planned: [Operation], resend: Bool = false) throws -> BatchResult {
+        guard let flight = try start(planned, resend: resend) else { return .settled }
+        return try finish(flight)
+    }
+
+    /// Marks `planned` `sending` (one transaction) and starts its request; nil when none of its
+    /// rows is still to be sent.
+    func start(_ planned: [Operation], resend: Bool = false) throws -> InFlight? {
         let batch = try markSending(planned, keepAttempts: resend)
-        guard !batch.isEmpty else { return .settled }
+        guard !batch.isEmpty else { return nil }
         hooks.reach(.afterMarking)
         let (method, url, body, headers) = try request(for: batch)
         report.sent += batch.count
         report.batches += 1
         report.requests += 1
         hooks.arm(.midSend)
-        let result = try client.write(method, url, body: body, headers: headers, resource: batch[0].target.resource.name)
+        let flight = InFlight(batch: batch, url: url)
+        let client = self.client
+        let resource = batch[0].target.resource.name
+        DispatchQueue.global().async {
+            flight.fulfil(Result { try client.write(method, url, body: body, headers: headers, resource: resource) })
+        }
+        return flight
+    }
+
+    /// Waits for `flight`'s answer and records each operation's outcome (one transaction).
+    func finish(_ flight: InFlight) throws -> BatchResult {
+        let batch = flight.batch
+        let url = flight.url
+        let result = try flight.wait()
         hooks.reach(.afterResponse)
         let (outcomes, malformed) = interpret(result, batch: batch)
         try record(zip(batch, outcomes).map { ($0, $1) })
@@ -61,11 +107,14 @@ extension Pusher {
     /// client-made keys, reads the values, marks the rows `sending`.
     func markSending(_ planned: [Operation], keepAttempts: Bool) throws -> [Operation] {
         try write { session, storage in
+            try lease.renew(in: session, now: clock.now())
             let current = try storage.outboxRows(objectKeys: planned.map(\.row.object.primaryKey), serverIdentities: [])
             let bySequence = Dictionary(uniqueKeysWithValues: current.map { ($0.sequence, $0) })
             var snapshots = try fetchWithDestinations(planned.filter { $0.row.operation != .delete }.map(\.row.object), session: session)
             var assignments: [ObjectChange] = []
             var batch: [Operation] = []
+            var superseded: [Int64] = []
+            var conflicted: [OutboxEntry] = []
             for var operation in planned {
                 guard var row = bySequence[operation.row.sequence], row.state == (keepAttempts ? .uncertain : .pending) else { continue }
                 if !keepAttempts { row.attempts += 1 }
@@ -75,7 +124,20 @@ extension Pusher {
                 if row.operation == .delete {
                     operation.objectId = identityText(row.serverIdentity)
                 } else {
-                    guard var snapshot = snapshots[row.object] else { continue }
+                    guard var snapshot = snapshots[row.object] else {
+                        // Deleted here since: a delete row after it speaks for the object; without
+                        // one (a pull deleted it) the update stays, reported as a conflict.
+                        if row.operation == .update {
+                            if current.contains(where: { $0.object == row.object && $0.operation == .delete && $0.sequence > row.sequence }) {
+                                superseded.append(row.sequence)
+                            } else {
+                                row.state = .conflict
+                                row.lastError = "the object was deleted here by a pull before its update was sent"
+                                conflicted.append(row)
+                            }
+                        }
+                        continue
+                    }
                     if row.operation == .create {
                         var changes: [AttributeChange] = []
                         if target.configuration.createKey == .clientId, snapshot.attributes[target.objectIdIndex] == nil {
@@ -104,7 +166,8 @@ extension Pusher {
                 batch.append(operation)
             }
             if !assignments.isEmpty { _ = try session.apply(ChangeSet(updated: assignments)) }
-            try storage.updateOutboxRows(batch.map(\.row))
+            if !superseded.isEmpty { try storage.deleteOutboxRows(sequences: superseded) }
+            try storage.updateOutboxRows(batch.map(\.row) + conflicted)
             return batch
         }
     }
@@ -236,7 +299,7 @@ extension Pusher {
     func record(_ outcomes: [(Operation, Outcome)]) throws {
         try write { session, storage in
             let current = try storage.outboxRows(objectKeys: outcomes.map(\.0.row.object.primaryKey), serverIdentities: [])
-            let existing = Set(try session.fetch(ids: outcomes.map(\.0.row.object)).map(\.id))
+            let existing = Set(try session.fetchForExport(ids: outcomes.map(\.0.row.object)).map(\.id))
             var changes: [ObjectChange] = []
             var removed: [Int64] = []
             var updated: [Int64: OutboxEntry] = [:]

@@ -25,6 +25,8 @@ final class Pusher {
     let model: ObjectModel
     var report = PushReport()
     let hooks = PushHooks.fromEnvironment()
+    /// One pusher per store (``PushLease``).
+    let lease = PushLease(holder: Lease.holderName(), seconds: 120)
 
     init(synchronizer: Synchronizer) throws {
         self.synchronizer = synchronizer
@@ -54,7 +56,8 @@ final class Pusher {
     // MARK: - Running
 
     /// Pushes until nothing more can be sent.
-    /// - Throws: ``SyncError`` `.pushRefused` (creates of a `createKey: none` resource without
+    /// - Throws: ``SyncError`` `.pushBusy` (another pusher holds the store's lease: ``PushLease``),
+    ///   `.leaseLost`, `.pushRefused` (creates of a `createKey: none` resource without
     ///   ``SyncOptions/atLeastOnce``), `.transport` / `.httpStatus` (after the client's
     ///   `maxAttempts` failed attempts in a row, or a 401/403: the rows stay pending),
     ///   `.malformedResponse` (an answer that is not JSON or lacks a result per operation:
@@ -64,6 +67,8 @@ final class Pusher {
             report.problems = try problems()
             return report
         }
+        try write { session, _ in try lease.take(in: session, now: clock.now()) }
+        defer { _ = try? write { session, _ in try lease.release(in: session) } }
         try refuseAtLeastOnceCreates()
         try recoverInterrupted()
         var failures = 0
@@ -71,22 +76,45 @@ final class Pusher {
             try reconcile()
             let batches = try planRound()
             if batches.isEmpty { break }
-            for batch in batches {
-                let result = try send(batch)
-                switch result {
-                case .settled:
+            /// Whether `result` asks for a wait and a new plan (after counting the failure).
+            func retries(_ result: BatchResult, _ batch: [Operation]) throws -> Bool {
+                guard case .retry(let response, let message) = result else {
                     failures = 0
-                case .retry(let response, let message):
-                    failures += 1
-                    guard failures < client.policy.maxAttempts else {
-                        throw SyncError(response == nil ? .transport : .httpStatus,
-                                        message: "\(message) (after \(failures) attempts; the operations stay in the outbox, pending)",
-                                        resource: batch[0].target.resource.name, status: response?.status)
-                    }
-                    clock.sleep(client.retryWait(response, attempt: failures))
-                    continue rounds
+                    return false
                 }
+                failures += 1
+                guard failures < client.policy.maxAttempts else {
+                    throw SyncError(response == nil ? .transport : .httpStatus,
+                                    message: "\(message) (after \(failures) attempts; the operations stay in the outbox, pending)",
+                                    resource: batch[0].target.resource.name, status: response?.status)
+                }
+                clock.sleep(client.retryWait(response, attempt: failures))
+                return true
             }
+            // Batch N + 1 is marked and sent before batch N's answer is recorded: each is its
+            // own transaction, and no object is in two batches of a round.
+            var flight: InFlight?
+            for batch in batches {
+                let next: InFlight?
+                do { next = try start(batch) } catch {
+                    if let flight { _ = try? finish(flight) }
+                    throw error
+                }
+                if let previous = flight {
+                    let result: BatchResult
+                    do { result = try finish(previous) } catch {
+                        if let next { _ = try? finish(next) }
+                        throw error
+                    }
+                    if case .retry = result {
+                        if let next { _ = try finish(next) }
+                        if try retries(result, previous.batch) { continue rounds }
+                    }
+                    failures = 0
+                }
+                flight = next
+            }
+            if let flight, try retries(try finish(flight), flight.batch) { continue rounds }
         }
         report.problems = try problems()
         return report
@@ -132,7 +160,13 @@ final class Pusher {
                 guard let target = targets[row.object.entityName], let entity = model.entity(named: row.object.entityName) else { continue }
                 candidates.append((row, target, entity))
             }
-            let snapshots = try fetchWithDestinations(candidates.filter { $0.0.operation != .delete }.map(\.0.object), session: session)
+            // Snapshots only where a pointer decides: creates, and updates of a to-one relationship.
+            let needing = candidates.filter { item in
+                let (row, _, entity) = item
+                return row.operation == .create
+                    || ParseWriteBody.pointerIndexes(entity).contains { row.fields.contains(entity.relationships[$0].name) }
+            }
+            let snapshots = try fetchWithDestinations(needing.map(\.0.object), session: session)
             var ready: [Operation] = []
             var blocked: [(operation: Operation, blockers: [(name: String, destination: ObjectID)])] = []
             var deletes: [Operation] = []
@@ -143,7 +177,10 @@ final class Pusher {
                     continue
                 }
                 if row.operation == .update, unacknowledged.contains(key) { continue }
-                guard let snapshot = snapshots[row.object] else { continue }
+                guard let snapshot = snapshots[row.object] else {
+                    if row.operation == .update { ready.append(Operation(row: row, target: target, entity: entity)) }
+                    continue
+                }
                 var blockers: [(String, ObjectID)] = []
                 for index in ParseWriteBody.pointerIndexes(entity) {
                     let name = entity.relationships[index].name
@@ -192,7 +229,9 @@ final class Pusher {
     /// The snapshots of `ids` and of the objects their to-one relationships point to.
     func fetchWithDestinations(_ ids: [ObjectID], session: any StoreSession) throws -> [ObjectID: ObjectSnapshot] {
         var snapshots: [ObjectID: ObjectSnapshot] = [:]
-        for snapshot in try session.fetch(ids: ids) { snapshots[snapshot.id] = snapshot }
+        // As an export reads them: the to-many relationships no key path maps (a publisher's
+        // characters, the inverse of Character.publisher) are not loaded; bodies never send them.
+        for snapshot in try session.fetchForExport(ids: ids) { snapshots[snapshot.id] = snapshot }
         var destinations = Set<ObjectID>()
         for snapshot in snapshots.values {
             guard let entity = model.entity(named: snapshot.id.entityName) else { continue }
@@ -200,7 +239,7 @@ final class Pusher {
                 if let destination = snapshot.relationships[index].first, snapshots[destination] == nil { destinations.insert(destination) }
             }
         }
-        for snapshot in try session.fetch(ids: Array(destinations)) { snapshots[snapshot.id] = snapshot }
+        for snapshot in try session.fetchForExport(ids: Array(destinations)) { snapshots[snapshot.id] = snapshot }
         return snapshots
     }
 
