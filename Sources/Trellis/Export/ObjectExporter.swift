@@ -294,7 +294,11 @@ public struct ObjectExporter {
 
     /// Orders objects by identity values (numbers numerically, strings by UTF-8 bytes), then object ID.
     static func identityOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
-        for (i, j) in zip(a.entity.identityAttributeIndexes, b.entity.identityAttributeIndexes) {
+        let ai = a.entity.identityAttributeIndexes, bi = b.entity.identityAttributeIndexes
+        if ai.count == 1, bi.count == 1, case .integer(let x)? = a.values[ai[0]], case .integer(let y)? = b.values[bi[0]] {
+            return x != y ? x < y : a.objectID < b.objectID  // (the common case, without the loop)
+        }
+        for (i, j) in zip(ai, bi) {
             switch (a.values[i], b.values[j]) {
             case (nil, nil): continue
             case (nil, _): return true
