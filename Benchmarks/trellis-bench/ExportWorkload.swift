@@ -11,6 +11,8 @@
 // {"workload":"export","objects":N,"seconds":S,"peak_rss_mb":M,"sqlite3_json_s":Q}
 // with S and Q the medians over --runs runs (default 3), each sqlite3 run followed by the
 // export it is compared with. Goals: peak_rss_mb ≤ 60 at 100k and ≤ 80 at 1M, S ≤ 3 × Q.
+// The text lines also give the CPU seconds of each (this process's, and sqlite3's from
+// its rusage), medians too: on a loaded machine the ratio of CPU times is the steadier one.
 import Foundation
 import Trellis
 import TrellisSQLite
@@ -69,15 +71,20 @@ enum ExportWorkload {
         let floorOutput = work.appendingPathComponent("sqlite3.json")
         var exports: [Double] = []
         var floors: [Double] = []
+        var exportCPU: [Double] = []
+        var floorCPU: [Double] = []
         var exported = 0
         var bytes = 0
         Bench.trimHeap()
         Bench.resetPeakRSS()
         for _ in 0..<runs {
+            let childrenBefore = childrenCPUTime()
             floors.append(try sqlite3JSON(path, to: floorOutput))
-            let start = DispatchTime.now().uptimeNanoseconds
+            floorCPU.append(childrenCPUTime() - childrenBefore)
+            let start = DispatchTime.now().uptimeNanoseconds, cpuStart = Bench.processCPUTime()
             (exported, bytes) = try export(path, to: output, batchSize: batchSize)
             exports.append(seconds(since: start))
+            exportCPU.append(Bench.processCPUTime() - cpuStart)
             guard exported == count else { throw BenchFailure("exported \(exported) objects, expected \(count)") }
         }
         let peak = Bench.megabytes(Bench.peakRSS())
@@ -87,6 +94,8 @@ enum ExportWorkload {
               + "peak RSS \(Bench.format(peak)) MB (goal ≤ \(count > 100_000 ? 80 : 60))")
         print("sqlite3 -json of the Character table:  \(Bench.format(q, 3)) s, \(floorBytes) bytes; ratio \(Bench.format(s / q, 2)) (goal ≤ 3)")
         print("medians of \(runs) runs; runs: export \(exports.map { Bench.format($0, 3) }) sqlite3 \(floors.map { Bench.format($0, 3) })")
+        let cs = ImportWorkload.median(exportCPU), cq = ImportWorkload.median(floorCPU)
+        print("CPU seconds (medians): export \(Bench.format(cs, 3)), sqlite3 \(Bench.format(cq, 3)); ratio \(Bench.format(cs / cq, 2))")
         if json {
             print(String(format: #"{"workload":"export","objects":%d,"seconds":%.4f,"peak_rss_mb":%.1f,"sqlite3_json_s":%.4f}"#,
                          exported, s, peak, q))
@@ -146,6 +155,13 @@ enum ExportWorkload {
         let elapsed = seconds(since: start)
         guard process.terminationStatus == 0 else { throw BenchFailure("sqlite3 -json exited with \(process.terminationStatus)") }
         return elapsed
+    }
+
+    /// The CPU seconds (user + system) of this process's waited-for children so far.
+    static func childrenCPUTime() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     static func seconds(since start: UInt64) -> Double {

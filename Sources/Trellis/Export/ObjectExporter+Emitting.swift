@@ -16,7 +16,7 @@ extension ObjectExporter {
     /// levels deep (for pretty indentation).
     /// - Throws: as ``json(for:)``, and `JSONWriteError` as `JSONWriter` does for its value.
     func emit(_ object: ManagedObject, into emitter: inout JSONEmitter, indent: Int, index: Int) throws {
-        if object.isPlaceholder || !object.entity.exportsFlat || emitter.sortedKeys {
+        if object.isPlaceholder || !Self.emitsFlat(object.entity, emitter) {
             try emitter.write(try json(for: object), depth: indent, pathPrefix: JSONPath.root.appending(index: index))
             return
         }
@@ -34,47 +34,51 @@ extension ObjectExporter {
     /// ``write(_:depth:tree:)`` builds it, for an entity that ``ResolvedEntity/exportsFlat``.
     private func emitFlat(_ object: ManagedObject, depth: Int, indent: Int, tree: inout Tree,
                           into emitter: inout JSONEmitter) throws {
-        tree.written.insert(object.objectID)
-        tree.path.insert(object.objectID)
-        defer { tree.path.remove(object.objectID) }
+        tree.enter(object.objectID)
+        defer { tree.leave(object.objectID) }
         let entity = object.entity
+        let keys = entity.flatExportKeys
         var members = 0
-        func member(_ keyPath: JSONKeyPath, _ emitter: inout JSONEmitter) {
+        func member(_ key: Int, _ emitter: inout JSONEmitter) {
             emitter.output.append(members == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
             emitter.newline(indent + 1)
-            emitter.appendKey(keyPath.components[0].key)
+            emitter.output.append(contentsOf: keys[key])
+            emitter.output.append(UInt8(ascii: ":"))
+            if emitter.pretty { emitter.output.append(0x20) }
             members += 1
         }
-        for (index, keyPath) in entity.attributeMappings {
-            guard let value = try attributeJSON(object, index) else {
+        let attributeCount = entity.attributeMappings.count
+        for (n, mapping) in entity.attributeMappings.enumerated() {
+            guard let value = try attributeJSON(object, mapping.index) else {
                 if options.nilPolicy == .null {
-                    member(keyPath, &emitter)
+                    member(n, &emitter)
                     emitter.appendASCII("null")
                 }
                 continue
             }
-            member(keyPath, &emitter)
+            member(n, &emitter)
             try emitValue(value, indent: indent + 1, into: &emitter)
         }
-        for (slot, keyPath) in entity.relationshipMappings {
+        for (n, mapping) in entity.relationshipMappings.enumerated() {
+            let slot = mapping.index, key = attributeCount + n
             let relationship = entity.relationships[slot]
             let ids = context.links(of: object, slot)
             if !relationship.isToMany {
                 guard let id = ids.first, let destination = try context.object(with: id) else {
                     if options.nilPolicy == .null {
-                        member(keyPath, &emitter)
+                        member(key, &emitter)
                         emitter.appendASCII("null")
                     }
                     continue
                 }
                 let form = try destinationForm(destination, of: relationship, depth: depth, tree: tree)
                 if case .omitted = form { continue }
-                member(keyPath, &emitter)
+                member(key, &emitter)
                 try emitDestination(destination, form, depth: depth, indent: indent + 1, tree: &tree, into: &emitter)
             } else {
                 var destinations = try ids.compactMap { try context.object(with: $0) }
-                if !relationship.isOrdered { destinations.sort(by: ObjectExporter.identityOrder) }
-                member(keyPath, &emitter)
+                if !relationship.isOrdered { ObjectExporter.sortByIdentity(&destinations) }
+                member(key, &emitter)
                 var items = 0
                 for destination in destinations {
                     let form = try destinationForm(destination, of: relationship, depth: depth, tree: tree)
@@ -109,12 +113,19 @@ extension ObjectExporter {
         case .reference(let value):
             try emitValue(value, indent: indent, into: &emitter)
         case .full:
-            if destination.entity.exportsFlat {
+            if Self.emitsFlat(destination.entity, emitter) {
                 try emitFlat(destination, depth: depth + 1, indent: indent, tree: &tree, into: &emitter)
             } else {
                 try emitter.write(try write(destination, depth: depth + 1, tree: &tree), depth: indent, pathPrefix: .root)
             }
         }
+    }
+
+    /// Whether objects of `entity` are written member by member (``ResolvedEntity/exportsFlat``)
+    /// by `emitter`: not when it sorts keys, nor when it escapes a `/` that a key holds.
+    @inline(__always)
+    private static func emitsFlat(_ entity: ResolvedEntity, _ emitter: JSONEmitter) -> Bool {
+        entity.exportsFlat && !emitter.sortedKeys && !(emitter.escapesForwardSlashes && entity.flatExportKeysHoldSlash)
     }
 
     /// A value at `indent`: scalars appended directly, containers through the emitter.

@@ -73,20 +73,13 @@ public struct ObjectExporter {
 
     // MARK: - Internals
 
-    /// The objects of one exported top-level object's tree.
-    struct Tree {
-        /// Written in full so far (they appear as identifiers from then on).
-        var written = SmallObjectIDSet()
-        /// Being written: the object and the ones it is nested in.
-        var path = SmallObjectIDSet()
-    }
+    typealias Tree = ExportTree
 
     /// `object` in full; `tree` holds the objects already written in full in this
     /// top-level object's tree, and those it is nested in.
     func write(_ object: ManagedObject, depth: Int, tree: inout Tree) throws -> JSONValue {
-        tree.written.insert(object.objectID)
-        tree.path.insert(object.objectID)
-        defer { tree.path.remove(object.objectID) }
+        tree.enter(object.objectID)
+        defer { tree.leave(object.objectID) }
         var out = JSONValue.object(JSONObject(minimumCapacity: object.entity.attributeMappings.count))
         try writeAttributes(of: object, into: &out)
         for (slot, keyPath) in object.entity.relationshipMappings {
@@ -102,7 +95,7 @@ public struct ObjectExporter {
                 try set(value, at: keyPath, in: &out, object, relationship.name, isRelationship: true)
             } else {
                 var destinations = try ids.compactMap { try context.object(with: $0) }
-                if !relationship.isOrdered { destinations.sort(by: ObjectExporter.identityOrder) }
+                if !relationship.isOrdered { ObjectExporter.sortByIdentity(&destinations) }
                 var items: [JSONValue] = []
                 items.reserveCapacity(destinations.count)
                 for destination in destinations {
@@ -153,11 +146,11 @@ public struct ObjectExporter {
     func destinationForm(_ destination: ManagedObject, of relationship: RelationshipDescription, depth: Int,
                          tree: Tree) throws -> DestinationForm {
         if destination.entity.identityAttributeIndexes.isEmpty {
-            if tree.path.contains(destination.objectID) || depth >= options.maximumDepth { return .omitted }
+            if tree.isOnPath(destination.objectID) || depth >= options.maximumDepth { return .omitted }
             return .full
         }
         if destination.isPlaceholder || options.relationshipStyle == .identifiers || depth >= options.maximumDepth
-            || tree.written.contains(destination.objectID) {
+            || tree.hasWritten(destination.objectID) {
             let declared = context.model.entity(named: relationship.destinationEntity)
             if let declared, declared.identityAttributeIndexes != destination.entity.identityAttributeIndexes {
                 return .reference(try attributes(of: destination))
@@ -209,25 +202,25 @@ public struct ObjectExporter {
 
     /// The JSON of attribute `index`, or nil for no value.
     func attributeJSON(_ object: ManagedObject, _ index: Int) throws -> JSONValue? {
-        let attribute = object.entity.attributes[index]
         guard let value = object.values[index] else { return nil }
-        guard let name = attribute.transformerName else { return exportJSON(value, as: attribute.type) }
+        let entity = object.entity
+        guard let name = entity.attributeTransformerNames[index] else { return exportJSON(value, as: entity.attributeTypes[index]) }
         let transformer: JSONValueTransformer
         do {
             transformer = try context.bindings.transformers.transformer(named: name)
         } catch {
             let names = context.bindings.transformers.names
-            throw ExportError(.unknownName, objectID: object.objectID, property: attribute.name,
+            throw ExportError(.unknownName, objectID: object.objectID, property: entity.attributes[index].name,
                               message: "value transformer '\(name)' is not registered; registered: "
                                   + (names.isEmpty ? "none" : names.joined(separator: ", ")))
         }
-        guard transformer.isReversible else { return exportJSON(value, as: attribute.type) }
+        guard transformer.isReversible else { return exportJSON(value, as: entity.attributeTypes[index]) }
         do {
             let json = try transformer.reverseTransformedValue(value)
             if json.isNull { return Optional<JSONValue>.none }  // (a bare `nil` would be JSONValue.null)
             return json
         } catch let error as TransformError {
-            throw ExportError(.transformFailed, objectID: object.objectID, property: attribute.name,
+            throw ExportError(.transformFailed, objectID: object.objectID, property: entity.attributes[index].name,
                               message: "value transformer '\(name)' cannot reverse \(value): \(error.message)")
         }
     }
@@ -282,9 +275,30 @@ public struct ObjectExporter {
         }
     }
 
+    /// Sorts `objects` by ``identityOrder(_:_:)``: by insertion for the few destinations of
+    /// most to-manys (no buffer to allocate), else by the standard library's sort.
+    static func sortByIdentity(_ objects: inout [ManagedObject]) {
+        guard objects.count > 1 else { return }
+        guard objects.count <= 8 else {
+            objects.sort(by: identityOrder)
+            return
+        }
+        for i in 1..<objects.count {
+            var j = i
+            while j > 0, identityOrder(objects[j], objects[j - 1]) {
+                objects.swapAt(j, j - 1)
+                j -= 1
+            }
+        }
+    }
+
     /// Orders objects by identity values (numbers numerically, strings by UTF-8 bytes), then object ID.
     static func identityOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
-        for (i, j) in zip(a.entity.identityAttributeIndexes, b.entity.identityAttributeIndexes) {
+        let ai = a.entity.identityAttributeIndexes, bi = b.entity.identityAttributeIndexes
+        if ai.count == 1, bi.count == 1, case .integer(let x)? = a.values[ai[0]], case .integer(let y)? = b.values[bi[0]] {
+            return x != y ? x < y : a.objectID < b.objectID  // (the common case, without the loop)
+        }
+        for (i, j) in zip(ai, bi) {
             switch (a.values[i], b.values[j]) {
             case (nil, nil): continue
             case (nil, _): return true

@@ -5,14 +5,21 @@ extension ObjectContext {
     /// (``StoreSession/fetch(_:batchSize:_:)``), as ``fetch(_:)-(ObjectFetchRequest)`` would
     /// give them: registered instances as they are, objects deleted in the context left out.
     ///
-    /// After each batch, the objects registered while it ran (the batch and whatever `body`
-    /// faulted in) are unregistered again, so memory stays bounded by one batch; objects
+    /// After each batch its objects are unregistered again; the related objects `body`
+    /// faulted in stay registered for the next batches (the few publishers and powers of a
+    /// million characters are read once, not once per batch) while the call holds at most
+    /// `batchSize` of them, else they are dropped too. So memory stays bounded by two
+    /// batches; every object the call registered is dropped at its end, and objects
     /// registered before the call stay. `body` gets `true` when dropping is on: it is off
     /// (everything stays registered, as with a plain fetch) while the context holds inverse
     /// changes for unregistered objects, which registering applies and dropping would lose.
     /// - Throws: store errors; what `body` throws.
     func forEachBatch(of request: ResolvedFetchRequest, batchSize: Int,
                       _ body: (_ objects: [ManagedObject], _ drops: Bool) throws -> Void) throws {
+        epoch += 1
+        let callEpoch = epoch
+        let registeredBefore = registered.count
+        defer { if pendingUnregistered.isEmpty { dropObjects(registeredSince: callEpoch) } }
         try withSession { session in
             try session.fetch(request, batchSize: batchSize) { snapshots in
                 let drops = pendingUnregistered.isEmpty
@@ -24,9 +31,12 @@ extension ObjectContext {
                     let object = try register(snapshot)
                     if !object.isDeletedFlag { objects.append(object) }
                 }
+                epoch += 1  // what `body` faults in is told apart from the batch
                 try body(objects, drops)
                 objects = []
-                if drops { dropObjects(registeredSince: batchEpoch) }
+                guard drops else { return }
+                dropObjects(registeredSince: batchEpoch, before: batchEpoch + 1)
+                if registered.count - registeredBefore > batchSize { dropObjects(registeredSince: callEpoch) }
             }
         }
     }
@@ -42,11 +52,12 @@ extension ObjectContext {
         return try snapshots.map { try register($0) }
     }
 
-    /// Unregisters the objects registered at or after `epoch` that have no unsaved changes.
-    func dropObjects(registeredSince epoch: Int) {
+    /// Unregisters the objects registered at or after `epoch` (and before `end`) that have
+    /// no unsaved changes.
+    func dropObjects(registeredSince epoch: Int, before end: Int = .max) {
         var survivors = 0
         for object in registered.values {
-            if object.epoch >= epoch && !object.isInDirtyList { object.context = nil } else { survivors += 1 }
+            if object.epoch >= epoch && object.epoch < end && !object.isInDirtyList { object.context = nil } else { survivors += 1 }
         }
         if survivors == 0 {
             registered.removeAll(keepingCapacity: true)

@@ -42,6 +42,14 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
     /// `true` when every mapped key path is one key and none overlaps another: the exporter
     /// then writes the entity's objects straight as text (``ObjectExporter/emit(_:into:indent:index:)``).
     let exportsFlat: Bool
+    /// When ``exportsFlat``: the keys of ``attributeMappings`` then ``relationshipMappings``
+    /// as JSON string text (quoted, escaped as `JSONWriter` escapes without `\/`).
+    let flatExportKeys: [[UInt8]]
+    /// Whether a key of ``flatExportKeys`` holds a `/` (which a writer escaping slashes writes otherwise).
+    let flatExportKeysHoldSlash: Bool
+    /// By attribute position: its type and `JSONTransformerName` (read once, for the exporter).
+    let attributeTypes: [AttributeType]
+    let attributeTransformerNames: [String?]
 
     /// Whether a key path of `paths` is a prefix of (or equal to) another, keys compared by
     /// UTF-8 code units as JSON objects compare them.
@@ -77,6 +85,14 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
         self.mappedKeyPathsOverlap = ResolvedEntity.overlap(keyPaths)
         self.exportArrayShape = ExportArrayShape(keyPaths: keyPaths)
         self.exportsFlat = !mappedKeyPathsOverlap && exportArrayShape == nil && keyPaths.allSatisfy { $0.components.count == 1 }
+        self.flatExportKeys = !exportsFlat ? [] : keyPaths.map { keyPath in
+            var emitter = JSONEmitter(options: .compact)
+            emitter.appendString(keyPath.components[0].key)
+            return emitter.output
+        }
+        self.flatExportKeysHoldSlash = exportsFlat && keyPaths.contains { $0.components[0].key.utf8.contains(UInt8(ascii: "/")) }
+        self.attributeTypes = attributes.map(\.type)
+        self.attributeTransformerNames = attributes.map(\.transformerName)
         var ap: [String: Int] = [:]
         for (i, a) in attributes.enumerated() { ap[a.name] = i }
         var rp: [String: Int] = [:]
