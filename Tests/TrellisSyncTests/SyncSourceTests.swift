@@ -47,6 +47,21 @@ import TrellisTestSupport
         #expect(source.redactor.redact("id app-1 here") == "id *** here")
     }
 
+    /// A password written in the base URL is a secret like one read from the environment:
+    /// messages, checkpoints and `--status` show `user:***@`.
+    @Test func aPasswordInTheBaseURLIsASecret() throws {
+        for (written, password) in [("ghp_URLPASS", "ghp_URLPASS"), ("p%40ss%2Fw0rd", "p@ss/w0rd")] {
+            let text = Self.example.replacingOccurrences(of: "http://127.0.0.1:8080/parse/", with: "http://user:\(written)@127.0.0.1:8080/parse/")
+            let source = try read(text)
+            #expect(source.redactor.redact(source.client.baseURL.absoluteString) == "http://user:***@127.0.0.1:8080/parse/")
+            #expect(source.redactor.redact("page http://user:\(written)@127.0.0.1:8080/parse/classes/Hero: HTTP 500 \(password)")
+                    == "page http://user:***@127.0.0.1:8080/parse/classes/Hero: HTTP 500 ***")
+        }
+        // A user without a password has nothing to hide.
+        let plain = try read(Self.example.replacingOccurrences(of: "http://127.0.0.1:8080/parse/", with: "http://user@127.0.0.1:8080/parse/"))
+        #expect(plain.redactor.redact(plain.client.baseURL.absoluteString) == "http://user@127.0.0.1:8080/parse/")
+    }
+
     /// For a replay, which sends nothing: an unset variable reads as the value given, a set one as itself.
     @Test func anUnsetVariableReadsAsTheReplayValueWhenOneIsGiven() throws {
         let json = try JSONReader.parse(#"""

@@ -20,11 +20,18 @@ public struct SyncSource: Sendable {
     /// Replaces the secrets of this source by `***` in any text.
     public var redactor: Redactor
 
-    /// A source from its parts (values are used as given; nothing is a secret but `auth`'s).
+    /// A source from its parts (values are used as given; nothing is a secret but `auth`'s
+    /// and the password of the base URL's user information, `https://user:PASSWORD@host/`,
+    /// RFC 3986 §3.2.1, written in the file or not).
     public init(client: ClientConfiguration, resources: [ResourceConfiguration], secrets: [String] = []) {
         self.client = client
         self.resources = resources
-        self.redactor = Redactor(secrets: secrets + (client.auth?.secrets ?? []))
+        var all = secrets + (client.auth?.secrets ?? [])
+        if let components = URLComponents(url: client.baseURL, resolvingAgainstBaseURL: false) {
+            if let password = components.password, !password.isEmpty { all.append(password) }
+            if let encoded = components.percentEncodedPassword, !encoded.isEmpty { all.append(encoded) }
+        }
+        self.redactor = Redactor(secrets: all)
     }
 
     /// The resource named `name`, if any.
