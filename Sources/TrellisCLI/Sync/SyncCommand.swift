@@ -263,7 +263,7 @@ enum SyncCommand: LeafCommand {
         } else {
             guard FileManager.default.fileExists(atPath: storeURL.path) else { return nil }
             store = try StoreOpening.open(storeURL, path: storePath, model: file.model, readOnly: true, migrationPolicy: .inWriteTransactions,
-                                          busyTimeoutMilliseconds: arguments[CommonOptions.busyTimeout].milliseconds)
+                                          busyTimeoutMilliseconds: arguments[CommonOptions.busyTimeout].milliseconds, notes: environment.notes)
         }
         do {
             return OutboxStatus(source: source, model: file.model, rows: try store.outbox())
