@@ -51,14 +51,14 @@ import TrellisTestSupport
     /// messages, checkpoints and `--status` show `user:***@`.
     @Test func aPasswordInTheBaseURLIsASecret() throws {
         for (written, password) in [("ghp_URLPASS", "ghp_URLPASS"), ("p%40ss%2Fw0rd", "p@ss/w0rd")] {
-            let text = Self.example.replacingOccurrences(of: "http://127.0.0.1:8080/parse/", with: "http://user:\(written)@127.0.0.1:8080/parse/")
+            let text = Self.example.replacingOccurrences(of: "http://127.0.0.1:8080/parse\"", with: "http://user:\(written)@127.0.0.1:8080/parse\"")
             let source = try read(text)
             #expect(source.redactor.redact(source.client.baseURL.absoluteString) == "http://user:***@127.0.0.1:8080/parse/")
             #expect(source.redactor.redact("page http://user:\(written)@127.0.0.1:8080/parse/classes/Hero: HTTP 500 \(password)")
                     == "page http://user:***@127.0.0.1:8080/parse/classes/Hero: HTTP 500 ***")
         }
         // A user without a password has nothing to hide.
-        let plain = try read(Self.example.replacingOccurrences(of: "http://127.0.0.1:8080/parse/", with: "http://user@127.0.0.1:8080/parse/"))
+        let plain = try read(Self.example.replacingOccurrences(of: "http://127.0.0.1:8080/parse\"", with: "http://user@127.0.0.1:8080/parse\""))
         #expect(plain.redactor.redact(plain.client.baseURL.absoluteString) == "http://user@127.0.0.1:8080/parse/")
     }
 
