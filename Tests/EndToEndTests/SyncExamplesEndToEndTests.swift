@@ -117,6 +117,13 @@ import TrellisTestSupport
         #expect(try SQLiteShell.query(store, "SELECT login, id, _placeholder FROM User") == "octokit-fixture-user-a|1000|0")
         #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Issue JOIN User ON Issue.user = User._pk") == "13")
         #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Label") == "0")
+        // `--status` sends nothing either: it reads the checkpoint without the API's token.
+        let status = try TrellisProcess.run(["sync", "Examples/github/issues.source.json", "--status", "--store", "issues.sqlite"],
+                                            in: directory.url, launcher: ["/usr/bin/env", "-u", "GITHUB_TOKEN"])
+        #expect(status.status == 0)
+        #expect(status.stderr == "")
+        #expect(status.stdout.hasPrefix("issues"))
+        #expect(!status.stdout.contains("unset-in-replay"))
     }
 
     @Test func theParseExampleReplaysTypedDatesFilesAndPointers() throws {

@@ -121,8 +121,8 @@ enum SyncCommand: LeafCommand {
         if modelPath == nil, !arguments[status] {
             throw UsageError("missing option '--model <model>': the store \(storeName) does not exist yet, so it records no model")
         }
-        // A replay sends no request: the source's secrets may be unset (`${env:NYT_API_KEY}`).
-        let syncSource = try load(sourcePath, environment: environment, replaying: arguments[replay] != nil)
+        // A replay and `--status` send no request: the source's secrets may be unset (`${env:NYT_API_KEY}`).
+        let syncSource = try load(sourcePath, environment: environment, replaying: arguments[replay] != nil || arguments[status])
         if arguments[status] {
             let metadata: [String: String]
             if isPostgres {
