@@ -31,43 +31,9 @@ extension TrellisJSONDecoder {
         return try copy.withUnsafeBytes { buffer in try decode(type, fromBytes: buffer, at: keyPath) }
     }
 
-    func decode<T: Decodable>(_ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer, at keyPath: JSONKeyPath) throws -> T {
-        if let encoding = Self.nonUTF8Encoding(of: bytes) {
-            guard var text = String(bytes: bytes.dropFirst(encoding.byteOrderMarkLength), encoding: encoding.encoding) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: [], debugDescription: "The given data was not valid JSON. line 1, column 1: the input is not valid \(encoding.encoding) text"))
-            }
-            return try text.withUTF8 { utf8 in try decodeUTF8(type, fromBytes: UnsafeRawBufferPointer(utf8), at: keyPath) }
-        }
-        return try decodeUTF8(type, fromBytes: bytes, at: keyPath)
-    }
-
-    private func decodeUTF8<T: Decodable>(_ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer, at keyPath: JSONKeyPath) throws -> T {
-        let options = currentOptions()
-        let root: JSONValue
-        do {
-            root = try JSONReader.parseForCodable(bytes)
-        } catch {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: [], debugDescription: "The given data was not valid JSON. \(error.description)", underlyingError: error))
-        }
-        let state = CodableDecodingState(options: options)
-        let frame = CodableErrorLocator.Frame(rawKeys: keyPath.components.count)
-        do {
-            var value = root
-            var path = CodablePath.root
-            for component in keyPath.components {
-                (value, path) = try Self.step(into: value, component, path: path, state: state)
-            }
-            return try state.unwrap(value, as: T.self, path: path, key: nil)
-        } catch let error as DecodingError {
-            throw CodableErrorLocator.located(error, state: state, in: bytes, frame: frame)
-        }
-    }
-
     /// The value `component` names in `value` and the path to it, or the error a wrapper
     /// type's container would throw there.
-    private static func step(
+    static func step(
         into value: JSONValue, _ component: JSONKeyPath.Component, path: CodablePath, state: CodableDecodingState
     ) throws -> (JSONValue, CodablePath) {
         switch value {

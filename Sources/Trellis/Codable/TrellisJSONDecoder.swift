@@ -155,16 +155,18 @@ open class TrellisJSONDecoder: @unchecked Sendable {
         return body(&options)
     }
 
-    func decode<T: Decodable>(_ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer) throws -> T {
+    /// `type` decoded from `bytes` (any Unicode encoding JSON allows), from the value at
+    /// `keyPath` when one is given (see ``decode(_:from:at:)-(_,Data,_)``).
+    func decode<T: Decodable>(_ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer, at keyPath: JSONKeyPath? = nil) throws -> T {
         if let encoding = Self.nonUTF8Encoding(of: bytes) {
             // UTF-16 and UTF-32 input, as Foundation detects it (RFC 4627 §3), read as UTF-8.
             guard var text = String(bytes: bytes.dropFirst(encoding.byteOrderMarkLength), encoding: encoding.encoding) else {
                 throw DecodingError.dataCorrupted(DecodingError.Context(
                     codingPath: [], debugDescription: "The given data was not valid JSON. line 1, column 1: the input is not valid \(encoding.encoding) text"))
             }
-            return try text.withUTF8 { utf8 in try decodeUTF8(type, fromBytes: UnsafeRawBufferPointer(utf8)) }
+            return try text.withUTF8 { utf8 in try decodeUTF8(type, fromBytes: UnsafeRawBufferPointer(utf8), at: keyPath) }
         }
-        return try decodeUTF8(type, fromBytes: bytes)
+        return try decodeUTF8(type, fromBytes: bytes, at: keyPath)
     }
 
     /// The encoding of UTF-16 or UTF-32 JSON text (from a byte order mark, or from where
@@ -188,7 +190,7 @@ open class TrellisJSONDecoder: @unchecked Sendable {
         }
     }
 
-    func decodeUTF8<T: Decodable>(_ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer) throws -> T {
+    func decodeUTF8<T: Decodable>(_ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer, at keyPath: JSONKeyPath? = nil) throws -> T {
         let options = locked { $0 }
         let root: JSONValue
         do {
@@ -199,9 +201,15 @@ open class TrellisJSONDecoder: @unchecked Sendable {
         }
         let state = CodableDecodingState(options: options)
         do {
-            return try state.unwrap(root, as: T.self, path: .root, key: nil)
+            var value = root
+            var path = CodablePath.root
+            for component in keyPath?.components ?? [] {
+                (value, path) = try Self.step(into: value, component, path: path, state: state)
+            }
+            return try state.unwrap(value, as: T.self, path: path, key: nil)
         } catch let error as DecodingError {
-            throw CodableErrorLocator.located(error, state: state, in: bytes)
+            throw CodableErrorLocator.located(error, state: state, in: bytes,
+                                              frame: CodableErrorLocator.Frame(rawKeys: keyPath?.components.count ?? 0))
         }
     }
 }
