@@ -147,12 +147,7 @@ enum CodableErrorLocator {
                 skipWhitespace()
                 pos += 1  // ':'
                 skipWhitespace()
-                let converted: String
-                switch asWritten ? .useDefaultKeys : state.options.keyDecodingStrategy {
-                case .useDefaultKeys: converted = name
-                case .convertFromSnakeCase: converted = SnakeCaseKeys.fromSnakeCase(name)
-                case .custom(let convert): converted = convert(walked + [CodableKey(stringValue: name)]).stringValue
-                }
+                let converted = asWritten ? name : state.convertedKey(name, walked: walked)
                 if converted == key.stringValue { return name }
                 skipValue()
                 skipWhitespace()
