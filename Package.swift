@@ -19,14 +19,17 @@ let package = Package(
         // Core: JSON, key paths, transformers, object model, graph, import/export. No storage engine.
         .target(name: "Trellis", path: "Sources/Trellis"),
         // The system SQLite library (Debian: libsqlite3-dev; `Scripts/install-dependencies.sh`).
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // libxml2 (Debian: libxml2-dev), for Core Data model files.
-        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
-                       providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
+        .systemLibrary(
+            name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
         // libpq, PostgreSQL's client library (Debian: libpq-dev; `Scripts/install-dependencies.sh`).
-        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
-                       providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .systemLibrary(
+            name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         // The relational layout of a model shared by the SQL stores (names, storage rules,
         // which schema changes migrate); `package` API only, not a product.
         .target(name: "TrellisSQL", dependencies: ["Trellis"], path: "Sources/TrellisSQL"),
@@ -37,31 +40,42 @@ let package = Package(
         // Pulls REST APIs into a store: source files, HTTP (URLSession), paginators, Parse, checkpoints.
         .target(name: "TrellisSync", dependencies: ["Trellis"], path: "Sources/TrellisSync"),
         // Commands as a library, testable in-process.
-        .target(name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisSync", "TrellisPostgres"],
-                path: "Sources/TrellisCLI"),
+        .target(
+            name: "TrellisCLI", dependencies: ["Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisSync", "TrellisPostgres"],
+            path: "Sources/TrellisCLI"),
         // The Trellis JSON model format (read and write), with declarative bindings.
         .target(name: "TrellisModelFile", dependencies: ["Trellis", "CLibXML2"], path: "Sources/TrellisModelFile"),
         // `trellis`: @main only.
         .executableTarget(name: "trellis", dependencies: ["TrellisCLI"], path: "Sources/trellis"),
         // `trellis-bench`: the benchmark executable (run it with `-c release`).
-        .executableTarget(name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite", "CSQLite", "TrellisSync", "TrellisPostgres"],
-                          path: "Benchmarks/trellis-bench"),
+        .executableTarget(
+            name: "trellis-bench", dependencies: ["Trellis", "TrellisSQLite", "CSQLite", "TrellisSync", "TrellisPostgres"],
+            path: "Benchmarks/trellis-bench"),
         // Fixture lookup and helpers shared by the test targets (not a product).
-        .target(name: "TrellisTestSupport", dependencies: ["Trellis", "TrellisSQLite", "TrellisPostgres"],
-                path: "Sources/TrellisTestSupport"),
+        .target(
+            name: "TrellisTestSupport", dependencies: ["Trellis", "TrellisSQLite", "TrellisPostgres"],
+            path: "Sources/TrellisTestSupport"),
         .testTarget(name: "TrellisTests", dependencies: ["Trellis", "TrellisTestSupport"], path: "Tests/TrellisTests"),
-        .testTarget(name: "TrellisSQLiteTests", dependencies: ["TrellisSQLite", "TrellisSQL", "TrellisTestSupport"],
-                    path: "Tests/TrellisSQLiteTests"),
-        .testTarget(name: "TrellisPostgresTests", dependencies: ["TrellisPostgres", "TrellisTestSupport"],
-                    path: "Tests/TrellisPostgresTests"),
-        .testTarget(name: "TrellisModelFileTests", dependencies: ["TrellisModelFile", "Trellis", "TrellisTestSupport"],
-                    path: "Tests/TrellisModelFileTests"),
-        .testTarget(name: "TrellisSyncTests", dependencies: ["TrellisSync", "Trellis", "TrellisSQLite", "TrellisModelFile", "TrellisTestSupport"],
-                    path: "Tests/TrellisSyncTests", exclude: ["Servers"]),
-        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
-                    path: "Tests/TrellisCLITests"),
+        .testTarget(
+            name: "TrellisSQLiteTests", dependencies: ["TrellisSQLite", "TrellisSQL", "TrellisTestSupport"],
+            path: "Tests/TrellisSQLiteTests"),
+        .testTarget(
+            name: "TrellisPostgresTests", dependencies: ["TrellisPostgres", "TrellisTestSupport"],
+            path: "Tests/TrellisPostgresTests"),
+        .testTarget(
+            name: "TrellisModelFileTests", dependencies: ["TrellisModelFile", "Trellis", "TrellisTestSupport"],
+            path: "Tests/TrellisModelFileTests"),
+        .testTarget(
+            name: "TrellisSyncTests", dependencies: ["TrellisSync", "Trellis", "TrellisSQLite", "TrellisModelFile", "TrellisTestSupport"],
+            path: "Tests/TrellisSyncTests", exclude: ["Servers"]),
+        .testTarget(
+            name: "TrellisCLITests", dependencies: ["TrellisCLI", "Trellis", "TrellisTestSupport"],
+            path: "Tests/TrellisCLITests"),
         // Runs the built `trellis` and `trellis-bench` binaries (the dependencies make `swift test` build them first).
-        .testTarget(name: "EndToEndTests", dependencies: ["trellis", "trellis-bench", "Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisPostgres", "TrellisTestSupport"], path: "Tests/EndToEndTests"),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["trellis", "trellis-bench", "Trellis", "TrellisModelFile", "TrellisSQLite", "TrellisPostgres", "TrellisTestSupport"],
+            path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -86,7 +100,8 @@ if Context.environment["TRELLIS_FUZZ"] != nil {
         ("http-response", ["Trellis", "TrellisSync"]),
     ]
     for target in fuzzTargets {
-        package.targets.append(.executableTarget(
-            name: "fuzz-\(target.name)", dependencies: target.dependencies + ["FuzzSupport"], path: "Fuzz/\(target.name)"))
+        package.targets.append(
+            .executableTarget(
+                name: "fuzz-\(target.name)", dependencies: target.dependencies + ["FuzzSupport"], path: "Fuzz/\(target.name)"))
     }
 }

@@ -78,7 +78,7 @@ enum Bench {
     /// reflects live memory before a peak measurement.
     static func trimHeap() {
         #if os(Linux)
-        _ = mallocTrim(0)
+            _ = mallocTrim(0)
         #endif
     }
 
@@ -99,7 +99,7 @@ enum Bench {
 }
 
 #if os(Linux)
-/// glibc's `int malloc_trim(size_t pad)` (not exported by the Glibc module).
-@_silgen_name("malloc_trim")
-func mallocTrim(_ pad: Int) -> Int32
+    /// glibc's `int malloc_trim(size_t pad)` (not exported by the Glibc module).
+    @_silgen_name("malloc_trim")
+    func mallocTrim(_ pad: Int) -> Int32
 #endif

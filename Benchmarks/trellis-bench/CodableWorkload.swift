@@ -1,3 +1,6 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase, IdentifiersMustBeASCII
+// (the Codable types mirror JSON keys as written: snake_case, non-ASCII, leading underscores)
+
 import Foundation
 import Trellis
 
@@ -62,15 +65,17 @@ enum CodableWorkload {
             let foundationPeak = try childPeakRSS(side: "foundation", file: characters)
             let trellisPeak = try childPeakRSS(side: "trellis", file: characters)
             let peakRatio = Double(trellisPeak) / Double(foundationPeak)
-            print("  decode peak RSS, characters (\(Bench.format(Bench.megabytes(people.count))) MB, own process each): "
-                + "Foundation \(Bench.format(Bench.megabytes(foundationPeak))) MB, Trellis \(Bench.format(Bench.megabytes(trellisPeak))) MB, "
-                + "ratio \(Bench.format(peakRatio, 2))")
+            print(
+                "  decode peak RSS, characters (\(Bench.format(Bench.megabytes(people.count))) MB, own process each): "
+                    + "Foundation \(Bench.format(Bench.megabytes(foundationPeak))) MB, Trellis \(Bench.format(Bench.megabytes(trellisPeak))) MB, "
+                    + "ratio \(Bench.format(peakRatio, 2))")
             if json {
                 func object(_ pairs: [(String, Double)]) -> String {
                     "{" + pairs.map { "\"\($0.0)\":\(Bench.format($0.1, 2))" }.joined(separator: ",") + "}"
                 }
-                print("{\"workload\":\"codable\",\"decode_ratio\":\(object(decodeRatios)),\"encode_ratio\":\(object(encodeRatios)),"
-                    + "\"decode_peak_ratio\":\(Bench.format(peakRatio, 2))}")
+                print(
+                    "{\"workload\":\"codable\",\"decode_ratio\":\(object(decodeRatios)),\"encode_ratio\":\(object(encodeRatios)),"
+                        + "\"decode_peak_ratio\":\(Bench.format(peakRatio, 2))}")
             }
             return 0
         } catch {
@@ -91,8 +96,8 @@ enum CodableWorkload {
     static func measure<T: Codable>(_ name: String, _ type: T.Type, _ data: Data, runs: Int) throws -> (decode: Double, encode: Double) {
         let (foundationDecoder, trellisDecoder) = decoders()
         var value: T?
-        let foundationDecode = try Bench.measure(runs: runs, reset: { value = nil }) { value = try foundationDecoder.decode(T.self, from: data) }
-        let trellisDecode = try Bench.measure(runs: runs, reset: { value = nil }) { value = try trellisDecoder.decode(T.self, from: data) }
+        let foundationDecode = try Bench.measure(runs: runs, reset: { value = nil }, { value = try foundationDecoder.decode(T.self, from: data) })
+        let trellisDecode = try Bench.measure(runs: runs, reset: { value = nil }, { value = try trellisDecoder.decode(T.self, from: data) })
         guard let decoded = value else { throw MappingBenchError(message: "\(name): nothing decoded") }
         let foundationEncoder = JSONEncoder()
         foundationEncoder.outputFormatting = .sortedKeys
@@ -109,8 +114,10 @@ enum CodableWorkload {
         let encodeRatio = Bench.figures(foundationEncode).best / Bench.figures(trellisEncode).best
         let megabytes = Bench.megabytes(data.count)
         func line(_ label: String, _ f: Bench.Timing, _ tr: Bench.Timing, _ ratio: Double) {
-            print("  \(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(label): Foundation \(Bench.format(Bench.figures(f).best, 4)) s, "
-                + "Trellis \(Bench.format(Bench.figures(tr).best, 4)) s (\(Bench.format(megabytes / Bench.figures(tr).best)) MB/s), ratio \(Bench.format(ratio, 2))")
+            print(
+                "  \(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(label): Foundation \(Bench.format(Bench.figures(f).best, 4)) s, "
+                    + "Trellis \(Bench.format(Bench.figures(tr).best, 4)) s (\(Bench.format(megabytes / Bench.figures(tr).best)) MB/s), ratio \(Bench.format(ratio, 2))"
+            )
         }
         line("decode", foundationDecode, trellisDecode, decodeRatio)
         line("encode", foundationEncode, trellisEncode, encodeRatio)
@@ -154,11 +161,13 @@ enum CodableWorkload {
             let seconds = Date().timeIntervalSince(start)
             let peak = Bench.megabytes(Bench.peakRSS())
             let bytes = elements.totalBytes ?? elements.bytesConsumed
-            print("codable --stream: \(count) elements (\(powers) powers), \(Bench.format(Bench.megabytes(bytes))) MB in "
-                + "\(Bench.format(seconds, 2)) s, peak RSS \(Bench.format(peak)) MB")
+            print(
+                "codable --stream: \(count) elements (\(powers) powers), \(Bench.format(Bench.megabytes(bytes))) MB in "
+                    + "\(Bench.format(seconds, 2)) s, peak RSS \(Bench.format(peak)) MB")
             if json {
-                print("{\"workload\":\"codable-stream\",\"elements\":\(count),\"bytes\":\(bytes),\"seconds\":\(Bench.format(seconds, 2)),"
-                    + "\"peak_rss_mb\":\(Bench.format(peak))}")
+                print(
+                    "{\"workload\":\"codable-stream\",\"elements\":\(count),\"bytes\":\(bytes),\"seconds\":\(Bench.format(seconds, 2)),"
+                        + "\"peak_rss_mb\":\(Bench.format(peak))}")
             }
             return 0
         } catch {

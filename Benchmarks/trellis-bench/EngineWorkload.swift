@@ -50,8 +50,10 @@ enum EngineWorkload {
             for (previous, current) in zip(results, results.dropFirst()) {
                 let sizeRatio = Double(current.1) / Double(previous.1)
                 let timeRatio = current.2 / previous.2
-                print(String(format: "linearity %@ vs %@: %.1f× records, %.1f× CPU time (%.2f per record)",
-                             current.0, previous.0, sizeRatio, timeRatio, timeRatio / sizeRatio))
+                print(
+                    String(
+                        format: "linearity %@ vs %@: %.1f× records, %.1f× CPU time (%.2f per record)",
+                        current.0, previous.0, sizeRatio, timeRatio, timeRatio / sizeRatio))
             }
             return 0
         } catch {
@@ -73,15 +75,21 @@ enum EngineWorkload {
         return try ObjectModel(entities: [
             EntityDescription(
                 name: "Character",
-                attributes: [attribute("id", .integer64, "id"), attribute("name", .string, "name"),
-                             attribute("realName", .string, "real_name"), AttributeDescription(name: "createdAt", type: .date,
-                                                  userInfo: ["JSONKeyPath": "created_at", "JSONTransformerName": "iso8601"]),
-                             attribute("rating", .double, "rating"), attribute("active", .boolean, "active")],
+                attributes: [
+                    attribute("id", .integer64, "id"), attribute("name", .string, "name"),
+                    attribute("realName", .string, "real_name"),
+                    AttributeDescription(
+                        name: "createdAt", type: .date,
+                        userInfo: ["JSONKeyPath": "created_at", "JSONTransformerName": "iso8601"]),
+                    attribute("rating", .double, "rating"), attribute("active", .boolean, "active"),
+                ],
                 relationships: [
-                    RelationshipDescription(name: "powers", destinationEntity: "Power", inverseName: "characters", isToMany: true,
-                                            userInfo: ["JSONKeyPath": "powers"]),
-                    RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
-                                            userInfo: ["JSONKeyPath": "publisher"]),
+                    RelationshipDescription(
+                        name: "powers", destinationEntity: "Power", inverseName: "characters", isToMany: true,
+                        userInfo: ["JSONKeyPath": "powers"]),
+                    RelationshipDescription(
+                        name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
+                        userInfo: ["JSONKeyPath": "publisher"]),
                 ],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(
@@ -102,17 +110,24 @@ enum EngineWorkload {
         var options = ImportOptions()
         options.batchSize = batchSize
         options.reportsObjectIDs = false
-        let start = DispatchTime.now().uptimeNanoseconds, cpuStart = cpuTime()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = cpuTime()
         let first = try context.importObjects(from: .array(records), entity: "Character", options: options)
-        let middle = DispatchTime.now().uptimeNanoseconds, cpuMiddle = cpuTime()
+        let middle = DispatchTime.now().uptimeNanoseconds
+        let cpuMiddle = cpuTime()
         let second = try context.importObjects(from: .array(records), entity: "Character", options: options)
-        let end = DispatchTime.now().uptimeNanoseconds, cpuEnd = cpuTime()
-        let t1 = Double(middle - start) / 1e9, t2 = Double(end - middle) / 1e9
-        let c1 = cpuMiddle - cpuStart, c2 = cpuEnd - cpuMiddle
+        let end = DispatchTime.now().uptimeNanoseconds
+        let cpuEnd = cpuTime()
+        let t1 = Double(middle - start) / 1e9
+        let t2 = Double(end - middle) / 1e9
+        let c1 = cpuMiddle - cpuStart
+        let c2 = cpuEnd - cpuMiddle
         let n = Double(records.count)
-        print(String(format: "%@: import %.3f s wall, %.3f s CPU (%.0f records/s by CPU, %.2f µs/record); "
-                        + "re-import unchanged %.3f s wall, %.3f s CPU (%.0f records/s, %.2f µs/record)",
-                     label, t1, c1, n / c1, c1 * 1e6 / n, t2, c2, n / c2, c2 * 1e6 / n))
+        print(
+            String(
+                format: "%@: import %.3f s wall, %.3f s CPU (%.0f records/s by CPU, %.2f µs/record); "
+                    + "re-import unchanged %.3f s wall, %.3f s CPU (%.0f records/s, %.2f µs/record)",
+                label, t1, c1, n / c1, c1 * 1e6 / n, t2, c2, n / c2, c2 * 1e6 / n))
         print("  first: Character \(first.counts(for: "Character")); Power \(first.counts(for: "Power")); Publisher \(first.counts(for: "Publisher"))")
         print("  again: Character \(second.counts(for: "Character")); objects stored: \(store.objectCount)")
         return (label, records.count, c1)
@@ -154,7 +169,7 @@ struct CharacterGenerator {
     private static let last = ["Wayne", "Kent", "Prince", "Parker", "Stark", "Romanoff", "Wilson", "Grey"]
 
     private mutating func random() -> UInt64 {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return state >> 33
     }
 
@@ -167,8 +182,9 @@ struct CharacterGenerator {
             if used.insert(p).inserted { powers.append(["id": .string(String(p)), "name": .string("Power \(p)")]) }
         }
         let publisher = random() % 50 + 1
-        let date = String(format: "20%02d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(random() % 20) + 5, Int(random() % 12) + 1,
-                          Int(random() % 28) + 1, Int(random() % 24), Int(random() % 60), Int(random() % 60), Int(random() % 1000))
+        let date = String(
+            format: "20%02d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(random() % 20) + 5, Int(random() % 12) + 1,
+            Int(random() % 28) + 1, Int(random() % 24), Int(random() % 60), Int(random() % 60), Int(random() % 1000))
         var object = JSONObject()
         object["id"] = .string(String(i + 1))
         object["name"] = .string("Hero \(i + 1)")

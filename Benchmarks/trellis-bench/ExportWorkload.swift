@@ -81,7 +81,8 @@ enum ExportWorkload {
             let childrenBefore = childrenCPUTime()
             floors.append(try sqlite3JSON(path, to: floorOutput))
             floorCPU.append(childrenCPUTime() - childrenBefore)
-            let start = DispatchTime.now().uptimeNanoseconds, cpuStart = Bench.processCPUTime()
+            let start = DispatchTime.now().uptimeNanoseconds
+            let cpuStart = Bench.processCPUTime()
             (exported, bytes) = try export(path, to: output, batchSize: batchSize)
             exports.append(seconds(since: start))
             exportCPU.append(Bench.processCPUTime() - cpuStart)
@@ -89,16 +90,21 @@ enum ExportWorkload {
         }
         let peak = Bench.megabytes(Bench.peakRSS())
         let floorBytes = (try? FileManager.default.attributesOfItem(atPath: floorOutput.path)[.size] as? Int) ?? 0
-        let s = ImportWorkload.median(exports), q = ImportWorkload.median(floors)
-        print("trellis export (streamed, batches of \(batchSize)): \(Bench.format(s, 3)) s, \(bytes) bytes, "
-              + "peak RSS \(Bench.format(peak)) MB (goal ≤ \(count > 100_000 ? 80 : 60))")
+        let s = ImportWorkload.median(exports)
+        let q = ImportWorkload.median(floors)
+        print(
+            "trellis export (streamed, batches of \(batchSize)): \(Bench.format(s, 3)) s, \(bytes) bytes, "
+                + "peak RSS \(Bench.format(peak)) MB (goal ≤ \(count > 100_000 ? 80 : 60))")
         print("sqlite3 -json of the Character table:  \(Bench.format(q, 3)) s, \(floorBytes) bytes; ratio \(Bench.format(s / q, 2)) (goal ≤ 3)")
         print("medians of \(runs) runs; runs: export \(exports.map { Bench.format($0, 3) }) sqlite3 \(floors.map { Bench.format($0, 3) })")
-        let cs = ImportWorkload.median(exportCPU), cq = ImportWorkload.median(floorCPU)
+        let cs = ImportWorkload.median(exportCPU)
+        let cq = ImportWorkload.median(floorCPU)
         print("CPU seconds (medians): export \(Bench.format(cs, 3)), sqlite3 \(Bench.format(cq, 3)); ratio \(Bench.format(cs / cq, 2))")
         if json {
-            print(String(format: #"{"workload":"export","objects":%d,"seconds":%.4f,"peak_rss_mb":%.1f,"sqlite3_json_s":%.4f}"#,
-                         exported, s, peak, q))
+            print(
+                String(
+                    format: #"{"workload":"export","objects":%d,"seconds":%.4f,"peak_rss_mb":%.1f,"sqlite3_json_s":%.4f}"#,
+                    exported, s, peak, q))
         }
         return 0
     }
@@ -133,7 +139,8 @@ enum ExportWorkload {
         let store = try SQLiteStore(path: path, model: try EngineWorkload.model())
         var bytes = 0
         let count = try ObjectExporter(context: ObjectContext(store: store)).write(
-            ObjectFetchRequest(entity: "Character"), as: .array(.compact), batchSize: batchSize) { data in
+            ObjectFetchRequest(entity: "Character"), as: .array(.compact), batchSize: batchSize
+        ) { data in
             try handle.write(contentsOf: data)
             bytes += data.count
         }

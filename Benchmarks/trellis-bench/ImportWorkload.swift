@@ -99,34 +99,43 @@ enum ImportWorkload {
             cpu = Bench.threadCPUTime()
             second.append(try seconds { report2 = try reimport(characters, store, options) })
             secondCPU.append(Bench.threadCPUTime() - cpu)
-            let c1 = report1.counts(for: "Character"), c2 = report2.counts(for: "Character")
+            let c1 = report1.counts(for: "Character")
+            let c2 = report2.counts(for: "Character")
             records = c1.inserted
             guard c2.unchanged == records else {
                 throw BenchFailure("re-import was not all unchanged: \(c2)")
             }
-            counts = "Character \(c1), Power \(report1.counts(for: "Power")), Publisher \(report1.counts(for: "Publisher")); "
+            counts =
+                "Character \(c1), Power \(report1.counts(for: "Power")), Publisher \(report1.counts(for: "Publisher")); "
                 + "again: Character \(c2)"
         }
         let peak = Bench.megabytes(Bench.peakRSS())
 
-        let t = median(first), r = median(second)
+        let t = median(first)
+        let r = median(second)
         print("records: \(records) (\(counts))")
-        print("Trellis CPU seconds (this thread): import \(Bench.format(median(firstCPU), 3)) s, re-import \(Bench.format(median(secondCPU), 3)) s; "
-            + "runs \(firstCPU.map { Bench.format($0, 3) }) / \(secondCPU.map { Bench.format($0, 3) })")
+        print(
+            "Trellis CPU seconds (this thread): import \(Bench.format(median(firstCPU), 3)) s, re-import \(Bench.format(median(secondCPU), 3)) s; "
+                + "runs \(firstCPU.map { Bench.format($0, 3) }) / \(secondCPU.map { Bench.format($0, 3) })")
         guard floorRuns else {
             print("Trellis import \(Bench.format(t, 3)) s, re-import \(Bench.format(r, 3)) s (wall); peak RSS \(Bench.format(peak)) MB; no floor run")
             return 0
         }
-        let f = median(floorFirst), f2 = median(floorSecond)
+        let f = median(floorFirst)
+        let f2 = median(floorSecond)
         print("C floor (sqlite_bench.c, WAL, one transaction): pass 1 \(Bench.format(f, 3)) s, pass 2 \(Bench.format(f2, 3)) s")
         print("Trellis import (parse + import + SQLite):       \(Bench.format(t, 3)) s  ratio \(Bench.format(t / f, 2)) (goal ≤ 1.5)")
         print("Trellis re-import, all unchanged:               \(Bench.format(r, 3)) s  ratio \(Bench.format(r / f2, 2)) (goal ≤ 0.6)")
         print("peak RSS of the Trellis imports: \(Bench.format(peak)) MB (goal ≤ 200)")
-        print("medians of \(runs) runs; runs: trellis \(first.map { Bench.format($0, 3) }) re-import \(second.map { Bench.format($0, 3) }) "
-            + "floor \(floorFirst.map { Bench.format($0, 3) }) / \(floorSecond.map { Bench.format($0, 3) })")
+        print(
+            "medians of \(runs) runs; runs: trellis \(first.map { Bench.format($0, 3) }) re-import \(second.map { Bench.format($0, 3) }) "
+                + "floor \(floorFirst.map { Bench.format($0, 3) }) / \(floorSecond.map { Bench.format($0, 3) })")
         if json {
-            print(String(format: #"{"workload":"import","records":%d,"trellis_s":%.4f,"floor_s":%.4f,"ratio":%.3f,"reimport_s":%.4f,"reimport_ratio":%.3f,"peak_rss_mb":%.1f}"#,
-                         records, t, f, t / f, r, r / f2, peak))
+            print(
+                String(
+                    format:
+                        #"{"workload":"import","records":%d,"trellis_s":%.4f,"floor_s":%.4f,"ratio":%.3f,"reimport_s":%.4f,"reimport_ratio":%.3f,"peak_rss_mb":%.1f}"#,
+                    records, t, f, t / f, r, r / f2, peak))
         }
         return 0
     }

@@ -76,7 +76,11 @@ struct CodableCharacter: Codable {
     let active: Bool
 
     enum CodingKeys: String, CodingKey {
-        case id, name, realName = "real_name", powers, publisher, createdAt = "created_at", rating, active
+        case id, name
+        case realName = "real_name"
+        case powers, publisher
+        case createdAt = "created_at"
+        case rating, active
     }
 }
 
@@ -91,7 +95,11 @@ struct CodableCharacterStringDate: Codable {
     let active: Bool
 
     enum CodingKeys: String, CodingKey {
-        case id, name, realName = "real_name", powers, publisher, createdAt = "created_at", rating, active
+        case id, name
+        case realName = "real_name"
+        case powers, publisher
+        case createdAt = "created_at"
+        case rating, active
     }
 }
 
@@ -117,8 +125,9 @@ func runMappingBenchmark(arguments: [String]) throws {
     }
     let candidates = path.map { [$0] } ?? ["Benchmarks/data/characters.json", "/tmp/characters.json"]
     guard let file = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-        throw MappingBenchError(message: "no characters file at \(candidates.joined(separator: " or ")); "
-            + "generate one: python3 /work/shared/bench/gen_characters.py 100000 /tmp/characters.json")
+        throw MappingBenchError(
+            message: "no characters file at \(candidates.joined(separator: " or ")); "
+                + "generate one: python3 /work/shared/bench/gen_characters.py 100000 /tmp/characters.json")
     }
     let data = try Data(contentsOf: URL(fileURLWithPath: file))
     let megabytes = Double(data.count) / 1_000_000
@@ -134,11 +143,12 @@ func runMappingBenchmark(arguments: [String]) throws {
     var trellisSum = 0
     let trellis = try Bench.measure(runs: runs) {
         let characters = try [MappedCharacter](jsonData: data)
-        trellisSum = checksum(characters.count, characters.reduce(0) { $0 + $1.powers.count },
-                              characters.last?.createdAt, characters.last?.publisher?.name)
+        trellisSum = checksum(
+            characters.count, characters.reduce(0) { $0 + $1.powers.count },
+            characters.last?.createdAt, characters.last?.publisher?.name)
     }
     var parsed: JSONValue = .null
-    let parseOnly = try Bench.measure(runs: runs, reset: { parsed = .null }) { parsed = try JSONReader.parse(data) }
+    let parseOnly = try Bench.measure(runs: runs, reset: { parsed = .null }, { parsed = try JSONReader.parse(data) })
     var mapSum = 0
     let mapOnly = try Bench.measure(runs: runs) {
         let characters = try [MappedCharacter](json: parsed)
@@ -155,8 +165,9 @@ func runMappingBenchmark(arguments: [String]) throws {
             return try style.parse(text)
         }
         let characters = try decoder.decode([CodableCharacter].self, from: data)
-        codableSum = checksum(characters.count, characters.reduce(0) { $0 + $1.powers.count },
-                              characters.last?.createdAt, characters.last?.publisher?.name)
+        codableSum = checksum(
+            characters.count, characters.reduce(0) { $0 + $1.powers.count },
+            characters.last?.createdAt, characters.last?.publisher?.name)
     }
     var stringDateCount = 0
     let codableStrings = try Bench.measure(runs: runs) {
@@ -169,18 +180,20 @@ func runMappingBenchmark(arguments: [String]) throws {
     print("  " + "".padding(toLength: 46, withPad: " ", startingAt: 0) + "wall best / median        CPU best / median")
     func line(_ label: String, _ t: Bench.Timing) {
         let padded = label.padding(toLength: 46, withPad: " ", startingAt: 0)
-        print("  \(padded)\(Bench.format(t.best, 3)) / \(Bench.format(t.median, 3)) s \(Bench.format(megabytes / t.median)) MB/s"
-            + "   \(Bench.format(t.cpuBest, 3)) / \(Bench.format(t.cpuMedian, 3)) s \(Bench.format(megabytes / t.cpuMedian)) MB/s")
+        print(
+            "  \(padded)\(Bench.format(t.best, 3)) / \(Bench.format(t.median, 3)) s \(Bench.format(megabytes / t.median)) MB/s"
+                + "   \(Bench.format(t.cpuBest, 3)) / \(Bench.format(t.cpuMedian, 3)) s \(Bench.format(megabytes / t.cpuMedian)) MB/s")
     }
     line("Trellis: JSONReader + [MappedCharacter]", trellis)
     line("  JSONReader.parse alone", parseOnly)
     line("  mapping a parsed JSONValue (tree kept)", mapOnly)
     line("JSONDecoder [CodableCharacter] (Date)", codable)
     line("JSONDecoder [CodableCharacter] (String date)", codableStrings)
-    print("  JSONDecoder (Date) / Trellis, median: wall \(Bench.format(codable.median / trellis.median, 2))x, "
-        + "CPU \(Bench.format(codable.cpuMedian / trellis.cpuMedian, 2))x; "
-        + "JSONDecoder (String date) / Trellis: wall \(Bench.format(codableStrings.median / trellis.median, 2))x, "
-        + "CPU \(Bench.format(codableStrings.cpuMedian / trellis.cpuMedian, 2))x")
+    print(
+        "  JSONDecoder (Date) / Trellis, median: wall \(Bench.format(codable.median / trellis.median, 2))x, "
+            + "CPU \(Bench.format(codable.cpuMedian / trellis.cpuMedian, 2))x; "
+            + "JSONDecoder (String date) / Trellis: wall \(Bench.format(codableStrings.median / trellis.median, 2))x, "
+            + "CPU \(Bench.format(codableStrings.cpuMedian / trellis.cpuMedian, 2))x")
 }
 
 /// A checksum of what a run produced (count, powers, last date in ms, last publisher).

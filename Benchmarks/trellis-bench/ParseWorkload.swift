@@ -104,7 +104,9 @@ enum ParseWorkload {
             }
         }
         if json, let last {
-            print(#"{"workload":"parse","ratio_vs_jsonserialization":\#(Bench.format(last.ratio, 2)),"mb_per_s":\#(Bench.format(last.mbPerSecond(Bench.figures(last.trellis).best), 1)),"peak_rss_mb":\#(Bench.format(Bench.megabytes(last.peakRSS), 1)),"writer_ratio_vs_jsonserialization":\#(Bench.format(last.writerRatio, 2))}"#)
+            print(
+                #"{"workload":"parse","ratio_vs_jsonserialization":\#(Bench.format(last.ratio, 2)),"mb_per_s":\#(Bench.format(last.mbPerSecond(Bench.figures(last.trellis).best), 1)),"peak_rss_mb":\#(Bench.format(Bench.megabytes(last.peakRSS), 1)),"writer_ratio_vs_jsonserialization":\#(Bench.format(last.writerRatio, 2))}"#
+            )
         }
         return 0
     }
@@ -117,14 +119,18 @@ enum ParseWorkload {
         var value = try JSONReader.parse(data)
         let peak = Bench.peakRSS()
         // Then Trellis' timings, before JSONSerialization has touched the heap.
-        let trellis = try Bench.measure(runs: runs, reset: { value = .null }) {
-            value = try JSONReader.parse(data)
-        }
+        let trellis = try Bench.measure(
+            runs: runs, reset: { value = .null },
+            {
+                value = try JSONReader.parse(data)
+            })
 
         var foundationObject: Any = NSNull()
-        let foundation = try Bench.measure(runs: runs, reset: { foundationObject = NSNull() }) {
-            foundationObject = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        }
+        let foundation = try Bench.measure(
+            runs: runs, reset: { foundationObject = NSNull() },
+            {
+                foundationObject = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            })
 
         var outputBytes = 0
         let writer = try Bench.measure(runs: runs) {
@@ -141,14 +147,22 @@ enum ParseWorkload {
     static func report(_ f: Figures) {
         let name = (f.file as NSString).lastPathComponent
         let clock = Bench.useCPUClock ? "cpu" : "wall"
-        let trellis = Bench.figures(f.trellis), foundation = Bench.figures(f.foundation)
-        let writer = Bench.figures(f.writer), foundationWriter = Bench.figures(f.foundationWriter)
+        let trellis = Bench.figures(f.trellis)
+        let foundation = Bench.figures(f.foundation)
+        let writer = Bench.figures(f.writer)
+        let foundationWriter = Bench.figures(f.foundationWriter)
         print("\(name) (\(Bench.format(Bench.megabytes(f.bytes), 2)) MB, \(clock) clock)")
-        print("  reader  Trellis \(Bench.format(f.mbPerSecond(trellis.best))) MB/s best, \(Bench.format(f.mbPerSecond(trellis.median))) MB/s median"
-            + " | JSONSerialization \(Bench.format(f.mbPerSecond(foundation.best))) best, \(Bench.format(f.mbPerSecond(foundation.median))) median"
-            + " | ratio \(Bench.format(f.ratio, 2))x best, \(Bench.format(f.medianRatio, 2))x median (\(otherClock) clock: \(Bench.format(otherRatio(f.foundation, f.trellis), 2))x best)")
-        print("  memory  peak RSS \(Bench.format(Bench.megabytes(f.peakRSS))) MB during Trellis parse (RSS before \(Bench.format(Bench.megabytes(f.rssBefore))) MB, input \(Bench.format(Bench.megabytes(f.bytes))) MB; peak/input \(Bench.format(Double(f.peakRSS) / Double(f.bytes), 2))x, growth/input \(Bench.format(Double(f.peakRSS - f.rssBefore) / Double(f.bytes), 2))x)")
-        print("  writer  Trellis \(Bench.format(f.mbPerSecond(writer.best))) MB/s best, \(Bench.format(f.mbPerSecond(writer.median))) median | JSONSerialization \(Bench.format(f.mbPerSecond(foundationWriter.best))) best, \(Bench.format(f.mbPerSecond(foundationWriter.median))) median | ratio \(Bench.format(f.writerRatio, 2))x best, \(Bench.format(f.writerMedianRatio, 2))x median (\(otherClock) clock: \(Bench.format(otherRatio(f.foundationWriter, f.writer), 2))x best)")
+        print(
+            "  reader  Trellis \(Bench.format(f.mbPerSecond(trellis.best))) MB/s best, \(Bench.format(f.mbPerSecond(trellis.median))) MB/s median"
+                + " | JSONSerialization \(Bench.format(f.mbPerSecond(foundation.best))) best, \(Bench.format(f.mbPerSecond(foundation.median))) median"
+                + " | ratio \(Bench.format(f.ratio, 2))x best, \(Bench.format(f.medianRatio, 2))x median (\(otherClock) clock: \(Bench.format(otherRatio(f.foundation, f.trellis), 2))x best)"
+        )
+        print(
+            "  memory  peak RSS \(Bench.format(Bench.megabytes(f.peakRSS))) MB during Trellis parse (RSS before \(Bench.format(Bench.megabytes(f.rssBefore))) MB, input \(Bench.format(Bench.megabytes(f.bytes))) MB; peak/input \(Bench.format(Double(f.peakRSS) / Double(f.bytes), 2))x, growth/input \(Bench.format(Double(f.peakRSS - f.rssBefore) / Double(f.bytes), 2))x)"
+        )
+        print(
+            "  writer  Trellis \(Bench.format(f.mbPerSecond(writer.best))) MB/s best, \(Bench.format(f.mbPerSecond(writer.median))) median | JSONSerialization \(Bench.format(f.mbPerSecond(foundationWriter.best))) best, \(Bench.format(f.mbPerSecond(foundationWriter.median))) median | ratio \(Bench.format(f.writerRatio, 2))x best, \(Bench.format(f.writerMedianRatio, 2))x median (\(otherClock) clock: \(Bench.format(otherRatio(f.foundationWriter, f.writer), 2))x best)"
+        )
     }
 
     /// The best-run ratio on the clock not chosen.

@@ -76,10 +76,16 @@ enum PostgresWorkload {
         let model = try EngineWorkload.model()
         var options = ImportOptions()
         options.reportsObjectIDs = false
-        var imports: [Double] = [], reimports: [Double] = [], sqliteImports: [Double] = []
-        var importCPU: [Double] = [], reimportCPU: [Double] = [], sqliteCPU: [Double] = []
-        var importServerCPU: [Double] = [], reimportServerCPU: [Double] = []
-        var rows = 0, records = 0
+        var imports: [Double] = []
+        var reimports: [Double] = []
+        var sqliteImports: [Double] = []
+        var importCPU: [Double] = []
+        var reimportCPU: [Double] = []
+        var sqliteCPU: [Double] = []
+        var importServerCPU: [Double] = []
+        var reimportServerCPU: [Double] = []
+        var rows = 0
+        var records = 0
         var peak = 0
         for run in 0..<runs {
             let store = try PostgresStore(connection: server.url + "?schema=bench_\(run)", model: model)
@@ -101,8 +107,11 @@ enum PostgresWorkload {
             guard report.counts(for: "Character").unchanged == records else {
                 throw BenchFailure("re-import was not all unchanged: \(report.counts(for: "Character"))")
             }
-            rows = try Int(store.rows(#"SELECT (SELECT count(*) FROM "Character") + (SELECT count(*) FROM "Power") "#
-                                      + #"+ (SELECT count(*) FROM "Publisher") + (SELECT count(*) FROM "Character.powers")"#)
+            rows = try Int(
+                store.rows(
+                    #"SELECT (SELECT count(*) FROM "Character") + (SELECT count(*) FROM "Power") "#
+                        + #"+ (SELECT count(*) FROM "Publisher") + (SELECT count(*) FROM "Character.powers")"#
+                )
                 .first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0)
             let path = work.appendingPathComponent("sqlite-\(run).sqlite").path
             let sqlite = try SQLiteStore(path: path, model: model)
@@ -110,37 +119,50 @@ enum PostgresWorkload {
             sqliteImports.append(try ImportWorkload.seconds { _ = try ImportWorkload.freshload(characters, sqlite, options) })
             sqliteCPU.append(Bench.threadCPUTime() - cpu)
         }
-        let p = ImportWorkload.median(imports), r = ImportWorkload.median(reimports), s = ImportWorkload.median(sqliteImports)
+        let p = ImportWorkload.median(imports)
+        let r = ImportWorkload.median(reimports)
+        let s = ImportWorkload.median(sqliteImports)
         let peakMB = Bench.megabytes(peak)
         print("records: \(records); rows written by the import: \(rows)")
-        print("PostgreSQL import:   \(Bench.format(p, 3)) s (\(Bench.format(Double(rows) / p, 0)) rows/s), CPU of this thread "
-              + "\(Bench.format(ImportWorkload.median(importCPU), 3)) s")
-        print("PostgreSQL re-import, all unchanged: \(Bench.format(r, 3)) s (\(Bench.format(r / p, 2))× the import, goal ≤ 0.5), "
-              + "CPU \(Bench.format(ImportWorkload.median(reimportCPU), 3)) s")
+        print(
+            "PostgreSQL import:   \(Bench.format(p, 3)) s (\(Bench.format(Double(rows) / p, 0)) rows/s), CPU of this thread "
+                + "\(Bench.format(ImportWorkload.median(importCPU), 3)) s")
+        print(
+            "PostgreSQL re-import, all unchanged: \(Bench.format(r, 3)) s (\(Bench.format(r / p, 2))× the import, goal ≤ 0.5), "
+                + "CPU \(Bench.format(ImportWorkload.median(reimportCPU), 3)) s")
         print("SQLite import (same run): \(Bench.format(s, 3)) s; ratio PostgreSQL / SQLite \(Bench.format(p / s, 2)) (goal ≤ 1.5)")
         print("peak RSS of this process during the PostgreSQL imports: \(Bench.format(peakMB)) MB (goal ≤ 200)")
         let m = ImportWorkload.median
-        let cpuImport = m(importCPU) + m(importServerCPU), cpuReimport = m(reimportCPU) + m(reimportServerCPU)
-        print("CPU seconds (this thread + every server process): import \(Bench.format(m(importCPU), 3)) + \(Bench.format(m(importServerCPU), 3)) "
-              + "= \(Bench.format(cpuImport, 3)) s, re-import \(Bench.format(m(reimportCPU), 3)) + \(Bench.format(m(reimportServerCPU), 3)) "
-              + "= \(Bench.format(cpuReimport, 3)) s (\(Bench.format(cpuReimport / cpuImport, 2))×); SQLite import \(Bench.format(m(sqliteCPU), 3)) s; "
-              + "CPU ratio PostgreSQL / SQLite \(Bench.format(cpuImport / m(sqliteCPU), 2))")
-        print("medians of \(runs) runs; runs: import \(imports.map { Bench.format($0, 3) }) re-import \(reimports.map { Bench.format($0, 3) }) "
-              + "sqlite \(sqliteImports.map { Bench.format($0, 3) })")
+        let cpuImport = m(importCPU) + m(importServerCPU)
+        let cpuReimport = m(reimportCPU) + m(reimportServerCPU)
+        print(
+            "CPU seconds (this thread + every server process): import \(Bench.format(m(importCPU), 3)) + \(Bench.format(m(importServerCPU), 3)) "
+                + "= \(Bench.format(cpuImport, 3)) s, re-import \(Bench.format(m(reimportCPU), 3)) + \(Bench.format(m(reimportServerCPU), 3)) "
+                + "= \(Bench.format(cpuReimport, 3)) s (\(Bench.format(cpuReimport / cpuImport, 2))×); SQLite import \(Bench.format(m(sqliteCPU), 3)) s; "
+                + "CPU ratio PostgreSQL / SQLite \(Bench.format(cpuImport / m(sqliteCPU), 2))")
+        print(
+            "medians of \(runs) runs; runs: import \(imports.map { Bench.format($0, 3) }) re-import \(reimports.map { Bench.format($0, 3) }) "
+                + "sqlite \(sqliteImports.map { Bench.format($0, 3) })")
 
         let figures = try concurrency(characters: characters, work: work, server: server, model: model, runs: runs)
-        let single = figures.singleQuarter, concurrent = figures.fourAtOnce
-        print("one importer of a quarter: \(Bench.format(single, 3)) s; four importers of the four quarters at once: "
-              + "\(Bench.format(concurrent, 3)) s; ratio \(Bench.format(concurrent / single, 2)) (goal < 1.5; "
-              + "\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        let single = figures.singleQuarter
+        let concurrent = figures.fourAtOnce
+        print(
+            "one importer of a quarter: \(Bench.format(single, 3)) s; four importers of the four quarters at once: "
+                + "\(Bench.format(concurrent, 3)) s; ratio \(Bench.format(concurrent / single, 2)) (goal < 1.5; "
+                + "\(ProcessInfo.processInfo.activeProcessorCount) cores)")
         let cpuRatio = figures.fourAtOnceCPU / figures.oneOfAllCPU
-        print("aggregate CPU (client + server): one importer of the four quarters in turn \(Bench.format(figures.oneOfAllCPU, 3)) s; "
-              + "four importers of a quarter each at once \(Bench.format(figures.fourAtOnceCPU, 3)) s; "
-              + "ratio \(Bench.format(cpuRatio, 2)) (goal ≤ 1.3)")
+        print(
+            "aggregate CPU (client + server): one importer of the four quarters in turn \(Bench.format(figures.oneOfAllCPU, 3)) s; "
+                + "four importers of a quarter each at once \(Bench.format(figures.fourAtOnceCPU, 3)) s; "
+                + "ratio \(Bench.format(cpuRatio, 2)) (goal ≤ 1.3)")
         if json {
-            print(String(format: #"{"workload":"postgres","records":%d,"import_s":%.4f,"reimport_s":%.4f,"sqlite_import_s":%.4f,"ratio_vs_sqlite":%.3f,"rows_per_s":%.0f,"peak_rss_mb":%.1f,"concurrent_4_s":%.4f,"single_quarter_s":%.4f,"concurrency_ratio":%.3f,"single_all_cpu_s":%.4f,"concurrent_cpu_s":%.4f,"concurrent_cpu_ratio":%.3f}"#,
-                         records, p, r, s, p / s, Double(rows) / p, peakMB, concurrent, single, concurrent / single,
-                         figures.oneOfAllCPU, figures.fourAtOnceCPU, cpuRatio))
+            print(
+                String(
+                    format:
+                        #"{"workload":"postgres","records":%d,"import_s":%.4f,"reimport_s":%.4f,"sqlite_import_s":%.4f,"ratio_vs_sqlite":%.3f,"rows_per_s":%.0f,"peak_rss_mb":%.1f,"concurrent_4_s":%.4f,"single_quarter_s":%.4f,"concurrency_ratio":%.3f,"single_all_cpu_s":%.4f,"concurrent_cpu_s":%.4f,"concurrent_cpu_ratio":%.3f}"#,
+                    records, p, r, s, p / s, Double(rows) / p, peakMB, concurrent, single, concurrent / single,
+                    figures.oneOfAllCPU, figures.fourAtOnceCPU, cpuRatio))
         }
         return 0
     }
@@ -149,8 +171,10 @@ enum PostgresWorkload {
     /// quarters at once; aggregate CPU seconds of one importer of the four quarters in turn,
     /// and of the four at once (medians of `runs`), each into a fresh schema seeded with the
     /// powers and publishers.
-    static func concurrency(characters: String, work: URL, server: Server, model: ObjectModel,
-                            runs: Int) throws -> Concurrency {
+    static func concurrency(
+        characters: String, work: URL, server: Server, model: ObjectModel,
+        runs: Int
+    ) throws -> Concurrency {
         guard case .array(let all) = try JSONReader.parse(Data(contentsOf: URL(fileURLWithPath: characters))) else {
             throw BenchFailure("\(characters) is not a JSON array")
         }
@@ -162,7 +186,8 @@ enum PostgresWorkload {
             try Data(try JSONWriter.string(for: .array(slice)).utf8).write(to: URL(fileURLWithPath: path))
             files.append(path)
         }
-        var powers: [String: JSONValue] = [:], publishers: [String: JSONValue] = [:]
+        var powers: [String: JSONValue] = [:]
+        var publishers: [String: JSONValue] = [:]
         for record in all {
             if case .array(let list)? = record["powers"] { for power in list { powers[power["id"]?.stringValue ?? ""] = power } }
             if let publisher = record["publisher"] { publishers[publisher["id"]?.stringValue ?? ""] = publisher }
@@ -178,7 +203,10 @@ enum PostgresWorkload {
             _ = try context.importObjects(from: .array(Array(publishers.values)), entity: "Publisher")
             return location
         }
-        var singles: [Double] = [], fours: [Double] = [], allCPU: [Double] = [], fourCPU: [Double] = []
+        var singles: [Double] = []
+        var fours: [Double] = []
+        var allCPU: [Double] = []
+        var fourCPU: [Double] = []
         for _ in 0..<runs {
             let one = try seededStore()
             let store = try PostgresStore(connection: one, model: model)
@@ -198,7 +226,8 @@ enum PostgresWorkload {
             let failures = Failures()
             let group = DispatchGroup()
             let start = DispatchSemaphore(value: 0)
-            let quarterFiles = files, importOptions = options
+            let quarterFiles = files
+            let importOptions = options
             for (q, store) in stores.enumerated() {
                 group.enter()
                 Thread {
@@ -214,10 +243,11 @@ enum PostgresWorkload {
             // Every store's backend is connected already, so none starts or ends inside the measurement.
             Thread.sleep(forTimeInterval: 0.3)
             cpu = Bench.processCPUTime() + server.cpuSeconds()
-            fours.append(ImportWorkload.seconds {
-                for _ in 0..<4 { start.signal() }
-                group.wait()
-            })
+            fours.append(
+                ImportWorkload.seconds {
+                    for _ in 0..<4 { start.signal() }
+                    group.wait()
+                })
             fourCPU.append(Bench.processCPUTime() + server.cpuSeconds() - cpu)
             if let failure = failures.first { throw BenchFailure(failure) }
             let count = try stores[0].rows(#"SELECT count(*), count(DISTINCT "id") FROM "Character""#)
@@ -278,16 +308,19 @@ enum PostgresWorkload {
         /// the postmaster and its children (/proc/PID/stat), including the store's backend.
         func cpuSeconds() -> Double {
             guard let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
-                  let postmaster = text.split(separator: "\n").first.map(String.init) else { return 0 }
+                let postmaster = text.split(separator: "\n").first.map(String.init)
+            else { return 0 }
             let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
             var total = 0.0
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where entry.allSatisfy(\.isNumber) {
                 guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                      let close = stat.lastIndex(of: ")") else { continue }
+                    let close = stat.lastIndex(of: ")")
+                else { continue }
                 let fields = stat[stat.index(after: close)...].split(separator: " ")
                 // After "pid (comm)": state ppid … utime (14th field overall) stime (15th).
                 guard fields.count > 13, entry == postmaster || String(fields[1]) == postmaster,
-                      let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+                    let user = Double(fields[11]), let system = Double(fields[12])
+                else { continue }
                 total += (user + system) / ticks
             }
             return total

@@ -31,12 +31,21 @@ enum PushWorkload {
         while i < arguments.count {
             let value = i + 1 < arguments.count ? arguments[i + 1] : nil
             switch arguments[i] {
-            case "--characters" where value != nil: characters = value!; i += 2
-            case "--objects" where value.flatMap(Int.init).map({ $0 > 0 }) == true: objects = Int(value!)!; i += 2
-            case "--runs" where value.flatMap(Int.init).map({ $0 > 0 }) == true: runs = Int(value!)!; i += 2
-            case "--json": json = true; i += 1
+            case "--characters" where value != nil:
+                characters = value!
+                i += 2
+            case "--objects" where value.flatMap(Int.init).map({ $0 > 0 }) == true:
+                objects = Int(value!)!
+                i += 2
+            case "--runs" where value.flatMap(Int.init).map({ $0 > 0 }) == true:
+                runs = Int(value!)!
+                i += 2
+            case "--json":
+                json = true
+                i += 1
             default:
-                FileHandle.standardError.write(Data("error: unknown option '\(arguments[i])'\nusage: trellis-bench push [--characters FILE] [--objects N] [--runs N] [--json]\n".utf8))
+                FileHandle.standardError.write(
+                    Data("error: unknown option '\(arguments[i])'\nusage: trellis-bench push [--characters FILE] [--objects N] [--runs N] [--json]\n".utf8))
                 return 64
             }
         }
@@ -86,7 +95,8 @@ enum PushWorkload {
             return try SyncWorkload.seconds { try context.save() }
         }
         _ = try save(origin: .import, suffix: "warm")
-        var without: [Double] = [], with: [Double] = []
+        var without: [Double] = []
+        var with: [Double] = []
         for run in 0..<runs {
             without.append(try save(origin: .import, suffix: "i\(run)"))
             with.append(try save(origin: .local, suffix: "l\(run)"))
@@ -98,10 +108,12 @@ enum PushWorkload {
                     try storage.deleteOutboxRows(sequences: rows.map(\.sequence))
                 }
             }
-            print("run \(run + 1): save() of \(objects) renamed characters without outbox rows \(Bench.format(without.last!, 3)) s, "
-                  + "with \(Bench.format(with.last!, 3)) s")
+            print(
+                "run \(run + 1): save() of \(objects) renamed characters without outbox rows \(Bench.format(without.last!, 3)) s, "
+                    + "with \(Bench.format(with.last!, 3)) s")
         }
-        let saveWithout = ImportWorkload.median(without), saveWith = ImportWorkload.median(with)
+        let saveWithout = ImportWorkload.median(without)
+        let saveWith = ImportWorkload.median(with)
 
         // The network floor: as many batch requests, of the same shape, with bodies built beforehand.
         let requests = (objects + batchSize - 1) / batchSize
@@ -110,8 +122,10 @@ enum PushWorkload {
         let bodies: [Data] = try (0..<requests).map { r in
             let chunk = (r * batchSize)..<min(objects, (r + 1) * batchSize)
             let items: [JSONValue] = chunk.map { k in
-                ["method": "PUT", "path": .string("\(mount)classes/Character/o\(String(format: "%07d", k))"),
-                 "body": ["name": .string("Character \(k)#floor")]]
+                [
+                    "method": "PUT", "path": .string("\(mount)classes/Character/o\(String(format: "%07d", k))"),
+                    "body": ["name": .string("Character \(k)#floor")],
+                ]
             }
             return try JSONWriter.data(for: ["requests": .array(items)])
         }
@@ -137,14 +151,21 @@ enum PushWorkload {
         let perRequest = report.operationsPerRequest
         let overhead = saveWith / saveWithout
         print("network floor (\(requests) batch requests of \(batchSize) pre-built PUTs): \(Bench.format(floor, 3)) s")
-        print("push of \(objects) local updates: \(Bench.format(pushed, 3)) s in \(report.batches) batches, \(report.requests) requests; "
-              + "ratio vs floor \(Bench.format(ratio, 2)) (goal ≤ 1.25); \(Bench.format(perRequest, 1)) operations per request (goal ≥ 47.5)")
-        print("save() of \(objects) renamed characters: with outbox rows \(Bench.format(saveWith, 3)) s, without \(Bench.format(saveWithout, 3)) s; "
-              + "overhead \(Bench.format(overhead, 3)) (goal ≤ 1.10); medians of \(runs) pairs")
-        print("peak RSS during the push: \(Bench.format(peak)) MB (goal ≤ 150\(peakReset ? "" : "; the peak could not be reset: this process's peak since start"))")
+        print(
+            "push of \(objects) local updates: \(Bench.format(pushed, 3)) s in \(report.batches) batches, \(report.requests) requests; "
+                + "ratio vs floor \(Bench.format(ratio, 2)) (goal ≤ 1.25); \(Bench.format(perRequest, 1)) operations per request (goal ≥ 47.5)")
+        print(
+            "save() of \(objects) renamed characters: with outbox rows \(Bench.format(saveWith, 3)) s, without \(Bench.format(saveWithout, 3)) s; "
+                + "overhead \(Bench.format(overhead, 3)) (goal ≤ 1.10); medians of \(runs) pairs")
+        print(
+            "peak RSS during the push: \(Bench.format(peak)) MB (goal ≤ 150\(peakReset ? "" : "; the peak could not be reset: this process's peak since start"))"
+        )
         if json {
-            print(String(format: #"{"workload":"push","objects":%d,"requests":%d,"push_s":%.4f,"floor_s":%.4f,"ratio_vs_floor":%.3f,"ops_per_request":%.2f,"save_overhead":%.3f,"peak_rss_mb":%.1f}"#,
-                         objects, report.requests, pushed, floor, ratio, perRequest, overhead, peak))
+            print(
+                String(
+                    format:
+                        #"{"workload":"push","objects":%d,"requests":%d,"push_s":%.4f,"floor_s":%.4f,"ratio_vs_floor":%.3f,"ops_per_request":%.2f,"save_overhead":%.3f,"peak_rss_mb":%.1f}"#,
+                    objects, report.requests, pushed, floor, ratio, perRequest, overhead, peak))
         }
         return 0
     }

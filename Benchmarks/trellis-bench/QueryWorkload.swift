@@ -79,8 +79,9 @@ enum QueryWorkload {
         let identityP50 = percentile(identity, 0.5) * 1000
 
         // Prefix, sorted, limited.
-        let prefix = ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("name BEGINSWITH[c] %@", "bat"),
-                                        sortDescriptors: [ObjectSortDescriptor("name")], limit: 50)
+        let prefix = ObjectFetchRequest(
+            entity: "Character", predicate: try ObjectPredicate("name BEGINSWITH[c] %@", "bat"),
+            sortDescriptors: [ObjectSortDescriptor("name")], limit: 50)
         var prefixRows = 0
         let prefixMS = try medianMS(21) { prefixRows = try store.read { try $0.fetch(try prefix.resolved(in: model)) }.count }
         let prefixCount = try store.read { try $0.count(try prefix.resolved(in: model)) }
@@ -107,16 +108,22 @@ enum QueryWorkload {
 
         let latency = try observeLatency(store: store, path: path)
         let overhead = try commitOverhead(store: store)
-        print(String(format: "observation across processes: p50 %.1f ms, p90 %.1f ms (%d commits)",
-                     percentile(latency, 0.5), percentile(latency, 0.9), latency.count))
-        print(String(format: "1,000-object import: wall %.1f ms without observers, %.1f ms with 10 (overhead %.3f); "
-                        + "CPU of the importing thread %.1f ms / %.1f ms (overhead %.3f); all 10 delivered %.1f ms after the commit",
-                     overhead.without, overhead.with, overhead.with / overhead.without - 1,
-                     overhead.withoutCPU, overhead.withCPU, overhead.withCPU / overhead.withoutCPU - 1, overhead.delivered))
+        print(
+            String(
+                format: "observation across processes: p50 %.1f ms, p90 %.1f ms (%d commits)",
+                percentile(latency, 0.5), percentile(latency, 0.9), latency.count))
+        print(
+            String(
+                format: "1,000-object import: wall %.1f ms without observers, %.1f ms with 10 (overhead %.3f); "
+                    + "CPU of the importing thread %.1f ms / %.1f ms (overhead %.3f); all 10 delivered %.1f ms after the commit",
+                overhead.without, overhead.with, overhead.with / overhead.without - 1,
+                overhead.withoutCPU, overhead.withCPU, overhead.withCPU / overhead.withoutCPU - 1, overhead.delivered))
         if json {
-            print(String(format: "{\"workload\":\"query\",\"identity_p50_ms\":%.4f,\"prefix_sorted_limit_ms\":%.3f,\"any_count_ms\":%.3f,"
-                            + "\"observe_latency_ms\":%.2f,\"commit_overhead_10_observers\":%.4f}",
-                         identityP50, prefixMS, anyMS, percentile(latency, 0.5), overhead.withCPU / overhead.withoutCPU - 1))
+            print(
+                String(
+                    format: "{\"workload\":\"query\",\"identity_p50_ms\":%.4f,\"prefix_sorted_limit_ms\":%.3f,\"any_count_ms\":%.3f,"
+                        + "\"observe_latency_ms\":%.2f,\"commit_overhead_10_observers\":%.4f}",
+                    identityP50, prefixMS, anyMS, percentile(latency, 0.5), overhead.withCPU / overhead.withoutCPU - 1))
         }
         return 0
     }
@@ -145,11 +152,14 @@ enum QueryWorkload {
         try exec("UPDATE \"Character\" SET \"name#fold\" = lower(\"name\")")
         try exec("CREATE INDEX \"Character(name#fold)\" ON \"Character\"(\"name#fold\")")
         let write = (now() - start) * 1000
-        let column = try query("SELECT \"_pk\", \"name\" FROM \"Character\" WHERE \"name#fold\" >= 'bat' AND \"name#fold\" < 'bau' "
-                               + "ORDER BY \"name\" LIMIT 50")
+        let column = try query(
+            "SELECT \"_pk\", \"name\" FROM \"Character\" WHERE \"name#fold\" >= 'bat' AND \"name#fold\" < 'bau' "
+                + "ORDER BY \"name\" LIMIT 50")
         try exec("ROLLBACK")
-        print(String(format: "[c] prefix query methods: SQLite LIKE (ASCII only) %.2f ms; folded column + index %.2f ms, "
-                        + "which costs %.0f ms to write for 100k rows (with lower(), a lower bound)", like, column, write))
+        print(
+            String(
+                format: "[c] prefix query methods: SQLite LIKE (ASCII only) %.2f ms; folded column + index %.2f ms, "
+                    + "which costs %.0f ms to write for 100k rows (with lower(), a lower bound)", like, column, write))
     }
 
     // MARK: - Observation
@@ -167,7 +177,7 @@ enum QueryWorkload {
                 let line = update.change == nil ? "ready\n" : "\(monotonicNanoseconds()) \(update.results.count)\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
-            while readLine() != nil {}   // until the parent closes standard input
+            while readLine() != nil {}  // until the parent closes standard input
             observation.cancel()
             return 0
         } catch {
@@ -180,7 +190,8 @@ enum QueryWorkload {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["query-observer", path]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         child.standardInput = input
         child.standardOutput = output
         try child.run()
@@ -206,7 +217,8 @@ enum QueryWorkload {
     }
 
     static func commitOverhead(store: SQLiteStore) throws
-        -> (without: Double, with: Double, delivered: Double, withoutCPU: Double, withCPU: Double) {
+        -> (without: Double, with: Double, delivered: Double, withoutCPU: Double, withCPU: Double)
+    {
         var next = 2_000_000
         /// The import's wall milliseconds; `cpu` gets this thread's CPU milliseconds (the
         /// observers run on other threads: on a loaded 2-core machine they delay this thread
@@ -218,7 +230,8 @@ enum QueryWorkload {
                 records.append(["id": .string(String(next)), "name": .string("Batch \(next)"), "rating": 4.5])
             }
             let context = ObjectContext(store: store)
-            let start = now(), cpuStart = Bench.threadCPUTime()
+            let start = now()
+            let cpuStart = Bench.threadCPUTime()
             _ = try context.importObjects(from: .array(records), entity: "Character")
             cpu.append((Bench.threadCPUTime() - cpuStart) * 1000)
             return (now() - start) * 1000
@@ -226,7 +239,9 @@ enum QueryWorkload {
         // Pairs, so that the machine's changing load affects both halves alike: an import
         // without observers and one with 10 fresh observers (their deliveries awaited), in
         // alternating order.
-        var without: [Double] = [], withoutCPU: [Double] = [], withCPU: [Double] = []
+        var without: [Double] = []
+        var withoutCPU: [Double] = []
+        var withCPU: [Double] = []
         var with: [Double] = []
         var delivered: [Double] = []
         let deliveries = DispatchSemaphore(value: 0)
@@ -237,8 +252,9 @@ enum QueryWorkload {
             if pair % 2 == 0 { without.append(try importBatch(&withoutCPU)) }
             var observations: [FetchResultsObservation] = []
             for n in 0..<10 {
-                let request = ObjectFetchRequest(entity: "Character", predicate: .compare("id", .greater, .integer(Int64(next + n))),
-                                                 sortDescriptors: [ObjectSortDescriptor("name")])
+                let request = ObjectFetchRequest(
+                    entity: "Character", predicate: .compare("id", .greater, .integer(Int64(next + n))),
+                    sortDescriptors: [ObjectSortDescriptor("name")])
                 observations.append(try ObjectContext(store: store).observe(request) { _ in deliveries.signal() })
             }
             for _ in 0..<10 { deliveries.wait() }
@@ -250,8 +266,10 @@ enum QueryWorkload {
             for observation in observations { observation.cancel() }
             if pair % 2 == 1 { without.append(try importBatch(&withoutCPU)) }
         }
-        return (percentile(without, 0.5), percentile(with, 0.5), percentile(delivered, 0.5),
-                percentile(withoutCPU, 0.5), percentile(withCPU, 0.5))
+        return (
+            percentile(without, 0.5), percentile(with, 0.5), percentile(delivered, 0.5),
+            percentile(withoutCPU, 0.5), percentile(withCPU, 0.5)
+        )
     }
 
     // MARK: - Support

@@ -38,7 +38,8 @@ enum ScaleWorkload {
                 i += 1
             case "--sizes":
                 guard let value, case let parsed = value.split(separator: ",").compactMap({ Int($0) }), parsed.count >= 2,
-                      parsed.allSatisfy({ $0 > 1 }) else { return usage("--sizes needs two or more counts above 1, comma-separated") }
+                    parsed.allSatisfy({ $0 > 1 })
+                else { return usage("--sizes needs two or more counts above 1, comma-separated") }
                 sizes = parsed
                 i += 2
             case "--runs":
@@ -66,8 +67,10 @@ enum ScaleWorkload {
     }
 
     static func usage(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data(("error: \(message)\nusage: trellis-bench scale [--json] [--sizes N,N] [--runs N] "
-            + "[--store sqlite|memory] [--characters FILE]\n").utf8))
+        FileHandle.standardError.write(
+            Data(
+                ("error: \(message)\nusage: trellis-bench scale [--json] [--sizes N,N] [--runs N] "
+                    + "[--store sqlite|memory] [--characters FILE]\n").utf8))
         return 64
     }
 
@@ -81,13 +84,16 @@ enum ScaleWorkload {
             EntityDescription(
                 name: "Record", attributes: [attribute("id", .integer64), attribute("name", .string)],
                 relationships: [
-                    RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "records",
-                                            userInfo: ["JSONKeyPath": "publisher"]),
-                    RelationshipDescription(name: "parent", destinationEntity: "Record", inverseName: "children",
-                                            userInfo: ["JSONKeyPath": "parent_id"]),
+                    RelationshipDescription(
+                        name: "publisher", destinationEntity: "Publisher", inverseName: "records",
+                        userInfo: ["JSONKeyPath": "publisher"]),
+                    RelationshipDescription(
+                        name: "parent", destinationEntity: "Record", inverseName: "children",
+                        userInfo: ["JSONKeyPath": "parent_id"]),
                     RelationshipDescription(name: "children", destinationEntity: "Record", inverseName: "parent", isToMany: true),
-                    RelationshipDescription(name: "tags", destinationEntity: "Tag", inverseName: "records", isToMany: true,
-                                            userInfo: ["JSONKeyPath": "tags"]),
+                    RelationshipDescription(
+                        name: "tags", destinationEntity: "Tag", inverseName: "records", isToMany: true,
+                        userInfo: ["JSONKeyPath": "tags"]),
                 ],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(
@@ -134,28 +140,35 @@ enum ScaleWorkload {
         for size in sizes {
             let file = work.appendingPathComponent("scale-\(size).json")
             try Data(payload(count: size).utf8).write(to: file)
-            var walls: [Double] = [], cpus: [Double] = []
+            var walls: [Double] = []
+            var cpus: [Double] = []
             var report = ImportReport()
             for run in 0..<runs {
-                let store: any PersistentStore = storeKind == "memory" ? InMemoryStore(model: model)
+                let store: any PersistentStore =
+                    storeKind == "memory"
+                    ? InMemoryStore(model: model)
                     : try SQLiteStore(path: work.appendingPathComponent("scale-\(size)-\(run).sqlite").path, model: model)
                 let cpu = Bench.threadCPUTime()
                 walls.append(try ImportWorkload.seconds { report = try scaleload(file.path, store, options) })
                 cpus.append(Bench.threadCPUTime() - cpu)
             }
-            let wall = ImportWorkload.median(walls), cpuSeconds = ImportWorkload.median(cpus)
-            let records = report.counts(for: "Record"), publishers = report.counts(for: "Publisher")
+            let wall = ImportWorkload.median(walls)
+            let cpuSeconds = ImportWorkload.median(cpus)
+            let records = report.counts(for: "Record")
+            let publishers = report.counts(for: "Publisher")
             guard records.inserted == size, publishers.inserted == size else {
                 throw BenchFailure("scale \(size): expected \(size) records and publishers inserted; got Record \(records), Publisher \(publishers)")
             }
-            print("scale \(size) records (\(storeKind), median of \(runs)): \(Bench.format(wall, 3)) s wall, \(Bench.format(cpuSeconds, 3)) s CPU "
-                + "(Record \(records), Publisher \(publishers), Tag \(report.counts(for: "Tag"))); runs \(walls.map { Bench.format($0, 3) })")
+            print(
+                "scale \(size) records (\(storeKind), median of \(runs)): \(Bench.format(wall, 3)) s wall, \(Bench.format(cpuSeconds, 3)) s CPU "
+                    + "(Record \(records), Publisher \(publishers), Tag \(report.counts(for: "Tag"))); runs \(walls.map { Bench.format($0, 3) })")
             seconds.append(wall)
         }
         let growth = seconds[seconds.count - 1] / seconds[0]
         let sizeRatio = Double(sizes[sizes.count - 1]) / Double(sizes[0])
-        print("growth \(sizes[0]) → \(sizes[sizes.count - 1]): \(Bench.format(growth, 2))× time for \(Bench.format(sizeRatio, 0))× records "
-            + "(linear is \(Bench.format(sizeRatio, 0)); goal ≤ \(Bench.format(sizeRatio * 1.2, 0)))")
+        print(
+            "growth \(sizes[0]) → \(sizes[sizes.count - 1]): \(Bench.format(growth, 2))× time for \(Bench.format(sizeRatio, 0))× records "
+                + "(linear is \(Bench.format(sizeRatio, 0)); goal ≤ \(Bench.format(sizeRatio * 1.2, 0)))")
 
         // The characters import of `trellis-bench import`, in the same run.
         var source = characters
@@ -173,8 +186,9 @@ enum ScaleWorkload {
         }
         let charactersSeconds = ImportWorkload.median(charactersRuns)
         let ratio = seconds[seconds.count - 1] / charactersSeconds
-        print("characters import (\(report.counts(for: "Character").inserted) records, SQLite, median of \(runs)): \(Bench.format(charactersSeconds, 3)) s; "
-            + "scale \(sizes[sizes.count - 1]) / characters: \(Bench.format(ratio, 2)) (goal ≤ 2)")
+        print(
+            "characters import (\(report.counts(for: "Character").inserted) records, SQLite, median of \(runs)): \(Bench.format(charactersSeconds, 3)) s; "
+                + "scale \(sizes[sizes.count - 1]) / characters: \(Bench.format(ratio, 2)) (goal ≤ 2)")
         if json {
             let records = sizes.map(String.init).joined(separator: ",")
             let figures = seconds.map { String(format: "%.4f", $0) }.joined(separator: ",")

@@ -23,8 +23,9 @@ enum StoreBench {
 
     static func run(arguments: [String]) throws {
         if arguments.first == "--import" {
-            try runImport(file: arguments.count > 1 ? arguments[1] : "/tmp/characters.json",
-                          path: arguments.count > 2 ? arguments[2] : NSTemporaryDirectory() + "trellis-import-bench.sqlite")
+            try runImport(
+                file: arguments.count > 1 ? arguments[1] : "/tmp/characters.json",
+                path: arguments.count > 2 ? arguments[2] : NSTemporaryDirectory() + "trellis-import-bench.sqlite")
             return
         }
         let count = arguments.first.flatMap { Int($0) } ?? 100_000
@@ -44,7 +45,7 @@ enum StoreBench {
         seconds = try time { try importPass(store: store, characters: renamed, powers: powers, publishers: publishers) }
         print(String(format: "RESULT pass=update seconds=%.3f", seconds))
         var usage = rusage()
-        getrusage(RUSAGE_SELF_PORTABLE, &usage)
+        getrusage(rusageSelf, &usage)
         print("RESULT peak_rss_mb=\(usage.ru_maxrss / 1024)")
     }
 
@@ -64,15 +65,19 @@ enum StoreBench {
             let json = try JSONReader.parse(bytes)
             let parsed = cpuSeconds()
             let report = try context.importObjects(from: json, entity: "Character", options: options)
-            print(String(format: "RESULT pass=%@ cpu_seconds=%.3f (parse %.3f) wall_seconds=%.3f", pass, cpuSeconds() - cpu, parsed - cpu,
-                         Double(DispatchTime.now().uptimeNanoseconds - wall) / 1e9))
+            print(
+                String(
+                    format: "RESULT pass=%@ cpu_seconds=%.3f (parse %.3f) wall_seconds=%.3f", pass, cpuSeconds() - cpu, parsed - cpu,
+                    Double(DispatchTime.now().uptimeNanoseconds - wall) / 1e9))
             print("  Character \(report.counts(for: "Character")); Power \(report.counts(for: "Power"))")
-            print(String(format: "  in the store: fetch %.3f s CPU, apply %.3f s CPU, commit %.3f s CPU", store.fetchSeconds, store.applySeconds,
-                         store.commitSeconds))
+            print(
+                String(
+                    format: "  in the store: fetch %.3f s CPU, apply %.3f s CPU, commit %.3f s CPU", store.fetchSeconds, store.applySeconds,
+                    store.commitSeconds))
             store.reset()
         }
         var usage = rusage()
-        getrusage(RUSAGE_SELF_PORTABLE, &usage)
+        getrusage(rusageSelf, &usage)
         print("RESULT peak_rss_mb=\(usage.ru_maxrss / 1024)")
     }
 
@@ -89,7 +94,7 @@ enum StoreBench {
 
     static func cpuSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF_PORTABLE, &usage)
+        getrusage(rusageSelf, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
@@ -98,7 +103,10 @@ enum StoreBench {
     static func importPass(store: SQLiteStore, characters: [Character], powers: [String], publishers: [String]) throws -> Int {
         try store.write { session in
             var temp: Int64 = 0
-            func nextTemp() -> Int64 { temp -= 1; return temp }
+            func nextTemp() -> Int64 {
+                temp -= 1
+                return temp
+            }
             var changes = ChangeSet()
             // Publishers and powers: id "1"... with names.
             func upsertPool(_ entity: String, _ names: [String]) throws -> [ObjectID] {
@@ -118,8 +126,10 @@ enum StoreBench {
                         }
                     } else {
                         let objectID = ObjectID(entityName: entity, primaryKey: nextTemp())
-                        changes.inserted.append(ObjectSnapshot(id: objectID, isPlaceholder: false,
-                                                               attributes: [.string(id), .string(name)], relationships: relationships))
+                        changes.inserted.append(
+                            ObjectSnapshot(
+                                id: objectID, isPlaceholder: false,
+                                attributes: [.string(id), .string(name)], relationships: relationships))
                         result.append(objectID)
                     }
                 }
@@ -137,8 +147,10 @@ enum StoreBench {
                 if case .string(let id)? = snapshot.attributes[0] { found[id] = snapshot }
             }
             for character in characters {
-                let attributes: [AttributeValue?] = [.string(character.id), .string(character.name), .string(character.realName),
-                                                     .date(character.createdAt), .double(character.rating), .bool(character.active)]
+                let attributes: [AttributeValue?] = [
+                    .string(character.id), .string(character.name), .string(character.realName),
+                    .date(character.createdAt), .double(character.rating), .bool(character.active),
+                ]
                 let powerList = character.powers.map { powerIDs[$0] }.sorted()
                 let publisher = [publisherIDs[character.publisher]]
                 if let stored = found[character.id] {
@@ -150,9 +162,11 @@ enum StoreBench {
                     if stored.relationships[1] != publisher { change.relationships.append(RelationshipChange(index: 1, destinations: publisher)) }
                     if !change.attributes.isEmpty || !change.relationships.isEmpty { changes.updated.append(change) }
                 } else {
-                    changes.inserted.append(ObjectSnapshot(id: ObjectID(entityName: "Character", primaryKey: nextTemp()),
-                                                           isPlaceholder: false, attributes: attributes,
-                                                           relationships: [powerList, publisher]))
+                    changes.inserted.append(
+                        ObjectSnapshot(
+                            id: ObjectID(entityName: "Character", primaryKey: nextTemp()),
+                            isPlaceholder: false, attributes: attributes,
+                            relationships: [powerList, publisher]))
                 }
             }
             let t2 = cpuSeconds()
@@ -165,27 +179,35 @@ enum StoreBench {
 
     static func benchModel() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Character", attributes: [
-                AttributeDescription(name: "id", type: .string, isOptional: false),
-                AttributeDescription(name: "name", type: .string),
-                AttributeDescription(name: "realName", type: .string),
-                AttributeDescription(name: "createdAt", type: .date),
-                AttributeDescription(name: "rating", type: .double),
-                AttributeDescription(name: "active", type: .boolean),
-            ], relationships: [
-                RelationshipDescription(name: "powers", destinationEntity: "Power", isToMany: true),
-                RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "characters"),
-            ], userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Power", attributes: [
-                AttributeDescription(name: "id", type: .string, isOptional: false),
-                AttributeDescription(name: "name", type: .string),
-            ], userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Publisher", attributes: [
-                AttributeDescription(name: "id", type: .string, isOptional: false),
-                AttributeDescription(name: "name", type: .string),
-            ], relationships: [
-                RelationshipDescription(name: "characters", destinationEntity: "Character", inverseName: "publisher", isToMany: true),
-            ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Character",
+                attributes: [
+                    AttributeDescription(name: "id", type: .string, isOptional: false),
+                    AttributeDescription(name: "name", type: .string),
+                    AttributeDescription(name: "realName", type: .string),
+                    AttributeDescription(name: "createdAt", type: .date),
+                    AttributeDescription(name: "rating", type: .double),
+                    AttributeDescription(name: "active", type: .boolean),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "powers", destinationEntity: "Power", isToMany: true),
+                    RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "characters"),
+                ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Power",
+                attributes: [
+                    AttributeDescription(name: "id", type: .string, isOptional: false),
+                    AttributeDescription(name: "name", type: .string),
+                ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Publisher",
+                attributes: [
+                    AttributeDescription(name: "id", type: .string, isOptional: false),
+                    AttributeDescription(name: "name", type: .string),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "characters", destinationEntity: "Character", inverseName: "publisher", isToMany: true)
+                ], userInfo: ["identityAttributes": "id"]),
         ])
     }
 
@@ -193,7 +215,7 @@ enum StoreBench {
     static func generate(_ count: Int) -> ([Character], [String], [String]) {
         var state: UInt64 = 42
         func next(_ bound: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(bound))
         }
         let syllables = ["ka", "ro", "vin", "tor", "ul", "bat", "man", "mira", "zed", "lo", "an", "thra", "kor", "el", "ix"]
@@ -213,20 +235,22 @@ enum StoreBench {
             }
             let name = (0..<(2 + next(3))).map { _ in syllables[next(syllables.count)] }.joined().capitalized
             let ms = epoch + Int64(next(16 * 365 * 24 * 3600)) * 1000 + Int64(next(1000))
-            characters.append(Character(id: String(1000 + i), name: name,
-                                        realName: "\(first[next(first.count)]) \(last[next(last.count)])",
-                                        powers: powerSet, publisher: next(50),
-                                        createdAt: Date(timeIntervalSince1970: Double(ms) / 1000),
-                                        rating: Double(next(51)) / 10, active: next(10) < 8))
+            characters.append(
+                Character(
+                    id: String(1000 + i), name: name,
+                    realName: "\(first[next(first.count)]) \(last[next(last.count)])",
+                    powers: powerSet, publisher: next(50),
+                    createdAt: Date(timeIntervalSince1970: Double(ms) / 1000),
+                    rating: Double(next(51)) / 10, active: next(10) < 8))
         }
         return (characters, powers, publishers)
     }
 }
 
 #if os(Linux)
-private let RUSAGE_SELF_PORTABLE = RUSAGE_SELF.rawValue
+    private let rusageSelf = RUSAGE_SELF.rawValue
 #else
-private let RUSAGE_SELF_PORTABLE = RUSAGE_SELF
+    private let rusageSelf = RUSAGE_SELF
 #endif
 
 /// Wraps a store and adds up the CPU seconds its sessions spend in fetches, applies and commits.
@@ -238,7 +262,11 @@ final class MeasuringStore: PersistentStore, @unchecked Sendable {
 
     init(_ inner: SQLiteStore) { self.inner = inner }
 
-    func reset() { fetchSeconds = 0; applySeconds = 0; commitSeconds = 0 }
+    func reset() {
+        fetchSeconds = 0
+        applySeconds = 0
+        commitSeconds = 0
+    }
 
     func read<T>(_ body: (any StoreSession) throws -> T) throws -> T {
         try inner.read { try body(MeasuringSession(inner: $0, store: self)) }

@@ -45,14 +45,29 @@ enum SyncWorkload {
         while i < arguments.count {
             let value = i + 1 < arguments.count ? arguments[i + 1] : nil
             switch arguments[i] {
-            case "--characters" where value != nil: characters = value!; i += 2
-            case "--runs" where value.flatMap(Int.init).map({ $0 > 0 }) == true: runs = Int(value!)!; i += 2
-            case "--dlt" where value != nil: dlt = value!; i += 2
-            case "--trellis" where value != nil: trellis = value!; i += 2
-            case "--workers" where value.flatMap(Int.init).map({ (1...64).contains($0) }) == true: workers = Int(value!)!; i += 2
-            case "--json": json = true; i += 1
+            case "--characters" where value != nil:
+                characters = value!
+                i += 2
+            case "--runs" where value.flatMap(Int.init).map({ $0 > 0 }) == true:
+                runs = Int(value!)!
+                i += 2
+            case "--dlt" where value != nil:
+                dlt = value!
+                i += 2
+            case "--trellis" where value != nil:
+                trellis = value!
+                i += 2
+            case "--workers" where value.flatMap(Int.init).map({ (1...64).contains($0) }) == true:
+                workers = Int(value!)!
+                i += 2
+            case "--json":
+                json = true
+                i += 1
             default:
-                FileHandle.standardError.write(Data("error: unknown option '\(arguments[i])'\nusage: trellis-bench sync [--characters FILE] [--runs N] [--json] [--dlt PYTHON] [--trellis PATH] [--workers N]\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "error: unknown option '\(arguments[i])'\nusage: trellis-bench sync [--characters FILE] [--runs N] [--json] [--dlt PYTHON] [--trellis PATH] [--workers N]\n"
+                            .utf8))
                 return 64
             }
         }
@@ -74,7 +89,9 @@ enum SyncWorkload {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let binary = trellis ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trellis").path
-        guard FileManager.default.isExecutableFile(atPath: binary) else { throw BenchFailure("no trellis binary at \(binary) (build it, or pass --trellis PATH)") }
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw BenchFailure("no trellis binary at \(binary) (build it, or pass --trellis PATH)")
+        }
 
         let server = try LoopbackServer(script: "Benchmarks/sync/parse_lite_server.py", arguments: [characters, "0", "Character"])
         defer { server.stop() }
@@ -84,10 +101,14 @@ enum SyncWorkload {
         try sourceJSON(port: server.port).write(to: sourceFile, atomically: true, encoding: .utf8)
         let model = try syncModel()
 
-        var floors: [Double] = [], imports: [Double] = [], syncs: [Double] = [], peaks: [Double] = []
+        var floors: [Double] = []
+        var imports: [Double] = []
+        var syncs: [Double] = []
+        var peaks: [Double] = []
         var records = 0
         var parentRSS = 0.0
-        var importCPU: [Double] = [], syncCPU: [Double] = []
+        var importCPU: [Double] = []
+        var syncCPU: [Double] = []
         for run in 0..<runs {
             // The network floor, and the file of the records as served.
             let recordsFile = work.appendingPathComponent("records.json")
@@ -117,33 +138,41 @@ enum SyncWorkload {
             syncs.append(child.seconds)
             syncCPU.append(child.cpuSeconds)
             peaks.append(child.peakRSSMegabytes)
-            print("run \(run + 1): fetch floor \(Bench.format(floor.seconds, 3)) s, import \(Bench.format(imports.last!, 3)) s, "
-                  + "sync \(Bench.format(child.seconds, 3)) s (peak RSS \(Bench.format(child.peakRSSMegabytes)) MB)")
+            print(
+                "run \(run + 1): fetch floor \(Bench.format(floor.seconds, 3)) s, import \(Bench.format(imports.last!, 3)) s, "
+                    + "sync \(Bench.format(child.seconds, 3)) s (peak RSS \(Bench.format(child.peakRSSMegabytes)) MB)")
             for file in [importStore, syncStore] { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
         }
-        let f = ImportWorkload.median(floors), imp = ImportWorkload.median(imports), s = ImportWorkload.median(syncs)
+        let f = ImportWorkload.median(floors)
+        let imp = ImportWorkload.median(imports)
+        let s = ImportWorkload.median(syncs)
         let peak = peaks.max() ?? 0
         let ratio = s / max(f, imp)
         print("records: \(records) in pages of 1,000 from \(server.script) on 127.0.0.1:\(server.port)")
         print("network floor (fetch every page, no processing):  \(Bench.format(f, 3)) s")
         print("import of the same records from a file:           \(Bench.format(imp, 3)) s")
         print("trellis sync into a fresh store:                  \(Bench.format(s, 3)) s  ratio vs max(floor, import) \(Bench.format(ratio, 2)) (goal ≤ 1.3)")
-        print("CPU seconds (the machine may be shared: wall figures then vary): import \(Bench.format(ImportWorkload.median(importCPU), 3)) s "
-              + "(this thread), sync \(Bench.format(ImportWorkload.median(syncCPU), 3)) s (every thread of the child: pages are read on a "
-              + "second thread while the first imports); runs: import \(imports.map { Bench.format($0, 3) }), sync \(syncs.map { Bench.format($0, 3) })")
+        print(
+            "CPU seconds (the machine may be shared: wall figures then vary): import \(Bench.format(ImportWorkload.median(importCPU), 3)) s "
+                + "(this thread), sync \(Bench.format(ImportWorkload.median(syncCPU), 3)) s (every thread of the child: pages are read on a "
+                + "second thread while the first imports); runs: import \(imports.map { Bench.format($0, 3) }), sync \(syncs.map { Bench.format($0, 3) })")
         let perRun = zip(syncs, zip(floors, imports)).map { s, fi in s / max(fi.0, fi.1) }
         print("ratio of each run: \(perRun.map { Bench.format($0, 2) }) (best \(Bench.format(perRun.min() ?? 0, 2)))")
-        print("peak RSS of trellis sync: \(Bench.format(peak)) MB (goal ≤ 150; this process's RSS when it started the child: "
-              + "\(Bench.format(parentRSS)) MB); medians of \(runs) runs")
+        print(
+            "peak RSS of trellis sync: \(Bench.format(peak)) MB (goal ≤ 150; this process's RSS when it started the child: "
+                + "\(Bench.format(parentRSS)) MB); medians of \(runs) runs")
         if let dlt {
             let peer = try ChildProcess.run(dlt, ["Benchmarks/sync/dlt_peer.py", String(server.port), work.appendingPathComponent("dlt").path])
             guard peer.status == 0 else { throw BenchFailure("dlt_peer.py exited with \(peer.status): \(peer.standardError.suffix(2000))") }
-            print("dlt rest_api (same server, same session): \(peer.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)); "
-                  + "wall \(Bench.format(peer.seconds, 3)) s, peak RSS \(Bench.format(peer.peakRSSMegabytes)) MB")
+            print(
+                "dlt rest_api (same server, same session): \(peer.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)); "
+                    + "wall \(Bench.format(peer.seconds, 3)) s, peak RSS \(Bench.format(peer.peakRSSMegabytes)) MB")
         }
         if json {
-            print(String(format: #"{"workload":"sync","records":%d,"sync_s":%.4f,"fetch_floor_s":%.4f,"import_s":%.4f,"ratio_vs_floor":%.3f,"peak_rss_mb":%.1f}"#,
-                         records, s, f, imp, ratio, peak))
+            print(
+                String(
+                    format: #"{"workload":"sync","records":%d,"sync_s":%.4f,"fetch_floor_s":%.4f,"import_s":%.4f,"ratio_vs_floor":%.3f,"peak_rss_mb":%.1f}"#,
+                    records, s, f, imp, ratio, peak))
         }
         return 0
     }
@@ -206,25 +235,34 @@ enum SyncWorkload {
             return (seconds, used, n)
         }
 
-        var singles: [(seconds: Double, cpu: Double, records: Int)] = [], many: [(seconds: Double, cpu: Double, records: Int)] = []
+        var singles: [(seconds: Double, cpu: Double, records: Int)] = []
+        var many: [(seconds: Double, cpu: Double, records: Int)] = []
         for run in 0..<runs {
             singles.append(try syncAll(workers: 1))
             many.append(try syncAll(workers: count))
             guard singles.last!.records == many.last!.records else {
                 throw BenchFailure("one worker stored \(singles.last!.records) characters, \(count) workers \(many.last!.records)")
             }
-            print("run \(run + 1): 1 worker \(Bench.format(singles.last!.seconds, 3)) s, CPU \(Bench.format(singles.last!.cpu, 3)) s; "
-                  + "\(count) workers \(Bench.format(many.last!.seconds, 3)) s, CPU \(Bench.format(many.last!.cpu, 3)) s")
+            print(
+                "run \(run + 1): 1 worker \(Bench.format(singles.last!.seconds, 3)) s, CPU \(Bench.format(singles.last!.cpu, 3)) s; "
+                    + "\(count) workers \(Bench.format(many.last!.seconds, 3)) s, CPU \(Bench.format(many.last!.cpu, 3)) s")
         }
         let m = ImportWorkload.median
-        let w1 = m(singles.map(\.seconds)), wn = m(many.map(\.seconds)), c1 = m(singles.map(\.cpu)), cn = m(many.map(\.cpu))
+        let w1 = m(singles.map(\.seconds))
+        let wn = m(many.map(\.seconds))
+        let c1 = m(singles.map(\.cpu))
+        let cn = m(many.map(\.cpu))
         let records = singles[0].records
         print("records: \(records) in \(resources) resources, pages of 1,000; \(ProcessInfo.processInfo.activeProcessorCount) cores")
-        print("aggregate CPU (this process + the database server): 1 worker \(Bench.format(c1, 3)) s, \(count) workers \(Bench.format(cn, 3)) s; "
-              + "ratio \(Bench.format(cn / c1, 2)) (goal ≤ 1.3); wall \(Bench.format(w1, 3)) s and \(Bench.format(wn, 3)) s; medians of \(runs) runs")
+        print(
+            "aggregate CPU (this process + the database server): 1 worker \(Bench.format(c1, 3)) s, \(count) workers \(Bench.format(cn, 3)) s; "
+                + "ratio \(Bench.format(cn / c1, 2)) (goal ≤ 1.3); wall \(Bench.format(w1, 3)) s and \(Bench.format(wn, 3)) s; medians of \(runs) runs")
         if json {
-            print(String(format: #"{"workload":"sync","workers":%d,"resources":%d,"records":%d,"single_worker_s":%.4f,"workers_s":%.4f,"single_worker_cpu_s":%.4f,"workers_cpu_s":%.4f,"ratio_vs_single_worker":%.3f}"#,
-                         count, resources, records, w1, wn, c1, cn, cn / c1))
+            print(
+                String(
+                    format:
+                        #"{"workload":"sync","workers":%d,"resources":%d,"records":%d,"single_worker_s":%.4f,"workers_s":%.4f,"single_worker_cpu_s":%.4f,"workers_cpu_s":%.4f,"ratio_vs_single_worker":%.3f}"#,
+                    count, resources, records, w1, wn, c1, cn, cn / c1))
         }
         return 0
     }
@@ -291,33 +329,35 @@ enum SyncWorkload {
         let character = entities[0]
         entities[0] = EntityDescription(
             name: character.name,
-            attributes: [AttributeDescription(name: "objectId", type: .string, userInfo: ["JSONKeyPath": "objectId"]),
-                         AttributeDescription(name: "updatedAt", type: .date, userInfo: ["JSONKeyPath": "updatedAt"])] + character.attributes,
+            attributes: [
+                AttributeDescription(name: "objectId", type: .string, userInfo: ["JSONKeyPath": "objectId"]),
+                AttributeDescription(name: "updatedAt", type: .date, userInfo: ["JSONKeyPath": "updatedAt"]),
+            ] + character.attributes,
             relationships: character.relationships, userInfo: ["identityAttributes": "objectId"])
         return try ObjectModel(entities: entities)
     }
 
     static let modelJSON = #"""
-    {"format": "trellis-model", "formatVersion": 1, "entities": [
-      {"name": "Character", "identityAttributes": "objectId", "attributes": [
-        {"name": "objectId", "type": "string", "jsonKeyPath": "objectId"},
-        {"name": "updatedAt", "type": "date", "jsonKeyPath": "updatedAt"},
-        {"name": "id", "type": "integer64", "jsonKeyPath": "id"},
-        {"name": "name", "type": "string", "jsonKeyPath": "name"},
-        {"name": "realName", "type": "string", "jsonKeyPath": "real_name"},
-        {"name": "createdAt", "type": "date", "jsonKeyPath": "created_at", "transformer": "iso8601"},
-        {"name": "rating", "type": "double", "jsonKeyPath": "rating"},
-        {"name": "active", "type": "boolean", "jsonKeyPath": "active"}],
-       "relationships": [
-        {"name": "powers", "destination": "Power", "inverse": "characters", "toMany": true, "jsonKeyPath": "powers"},
-        {"name": "publisher", "destination": "Publisher", "inverse": "characters", "jsonKeyPath": "publisher"}]},
-      {"name": "Power", "identityAttributes": "id", "attributes": [
-        {"name": "id", "type": "integer64", "jsonKeyPath": "id"}, {"name": "name", "type": "string", "jsonKeyPath": "name"}],
-       "relationships": [{"name": "characters", "destination": "Character", "inverse": "powers", "toMany": true}]},
-      {"name": "Publisher", "identityAttributes": "id", "attributes": [
-        {"name": "id", "type": "integer64", "jsonKeyPath": "id"}, {"name": "name", "type": "string", "jsonKeyPath": "name"}],
-       "relationships": [{"name": "characters", "destination": "Character", "inverse": "publisher", "toMany": true}]}]}
-    """#
+        {"format": "trellis-model", "formatVersion": 1, "entities": [
+          {"name": "Character", "identityAttributes": "objectId", "attributes": [
+            {"name": "objectId", "type": "string", "jsonKeyPath": "objectId"},
+            {"name": "updatedAt", "type": "date", "jsonKeyPath": "updatedAt"},
+            {"name": "id", "type": "integer64", "jsonKeyPath": "id"},
+            {"name": "name", "type": "string", "jsonKeyPath": "name"},
+            {"name": "realName", "type": "string", "jsonKeyPath": "real_name"},
+            {"name": "createdAt", "type": "date", "jsonKeyPath": "created_at", "transformer": "iso8601"},
+            {"name": "rating", "type": "double", "jsonKeyPath": "rating"},
+            {"name": "active", "type": "boolean", "jsonKeyPath": "active"}],
+           "relationships": [
+            {"name": "powers", "destination": "Power", "inverse": "characters", "toMany": true, "jsonKeyPath": "powers"},
+            {"name": "publisher", "destination": "Publisher", "inverse": "characters", "jsonKeyPath": "publisher"}]},
+          {"name": "Power", "identityAttributes": "id", "attributes": [
+            {"name": "id", "type": "integer64", "jsonKeyPath": "id"}, {"name": "name", "type": "string", "jsonKeyPath": "name"}],
+           "relationships": [{"name": "characters", "destination": "Character", "inverse": "powers", "toMany": true}]},
+          {"name": "Publisher", "identityAttributes": "id", "attributes": [
+            {"name": "id", "type": "integer64", "jsonKeyPath": "id"}, {"name": "name", "type": "string", "jsonKeyPath": "name"}],
+           "relationships": [{"name": "characters", "destination": "Character", "inverse": "publisher", "toMany": true}]}]}
+        """#
 
     static func sourceJSON(port: Int) -> String {
         #"""
@@ -350,8 +390,10 @@ final class LoopbackServer {
             guard !chunk.isEmpty else { break }
             line.append(chunk)
         }
-        guard let port = String(decoding: line, as: UTF8.self).split(separator: " ").last
-            .flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }), port > 0 else {
+        guard
+            let port = String(decoding: line, as: UTF8.self).split(separator: " ").last
+                .flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }), port > 0
+        else {
             process.terminate()
             throw BenchFailure("\(script) did not start: \(String(decoding: line, as: UTF8.self))")
         }
@@ -397,9 +439,10 @@ struct ChildProcess {
         try? FileManager.default.removeItem(atPath: outPath)
         try? FileManager.default.removeItem(atPath: errPath)
         let exited = (status & 0x7f) == 0
-        return ChildProcess(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), standardOutput: out, standardError: err,
-                            seconds: elapsed,
-                            cpuSeconds: Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6,
-                            peakRSSMegabytes: Double(usage.ru_maxrss) / 1024)
+        return ChildProcess(
+            status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), standardOutput: out, standardError: err,
+            seconds: elapsed,
+            cpuSeconds: Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6,
+            peakRSSMegabytes: Double(usage.ru_maxrss) / 1024)
     }
 }

@@ -54,7 +54,7 @@ func fuzzCodable(_ bytes: [UInt8]) -> CInt {
     // limit (512) and far beyond it is covered by TrellisJSONDecoderTests.nestingDepth.
     do {
         try JSONReader.validate(input, options: JSONReader.Options(maximumDepth: 64))
-    } catch where error.code == .depthLimitExceeded {
+    } catch  where error.code == .depthLimitExceeded {
         return 0
     } catch {}
     let record: Record

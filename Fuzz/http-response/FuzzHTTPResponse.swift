@@ -25,12 +25,15 @@ let requestBound = 400
 let model: ObjectModel = {
     do {
         return try ObjectModel(entities: [
-            EntityDescription(name: "Item",
-                              attributes: [AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
-                                           AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"]),
-                                           AttributeDescription(name: "objectId", type: .string, userInfo: ["JSONKeyPath": "objectId"]),
-                                           AttributeDescription(name: "updatedAt", type: .date, userInfo: ["JSONKeyPath": "updated_at"])],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
+                    AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"]),
+                    AttributeDescription(name: "objectId", type: .string, userInfo: ["JSONKeyPath": "objectId"]),
+                    AttributeDescription(name: "updatedAt", type: .date, userInfo: ["JSONKeyPath": "updated_at"]),
+                ],
+                userInfo: ["identityAttributes": "id"])
         ])
     } catch {
         fatalError("the fuzz target's model: \(error)")
@@ -129,14 +132,14 @@ func fuzzResponse(_ input: [UInt8]) -> CInt {
     let strict = selector & 0x40 != 0 && !paginator.contains("none") ? paginator.replacingOccurrences(of: "}", with: #", "repeatedPage": "error"}"#) : paginator
     let parse = paginator.contains("parse")
     let text = """
-    {"format": "trellis-source", "formatVersion": 1,
-     "client": {"baseURL": "http://api.test/", "auth": {"type": "bearer", "token": "\(token)"},
-                "headers": {"X-Api-Key": "\(apiKey)"}, \(parse ? #""dialect": "parse","# : "")
-                "maxAttempts": 2, "maxRateLimitWaitSeconds": 900, "allowedHosts": ["other.test"]},
-     "resources": [{"name": "items", "entity": "Item", "path": "items", "records": "\(parse ? "results" : "data")",
-                    "params": {"key": "${env:KEY}"}, \(incremental) \(deletions)
-                    "paginator": \(strict)}]}
-    """
+        {"format": "trellis-source", "formatVersion": 1,
+         "client": {"baseURL": "http://api.test/", "auth": {"type": "bearer", "token": "\(token)"},
+                    "headers": {"X-Api-Key": "\(apiKey)"}, \(parse ? #""dialect": "parse","# : "")
+                    "maxAttempts": 2, "maxRateLimitWaitSeconds": 900, "allowedHosts": ["other.test"]},
+         "resources": [{"name": "items", "entity": "Item", "path": "items", "records": "\(parse ? "results" : "data")",
+                        "params": {"key": "${env:KEY}"}, \(incremental) \(deletions)
+                        "paginator": \(strict)}]}
+        """
     let source: SyncSource
     do {
         source = try SyncSource(json: try JSONReader.parse(Array(text.utf8)), environment: ["KEY": apiKey])

@@ -21,7 +21,7 @@ func infer(_ json: JSONValue) -> InferredModel? {
     guard (try? inference.add(collection: json, at: .root)) != nil else { return nil }
     do {
         return try inference.inferredModel()
-    } catch where error.code == .notRecords {
+    } catch  where error.code == .notRecords {
         return nil
     } catch {
         preconditionFailure("objects were added but no model was inferred: \(error)")
@@ -30,7 +30,8 @@ func infer(_ json: JSONValue) -> InferredModel? {
 
 func fuzzInfer(_ bytes: [UInt8]) -> CInt {
     guard let json = try? JSONReader.parse(bytes, options: JSONReader.Options(maximumDepth: 32)),
-          let inferred = infer(json) else { return 0 }
+        let inferred = infer(json)
+    else { return 0 }
     precondition(infer(json)?.file.data() == inferred.file.data(), "inference is not deterministic")
     do {
         let extended = try ModelExtension.extend(inferred.file, with: inferred)

@@ -20,7 +20,10 @@ func fuzzJSON(_ bytes: [UInt8]) -> CInt {
     let parsed: JSONValue?
     do { parsed = try JSONReader.parse(bytes, options: options) } catch { parsed = nil }
     let valid: Bool
-    do { try JSONReader.validate(Data(bytes), options: options); valid = true } catch { valid = false }
+    do {
+        try JSONReader.validate(Data(bytes), options: options)
+        valid = true
+    } catch { valid = false }
     precondition(valid == (parsed != nil), "validate and parse disagree")
 
     if let parsed {

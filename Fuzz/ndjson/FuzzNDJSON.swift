@@ -25,8 +25,9 @@ func fuzzNDJSON(_ bytes: [UInt8]) -> CInt {
         precondition(records == expected, "streaming and whole-input records differ")
     } catch {
         guard case .failure(let expected) = whole else { preconditionFailure("the streaming reader rejected valid input: \(error)") }
-        precondition(error.line == expected.line && error.column == expected.column,
-                     "streaming error \(error) differs from \(expected)")
+        precondition(
+            error.line == expected.line && error.column == expected.column,
+            "streaming error \(error) differs from \(expected)")
         do {
             _ = try reader.next()
             preconditionFailure("a failed reader returned a record")

@@ -24,8 +24,9 @@ let model: ObjectModel = {
         AttributeDescription(name: name, type: type, userInfo: ["JSONKeyPath": name])
     }
     func toMany(_ name: String, _ destination: String, _ inverse: String, mapped: Bool = true) -> RelationshipDescription {
-        RelationshipDescription(name: name, destinationEntity: destination, inverseName: inverse, isToMany: true,
-                                userInfo: mapped ? ["JSONKeyPath": name] : [:])
+        RelationshipDescription(
+            name: name, destinationEntity: destination, inverseName: inverse, isToMany: true,
+            userInfo: mapped ? ["JSONKeyPath": name] : [:])
     }
     func toOne(_ name: String, _ destination: String, _ inverse: String) -> RelationshipDescription {
         RelationshipDescription(name: name, destinationEntity: destination, inverseName: inverse, userInfo: ["JSONKeyPath": name])
@@ -33,26 +34,38 @@ let model: ObjectModel = {
     let identified = ["identityAttributes": "id"]
     do {
         return try ObjectModel(entities: [
-            EntityDescription(name: "Character",
-                              attributes: [attribute("id", .integer64), attribute("name", .string), attribute("realName", .string),
-                                           attribute("rating", .double), attribute("active", .boolean), attribute("createdAt", .date)],
-                              relationships: [toMany("powers", "Power", "characters"), toOne("publisher", "Publisher", "characters")],
-                              userInfo: identified),
-            EntityDescription(name: "Power", attributes: [attribute("id", .integer64), attribute("name", .string)],
-                              relationships: [toMany("characters", "Character", "powers", mapped: false)], userInfo: identified),
-            EntityDescription(name: "Publisher", attributes: [attribute("id", .integer64), attribute("name", .string)],
-                              relationships: [toMany("characters", "Character", "publisher", mapped: false)], userInfo: identified),
-            EntityDescription(name: "Item",
-                              attributes: [attribute("id", .integer64), attribute("label", .string), attribute("price", .decimal),
-                                           attribute("weight", .float), attribute("score", .double), attribute("flag", .boolean),
-                                           attribute("at", .date), attribute("uid", .uuid), attribute("link", .uri),
-                                           attribute("small", .integer16)],
-                              relationships: [toOne("owner", "Owner", "items"), toMany("tags", "Tag", "items")], userInfo: identified),
-            EntityDescription(name: "Owner", attributes: [attribute("id", .integer64), attribute("name", .string)],
-                              relationships: [toMany("items", "Item", "owner", mapped: false), toOne("boss", "Owner", "reports"),
-                                              toMany("reports", "Owner", "boss", mapped: false)], userInfo: identified),
-            EntityDescription(name: "Tag", attributes: [attribute("id", .integer64), attribute("name", .string)],
-                              relationships: [toMany("items", "Item", "tags", mapped: false)], userInfo: identified),
+            EntityDescription(
+                name: "Character",
+                attributes: [
+                    attribute("id", .integer64), attribute("name", .string), attribute("realName", .string),
+                    attribute("rating", .double), attribute("active", .boolean), attribute("createdAt", .date),
+                ],
+                relationships: [toMany("powers", "Power", "characters"), toOne("publisher", "Publisher", "characters")],
+                userInfo: identified),
+            EntityDescription(
+                name: "Power", attributes: [attribute("id", .integer64), attribute("name", .string)],
+                relationships: [toMany("characters", "Character", "powers", mapped: false)], userInfo: identified),
+            EntityDescription(
+                name: "Publisher", attributes: [attribute("id", .integer64), attribute("name", .string)],
+                relationships: [toMany("characters", "Character", "publisher", mapped: false)], userInfo: identified),
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    attribute("id", .integer64), attribute("label", .string), attribute("price", .decimal),
+                    attribute("weight", .float), attribute("score", .double), attribute("flag", .boolean),
+                    attribute("at", .date), attribute("uid", .uuid), attribute("link", .uri),
+                    attribute("small", .integer16),
+                ],
+                relationships: [toOne("owner", "Owner", "items"), toMany("tags", "Tag", "items")], userInfo: identified),
+            EntityDescription(
+                name: "Owner", attributes: [attribute("id", .integer64), attribute("name", .string)],
+                relationships: [
+                    toMany("items", "Item", "owner", mapped: false), toOne("boss", "Owner", "reports"),
+                    toMany("reports", "Owner", "boss", mapped: false),
+                ], userInfo: identified),
+            EntityDescription(
+                name: "Tag", attributes: [attribute("id", .integer64), attribute("name", .string)],
+                relationships: [toMany("items", "Item", "tags", mapped: false)], userInfo: identified),
         ])
     } catch {
         fatalError("the fuzz target's model: \(error)")
@@ -63,37 +76,43 @@ let model: ObjectModel = {
 /// quotes and `--`; decimals beyond a double's precision; dates with offsets and fractions;
 /// integers at 2^53 and Int64.min; missing values everywhere.
 let documents: [(entity: String, json: String)] = [
-    ("Character", """
-    [{"id":1,"name":"Batman","realName":"Bruce Wayne","rating":4.5,"active":true,"createdAt":"2011-08-21T18:02:52Z",
-      "publisher":{"id":1,"name":"DC Comics"},"powers":[{"id":1,"name":"Intelligence"},{"id":2,"name":"Stealth"}]},
-     {"id":2,"name":"batgirl","realName":"Barbara Gordon","rating":3.5,"active":true,"publisher":1,"powers":[2]},
-     {"id":4,"name":"Straße","rating":2.0,"active":false,"createdAt":"2015-03-01T00:00:00Z","publisher":{"id":2,"name":"Marvel"},"powers":[]},
-     {"id":5,"name":"Caf\\u00e9","realName":"\\u00c9lodie","rating":3.0,"active":false,"publisher":2,"powers":[{"id":3,"name":"Flight"}]},
-     {"id":6,"name":"CAFE\\u0301","realName":"O'Brien; DROP TABLE \\"Character\\" --","active":true,"powers":[3,2]},
-     {"id":7,"realName":"Big 50% off_*?","rating":1.0,"active":false,"publisher":2}]
-    """),
-    ("Item", """
-    [{"id":1,"label":"Straße","price":1.50,"weight":0.1,"score":2.5,"flag":true,"at":"2020-01-01T00:00:00Z",
-      "uid":"6F9619FF-8B86-D011-B42D-00C04FC964FF","link":"https://example.org/a","owner":{"id":1,"name":"Ann","boss":2},"tags":[1,2],"small":5},
-     {"id":2,"label":"STRASSE","price":"0.1","weight":1.0,"score":-0.0,"flag":false,"at":"2019-12-31T23:00:00-01:00",
-      "owner":{"id":2,"name":"Bob"},"tags":[],"small":-5},
-     {"id":3,"label":"İstanbul","price":12345678901234567.89,"score":1e300,"at":"2020-01-01T00:00:00.5Z","tags":[2]},
-     {"id":4,"label":"istanbul","price":12345678901234567.88,"at":"2015-11-13T09:36:13.184968Z","owner":{"id":3,"name":"Cid","boss":1}},
-     {"id":5,"label":"ΣΟΦΟΣ","price":-0.5,"at":"1969-12-31T23:59:59.999Z","owner":3},
-     {"id":6,"label":"σοφός","price":100},
-     {"id":7,"label":"a\\u0000b","price":1e-20},
-     {"id":8,"label":"👍🏽"},
-     {"id":9,"label":"\\u212B"},
-     {"id":10,"label":"\\u00C5"},
-     {"id":11,"label":"100%_done"},
-     {"id":12,"label":"it's \\"quoted\\"; --"},
-     {"id":9007199254740993,"label":"big1","score":9007199254740993},
-     {"id":-9223372036854775808,"label":"min"},
-     {"id":17,"label":"i\\u0307stanbul"},
-     {"id":18,"label":"ab"},
-     {"id":19,"label":"a\\nb"},
-     {"id":21,"label":""}]
-    """),
+    (
+        "Character",
+        """
+        [{"id":1,"name":"Batman","realName":"Bruce Wayne","rating":4.5,"active":true,"createdAt":"2011-08-21T18:02:52Z",
+          "publisher":{"id":1,"name":"DC Comics"},"powers":[{"id":1,"name":"Intelligence"},{"id":2,"name":"Stealth"}]},
+         {"id":2,"name":"batgirl","realName":"Barbara Gordon","rating":3.5,"active":true,"publisher":1,"powers":[2]},
+         {"id":4,"name":"Straße","rating":2.0,"active":false,"createdAt":"2015-03-01T00:00:00Z","publisher":{"id":2,"name":"Marvel"},"powers":[]},
+         {"id":5,"name":"Caf\\u00e9","realName":"\\u00c9lodie","rating":3.0,"active":false,"publisher":2,"powers":[{"id":3,"name":"Flight"}]},
+         {"id":6,"name":"CAFE\\u0301","realName":"O'Brien; DROP TABLE \\"Character\\" --","active":true,"powers":[3,2]},
+         {"id":7,"realName":"Big 50% off_*?","rating":1.0,"active":false,"publisher":2}]
+        """
+    ),
+    (
+        "Item",
+        """
+        [{"id":1,"label":"Straße","price":1.50,"weight":0.1,"score":2.5,"flag":true,"at":"2020-01-01T00:00:00Z",
+          "uid":"6F9619FF-8B86-D011-B42D-00C04FC964FF","link":"https://example.org/a","owner":{"id":1,"name":"Ann","boss":2},"tags":[1,2],"small":5},
+         {"id":2,"label":"STRASSE","price":"0.1","weight":1.0,"score":-0.0,"flag":false,"at":"2019-12-31T23:00:00-01:00",
+          "owner":{"id":2,"name":"Bob"},"tags":[],"small":-5},
+         {"id":3,"label":"İstanbul","price":12345678901234567.89,"score":1e300,"at":"2020-01-01T00:00:00.5Z","tags":[2]},
+         {"id":4,"label":"istanbul","price":12345678901234567.88,"at":"2015-11-13T09:36:13.184968Z","owner":{"id":3,"name":"Cid","boss":1}},
+         {"id":5,"label":"ΣΟΦΟΣ","price":-0.5,"at":"1969-12-31T23:59:59.999Z","owner":3},
+         {"id":6,"label":"σοφός","price":100},
+         {"id":7,"label":"a\\u0000b","price":1e-20},
+         {"id":8,"label":"👍🏽"},
+         {"id":9,"label":"\\u212B"},
+         {"id":10,"label":"\\u00C5"},
+         {"id":11,"label":"100%_done"},
+         {"id":12,"label":"it's \\"quoted\\"; --"},
+         {"id":9007199254740993,"label":"big1","score":9007199254740993},
+         {"id":-9223372036854775808,"label":"min"},
+         {"id":17,"label":"i\\u0307stanbul"},
+         {"id":18,"label":"ab"},
+         {"id":19,"label":"a\\nb"},
+         {"id":21,"label":""}]
+        """
+    ),
     ("Tag", #"[{"id":1,"name":"red"},{"id":2,"name":"blue"},{"id":3,"name":"unused"}]"#),
 ]
 
@@ -147,8 +166,9 @@ func fuzzPredicate(_ bytes: [UInt8]) -> CInt {
         again.predicate = reparsed
         let reread = answer(again, on: stores[0])
         // The columns of errors differ (the description is other text); codes and objects do not.
-        check(reread.ids == answers[0].ids && reread.error?.code == answers[0].error?.code,
-              "\(entity) where \(formatted) (reparsed from \(text)): \(reread), not \(answers[0])")
+        check(
+            reread.ids == answers[0].ids && reread.error?.code == answers[0].error?.code,
+            "\(entity) where \(formatted) (reparsed from \(text)): \(reread), not \(answers[0])")
     }
     return 0
 }

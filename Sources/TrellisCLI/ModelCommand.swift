@@ -35,7 +35,8 @@ enum ModelCommand {
     /// The model at `path` with `--bindings` and `--version`, errors naming the paths as given.
     /// Names need not be bound: `convert` carries them over and `show` lists them.
     static func load(_ path: String, _ arguments: ParsedArguments, environment: CommandEnvironment) throws -> LoadedModel {
-        try ModelLoading.read(path, bindingsPath: arguments[CommonOptions.bindings], version: arguments[version],
-                              environment: environment, requiringBoundNames: false)
+        try ModelLoading.read(
+            path, bindingsPath: arguments[CommonOptions.bindings], version: arguments[version],
+            environment: environment, requiringBoundNames: false)
     }
 }

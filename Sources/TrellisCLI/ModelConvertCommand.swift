@@ -28,8 +28,10 @@ enum ModelConvertCommand: LeafCommand {
         try convert(arguments, environment: context.environment, stdout: &context.stdout, stderr: &context.stderr)
     }
 
-    private static func convert(_ arguments: ParsedArguments, environment: CommandEnvironment,
-                                stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) throws {
+    private static func convert(
+        _ arguments: ParsedArguments, environment: CommandEnvironment,
+        stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+    ) throws {
         let inputPath = arguments[input]
         let outputPath = arguments[output]
         let target: ModelFileFormat
@@ -38,8 +40,9 @@ enum ModelConvertCommand: LeafCommand {
         } else if let outputPath, outputPath != "-" {
             let url = URL(fileURLWithPath: outputPath)
             guard ["json", "xcdatamodeld", "xcdatamodel"].contains(url.pathExtension) else {
-                throw UsageError("cannot tell the output format from '\(outputPath)': "
-                                + "use a .json, .xcdatamodeld or .xcdatamodel path, or --to")
+                throw UsageError(
+                    "cannot tell the output format from '\(outputPath)': "
+                        + "use a .json, .xcdatamodeld or .xcdatamodel path, or --to")
             }
             target = ModelLoader.format(of: url)
         } else {
@@ -53,8 +56,9 @@ enum ModelConvertCommand: LeafCommand {
         do {
             try ModelLoader.checkNames(of: loaded.model, bindings: loaded.bindingDeclarations)
         } catch let error as ModelFileError {
-            stderr.write("warning: \(inputPath): \(error.message) The converted model names them too: "
-                         + "give their bindings with --bindings wherever it is used.\n")
+            stderr.write(
+                "warning: \(inputPath): \(error.message) The converted model names them too: "
+                    + "give their bindings with --bindings wherever it is used.\n")
         }
 
         switch target {
@@ -71,8 +75,9 @@ enum ModelConvertCommand: LeafCommand {
             stdout.write("wrote \(outputPath): \(ModelCommand.counts(loaded.model))\n")
         case .xcdatamodel:
             if !loaded.bindingDeclarations.isEmpty {
-                stderr.write("warning: a Core Data model has no bindings section; keep the bindings in a file "
-                             + "and pass it with --bindings when using the converted model\n")
+                stderr.write(
+                    "warning: a Core Data model has no bindings section; keep the bindings in a file "
+                        + "and pass it with --bindings when using the converted model\n")
             }
             for problem in CoreDataModelWriter.xcodeNamingProblems(in: loaded.model) {
                 stderr.write("warning: \(problem)\n")
@@ -96,9 +101,11 @@ enum ModelConvertCommand: LeafCommand {
             }
             let version = written.isNewVersion ? written.versionName.map { " (new version \($0), now current)" } ?? "" : ""
             if let label = loaded.model.versionLabel,
-               let back = try? CoreDataModelReader.read(from: url, version: written.versionName), back.model.versionLabel != label {
-                stderr.write("warning: the version label '\(label)' is lost: it equals the name of the version written, "
-                             + "which a Core Data model records as its label only in a bundle with several versions\n")
+                let back = try? CoreDataModelReader.read(from: url, version: written.versionName), back.model.versionLabel != label
+            {
+                stderr.write(
+                    "warning: the version label '\(label)' is lost: it equals the name of the version written, "
+                        + "which a Core Data model records as its label only in a bundle with several versions\n")
             }
             stdout.write("wrote \(path)\(version): \(ModelCommand.counts(loaded.model))\n")
         }

@@ -26,8 +26,10 @@ enum ModelInferCommand: LeafCommand {
             json); a Core Data model goes to ENTITY.xcdatamodeld, its bindings (if any) beside it.
             """,
         arguments: [files],
-        options: [CommonOptions.entity.with(help: "The entity of the collection's objects."), ImportCommand.at,
-                  InputFormat.option, sample, to, output])
+        options: [
+            CommonOptions.entity.with(help: "The entity of the collection's objects."), ImportCommand.at,
+            InputFormat.option, sample, to, output,
+        ])
 
     /// `--sample`: a whole number of elements, 1 or more.
     struct SampleCount: OptionValue {
@@ -43,8 +45,10 @@ enum ModelInferCommand: LeafCommand {
         try infer(arguments, environment: context.environment, stdout: &context.stdout, stderr: &context.stderr)
     }
 
-    private static func infer(_ arguments: ParsedArguments, environment: CommandEnvironment,
-                              stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) throws {
+    private static func infer(
+        _ arguments: ParsedArguments, environment: CommandEnvironment,
+        stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+    ) throws {
         let entity = arguments[CommonOptions.entity]
         let outputPath = arguments[output]
         var target = arguments[to]
@@ -55,9 +59,10 @@ enum ModelInferCommand: LeafCommand {
         if inputs.contains(where: \.isStandardInput) {
             throw UsageError("'-' (standard input) is not read by 'model infer'; give the sample files")
         }
-        let reading = InferenceReading(inputs: inputs, at: arguments[ImportCommand.at],
-                                       format: arguments[InputFormat.option], entity: entity,
-                                       sample: arguments[sample]?.value)
+        let reading = InferenceReading(
+            inputs: inputs, at: arguments[ImportCommand.at],
+            format: arguments[InputFormat.option], entity: entity,
+            sample: arguments[sample]?.value)
         let inferred = try reading.infer()
         let file = inferred.file
         let summary = "\(ModelCommand.counts(file.model)), inferred from \(ModelCommand.plural(inputs.count, "file", "files"))"

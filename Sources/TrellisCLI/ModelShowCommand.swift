@@ -106,9 +106,11 @@ struct ModelSummary {
             var parts = [attribute.type.rawValue]
             if !attribute.isOptional { parts.append("required") }
             if let value = attribute.defaultValue { parts.append("default \(ModelSummary.display(value, type: attribute.type))") }
-            parts.append(keyPathText(entity.attributeIndex(of: attribute.name).flatMap { i in
-                entity.attributeMappings.first { $0.index == i }?.keyPath
-            }))
+            parts.append(
+                keyPathText(
+                    entity.attributeIndex(of: attribute.name).flatMap { i in
+                        entity.attributeMappings.first { $0.index == i }?.keyPath
+                    }))
             if let name = attribute.transformerName { parts.append("transformer \(name)") }
             out += "  attribute \(attribute.name): \(parts.joined(separator: ", "))\n"
         }
@@ -121,9 +123,11 @@ struct ModelSummary {
             if !relationship.isOptional { parts.append("required") }
             if relationship.minCount > 0 { parts.append("at least \(relationship.minCount)") }
             if relationship.maxCount > 0 { parts.append("at most \(relationship.maxCount)") }
-            parts.append(keyPathText(entity.relationshipIndex(of: relationship.name).flatMap { i in
-                entity.relationshipMappings.first { $0.index == i }?.keyPath
-            }))
+            parts.append(
+                keyPathText(
+                    entity.relationshipIndex(of: relationship.name).flatMap { i in
+                        entity.relationshipMappings.first { $0.index == i }?.keyPath
+                    }))
             if let policy = relationship.mergePolicy { parts.append("merge \(policy.rawValue)") }
             out += "  relationship \(relationship.name): \(parts.joined(separator: ", "))\n"
         }
@@ -155,8 +159,10 @@ struct ModelSummary {
 
     /// User info other than the annotations shown above and Core Data settings: `key = value; …`.
     static func otherUserInfo(_ userInfo: [String: String]) -> String {
-        let shown: Set<String> = [GrootAnnotation.identityAttributes, GrootAnnotation.identityAttribute, GrootAnnotation.entityMapperName,
-                                  GrootAnnotation.jsonDictionaryTransformerName]
+        let shown: Set<String> = [
+            GrootAnnotation.identityAttributes, GrootAnnotation.identityAttribute, GrootAnnotation.entityMapperName,
+            GrootAnnotation.jsonDictionaryTransformerName,
+        ]
         return CoreDataSettings.annotations(in: userInfo).filter { !shown.contains($0.key) }
             .sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "; ")
     }
@@ -172,8 +178,11 @@ struct ModelSummary {
                 uses.append(("entity mapper", name, "entity \(entity.name)", declarations.entityMappers[name] == nil ? "not bound" : "bound"))
             }
             if let name = entity.dictionaryTransformerName {
-                uses.append(("dictionary transformer", name, "entity \(entity.name)",
-                             declarations.dictionaryTransformers[name] == nil ? "not bound" : "bound"))
+                uses.append(
+                    (
+                        "dictionary transformer", name, "entity \(entity.name)",
+                        declarations.dictionaryTransformers[name] == nil ? "not bound" : "bound"
+                    ))
             }
             for attribute in entity.attributes {
                 guard let name = attribute.transformerName else { continue }

@@ -27,15 +27,18 @@ public enum TrellisCommand {
     /// `interrupted: nothing was imported` and exits 130 (143), leaving no store behind.
     public static func main(arguments: [String]) -> Int32 {
         Interruption.installForProcess()
-        return run(arguments: arguments, environment: .process,
+        return run(
+            arguments: arguments, environment: .process,
             standardOutput: .standardOutput, standardError: .standardError)
     }
 
     /// Runs the command in `environment`, writing to the descriptors of `standardOutput`
     /// and `standardError`; a failed write on standard output fails the command (see
     /// ``main(arguments:)``).
-    public static func run(arguments: [String], environment: CommandEnvironment,
-                           standardOutput: FileOutput, standardError: FileOutput) -> Int32 {
+    public static func run(
+        arguments: [String], environment: CommandEnvironment,
+        standardOutput: FileOutput, standardError: FileOutput
+    ) -> Int32 {
         var out = standardOutput
         var err = standardError
         let status = run(arguments: arguments, environment: environment, stdout: &out, stderr: &err)
@@ -61,8 +64,9 @@ public enum TrellisCommand {
         }
         if arguments.first == versionFlag.spec.name {
             guard arguments.count == 1 else {
-                context.stderr.write(UsageError("unexpected argument '\(arguments[1])' after '--version'")
-                    .text(usage: root.usageLine, command: nil))
+                context.stderr.write(
+                    UsageError("unexpected argument '\(arguments[1])' after '--version'")
+                        .text(usage: root.usageLine, command: nil))
                 return ExitStatus.usage
             }
             context.stdout.write("trellis \(version)\n")
@@ -78,28 +82,36 @@ public enum TrellisCommand {
 
     /// Every command, in help order. Add a command here (see CommandSpec.swift).
     static var root: CommandNode {
-        .group(CommandSpec(name: "", abstract: "Map JSON onto an object graph in SQLite or PostgreSQL, and back.",
-                           options: [versionFlag]), [
-            .command(ImportCommand.self),
-            .command(ExportCommand.self),
-            .command(CountCommand.self),
-            .command(DeleteCommand.self),
-            .command(WatchCommand.self),
-            .command(SchemaCommand.self),
-            .command(SyncCommand.self),
-            .group(ModelCommand.spec, [.command(ModelConvertCommand.self), .command(ModelInferCommand.self),
-                                       .command(ModelShowCommand.self)]),
-            .group(JSONCommand.spec, [.command(JSONCheckCommand.self), .command(JSONFormatCommand.self)]),
-            .command(HelpCommand.self),
-        ])
+        .group(
+            CommandSpec(
+                name: "", abstract: "Map JSON onto an object graph in SQLite or PostgreSQL, and back.",
+                options: [versionFlag]),
+            [
+                .command(ImportCommand.self),
+                .command(ExportCommand.self),
+                .command(CountCommand.self),
+                .command(DeleteCommand.self),
+                .command(WatchCommand.self),
+                .command(SchemaCommand.self),
+                .command(SyncCommand.self),
+                .group(
+                    ModelCommand.spec,
+                    [
+                        .command(ModelConvertCommand.self), .command(ModelInferCommand.self),
+                        .command(ModelShowCommand.self),
+                    ]),
+                .group(JSONCommand.spec, [.command(JSONCheckCommand.self), .command(JSONFormatCommand.self)]),
+                .command(HelpCommand.self),
+            ])
     }
 }
 
 /// `trellis help [<subcommand>...]`: the help of `trellis` or of the (sub)command named;
 /// a name that is not a subcommand is bad usage (exit 64).
 enum HelpCommand: LeafCommand {
-    static let topic = ArgumentKey<[String]>(repeating: "subcommand", help: "The subcommand, e.g. 'model convert'.",
-                                             isRequired: false)
+    static let topic = ArgumentKey<[String]>(
+        repeating: "subcommand", help: "The subcommand, e.g. 'model convert'.",
+        isRequired: false)
 
     static let spec = CommandSpec(name: "help", abstract: "Show the help of a subcommand.", arguments: [topic])
 

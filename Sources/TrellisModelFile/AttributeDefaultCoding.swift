@@ -9,8 +9,9 @@ import Trellis
 enum AttributeDefaultCoding {
     static func value(from json: JSONValue, type: AttributeType, at path: JSONPath) throws -> AttributeValue {
         func fail(_ expected: String) -> ModelFileError {
-            ModelFileError(.invalidValue, path: path,
-                           message: "\(withIndefiniteArticle(type.description)) default must be \(expected), found \(FieldReader.kindPhrase(json))")
+            ModelFileError(
+                .invalidValue, path: path,
+                message: "\(withIndefiniteArticle(type.description)) default must be \(expected), found \(FieldReader.kindPhrase(json))")
         }
         switch type {
         case .string:
@@ -82,7 +83,8 @@ enum AttributeDefaultCoding {
 
     private static func formatDate(_ date: Date) -> String {
         let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
-        return whole ? date.formatted(Date.ISO8601FormatStyle())
+        return whole
+            ? date.formatted(Date.ISO8601FormatStyle())
             : date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

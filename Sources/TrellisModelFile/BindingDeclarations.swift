@@ -18,9 +18,11 @@ public struct BindingDeclarations: Sendable, Hashable {
     public var dictionaryTransformers: [String: DictionaryTransformerDeclaration]
 
     /// Declarations for the three kinds of names (each empty by default).
-    public init(transformers: [String: TransformerDeclaration] = [:],
-                entityMappers: [String: EntityMapperDeclaration] = [:],
-                dictionaryTransformers: [String: DictionaryTransformerDeclaration] = [:]) {
+    public init(
+        transformers: [String: TransformerDeclaration] = [:],
+        entityMappers: [String: EntityMapperDeclaration] = [:],
+        dictionaryTransformers: [String: DictionaryTransformerDeclaration] = [:]
+    ) {
         self.transformers = transformers
         self.entityMappers = entityMappers
         self.dictionaryTransformers = dictionaryTransformers
@@ -51,9 +53,10 @@ public struct BindingDeclarations: Sendable, Hashable {
             switch transformers[name] {
             case .builtIn(let base)?:
                 guard let transformer = try? JSONValueTransformerRegistry.standard.transformer(named: base) else {
-                    throw ModelFileError(.invalidValue, path: path,
-                                         message: "'\(base)' is not a built-in value transformer; built-ins: "
-                                             + BindingDeclarations.listing(BindingDeclarations.builtInTransformerNames))
+                    throw ModelFileError(
+                        .invalidValue, path: path,
+                        message: "'\(base)' is not a built-in value transformer; built-ins: "
+                            + BindingDeclarations.listing(BindingDeclarations.builtInTransformerNames))
                 }
                 registry.register(Trellis.JSONValueTransformer(name: name, forward: transformer.forward, reverse: transformer.reverse))
             case .dateFormat(let format)?:
@@ -72,8 +75,10 @@ public struct BindingDeclarations: Sendable, Hashable {
             } catch {
                 throw ModelFileError(.invalidValue, path: path, message: "\(error)")
             }
-            mappers.append(EntityMapper(name: name, keyPath: keyPath, table: declaration.entities,
-                                        defaultEntity: declaration.defaultEntity))
+            mappers.append(
+                EntityMapper(
+                    name: name, keyPath: keyPath, table: declaration.entities,
+                    defaultEntity: declaration.defaultEntity))
         }
         var dictionaryTransformers: [DictionaryTransformer] = []
         for name in self.dictionaryTransformers.keys.sorted() {
@@ -134,8 +139,10 @@ public struct DictionaryTransformerDeclaration: Sendable, Hashable {
     public var remove: [String]
 
     /// A transformer with the given steps (each empty by default).
-    public init(copy: [String: String] = [:], rename: [String: String] = [:], set: [String: JSONValue] = [:],
-                remove: [String] = []) {
+    public init(
+        copy: [String: String] = [:], rename: [String: String] = [:], set: [String: JSONValue] = [:],
+        remove: [String] = []
+    ) {
         self.copy = copy
         self.rename = rename
         self.set = set

@@ -76,8 +76,9 @@ struct FieldReader {
         var table: [String: String] = [:]
         for (k, v) in object {
             guard case .string(let s) = v else {
-                throw ModelFileError(.wrongType, path: path.appending(key: key).appending(key: k),
-                                     message: "expected a string, found \(FieldReader.kindPhrase(v))")
+                throw ModelFileError(
+                    .wrongType, path: path.appending(key: key).appending(key: k),
+                    message: "expected a string, found \(FieldReader.kindPhrase(v))")
             }
             table[k] = s
         }
@@ -85,8 +86,9 @@ struct FieldReader {
     }
 
     func wrongType(_ key: String, expected: String, found: JSONValue) -> ModelFileError {
-        ModelFileError(.wrongType, path: path.appending(key: key),
-                       message: "expected \(expected), found \(FieldReader.kindPhrase(found))")
+        ModelFileError(
+            .wrongType, path: path.appending(key: key),
+            message: "expected \(expected), found \(FieldReader.kindPhrase(found))")
     }
 
     // MARK: - Helpers

@@ -4,11 +4,15 @@ import Trellis
 /// checking every key and value (see docs/ModelFormat.md).
 struct ModelFileDecoder {
     static let topKeys = ["format", "formatVersion", "version", "keyConvention", "entities", "bindings"]
-    static let entityKeys = ["name", "parent", "abstract", "identityAttributes", "entityMapper", "dictionaryTransformer",
-                             "userInfo", "attributes", "relationships"]
+    static let entityKeys = [
+        "name", "parent", "abstract", "identityAttributes", "entityMapper", "dictionaryTransformer",
+        "userInfo", "attributes", "relationships",
+    ]
     static let attributeKeys = ["name", "type", "optional", "default", "jsonKeyPath", "transformer", "userInfo"]
-    static let relationshipKeys = ["name", "destination", "inverse", "toMany", "ordered", "deleteRule", "minCount",
-                                   "maxCount", "optional", "jsonKeyPath", "mergePolicy", "userInfo"]
+    static let relationshipKeys = [
+        "name", "destination", "inverse", "toMany", "ordered", "deleteRule", "minCount",
+        "maxCount", "optional", "jsonKeyPath", "mergePolicy", "userInfo",
+    ]
     static let bindingKeys = ["transformers", "entityMappers", "dictionaryTransformers"]
 
     /// The format name in `format`.
@@ -29,12 +33,14 @@ struct ModelFileDecoder {
         }
         let top = try FieldReader(json, at: .root, what: "a model file", allowed: topKeys)
         guard let format = try top.string("format") else {
-            throw ModelFileError(.missingKey, path: .root,
-                                 message: "a model file needs \"format\": \"\(formatName)\"")
+            throw ModelFileError(
+                .missingKey, path: .root,
+                message: "a model file needs \"format\": \"\(formatName)\"")
         }
         guard format == formatName else {
-            throw ModelFileError(.unsupportedFormat, path: .root.appending(key: "format"),
-                                 message: "unsupported format '\(format)'; expected '\(formatName)'")
+            throw ModelFileError(
+                .unsupportedFormat, path: .root.appending(key: "format"),
+                message: "unsupported format '\(format)'; expected '\(formatName)'")
         }
         guard let versionValue = top.value("formatVersion") else {
             throw ModelFileError(.missingKey, path: .root, message: "a model file needs \"formatVersion\": \(formatVersion)")
@@ -43,15 +49,17 @@ struct ModelFileDecoder {
             throw top.wrongType("formatVersion", expected: "an integer", found: versionValue)
         }
         guard version == formatVersion else {
-            throw ModelFileError(.unsupportedFormat, path: .root.appending(key: "formatVersion"),
-                                 message: "unsupported formatVersion \(version); this reader knows version \(formatVersion)")
+            throw ModelFileError(
+                .unsupportedFormat, path: .root.appending(key: "formatVersion"),
+                message: "unsupported formatVersion \(version); this reader knows version \(formatVersion)")
         }
         let versionLabel = try top.string("version")
         var keyConvention = KeyConvention.none
         if let text = try top.string("keyConvention") {
             guard let convention = KeyConvention(rawValue: text) else {
-                throw ModelFileError(.invalidValue, path: .root.appending(key: "keyConvention"),
-                                     message: "unknown key convention '\(text)'; expected one of: none, snakeCase, propertyName")
+                throw ModelFileError(
+                    .invalidValue, path: .root.appending(key: "keyConvention"),
+                    message: "unknown key convention '\(text)'; expected one of: none, snakeCase, propertyName")
             }
             keyConvention = convention
         }
@@ -73,9 +81,10 @@ struct ModelFileDecoder {
         } catch let error as ModelValidationError {
             let paths = problemPaths(error.problems, entities: entities)
             let count = error.problems.count
-            throw ModelFileError(.invalidModel,
-                                 message: count == 1 ? "invalid model (1 problem):" : "invalid model (\(count) problems):",
-                                 problems: error.problems, problemPaths: paths)
+            throw ModelFileError(
+                .invalidModel,
+                message: count == 1 ? "invalid model (1 problem):" : "invalid model (\(count) problems):",
+                problems: error.problems, problemPaths: paths)
         }
         if checkingNames {
             try checkUses(entities: entities, bindings: bindings)
@@ -101,8 +110,9 @@ struct ModelFileDecoder {
                 names = try elements.enumerated().map { i, element in
                     let elementPath = path.appending(key: "identityAttributes").appending(index: i)
                     guard case .string(let s) = element else {
-                        throw ModelFileError(.wrongType, path: elementPath,
-                                             message: "expected an attribute name (a string), found \(FieldReader.kindPhrase(element))")
+                        throw ModelFileError(
+                            .wrongType, path: elementPath,
+                            message: "expected an attribute name (a string), found \(FieldReader.kindPhrase(element))")
                     }
                     // The names are stored as Groot's annotation, one string separated by commas
                     // and whitespace: a name holding one would silently become other names.
@@ -110,9 +120,10 @@ struct ModelFileDecoder {
                         throw ModelFileError(.invalidValue, path: elementPath, message: "an identity attribute name cannot be empty")
                     }
                     if splitNames(s) != [s] {
-                        throw ModelFileError(.invalidValue, path: elementPath,
-                                             message: "identity attribute name \"\(s)\" cannot hold a comma or whitespace: "
-                                                 + "the identityAttributes annotation separates names with them")
+                        throw ModelFileError(
+                            .invalidValue, path: elementPath,
+                            message: "identity attribute name \"\(s)\" cannot hold a comma or whitespace: "
+                                + "the identityAttributes annotation separates names with them")
                     }
                     return s
                 }
@@ -120,8 +131,9 @@ struct ModelFileDecoder {
                 throw fields.wrongType("identityAttributes", expected: "an array of attribute names or a string", found: identity)
             }
             if let existing = userInfo[GrootAnnotation.identityAttributes], splitNames(existing) != names {
-                throw conflict(path: path, key: "identityAttributes", userInfoKey: GrootAnnotation.identityAttributes,
-                               convenience: names.joined(separator: ","), userInfo: existing)
+                throw conflict(
+                    path: path, key: "identityAttributes", userInfoKey: GrootAnnotation.identityAttributes,
+                    convenience: names.joined(separator: ","), userInfo: existing)
             }
             userInfo[GrootAnnotation.identityAttributes] = names.joined(separator: ",")
         }
@@ -134,9 +146,10 @@ struct ModelFileDecoder {
         let relationships = try (fields.array("relationships") ?? []).enumerated().map { i, value in
             try decodeRelationship(value, at: path.appending(key: "relationships").appending(index: i))
         }
-        return EntityDescription(name: name, parentName: try fields.string("parent"),
-                                 isAbstract: try fields.bool("abstract") ?? false,
-                                 attributes: attributes, relationships: relationships, userInfo: userInfo)
+        return EntityDescription(
+            name: name, parentName: try fields.string("parent"),
+            isAbstract: try fields.bool("abstract") ?? false,
+            attributes: attributes, relationships: relationships, userInfo: userInfo)
     }
 
     static func decodeAttribute(_ value: JSONValue, at path: JSONPath) throws -> AttributeDescription {
@@ -144,9 +157,10 @@ struct ModelFileDecoder {
         let name = try fields.requiredString("name", what: "an attribute")
         let typeText = try fields.requiredString("type", what: "an attribute")
         guard let type = AttributeType(rawValue: typeText) else {
-            throw ModelFileError(.invalidValue, path: path.appending(key: "type"),
-                                 message: "unknown attribute type '\(typeText)'; expected one of: "
-                                     + AttributeType.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ModelFileError(
+                .invalidValue, path: path.appending(key: "type"),
+                message: "unknown attribute type '\(typeText)'; expected one of: "
+                    + AttributeType.allCases.map(\.rawValue).joined(separator: ", "))
         }
         var userInfo = try fields.stringTable("userInfo") ?? [:]
         try merge(fields, "jsonKeyPath", into: &userInfo, as: GrootAnnotation.jsonKeyPath, path: path)
@@ -156,8 +170,9 @@ struct ModelFileDecoder {
         if let json = fields.value("default") {
             defaultValue = try AttributeDefaultCoding.value(from: json, type: type, at: path.appending(key: "default"))
         }
-        return AttributeDescription(name: name, type: type, isOptional: try fields.bool("optional") ?? true,
-                                    defaultValue: defaultValue, userInfo: userInfo)
+        return AttributeDescription(
+            name: name, type: type, isOptional: try fields.bool("optional") ?? true,
+            defaultValue: defaultValue, userInfo: userInfo)
     }
 
     static func decodeRelationship(_ value: JSONValue, at path: JSONPath) throws -> RelationshipDescription {
@@ -167,9 +182,10 @@ struct ModelFileDecoder {
         var deleteRule = RelationshipDescription.DeleteRule.nullify
         if let text = try fields.string("deleteRule") {
             guard let rule = RelationshipDescription.DeleteRule(rawValue: text) else {
-                throw ModelFileError(.invalidValue, path: path.appending(key: "deleteRule"),
-                                     message: "unknown delete rule '\(text)'; expected one of: "
-                                         + RelationshipDescription.DeleteRule.allCases.map(\.rawValue).joined(separator: ", "))
+                throw ModelFileError(
+                    .invalidValue, path: path.appending(key: "deleteRule"),
+                    message: "unknown delete rule '\(text)'; expected one of: "
+                        + RelationshipDescription.DeleteRule.allCases.map(\.rawValue).joined(separator: ", "))
             }
             deleteRule = rule
         }
@@ -177,16 +193,19 @@ struct ModelFileDecoder {
         try merge(fields, "jsonKeyPath", into: &userInfo, as: GrootAnnotation.jsonKeyPath, path: path)
         try merge(fields, "mergePolicy", into: &userInfo, as: GrootAnnotation.jsonMergePolicy, path: path)
         if let policy = userInfo[GrootAnnotation.jsonMergePolicy], ToManyMergePolicy(rawValue: policy) == nil {
-            let key = fields.value("mergePolicy") != nil ? path.appending(key: "mergePolicy")
+            let key =
+                fields.value("mergePolicy") != nil
+                ? path.appending(key: "mergePolicy")
                 : path.appending(key: "userInfo").appending(key: GrootAnnotation.jsonMergePolicy)
             throw ModelFileError(.invalidValue, path: key, message: "unknown merge policy '\(policy)'; expected one of: replace, append")
         }
         try checkKeyPath(userInfo, fields: fields, path: path)
-        return RelationshipDescription(name: name, destinationEntity: destination, inverseName: try fields.string("inverse"),
-                                       isToMany: try fields.bool("toMany") ?? false, isOrdered: try fields.bool("ordered") ?? false,
-                                       deleteRule: deleteRule, isOptional: try fields.bool("optional") ?? true,
-                                       minCount: try fields.int("minCount") ?? 0, maxCount: try fields.int("maxCount") ?? 0,
-                                       userInfo: userInfo)
+        return RelationshipDescription(
+            name: name, destinationEntity: destination, inverseName: try fields.string("inverse"),
+            isToMany: try fields.bool("toMany") ?? false, isOrdered: try fields.bool("ordered") ?? false,
+            deleteRule: deleteRule, isOptional: try fields.bool("optional") ?? true,
+            minCount: try fields.int("minCount") ?? 0, maxCount: try fields.int("maxCount") ?? 0,
+            userInfo: userInfo)
     }
 
     // MARK: - Bindings
@@ -203,8 +222,10 @@ struct ModelFileDecoder {
                 let t = try FieldReader(declaration, at: at, what: "a transformer declaration", allowed: ["dateFormat"])
                 result.transformers[name] = .dateFormat(try t.requiredString("dateFormat", what: "a transformer declaration"))
             default:
-                throw ModelFileError(.wrongType, path: at, message: "expected a built-in transformer name or {\"dateFormat\": …}, found "
-                                         + FieldReader.kindPhrase(declaration))
+                throw ModelFileError(
+                    .wrongType, path: at,
+                    message: "expected a built-in transformer name or {\"dateFormat\": …}, found "
+                        + FieldReader.kindPhrase(declaration))
             }
         }
         for (name, declaration) in try fields.objectMember("entityMappers") ?? [:] {
@@ -213,8 +234,9 @@ struct ModelFileDecoder {
             guard let table = try m.stringTable("entities") else {
                 throw ModelFileError(.missingKey, path: at, message: "an entity mapper needs \"entities\" (value → entity name)")
             }
-            result.entityMappers[name] = EntityMapperDeclaration(keyPath: try m.requiredString("keyPath", what: "an entity mapper"),
-                                                                 entities: table, defaultEntity: try m.string("default"))
+            result.entityMappers[name] = EntityMapperDeclaration(
+                keyPath: try m.requiredString("keyPath", what: "an entity mapper"),
+                entities: table, defaultEntity: try m.string("default"))
         }
         for (name, declaration) in try fields.objectMember("dictionaryTransformers") ?? [:] {
             let at = path.appending(key: "dictionaryTransformers").appending(key: name)
@@ -222,8 +244,9 @@ struct ModelFileDecoder {
             var removed: [String] = []
             for (i, element) in (try d.array("remove") ?? []).enumerated() {
                 guard case .string(let s) = element else {
-                    throw ModelFileError(.wrongType, path: at.appending(key: "remove").appending(index: i),
-                                         message: "expected a key path (a string), found \(FieldReader.kindPhrase(element))")
+                    throw ModelFileError(
+                        .wrongType, path: at.appending(key: "remove").appending(index: i),
+                        message: "expected a key path (a string), found \(FieldReader.kindPhrase(element))")
                 }
                 removed.append(s)
             }
@@ -262,21 +285,24 @@ struct ModelFileDecoder {
             BindingDeclarations.listing(Array(Set(list.map(\.name))).sorted())
         }
         for use in usedTransformers where bindings.transformers[use.name] == nil && !builtIns.contains(use.name) {
-            throw ModelFileError(.unboundName, path: use.path,
-                                 message: "value transformer '\(use.name)' is not bound; the model uses transformers: \(uses(usedTransformers)); "
-                                     + "bound in \"bindings.transformers\": \(BindingDeclarations.listing(bindings.transformers.keys.sorted())); "
-                                     + "built-in: \(BindingDeclarations.listing(builtIns))")
+            throw ModelFileError(
+                .unboundName, path: use.path,
+                message: "value transformer '\(use.name)' is not bound; the model uses transformers: \(uses(usedTransformers)); "
+                    + "bound in \"bindings.transformers\": \(BindingDeclarations.listing(bindings.transformers.keys.sorted())); "
+                    + "built-in: \(BindingDeclarations.listing(builtIns))")
         }
         for use in usedMappers where bindings.entityMappers[use.name] == nil {
-            throw ModelFileError(.unboundName, path: use.path,
-                                 message: "entity mapper '\(use.name)' is not bound; the model uses entity mappers: \(uses(usedMappers)); "
-                                     + "bound in \"bindings.entityMappers\": \(BindingDeclarations.listing(bindings.entityMappers.keys.sorted()))")
+            throw ModelFileError(
+                .unboundName, path: use.path,
+                message: "entity mapper '\(use.name)' is not bound; the model uses entity mappers: \(uses(usedMappers)); "
+                    + "bound in \"bindings.entityMappers\": \(BindingDeclarations.listing(bindings.entityMappers.keys.sorted()))")
         }
         for use in usedDictionaryTransformers where bindings.dictionaryTransformers[use.name] == nil {
-            throw ModelFileError(.unboundName, path: use.path,
-                                 message: "dictionary transformer '\(use.name)' is not bound; the model uses dictionary transformers: "
-                                     + "\(uses(usedDictionaryTransformers)); bound in \"bindings.dictionaryTransformers\": "
-                                     + BindingDeclarations.listing(bindings.dictionaryTransformers.keys.sorted()))
+            throw ModelFileError(
+                .unboundName, path: use.path,
+                message: "dictionary transformer '\(use.name)' is not bound; the model uses dictionary transformers: "
+                    + "\(uses(usedDictionaryTransformers)); bound in \"bindings.dictionaryTransformers\": "
+                    + BindingDeclarations.listing(bindings.dictionaryTransformers.keys.sorted()))
         }
     }
 
@@ -289,8 +315,10 @@ struct ModelFileDecoder {
     /// - Throws: ``ModelFileError`` `.invalidValue` at the entry
     ///   (`$.entityMappers.VehicleMapper.entities.car`): `unknown entity 'Boat'; the model
     ///   has: …`, or `'Garage' is not Vehicle or one of its sub-entities (…); allowed: Bike, Car, Vehicle`.
-    static func checkEntityMappers(_ mappers: [String: EntityMapperDeclaration], in model: ObjectModel,
-                                   at section: JSONPath) throws {
+    static func checkEntityMappers(
+        _ mappers: [String: EntityMapperDeclaration], in model: ObjectModel,
+        at section: JSONPath
+    ) throws {
         let entityNames = model.entities.map(\.name).sorted()
         for name in mappers.keys.sorted() {
             guard let mapper = mappers[name] else { continue }
@@ -300,14 +328,16 @@ struct ModelFileDecoder {
             let users = model.entities.filter { $0.entityMapperName == name }.map(\.name)
             for target in targets {
                 guard model.entity(named: target.entity) != nil else {
-                    throw ModelFileError(.invalidValue, path: target.path,
-                                         message: "unknown entity '\(target.entity)'; the model has: \(entityNames.joined(separator: ", "))")
+                    throw ModelFileError(
+                        .invalidValue, path: target.path,
+                        message: "unknown entity '\(target.entity)'; the model has: \(entityNames.joined(separator: ", "))")
                 }
                 for user in users where !model.entity(target.entity, isKindOf: user) {
                     let allowed = model.entities.map(\.name).filter { model.entity($0, isKindOf: user) }.sorted()
-                    throw ModelFileError(.invalidValue, path: target.path,
-                                         message: "'\(target.entity)' is not \(user) or one of its sub-entities (entity \(user) "
-                                             + "uses entity mapper '\(name)'); allowed: \(allowed.joined(separator: ", "))")
+                    throw ModelFileError(
+                        .invalidValue, path: target.path,
+                        message: "'\(target.entity)' is not \(user) or one of its sub-entities (entity \(user) "
+                            + "uses entity mapper '\(name)'); allowed: \(allowed.joined(separator: ", "))")
                 }
             }
         }
@@ -319,15 +349,19 @@ struct ModelFileDecoder {
         do {
             _ = try JSONKeyPath(parsing: text)
         } catch {
-            let at = fields.value("jsonKeyPath") != nil ? path.appending(key: "jsonKeyPath")
+            let at =
+                fields.value("jsonKeyPath") != nil
+                ? path.appending(key: "jsonKeyPath")
                 : path.appending(key: "userInfo").appending(key: GrootAnnotation.jsonKeyPath)
             throw ModelFileError(.invalidValue, path: at, message: "\(error)")
         }
     }
 
     /// Copies the convenience key `key` into `userInfo[userInfoKey]`; both given must agree.
-    private static func merge(_ fields: FieldReader, _ key: String, into userInfo: inout [String: String],
-                              as userInfoKey: String, path: JSONPath) throws {
+    private static func merge(
+        _ fields: FieldReader, _ key: String, into userInfo: inout [String: String],
+        as userInfoKey: String, path: JSONPath
+    ) throws {
         guard let value = try fields.string(key) else { return }
         if let existing = userInfo[userInfoKey], existing != value {
             throw conflict(path: path, key: key, userInfoKey: userInfoKey, convenience: value, userInfo: existing)
@@ -335,11 +369,14 @@ struct ModelFileDecoder {
         userInfo[userInfoKey] = value
     }
 
-    private static func conflict(path: JSONPath, key: String, userInfoKey: String, convenience: String,
-                                 userInfo: String) -> ModelFileError {
-        ModelFileError(.conflictingAnnotation, path: path.appending(key: key),
-                       message: "\"\(key)\": \"\(convenience)\" disagrees with \"userInfo\".\"\(userInfoKey)\": \"\(userInfo)\"; "
-                           + "give it once, or the same value both ways")
+    private static func conflict(
+        path: JSONPath, key: String, userInfoKey: String, convenience: String,
+        userInfo: String
+    ) -> ModelFileError {
+        ModelFileError(
+            .conflictingAnnotation, path: path.appending(key: key),
+            message: "\"\(key)\": \"\(convenience)\" disagrees with \"userInfo\".\"\(userInfoKey)\": \"\(userInfo)\"; "
+                + "give it once, or the same value both ways")
     }
 
     /// Identity attribute names from annotation text (commas and whitespace separate).

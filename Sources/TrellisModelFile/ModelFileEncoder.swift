@@ -24,7 +24,8 @@ enum ModelFileEncoder {
         // The convenience array only when it gives the same text back ("a,b"); other spellings
         // ("a, b", Groot's "a b") stay verbatim in userInfo, so Core Data models round-trip exactly.
         if let text = userInfo[GrootAnnotation.identityAttributes],
-           ModelFileDecoder.splitNames(text).joined(separator: ",") == text {
+            ModelFileDecoder.splitNames(text).joined(separator: ",") == text
+        {
             userInfo[GrootAnnotation.identityAttributes] = nil
             object["identityAttributes"] = .array(ModelFileDecoder.splitNames(text).map(JSONValue.string))
         }

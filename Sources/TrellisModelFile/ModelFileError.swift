@@ -73,8 +73,10 @@ public struct ModelFileError: Error, Sendable, CustomStringConvertible {
     public let problemPaths: [JSONPath]
 
     /// An error; ``ModelFile`` fills the file name when it read one.
-    public init(_ code: Code, file: String? = nil, path: JSONPath? = nil, line: Int? = nil, column: Int? = nil,
-                message: String, problems: [ModelError] = [], problemPaths: [JSONPath] = []) {
+    public init(
+        _ code: Code, file: String? = nil, path: JSONPath? = nil, line: Int? = nil, column: Int? = nil,
+        message: String, problems: [ModelError] = [], problemPaths: [JSONPath] = []
+    ) {
         self.code = code
         self.file = file
         self.path = path
@@ -97,7 +99,8 @@ public struct ModelFileError: Error, Sendable, CustomStringConvertible {
         }
         var head = prefix.isEmpty ? message : "\(prefix): \(message)"
         if code == .notAModel {
-            head += "; import it without --model (the model is inferred from the payload), or write a model for it with "
+            head +=
+                "; import it without --model (the model is inferred from the payload), or write a model for it with "
                 + "'trellis model infer \(file ?? "FILE") --entity ENTITY [--at KEYPATH] -o model.json'"
         }
         guard !problems.isEmpty else { return head }

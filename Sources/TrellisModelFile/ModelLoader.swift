@@ -31,12 +31,15 @@ public struct LoadedModel: Sendable {
     /// A model from a model file made in code (an inferred or extended model): its model
     /// and bindings, format `.json`; `store` names the store that records it, if any.
     public init(file: ModelFile, store: String? = nil) {
-        self.init(model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations, format: .json,
-                  versionName: nil, warnings: [], store: store)
+        self.init(
+            model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations, format: .json,
+            versionName: nil, warnings: [], store: store)
     }
 
-    init(model: ObjectModel, bindings: MappingBindings, bindingDeclarations: BindingDeclarations, format: ModelFileFormat,
-         versionName: String?, warnings: [String], store: String? = nil) {
+    init(
+        model: ObjectModel, bindings: MappingBindings, bindingDeclarations: BindingDeclarations, format: ModelFileFormat,
+        versionName: String?, warnings: [String], store: String? = nil
+    ) {
         self.model = model
         self.bindings = bindings
         self.bindingDeclarations = bindingDeclarations
@@ -109,17 +112,22 @@ public enum ModelLoader {
     ///     about its declarations (whose paths start at that file's root: `$.transformers.X`);
     ///     nil for declarations made in code (paths from `$` too, no file).
     /// - Throws: as ``load(url:bindingsURL:version:)``.
-    public static func load(url: URL, bindings extra: BindingDeclarations, version: String? = nil,
-                            requiringBoundNames: Bool = true, bindingsFile: String? = nil) throws -> LoadedModel {
+    public static func load(
+        url: URL, bindings extra: BindingDeclarations, version: String? = nil,
+        requiringBoundNames: Bool = true, bindingsFile: String? = nil
+    ) throws -> LoadedModel {
         try attributing(to: bindingsFile) { _ = try extra.makeBindings(at: .root) }
         switch format(of: url) {
         case .json:
             if let version {
-                throw ModelFileError(.invalidValue, file: url.relativePath,
-                                     message: "version '\(version)' asked for, but only a .xcdatamodeld bundle has versions")
+                throw ModelFileError(
+                    .invalidValue, file: url.relativePath,
+                    message: "version '\(version)' asked for, but only a .xcdatamodeld bundle has versions")
             }
-            let data = try ModelFile.contents(of: url, what: "a model file: give a Trellis JSON model file, "
-                                                + "a .xcdatamodeld bundle or a .xcdatamodel directory")
+            let data = try ModelFile.contents(
+                of: url,
+                what: "a model file: give a Trellis JSON model file, "
+                    + "a .xcdatamodeld bundle or a .xcdatamodel directory")
             return try loadJSON(data, name: url.relativePath, bindings: extra, bindingsFile: bindingsFile)
         case .xcdatamodel:
             let read = try CoreDataModelReader.read(from: url, version: version)
@@ -129,9 +137,10 @@ public enum ModelLoader {
             if requiringBoundNames {
                 try attributing(to: url.relativePath) { try checkUses(of: read.model, bindings: extra) }
             }
-            return LoadedModel(model: read.model, bindings: try extra.makeBindings(at: .root), bindingDeclarations: extra,
-                               format: .xcdatamodel, versionName: read.versionName,
-                               warnings: read.warnings.map(\.description))
+            return LoadedModel(
+                model: read.model, bindings: try extra.makeBindings(at: .root), bindingDeclarations: extra,
+                format: .xcdatamodel, versionName: read.versionName,
+                warnings: read.warnings.map(\.description))
         }
     }
 
@@ -139,8 +148,10 @@ public enum ModelLoader {
     /// with `bindings` added as for a model file; errors name the file `name` (the store's).
     ///
     /// - Throws: ``ModelFileError`` as ``load(url:bindingsURL:version:)`` does for a JSON model file.
-    public static func load(recordedModel data: Data, name: String, bindings extra: BindingDeclarations = BindingDeclarations(),
-                            bindingsFile: String? = nil) throws -> LoadedModel {
+    public static func load(
+        recordedModel data: Data, name: String, bindings extra: BindingDeclarations = BindingDeclarations(),
+        bindingsFile: String? = nil
+    ) throws -> LoadedModel {
         try attributing(to: bindingsFile) { _ = try extra.makeBindings(at: .root) }
         var loaded = try loadJSON(data, name: name, bindings: extra, bindingsFile: bindingsFile)
         loaded.store = name
@@ -192,7 +203,8 @@ public enum ModelLoader {
         }
         guard !unbound.isEmpty else { return }
         func list(_ names: [String]) -> String { BindingDeclarations.listing(Array(Set(names)).sorted()) }
-        let message = (unbound.count == 1 ? "a name the model uses is not bound: " : "names the model uses are not bound: ")
+        let message =
+            (unbound.count == 1 ? "a name the model uses is not bound: " : "names the model uses are not bound: ")
             + unbound.joined(separator: ", ") + ". "
             + "The model uses value transformers: \(list(uses.transformers.map(\.name))); "
             + "entity mappers: \(list(uses.entityMappers.map(\.name))); "
@@ -216,14 +228,17 @@ public enum ModelLoader {
     /// A JSON model file's bytes (named `name` in errors) with the bindings in `extra`: the
     /// file's own section and `extra` are checked each where it is, the names the model
     /// uses against both.
-    private static func loadJSON(_ data: Data, name: String, bindings extra: BindingDeclarations,
-                                 bindingsFile: String?) throws -> LoadedModel {
+    private static func loadJSON(
+        _ data: Data, name: String, bindings extra: BindingDeclarations,
+        bindingsFile: String?
+    ) throws -> LoadedModel {
         let file = try attributing(to: name) {
             try ModelFileDecoder.decode(try ModelFileJSON.parse(data), checkingNames: extra.isEmpty)
         }
         guard !extra.isEmpty else {
-            return LoadedModel(model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations,
-                               format: .json, versionName: nil, warnings: [])
+            return LoadedModel(
+                model: file.model, bindings: file.bindings, bindingDeclarations: file.bindingDeclarations,
+                format: .json, versionName: nil, warnings: [])
         }
         var own = file.bindingDeclarations.entityMappers
         for name in extra.entityMappers.keys { own[name] = nil }
@@ -237,8 +252,9 @@ public enum ModelLoader {
         try attributing(to: name) {
             try ModelFileDecoder.checkUses(entities: file.model.entities, bindings: declarations)
         }
-        return LoadedModel(model: file.model, bindings: try declarations.makeBindings(), bindingDeclarations: declarations,
-                           format: .json, versionName: nil, warnings: [])
+        return LoadedModel(
+            model: file.model, bindings: try declarations.makeBindings(), bindingDeclarations: declarations,
+            format: .json, versionName: nil, warnings: [])
     }
 
     /// `base` with `extra`'s entries added; `extra` wins for a name declared in both.

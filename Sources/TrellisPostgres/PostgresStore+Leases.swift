@@ -38,8 +38,9 @@ extension PostgresStore: LeasingStore {
             // Holders of this machine whose process is gone free their leases at once.
             var held = PostgresParameters()
             held.append(list)
-            let holders = try connection.run("SELECT DISTINCT \"holder\" FROM \(table) WHERE \"resource\" = ANY($1::text[]) "
-                                             + "AND \"holder\" IS NOT NULL AND \"expires_at\" >= now()", held)
+            let holders = try connection.run(
+                "SELECT DISTINCT \"holder\" FROM \(table) WHERE \"resource\" = ANY($1::text[]) "
+                    + "AND \"holder\" IS NOT NULL AND \"expires_at\" >= now()", held)
             for row in 0..<holders.rowCount where Lease.isDeadLocalHolder(holders.string(row, 0)) {
                 var dead = PostgresParameters()
                 dead.append(text: holders.string(row, 0))
@@ -62,8 +63,9 @@ extension PostgresStore: LeasingStore {
                 take.append(text: name)
                 take.append(text: holder)
                 take.append(Self.milliseconds(seconds))
-                try connection.run("UPDATE \(table) SET \"holder\" = $2, \"claimed_at\" = now(), "
-                                   + "\"expires_at\" = now() + $3::int8 * interval '1 millisecond' WHERE \"resource\" = $1", take)
+                try connection.run(
+                    "UPDATE \(table) SET \"holder\" = $2, \"claimed_at\" = now(), "
+                        + "\"expires_at\" = now() + $3::int8 * interval '1 millisecond' WHERE \"resource\" = $1", take)
                 return .claimed(name, previousHolder: previous == holder ? nil : previous)
             }
             var left = PostgresParameters()
@@ -83,9 +85,10 @@ extension PostgresStore: LeasingStore {
             parameters.append(text: name)
             parameters.append(text: holder)
             let table = SQLText.qualified(schema, Self.leasesTable)
-            try connection.run("UPDATE \(table) SET \"holder\" = NULL, \"expires_at\" = NULL"
-                               + (finished ? ", \"finished_at\" = now(), \"finished_by\" = $2" : "")
-                               + " WHERE \"resource\" = $1 AND \"holder\" = $2", parameters)
+            try connection.run(
+                "UPDATE \(table) SET \"holder\" = NULL, \"expires_at\" = NULL"
+                    + (finished ? ", \"finished_at\" = now(), \"finished_by\" = $2" : "")
+                    + " WHERE \"resource\" = $1 AND \"holder\" = $2", parameters)
         }
     }
 
@@ -107,8 +110,9 @@ extension PostgresStore: LeasingStore {
         var names = PostgresParameters()
         names.append(text: schema)
         names.append(text: leasesTable)
-        let exists = try opened.run("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-                                    + "WHERE n.nspname = $1 AND c.relname = $2", names)
+        let exists = try opened.run(
+            "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = $1 AND c.relname = $2", names)
         guard exists.rowCount > 0 else { return [] }
         return try readLeases(opened, schema: schema)
     }
@@ -120,10 +124,11 @@ extension PostgresStore: LeasingStore {
                 + "(extract(epoch FROM \"finished_at\") * 1000000)::int8, \"finished_by\" "
                 + "FROM \(SQLText.qualified(schema, leasesTable)) ORDER BY \"resource\" COLLATE \"C\"")
         return (0..<result.rowCount).map { row in
-            Lease(name: result.string(row, 0), holder: result.isNull(row, 1) ? nil : result.string(row, 1),
-                  expiresAt: result.isNull(row, 2) ? nil : date(micros: result.int64(row, 2)),
-                  finishedAt: result.isNull(row, 3) ? nil : date(micros: result.int64(row, 3)),
-                  finishedBy: result.isNull(row, 4) ? nil : result.string(row, 4))
+            Lease(
+                name: result.string(row, 0), holder: result.isNull(row, 1) ? nil : result.string(row, 1),
+                expiresAt: result.isNull(row, 2) ? nil : date(micros: result.int64(row, 2)),
+                finishedAt: result.isNull(row, 3) ? nil : date(micros: result.int64(row, 3)),
+                finishedBy: result.isNull(row, 4) ? nil : result.string(row, 4))
         }
     }
 
@@ -156,9 +161,10 @@ extension PostgresStore: LeasingStore {
         try PostgresStore.lockSchemaCreation(connection: connection, schema: schema)
         defer { PostgresStore.unlockSchemaCreation(connection: connection, schema: schema) }
         try connection.execute("CREATE SCHEMA IF NOT EXISTS \(SQLText.identifier(schema))")
-        try connection.execute("CREATE TABLE IF NOT EXISTS \(SQLText.qualified(schema, Self.leasesTable)) ("
-                               + "\"resource\" text PRIMARY KEY, \"holder\" text, \"expires_at\" timestamptz, "
-                               + "\"claimed_at\" timestamptz, \"finished_at\" timestamptz, \"finished_by\" text)")
+        try connection.execute(
+            "CREATE TABLE IF NOT EXISTS \(SQLText.qualified(schema, Self.leasesTable)) ("
+                + "\"resource\" text PRIMARY KEY, \"holder\" text, \"expires_at\" timestamptz, "
+                + "\"claimed_at\" timestamptz, \"finished_at\" timestamptz, \"finished_by\" text)")
         Self.leaseTables.insert(key)
     }
 
@@ -191,9 +197,10 @@ extension PostgresSession: LeasingSession {
         parameters.append(text: name)
         parameters.append(text: holder)
         parameters.append(PostgresStore.milliseconds(seconds))
-        let result = try connection.run("UPDATE \(layout.qualified(PostgresStore.leasesTable)) SET "
-                                        + "\"expires_at\" = now() + $3::int8 * interval '1 millisecond' "
-                                        + "WHERE \"resource\" = $1 AND \"holder\" = $2", parameters)
+        let result = try connection.run(
+            "UPDATE \(layout.qualified(PostgresStore.leasesTable)) SET "
+                + "\"expires_at\" = now() + $3::int8 * interval '1 millisecond' "
+                + "WHERE \"resource\" = $1 AND \"holder\" = $2", parameters)
         return result.changedRows == 1
     }
 }

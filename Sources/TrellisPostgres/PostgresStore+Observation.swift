@@ -55,14 +55,16 @@ extension PostgresStore: ObservableStore {
         var parameters = PostgresParameters()
         parameters.append(text: commit.logText)
         let table = layout.qualified(SchemaDescription.commitsTable)
-        let insert = "INSERT INTO \(table) (\"seq\", \"changes\") VALUES (nextval("
+        let insert =
+            "INSERT INTO \(table) (\"seq\", \"changes\") VALUES (nextval("
             + SQLText.literal(layout.qualified(PostgresSchema.commitSequence)) + "), $1) RETURNING \"seq\""
         let result: PostgresResult
         if notifiesCommits {
             // The notification leaves with the COMMIT (and never without it).
             parameters.append(text: PostgresStore.notificationChannel(schema: schema))
-            result = try connection.run("WITH c AS (\(insert)) SELECT c.\"seq\" FROM c, "
-                                        + "LATERAL (SELECT pg_notify($2, c.\"seq\"::text)) AS n", parameters)
+            result = try connection.run(
+                "WITH c AS (\(insert)) SELECT c.\"seq\" FROM c, "
+                    + "LATERAL (SELECT pg_notify($2, c.\"seq\"::text)) AS n", parameters)
         } else {
             result = try connection.run(insert, parameters)
         }
@@ -89,8 +91,9 @@ extension PostgresStore: ObservableStore {
             let connection = (session as! PostgresSession).connection
             var parameters = PostgresParameters()
             parameters.append(sequence)
-            let result = try connection.run("SELECT \"seq\", \"changes\" FROM \(layout.qualified(SchemaDescription.commitsTable)) "
-                                            + "WHERE \"seq\" > $1 ORDER BY \"seq\"", parameters)
+            let result = try connection.run(
+                "SELECT \"seq\", \"changes\" FROM \(layout.qualified(SchemaDescription.commitsTable)) "
+                    + "WHERE \"seq\" > $1 ORDER BY \"seq\"", parameters)
             var commits: [StoreCommit] = []
             for row in 0..<result.rowCount {
                 commits.append(try StoreCommit(sequence: result.int64(row, 0), logText: result.string(row, 1)))
@@ -141,8 +144,9 @@ final class PostgresObservers: @unchecked Sendable {
         lock.withLock {
             let wanted = listeners.count > 0
             if wanted, watcher == nil {
-                watcher = CommitWatcher(connection: connection, table: table, channel: channel, pollInterval: pollInterval,
-                                        listeners: listeners)
+                watcher = CommitWatcher(
+                    connection: connection, table: table, channel: channel, pollInterval: pollInterval,
+                    listeners: listeners)
             } else if !wanted, let running = watcher {
                 running.stop()
                 watcher = nil

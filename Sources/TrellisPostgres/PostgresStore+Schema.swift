@@ -34,16 +34,19 @@ extension PostgresStore {
     /// a concurrent migration is seen once its lock is had) and, when `applying`, creates or
     /// migrates the schema, committed before returning. Two processes creating the same store
     /// at once: the second sees the first's tables and opens them (up to 3 attempts).
-    static func prepareSchema(connection: PostgresConnection, model: ObjectModel, schema: String, configuration: Configuration,
-                              applying: Bool, describing store: String) throws -> (layout: PostgresLayout, work: SchemaWork) {
+    static func prepareSchema(
+        connection: PostgresConnection, model: ObjectModel, schema: String, configuration: Configuration,
+        applying: Bool, describing store: String
+    ) throws -> (layout: PostgresLayout, work: SchemaWork) {
         var attempt = 1
         if applying { try lockSchemaCreation(connection: connection, schema: schema) }
         defer { if applying { unlockSchemaCreation(connection: connection, schema: schema) } }
         while true {
             try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
             do {
-                let prepared = try prepareSchemaInTransaction(connection: connection, model: model, schema: schema,
-                                                              configuration: configuration, applying: applying, describing: store)
+                let prepared = try prepareSchemaInTransaction(
+                    connection: connection, model: model, schema: schema,
+                    configuration: configuration, applying: applying, describing: store)
                 if applying { try connection.commit() } else { try connection.execute("ROLLBACK") }
                 return prepared
             } catch {
@@ -81,9 +84,11 @@ extension PostgresStore {
     static let schemaLockClass: Int32 = 0x5452_4C53
 
     /// ``prepareSchema(connection:model:configuration:applying:describing:)`` inside the caller's transaction.
-    static func prepareSchemaInTransaction(connection: PostgresConnection, model: ObjectModel, schema: String,
-                                           configuration: Configuration, applying: Bool,
-                                           describing store: String) throws -> (layout: PostgresLayout, work: SchemaWork) {
+    static func prepareSchemaInTransaction(
+        connection: PostgresConnection, model: ObjectModel, schema: String,
+        configuration: Configuration, applying: Bool,
+        describing store: String
+    ) throws -> (layout: PostgresLayout, work: SchemaWork) {
         func q(_ name: String) -> String { SQLText.qualified(schema, name) }
         var names = PostgresParameters()
         names.append(text: schema)
@@ -94,8 +99,10 @@ extension PostgresStore {
             let others = tables.subtracting([PostgresStore.leasesTable])
             if !others.isEmpty {
                 let listed = others.sorted().prefix(5).map { SQLText.identifier($0) }.joined(separator: ", ")
-                throw StoreError(.notAStore, message: "\(store) holds tables (\(listed)\(others.count > 5 ? ", …" : "")) "
-                                 + "but no Trellis store (it has no trellis_metadata table)")
+                throw StoreError(
+                    .notAStore,
+                    message: "\(store) holds tables (\(listed)\(others.count > 5 ? ", …" : "")) "
+                        + "but no Trellis store (it has no trellis_metadata table)")
             }
             let description = try SchemaDescription(model: model, previous: nil, rules: .postgreSQL)
             if applying {
@@ -126,8 +133,10 @@ extension PostgresStore {
         let versionChanged = metadata["modelVersion"] != model.versionLabel
         let recordChanged = configuration.modelRecord.map { $0 != metadata[modelRecordKey] } ?? false
         if description == stored, !versionChanged, !recordChanged {
-            return (try PostgresLayout(model: model, description: description, schema: schema),
-                    lacksOutbox && !applying ? .migration : .none)
+            return (
+                try PostgresLayout(model: model, description: description, schema: schema),
+                lacksOutbox && !applying ? .migration : .none
+            )
         }
         if applying {
             // One migrating process at a time; then look again (another may have done it).
@@ -142,8 +151,10 @@ extension PostgresStore {
             if applying, recordChanged {
                 try updateModelRecord(configuration.modelRecord, schemaChanged: false, connection: connection, schema: schema)
             }
-            return (try PostgresLayout(model: model, description: description, schema: schema),
-                    lacksOutbox && !applying ? .migration : changed || recordChanged ? .metadata : .none)
+            return (
+                try PostgresLayout(model: model, description: description, schema: schema),
+                lacksOutbox && !applying ? .migration : changed || recordChanged ? .metadata : .none
+            )
         }
         try SchemaDescription.checkCompatibility(stored: stored, new: description, readOnly: configuration.isReadOnly)
         let statements = migrationStatements(from: stored, to: description, schema: schema)
@@ -160,16 +171,23 @@ extension PostgresStore {
     }
 
     /// The stored description and the model's (keeping the stored names).
-    private static func descriptions(_ metadata: [String: String], model: ObjectModel,
-                                     store: String) throws(StoreError) -> (SchemaDescription, SchemaDescription) {
+    private static func descriptions(
+        _ metadata: [String: String], model: ObjectModel,
+        store: String
+    ) throws(StoreError) -> (SchemaDescription, SchemaDescription) {
         guard metadata["format"] == currentFormat, let text = metadata["schema"],
-              let stored = try? JSONDecoder().decode(SchemaDescription.self, from: Data(text.utf8)) else {
+            let stored = try? JSONDecoder().decode(SchemaDescription.self, from: Data(text.utf8))
+        else {
             if let format = metadata["format"], let number = Int(format), number > Int(currentFormat) ?? 1 {
-                throw StoreError(.notAStore, message: "\(store) was made by a newer version of Trellis (store format \(format); "
-                                 + "this version reads format \(currentFormat)): use that version or a newer one")
+                throw StoreError(
+                    .notAStore,
+                    message: "\(store) was made by a newer version of Trellis (store format \(format); "
+                        + "this version reads format \(currentFormat)): use that version or a newer one")
             }
-            throw StoreError(.notAStore, message: "\(store) has a trellis_metadata table this version of Trellis cannot read "
-                             + "(format \(metadata["format"] ?? "missing"))")
+            throw StoreError(
+                .notAStore,
+                message: "\(store) has a trellis_metadata table this version of Trellis cannot read "
+                    + "(format \(metadata["format"] ?? "missing"))")
         }
         return (stored, try SchemaDescription(model: model, previous: stored, rules: .postgreSQL))
     }
@@ -178,9 +196,10 @@ extension PostgresStore {
     static func tableNames(connection: PostgresConnection, schema: String) throws(StoreError) -> Set<String> {
         var parameters = PostgresParameters()
         parameters.append(text: schema)
-        let result = try connection.run("SELECT c.relname FROM pg_catalog.pg_class AS c JOIN pg_catalog.pg_namespace AS n "
-                                        + "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
-                                        parameters)
+        let result = try connection.run(
+            "SELECT c.relname FROM pg_catalog.pg_class AS c JOIN pg_catalog.pg_namespace AS n "
+                + "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
+            parameters)
         return Set((0..<result.rowCount).map { result.string($0, 0) })
     }
 
@@ -220,8 +239,10 @@ extension PostgresStore {
 
     /// A new attribute with a default value gets it in the stored objects (when `applying`);
     /// a new required one without a default throws `.incompatibleSchema` when objects exist.
-    static func fillNewAttributes(from stored: SchemaDescription, to new: SchemaDescription, model: ObjectModel,
-                                  connection: PostgresConnection, schema: String, applying: Bool) throws(StoreError) {
+    static func fillNewAttributes(
+        from stored: SchemaDescription, to new: SchemaDescription, model: ObjectModel,
+        connection: PostgresConnection, schema: String, applying: Bool
+    ) throws(StoreError) {
         let before = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for entity in new.entities {
             guard let old = before[entity.name], let resolved = model.entity(named: entity.name) else { continue }
@@ -229,7 +250,8 @@ extension PostgresStore {
             for attribute in entity.attributes where !known.contains(attribute.name) {
                 guard let index = resolved.attributeIndex(of: attribute.name) else { continue }
                 let description = resolved.attributes[index]
-                let table = SQLText.qualified(schema, entity.table), column = SQLText.identifier(attribute.column)
+                let table = SQLText.qualified(schema, entity.table)
+                let column = SQLText.identifier(attribute.column)
                 var parameters = PostgresParameters()
                 var kinds = PostgresArray(of: PostgresType.text)
                 for kind in resolved.kindNames { kinds.append(bytes: kind.utf8) }
@@ -239,15 +261,17 @@ extension PostgresStore {
                     try PostgresValues.appendParameter(value, as: description.type, to: &parameters)
                     try connection.run("UPDATE \(table) SET \(column) = $2 WHERE \"_entity\" = ANY($1::text[])", parameters)
                 } else if !description.isOptional {
-                    let result = try connection.run("SELECT count(*) FROM \(table) WHERE \"_entity\" = ANY($1::text[]) "
-                                                    + "AND NOT \"_placeholder\"", parameters)
+                    let result = try connection.run(
+                        "SELECT count(*) FROM \(table) WHERE \"_entity\" = ANY($1::text[]) "
+                            + "AND NOT \"_placeholder\"", parameters)
                     let count = result.int64(0, 0)
                     if count > 0 {
-                        throw StoreError(.incompatibleSchema,
-                                         message: SchemaDescription.incompatibilityPreamble(readOnly: false)
-                                             + "entity \(entity.name), property \(attribute.name): the new attribute is required and "
-                                             + "has no default value, but \(count) stored object\(count == 1 ? " has" : "s have") no value for it",
-                                         details: "make the attribute optional or give it a default value")
+                        throw StoreError(
+                            .incompatibleSchema,
+                            message: SchemaDescription.incompatibilityPreamble(readOnly: false)
+                                + "entity \(entity.name), property \(attribute.name): the new attribute is required and "
+                                + "has no default value, but \(count) stored object\(count == 1 ? " has" : "s have") no value for it",
+                            details: "make the attribute optional or give it a default value")
                     }
                 }
             }
@@ -261,8 +285,9 @@ extension PostgresStore {
         for entity in description.entities where entity.parent == nil { scopes.append(bytes: "import \(entity.name)".utf8) }
         var parameters = PostgresParameters()
         parameters.append(scopes)
-        try connection.run("INSERT INTO \(SQLText.qualified(schema, PostgresSchema.locksTable)) (\"scope\") "
-                           + "SELECT unnest($1::text[]) ON CONFLICT DO NOTHING", parameters)
+        try connection.run(
+            "INSERT INTO \(SQLText.qualified(schema, PostgresSchema.locksTable)) (\"scope\") "
+                + "SELECT unnest($1::text[]) ON CONFLICT DO NOTHING", parameters)
     }
 
     static func readMetadata(connection: PostgresConnection, schema: String) throws(StoreError) -> [String: String] {
@@ -272,8 +297,10 @@ extension PostgresStore {
         return values
     }
 
-    static func writeMetadata(_ description: SchemaDescription, model: ObjectModel, connection: PostgresConnection,
-                              schema: String) throws(StoreError) {
+    static func writeMetadata(
+        _ description: SchemaDescription, model: ObjectModel, connection: PostgresConnection,
+        schema: String
+    ) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let text: String
@@ -294,22 +321,26 @@ extension PostgresStore {
         parameters.append(keys)
         parameters.append(values)
         let table = SQLText.qualified(schema, SchemaDescription.metadataTable)
-        try connection.run("INSERT INTO \(table) (\"key\", \"value\") SELECT * FROM unnest($1::text[], $2::text[]) "
-                           + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"", parameters)
+        try connection.run(
+            "INSERT INTO \(table) (\"key\", \"value\") SELECT * FROM unnest($1::text[], $2::text[]) "
+                + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"", parameters)
         if model.versionLabel == nil { try connection.execute("DELETE FROM \(table) WHERE \"key\" = 'modelVersion'") }
     }
 
     /// Writes `record` as the recorded model (key `model`); with nil, removes the recorded
     /// model when `schemaChanged` (it describes the tables no more) and keeps it otherwise.
-    static func updateModelRecord(_ record: String?, schemaChanged: Bool, connection: PostgresConnection,
-                                  schema: String) throws(StoreError) {
+    static func updateModelRecord(
+        _ record: String?, schemaChanged: Bool, connection: PostgresConnection,
+        schema: String
+    ) throws(StoreError) {
         let table = SQLText.qualified(schema, SchemaDescription.metadataTable)
         var parameters = PostgresParameters()
         parameters.append(text: modelRecordKey)
         if let record {
             parameters.append(text: record)
-            try connection.run("INSERT INTO \(table) (\"key\", \"value\") VALUES ($1, $2) "
-                               + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"", parameters)
+            try connection.run(
+                "INSERT INTO \(table) (\"key\", \"value\") VALUES ($1, $2) "
+                    + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"", parameters)
         } else if schemaChanged {
             try connection.run("DELETE FROM \(table) WHERE \"key\" = $1", parameters)
         }
@@ -329,10 +360,11 @@ extension PostgresStore {
     /// A privilege failure while opening, said in terms of what the role lacks.
     static func describe(_ error: any Error, store: String, connection: PostgresConnection) -> any Error {
         guard let error = error as? StoreError, error.code == .permissionDenied else { return error }
-        let role = PQuserName(connection)
+        let role = connectedRoleName(connection)
         let what: String
         if error.message.contains("permission denied for schema") || error.message.contains("permission denied for database") {
-            what = "the role \(role) may not create the store's tables in \(store) (it lacks the CREATE privilege on "
+            what =
+                "the role \(role) may not create the store's tables in \(store) (it lacks the CREATE privilege on "
                 + (error.message.contains("database") ? "the database" : "the schema")
                 + "): grant it, or create the store once with a role that has it"
         } else {
@@ -343,7 +375,7 @@ extension PostgresStore {
 }
 
 /// The role a connection logged in as.
-func PQuserName(_ connection: PostgresConnection) -> String {
+func connectedRoleName(_ connection: PostgresConnection) -> String {
     guard let user = PQuser(connection.handle) else { return "(unknown)" }
     return SQLText.identifier(String(cString: user))
 }

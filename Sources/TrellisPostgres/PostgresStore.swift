@@ -100,9 +100,11 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
 
         /// A configuration; `maxAttempts` is clamped to 1...1000, `retryDelay` to 0...10 and
         /// `observationPollInterval` to 0.001...86400.
-        public init(schema: String? = nil, isReadOnly: Bool = false, isolation: Isolation = .repeatableRead,
-                    maxAttempts: Int = 10, retryDelay: Double = 0.02, migrationPolicy: MigrationPolicy = .onOpen,
-                    observationPollInterval: Double = 0.5, modelRecord: String? = nil) {
+        public init(
+            schema: String? = nil, isReadOnly: Bool = false, isolation: Isolation = .repeatableRead,
+            maxAttempts: Int = 10, retryDelay: Double = 0.02, migrationPolicy: MigrationPolicy = .onOpen,
+            observationPollInterval: Double = 0.5, modelRecord: String? = nil
+        ) {
             self.schema = schema
             self.isReadOnly = isReadOnly
             self.isolation = isolation
@@ -154,29 +156,36 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
         let schema = configuration.schema ?? "public"
         self.schema = schema
         guard !schema.isEmpty, schema.utf8.count <= 63, !schema.utf8.contains(0) else {
-            throw StoreError(.incompatibleSchema, message: "'\(schema)' cannot be a PostgreSQL schema name "
-                             + "(it must have 1 to 63 bytes and no NUL character)")
+            throw StoreError(
+                .incompatibleSchema,
+                message: "'\(schema)' cannot be a PostgreSQL schema name "
+                    + "(it must have 1 to 63 bytes and no NUL character)")
         }
         let opened = try PostgresConnection(connectionString)
         self.connection = opened
         self.storeDescription = "schema \(schema) of \(opened.display)"
         let applying = configuration.migrationPolicy == .onOpen && !configuration.isReadOnly
-        let prepared = try PostgresStore.prepareSchema(connection: opened, model: model, schema: schema, configuration: configuration,
-                                                       applying: applying, describing: storeDescription)
+        let prepared = try PostgresStore.prepareSchema(
+            connection: opened, model: model, schema: schema, configuration: configuration,
+            applying: applying, describing: storeDescription)
         if prepared.work.changesTables, configuration.isReadOnly, configuration.migrationPolicy == .onOpen {
-            throw StoreError(.readOnly, message: "\(storeDescription) needs "
-                             + (prepared.work == SchemaWork.creation ? "the store's tables" : "a migration for the model")
-                             + " but the store is opened read-only")
+            throw StoreError(
+                .readOnly,
+                message: "\(storeDescription) needs "
+                    + (prepared.work == SchemaWork.creation ? "the store's tables" : "a migration for the model")
+                    + " but the store is opened read-only")
         }
         self.layout = prepared.layout
         self.pendingWork = applying ? .none : prepared.work
         let channel = PostgresStore.notificationChannel(schema: schema)
-        self.notifiesCommits = configuration.notifiesCommits && !configuration.isReadOnly
+        self.notifiesCommits =
+            configuration.notifiesCommits && !configuration.isReadOnly
             && PostgresStore.takesNotifications(opened, channel: channel)
-        self.observers = PostgresObservers(connection: connection,
-                                           table: SQLText.qualified(schema, SchemaDescription.commitsTable),
-                                           channel: channel,
-                                           pollInterval: configuration.observationPollInterval)
+        self.observers = PostgresObservers(
+            connection: connection,
+            table: SQLText.qualified(schema, SchemaDescription.commitsTable),
+            channel: channel,
+            pollInterval: configuration.observationPollInterval)
     }
 
     /// `true` when `text` is a libpq connection string rather than a file path: a
@@ -320,26 +329,32 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {
 
     private static func gaveUp(_ error: any Error, attempts: Int) -> any Error {
         guard let store = error as? StoreError, store.code == .transactionConflict else { return error }
-        return store.withMessage("\(store.message) (the transaction was tried \(attempts) time"
-                                 + "\(attempts == 1 ? "" : "s") and rolled back each time)")
+        return store.withMessage(
+            "\(store.message) (the transaction was tried \(attempts) time"
+                + "\(attempts == 1 ? "" : "s") and rolled back each time)")
     }
 
     /// Applies the schema work the database still needs inside the open transaction,
     /// checking it leads to the layout the store opened with.
     private func applyPendingWork(on connection: PostgresConnection) throws {
-        let prepared = try PostgresStore.prepareSchemaInTransaction(connection: connection, model: model, schema: schema,
-                                                                    configuration: configuration, applying: true,
-                                                                    describing: storeDescription)
+        let prepared = try PostgresStore.prepareSchemaInTransaction(
+            connection: connection, model: model, schema: schema,
+            configuration: configuration, applying: true,
+            describing: storeDescription)
         guard prepared.layout.description == layout.description else {
-            throw StoreError(.incompatibleSchema, message: "the store's schema changed since \(storeDescription) was opened "
-                             + "(another process migrated it); open the store again")
+            throw StoreError(
+                .incompatibleSchema,
+                message: "the store's schema changed since \(storeDescription) was opened "
+                    + "(another process migrated it); open the store again")
         }
     }
 
     private func refuseNesting(_ connection: PostgresConnection) throws(StoreError) {
         if connection.isConnected, connection.isInTransaction {
-            throw StoreError(.engine, message: "a session of this store is already open on this thread; "
-                             + "sessions do not nest (open a second PostgresStore for concurrent work)")
+            throw StoreError(
+                .engine,
+                message: "a session of this store is already open on this thread; "
+                    + "sessions do not nest (open a second PostgresStore for concurrent work)")
         }
     }
 

@@ -26,14 +26,18 @@ package struct NamingRules: Sendable {
     package var maxIdentifierBytes: Int?
 
     /// SQLite's rules.
-    package static let sqlite = NamingRules(identifierPhrase: "an SQLite identifier", reservedTablePrefix: "sqlite_",
-                                            reservedTables: [], reservedColumns: [], maxIdentifierBytes: nil)
+    package static let sqlite = NamingRules(
+        identifierPhrase: "an SQLite identifier", reservedTablePrefix: "sqlite_",
+        reservedTables: [], reservedColumns: [], maxIdentifierBytes: nil)
 
     /// PostgreSQL's rules (`trellis_locks` is the PostgreSQL store's lock-row table,
     /// `trellis_commits seq` its change log's sequence).
     package static let postgreSQL = NamingRules(
-        identifierPhrase: "a PostgreSQL identifier", reservedTablePrefix: nil, reservedTables: ["trellis_locks", "trellis_commits seq", "trellis_outbox object", "trellis_outbox server_identity",
-                         "trellis_outbox_seq_seq", "trellis_outbox_pkey", "trellis_outbox_key_key"],
+        identifierPhrase: "a PostgreSQL identifier", reservedTablePrefix: nil,
+        reservedTables: [
+            "trellis_locks", "trellis_commits seq", "trellis_outbox object", "trellis_outbox server_identity",
+            "trellis_outbox_seq_seq", "trellis_outbox_pkey", "trellis_outbox_key_key",
+        ],
         reservedColumns: ["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid"], maxIdentifierBytes: 63)
 
     /// Throws when the table of `entity`'s hierarchy is too long a name.
@@ -53,8 +57,9 @@ package struct NamingRules: Sendable {
 
     private func check(_ name: String, what: String) throws(StoreError) {
         guard let limit = maxIdentifierBytes, name.utf8.count > limit else { return }
-        throw StoreError(.incompatibleSchema,
-                         message: "\(what) '\(name)' is \(name.utf8.count) bytes long, but \(identifierPhrase) holds at most "
-                             + "\(limit) bytes (a longer one would be cut short): shorten the name in the model")
+        throw StoreError(
+            .incompatibleSchema,
+            message: "\(what) '\(name)' is \(name.utf8.count) bytes long, but \(identifierPhrase) holds at most "
+                + "\(limit) bytes (a longer one would be cut short): shorten the name in the model")
     }
 }

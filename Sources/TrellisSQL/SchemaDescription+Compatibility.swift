@@ -11,8 +11,9 @@ extension SchemaDescription {
     package static func checkCompatibility(stored: SchemaDescription, new: SchemaDescription, readOnly: Bool) throws(StoreError) {
         let differences = incompatibilities(stored: stored, new: new)
         guard !differences.isEmpty else { return }
-        throw StoreError(.incompatibleSchema, message: incompatibilityPreamble(readOnly: readOnly) + differences.joined(separator: "; "),
-                         details: "only new entities, attributes and relationships are migrated automatically")
+        throw StoreError(
+            .incompatibleSchema, message: incompatibilityPreamble(readOnly: readOnly) + differences.joined(separator: "; "),
+            details: "only new entities, attributes and relationships are migrated automatically")
     }
 
     /// `the store's schema cannot be migrated to the model: ` or `the store's schema does not fit the model: `.
@@ -38,8 +39,10 @@ extension SchemaDescription {
                 refuse(old.name, nil, "the entity moved to another inheritance hierarchy")
             }
             if entity.identity != old.identity {
-                refuse(old.name, nil, "the identity attributes changed from [\(old.identity.joined(separator: ", "))] "
-                       + "to [\(entity.identity.joined(separator: ", "))]")
+                refuse(
+                    old.name, nil,
+                    "the identity attributes changed from [\(old.identity.joined(separator: ", "))] "
+                        + "to [\(entity.identity.joined(separator: ", "))]")
             }
             for attribute in old.attributes {
                 guard let now = entity.attributes.first(where: { $0.name == attribute.name }) else {
@@ -60,8 +63,9 @@ extension SchemaDescription {
                 } else if now.isToMany != relationship.isToMany || now.isOrdered != relationship.isOrdered {
                     refuse(old.name, relationship.name, "the relationship changed between to-one, to-many and ordered")
                 } else if now.storage != relationship.storage {
-                    refuse(old.name, relationship.name,
-                           "its storage changed from \(relationship.storage.rawValue) to \(now.storage.rawValue) (a changed inverse)")
+                    refuse(
+                        old.name, relationship.name,
+                        "its storage changed from \(relationship.storage.rawValue) to \(now.storage.rawValue) (a changed inverse)")
                 }
             }
         }

@@ -8,7 +8,8 @@ extension SchemaDescription {
     /// has no identity or inherits its parent's (the parent's index then already makes the
     /// rows unique).
     package static func identityIndex(of entity: Entity, byName: [String: Entity], in description: SchemaDescription)
-        -> (columns: [String], partialKinds: [String]?)? {
+        -> (columns: [String], partialKinds: [String]?)?
+    {
         guard !entity.identity.isEmpty else { return nil }
         if let parent = entity.parent, let parentEntity = byName[parent], !parentEntity.identity.isEmpty { return nil }
         var columns: [String] = []
@@ -37,7 +38,10 @@ extension SchemaDescription {
             var parent = entity.parent
             var depth = 0
             while let p = parent, depth < description.entities.count {
-                if p == name { kinds.append(entity.name); break }
+                if p == name {
+                    kinds.append(entity.name)
+                    break
+                }
                 parent = byName[p]?.parent
                 depth += 1
             }

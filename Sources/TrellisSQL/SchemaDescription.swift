@@ -104,7 +104,9 @@ extension SchemaDescription {
         var columnNames: [String: NameSet] = [:]  // per table
         for entity in previous?.entities ?? [] {
             tableNames.insert(entity.table)
-            for attribute in entity.attributes { columnNames[entity.table, default: NameSet(reservedPrefix: rules.reservedTablePrefix)].insert(attribute.column) }
+            for attribute in entity.attributes {
+                columnNames[entity.table, default: NameSet(reservedPrefix: rules.reservedTablePrefix)].insert(attribute.column)
+            }
             for relationship in entity.relationships {
                 if let column = relationship.column { columnNames[entity.table, default: NameSet(reservedPrefix: rules.reservedTablePrefix)].insert(column) }
                 if let table = relationship.table { tableNames.insert(table) }
@@ -118,9 +120,10 @@ extension SchemaDescription {
             let declaration = resolved.declaration
             for name in [declaration.name] + declaration.attributes.map(\.name) + declaration.relationships.map(\.name)
             where name.utf8.contains(0) {
-                throw StoreError(.incompatibleSchema,
-                                 message: "entity \(declaration.name): the name '\(name)' contains a NUL character, "
-                                     + "which \(rules.identifierPhrase) cannot hold")
+                throw StoreError(
+                    .incompatibleSchema,
+                    message: "entity \(declaration.name): the name '\(name)' contains a NUL character, "
+                        + "which \(rules.identifierPhrase) cannot hold")
             }
             let old = previous?.entity(named: declaration.name)
             let table: String
@@ -136,7 +139,8 @@ extension SchemaDescription {
 
             var attributes: [Attribute] = []
             for attribute in declaration.attributes {
-                let column = old?.attributes.first { $0.name == attribute.name }?.column
+                let column =
+                    old?.attributes.first { $0.name == attribute.name }?.column
                     ?? columns.allocate(preferred: attribute.name, qualified: "\(declaration.name).\(attribute.name)")
                 try rules.check(column: column, entity: declaration.name, property: attribute.name)
                 attributes.append(Attribute(name: attribute.name, type: attribute.type, column: column))
@@ -145,30 +149,36 @@ extension SchemaDescription {
             for relationship in declaration.relationships {
                 let oldRelationship = old?.relationships.first { $0.name == relationship.name }
                 let storage = SchemaDescription.storage(of: relationship, declaredBy: declaration.name, in: model)
-                var entry = Relationship(name: relationship.name, destination: relationship.destinationEntity,
-                                         inverse: relationship.inverseName, isToMany: relationship.isToMany,
-                                         isOrdered: relationship.isOrdered, storage: storage, column: nil, table: nil)
+                var entry = Relationship(
+                    name: relationship.name, destination: relationship.destinationEntity,
+                    inverse: relationship.inverseName, isToMany: relationship.isToMany,
+                    isOrdered: relationship.isOrdered, storage: storage, column: nil, table: nil)
                 switch storage {
                 case .foreignKey:
-                    let column = oldRelationship?.column
+                    let column =
+                        oldRelationship?.column
                         ?? columns.allocate(preferred: relationship.name, qualified: "\(declaration.name).\(relationship.name)")
                     try rules.check(column: column, entity: declaration.name, property: relationship.name)
                     entry.column = column
                 case .joinTable:
-                    let joinTable = oldRelationship?.table
+                    let joinTable =
+                        oldRelationship?.table
                         ?? tableNames.allocate(preferred: "\(declaration.name).\(relationship.name)")
                     try rules.check(joinTable: joinTable, entity: declaration.name, property: relationship.name)
                     entry.table = joinTable
                 case .sharedJoinTable, .inverseJoinTable:
-                    let owner = storage == .sharedJoinTable
+                    let owner =
+                        storage == .sharedJoinTable
                         ? (declaration.name, relationship.name)
-                        : SchemaDescription.declaringEntity(of: relationship.inverseName ?? "", in: relationship.destinationEntity,
-                                                            model: model)
+                        : SchemaDescription.declaringEntity(
+                            of: relationship.inverseName ?? "", in: relationship.destinationEntity,
+                            model: model)
                     let key = "\(owner.0)\u{0}\(owner.1)"
                     if let known = sharedTables[key] {
                         entry.table = known
                     } else {
-                        let table = previous?.entity(named: owner.0)?.relationships.first { $0.name == owner.1 }?.table
+                        let table =
+                            previous?.entity(named: owner.0)?.relationships.first { $0.name == owner.1 }?.table
                             ?? tableNames.allocate(preferred: "\(owner.0).\(owner.1)")
                         try rules.check(joinTable: table, entity: owner.0, property: owner.1)
                         sharedTables[key] = table
@@ -180,9 +190,11 @@ extension SchemaDescription {
                 relationships.append(entry)
             }
             columnNames[table] = columns
-            entities.append(Entity(name: declaration.name, parent: declaration.parentName, isAbstract: declaration.isAbstract,
-                                   table: table, identity: resolved.identityAttributes.map(\.name),
-                                   attributes: attributes, relationships: relationships))
+            entities.append(
+                Entity(
+                    name: declaration.name, parent: declaration.parentName, isAbstract: declaration.isAbstract,
+                    table: table, identity: resolved.identityAttributes.map(\.name),
+                    attributes: attributes, relationships: relationships))
         }
         self.init(format: SchemaDescription.currentFormat, entities: entities)
     }
@@ -195,7 +207,8 @@ extension SchemaDescription {
     package static func storage(of relationship: RelationshipDescription, declaredBy entity: String, in model: ObjectModel) -> Storage {
         guard relationship.isToMany else { return .foreignKey }
         guard let inverseName = relationship.inverseName,
-              let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName) else {
+            let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName)
+        else {
             return .joinTable
         }
         if !inverse.isToMany { return relationship.isOrdered ? .joinTable : .inverseForeignKey }

@@ -8,7 +8,8 @@ extension Array where Element == ObjectID {
             append(id)
             return
         }
-        var low = 0, high = count
+        var low = 0
+        var high = count
         while low < high {
             let mid = (low + high) / 2
             if self[mid] < id { low = mid + 1 } else { high = mid }

@@ -33,7 +33,8 @@ extension ChangeWriter {
         for snapshot in inserted {
             let entity = try self.entity(snapshot.id.entityName)
             guard snapshot.attributes.count == entity.attributeColumns.count,
-                  snapshot.relationships.count == entity.relationships.count else {
+                snapshot.relationships.count == entity.relationships.count
+            else {
                 throw shapeError(snapshot.id, entity)
             }
             entities.append(entity)
@@ -55,7 +56,8 @@ extension ChangeWriter {
         for (position, slot) in order.deferred {
             let snapshot = inserted[position]
             guard keys[position] != 0, let destination = snapshot.relationships[slot].first,
-                  case .foreignKey(let column, _) = entities[position].relationships[slot] else { continue }
+                case .foreignKey(let column, _) = entities[position].relationships[slot]
+            else { continue }
             let statement = try cachedByText(entities[position].updateSQL(columns: [column]))
             statement.bind(keys[position], at: 1)
             statement.bind(try permanent(destination).primaryKey, at: 2)
@@ -65,10 +67,13 @@ extension ChangeWriter {
 
     /// Inserts one object; returns the key of its row (the stored object's, when its
     /// identity was stored already), or 0 for a placeholder that left a stored object as it was.
-    private mutating func insert(_ snapshot: ObjectSnapshot, _ entity: EntityLayout, _ position: Int,
-                                 _ order: InsertOrder) throws(StoreError) -> Int64 {
+    private mutating func insert(
+        _ snapshot: ObjectSnapshot, _ entity: EntityLayout, _ position: Int,
+        _ order: InsertOrder
+    ) throws(StoreError) -> Int64 {
         let id = try permanent(snapshot.id)
-        let statement = snapshot.isPlaceholder
+        let statement =
+            snapshot.isPlaceholder
             ? try cachedByText(entity.insertPlaceholderSQL)
             : try cached(entity.insertSQL, for: entity)
         statement.bind(id.primaryKey, at: 1)
@@ -119,8 +124,9 @@ extension ChangeWriter {
                 // A link between two objects this change set inserts is written from the
                 // owning side, and from the inverse side once the owning sides' are written,
                 // unless there already (an import leaves a side it does not read empty).
-                try insertJoinRows(join, object: key, destinations: destinations, isNew: true,
-                                   objectID: ObjectID(entityName: id.entityName, primaryKey: key))
+                try insertJoinRows(
+                    join, object: key, destinations: destinations, isNew: true,
+                    objectID: ObjectID(entityName: id.entityName, primaryKey: key))
             }
         }
         return key != id.primaryKey && snapshot.isPlaceholder ? 0 : key
@@ -138,16 +144,19 @@ extension ChangeWriter {
             try statement.bind(snapshot.attributes[index], at: Int32(i + 1))
         }
         guard try statement.step() else {
-            throw StoreError(.constraintViolation, message: "inserting \(snapshot.id) into \(entity.entity.name) conflicted "
-                             + "with a stored object that cannot be found")
+            throw StoreError(
+                .constraintViolation,
+                message: "inserting \(snapshot.id) into \(entity.entity.name) conflicted "
+                    + "with a stored object that cannot be found")
         }
         let key = statement.int64(0)
         let storedEntity = layout.canonicalName(statement.string(1))
         guard storedEntity == entity.entity.name else {
             let identity = entity.conflictAttributeIndexes.map { snapshot.attributes[$0]?.description ?? "null" }.joined(separator: ", ")
-            throw StoreError(.constraintViolation,
-                             message: "cannot insert \(entity.entity.name) (\(identity)): the store holds \(storedEntity)/\(key) with the same "
-                                 + "identity, and an object cannot change its entity")
+            throw StoreError(
+                .constraintViolation,
+                message: "cannot insert \(entity.entity.name) (\(identity)): the store holds \(storedEntity)/\(key) with the same "
+                    + "identity, and an object cannot change its entity")
         }
         return key
     }

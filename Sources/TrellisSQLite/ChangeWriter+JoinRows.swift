@@ -36,8 +36,10 @@ extension ChangeWriter {
     /// (new objects, whether their IDs are temporary or permanent) for
     /// ``writeInverseSideLinks()``. `objectID`, when given, is added to the cached inverse
     /// lists of the destinations.
-    mutating func insertJoinRows(_ join: JoinLayout, object: Int64, destinations: [ObjectID],
-                                         isNew: Bool, objectID: ObjectID?) throws(StoreError) {
+    mutating func insertJoinRows(
+        _ join: JoinLayout, object: Int64, destinations: [ObjectID],
+        isNew: Bool, objectID: ObjectID?
+    ) throws(StoreError) {
         let buffer = isNew && !join.isInverseSide ? try linkBuffer(join) : nil
         let statement = buffer == nil ? try cachedByText(join.insert) : nil
         if buffer == nil { try writeBufferedLinks(of: join.table) }

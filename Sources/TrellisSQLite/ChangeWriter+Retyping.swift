@@ -13,10 +13,13 @@ extension ChangeWriter {
     mutating func retype(_ updated: [ObjectChange]) throws(StoreError) {
         for change in updated {
             guard let name = change.entityName else { continue }
-            let old = try layout.entity(change.id.entityName), new = try layout.entity(name)
+            let old = try layout.entity(change.id.entityName)
+            let new = try layout.entity(name)
             guard old.table === new.table, old !== new, old.kindNames.contains(new.entity.name) else {
-                throw StoreError(.constraintViolation, message: "cannot make \(change.id) \(withIndefiniteArticle(name)): "
-                    + "\(name) is not a sub-entity of \(old.entity.name)")
+                throw StoreError(
+                    .constraintViolation,
+                    message: "cannot make \(change.id) \(withIndefiniteArticle(name)): "
+                        + "\(name) is not a sub-entity of \(old.entity.name)")
             }
             let read = try connection.cachedStatement("SELECT \"_entity\", \"_placeholder\" FROM \(old.table.quotedName) WHERE \"_pk\" = ?1")
             read.bind(change.id.primaryKey, at: 1)
@@ -27,8 +30,10 @@ extension ChangeWriter {
             let isPlaceholder = read.int64(1) != 0
             read.reset()
             guard isPlaceholder else {
-                throw StoreError(.constraintViolation, message: "cannot make \(change.id) \(withIndefiniteArticle(name)): only a "
-                    + "placeholder becomes one of its entity's sub-entities")
+                throw StoreError(
+                    .constraintViolation,
+                    message: "cannot make \(change.id) \(withIndefiniteArticle(name)): only a "
+                        + "placeholder becomes one of its entity's sub-entities")
             }
             let write = try connection.cachedStatement("UPDATE \(old.table.quotedName) SET \"_entity\" = ?2 WHERE \"_pk\" = ?1")
             write.bind(change.id.primaryKey, at: 1)

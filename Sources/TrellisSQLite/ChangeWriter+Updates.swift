@@ -20,8 +20,9 @@ extension ChangeWriter {
         for entity in layout.entities.values {
             for relationship in entity.relationships {
                 guard case .joinTable(let join) = relationship, !join.isInverseSide,
-                      let deleted = deletedByTable[ObjectIdentifier(join.destination)],
-                      cleaned.insert(join.table).inserted else { continue }
+                    let deleted = deletedByTable[ObjectIdentifier(join.destination)],
+                    cleaned.insert(join.table).inserted
+                else { continue }
                 let statement = try connection.cachedStatement(join.deleteDestinations)
                 try statement.bind("[" + deleted.keys.map(String.init).joined(separator: ",") + "]", at: 1)
                 try statement.run()
@@ -119,7 +120,8 @@ extension ChangeWriter {
                     case .joinTable(let join):
                         for column in ["source", "destination"] where join.referencedTable(column) === conflict.table {
                             // Links already present for the stored object win; the rest move over.
-                            let c = SQL.identifier(column), t = SQL.identifier(join.table)
+                            let c = SQL.identifier(column)
+                            let t = SQL.identifier(join.table)
                             let move = try connection.cachedStatement("UPDATE OR IGNORE \(t) SET \(c) = ?1 WHERE \(c) = ?2")
                             move.bind(conflict.actual, at: 1)
                             move.bind(conflict.reserved, at: 2)

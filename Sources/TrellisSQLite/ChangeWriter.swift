@@ -48,8 +48,9 @@ struct ChangeWriter {
             lastLinkBuffer = buffer
             return buffer
         }
-        let buffer = LinkBuffer(join: join, connection: connection,
-                                full: try connection.cachedStatement(join.insertNew(rows: ChangeWriter.linksPerStatement)))
+        let buffer = LinkBuffer(
+            join: join, connection: connection,
+            full: try connection.cachedStatement(join.insertNew(rows: ChangeWriter.linksPerStatement)))
         bufferedLinks[join.table] = buffer
         lastLinkBuffer = buffer
         return buffer
@@ -91,8 +92,10 @@ struct ChangeWriter {
     }
 
     func shapeError(_ id: ObjectID, _ entity: EntityLayout) -> StoreError {
-        StoreError(.unknownObject, message: "the change for \(id) does not match entity \(entity.entity.name)'s "
-                   + "\(entity.attributeColumns.count) attributes and \(entity.relationships.count) relationships")
+        StoreError(
+            .unknownObject,
+            message: "the change for \(id) does not match entity \(entity.entity.name)'s "
+                + "\(entity.attributeColumns.count) attributes and \(entity.relationships.count) relationships")
     }
 }
 

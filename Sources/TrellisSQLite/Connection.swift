@@ -49,7 +49,8 @@ final class Connection {
     init(path: String, readOnly: Bool) throws(StoreError) {
         var db: OpaquePointer?
         let queryOnly = readOnly && Connection.opensLeavingNoFiles(path)
-        let flags = (readOnly && !queryOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+        let flags =
+            (readOnly && !queryOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
             | (readOnly ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard let db else {
@@ -100,8 +101,9 @@ final class Connection {
             let threadErrno = errno
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw SQLiteResult.error(code: sqlite3_extended_errcode(handle), message: message, sql: sql,
-                                     systemErrno: SQLiteResult.systemErrno(handle, threadErrno: threadErrno))
+            throw SQLiteResult.error(
+                code: sqlite3_extended_errcode(handle), message: message, sql: sql,
+                systemErrno: SQLiteResult.systemErrno(handle, threadErrno: threadErrno))
         }
     }
 
@@ -174,15 +176,17 @@ final class Connection {
     /// - Throws: `StoreError` for SQLite's result (`.busy` when a lock could not be had).
     func copy(into destination: Connection) throws(StoreError) {
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
-            throw SQLiteResult.error(code: sqlite3_extended_errcode(destination.handle),
-                                     message: "cannot copy \(path): " + String(cString: sqlite3_errmsg(destination.handle)), sql: nil)
+            throw SQLiteResult.error(
+                code: sqlite3_extended_errcode(destination.handle),
+                message: "cannot copy \(path): " + String(cString: sqlite3_errmsg(destination.handle)), sql: nil)
         }
         let stepped = sqlite3_backup_step(backup, -1)
         let finished = sqlite3_backup_finish(backup)
         let rc = stepped == SQLITE_DONE ? finished : stepped
         guard rc == SQLITE_OK || rc == SQLITE_DONE else {
-            throw SQLiteResult.error(code: rc, message: "cannot copy \(path): " + String(cString: sqlite3_errstr(rc)), sql: nil,
-                                     systemErrno: SQLiteResult.systemErrno(handle, threadErrno: errno))
+            throw SQLiteResult.error(
+                code: rc, message: "cannot copy \(path): " + String(cString: sqlite3_errstr(rc)), sql: nil,
+                systemErrno: SQLiteResult.systemErrno(handle, threadErrno: errno))
         }
     }
 
@@ -210,9 +214,10 @@ final class Connection {
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
         let rc = sql.withCString { sqlite3_prepare_v3(handle, $0, -1, flags, &statement, nil) }
         guard rc == SQLITE_OK, let statement else {
-            throw SQLiteResult.error(code: rc == SQLITE_OK ? SQLITE_MISUSE : sqlite3_extended_errcode(handle),
-                                     message: rc == SQLITE_OK ? "empty SQL statement" : String(cString: sqlite3_errmsg(handle)),
-                                     sql: sql, systemErrno: SQLiteResult.systemErrno(handle, threadErrno: errno))
+            throw SQLiteResult.error(
+                code: rc == SQLITE_OK ? SQLITE_MISUSE : sqlite3_extended_errcode(handle),
+                message: rc == SQLITE_OK ? "empty SQL statement" : String(cString: sqlite3_errmsg(handle)),
+                sql: sql, systemErrno: SQLiteResult.systemErrno(handle, threadErrno: errno))
         }
         return Statement(handle: statement, database: handle, sql: sql)
     }

@@ -38,9 +38,11 @@ struct InsertOrder {
     ///   - toOnes: by position, the object's to-one slots (its ``EntityLayout/toOneIndexes``).
     init(_ inserted: [ObjectSnapshot], toOnes: [[Int]]) {
         // No to-one points at a new object (the common case once the destinations are stored).
-        guard inserted.indices.contains(where: { i in
-            toOnes[i].contains { inserted[i].relationships[$0].first?.isTemporary == true }
-        }) else { return }
+        guard
+            inserted.indices.contains(where: { i in
+                toOnes[i].contains { inserted[i].relationships[$0].first?.isTemporary == true }
+            })
+        else { return }
         var position: [ObjectID: Int] = [:]
         for (i, snapshot) in inserted.enumerated() where snapshot.id.isTemporary { position[snapshot.id] = i }
         if position.isEmpty { return }

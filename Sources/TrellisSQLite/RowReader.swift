@@ -26,8 +26,10 @@ struct RowReader {
 
     /// Reads every row of `statement` (then resets it), skipping rows `keep` rejects and,
     /// when `deduplicate`, rows already read.
-    mutating func readAll(_ statement: Statement, deduplicate: Bool,
-                          keep: ((Statement) -> Bool)? = nil) throws(StoreError) {
+    mutating func readAll(
+        _ statement: Statement, deduplicate: Bool,
+        keep: ((Statement) -> Bool)? = nil
+    ) throws(StoreError) {
         defer { statement.reset() }
         while try statement.step() {
             if let keep, !keep(statement) { continue }
@@ -75,8 +77,10 @@ struct RowReader {
             relationships[toOne.slot] = [ObjectID(entityName: destinationEntity, primaryKey: statement.int64(toOne.column))]
         }
         positions[plan.ordinal].append(snapshots.count)
-        snapshots.append(ObjectSnapshot(id: ObjectID(entityName: entityName, primaryKey: key),
-                                        isPlaceholder: statement.int64(2) != 0,
-                                        attributes: attributes, relationships: relationships))
+        snapshots.append(
+            ObjectSnapshot(
+                id: ObjectID(entityName: entityName, primaryKey: key),
+                isPlaceholder: statement.int64(2) != 0,
+                attributes: attributes, relationships: relationships))
     }
 }

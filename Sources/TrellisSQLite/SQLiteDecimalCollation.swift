@@ -15,11 +15,13 @@ enum SQLiteDecimalCollation {
 
     /// Registers the collation on `handle`.
     static func register(on handle: OpaquePointer) {
-        sqlite3_create_collation_v2(handle, name, SQLITE_UTF8, nil, { _, count1, bytes1, count2, bytes2 in
-            let a = UnsafeRawBufferPointer(start: bytes1, count: Int(count1)).bindMemory(to: UInt8.self)
-            let b = UnsafeRawBufferPointer(start: bytes2, count: Int(count2)).bindMemory(to: UInt8.self)
-            return Int32(SQLiteDecimalCollation.compare(a, b))
-        }, nil)
+        sqlite3_create_collation_v2(
+            handle, name, SQLITE_UTF8, nil,
+            { _, count1, bytes1, count2, bytes2 in
+                let a = UnsafeRawBufferPointer(start: bytes1, count: Int(count1)).bindMemory(to: UInt8.self)
+                let b = UnsafeRawBufferPointer(start: bytes2, count: Int(count2)).bindMemory(to: UInt8.self)
+                return Int32(SQLiteDecimalCollation.compare(a, b))
+            }, nil)
     }
 
     /// -1, 0 or 1: the order of the decimals written as `a` and `b`.

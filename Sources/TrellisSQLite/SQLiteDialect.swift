@@ -28,8 +28,10 @@ struct SQLiteDialect: SQLDialect {
     /// `(LIKE 'bat%' OR GLOB '*[^\x01-\x7F]*') AND trellis_text(…)`, was measured at 68 ms
     /// against 15–24 ms for the function alone on the 100k names: the GLOB's character class
     /// costs more than the function's ASCII fast path.)
-    func textComparison(_ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
-                        bind: (AttributeValue) -> String) -> String {
+    func textComparison(
+        _ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
+        bind: (AttributeValue) -> String
+    ) -> String {
         "trellis_text(\(SQLiteTextFunction.code(of: op)), \(column), \(bind(.string(operand))), \(options.rawValue))"
     }
 
@@ -48,8 +50,9 @@ struct SQLiteDialect: SQLDialect {
 extension StoreLayout: SQLQueryLayout {
     func sqlTable(for entity: ResolvedEntity) throws -> SQLTableInfo {
         let layout = try self.entity(entity.name)
-        return SQLTableInfo(name: layout.table.name, primaryKey: "_pk", entityColumn: "_entity",
-                            kinds: layout.coversTable ? nil : layout.kindNames, entityNames: layout.table.entityNames)
+        return SQLTableInfo(
+            name: layout.table.name, primaryKey: "_pk", entityColumn: "_entity",
+            kinds: layout.coversTable ? nil : layout.kindNames, entityNames: layout.table.entityNames)
     }
 
     func sqlColumn(for entity: ResolvedEntity, attribute index: Int) throws -> String {

@@ -24,7 +24,8 @@ extension SQLiteSession: OutboxStorage {
         "CREATE INDEX IF NOT EXISTS \"trellis_outbox object\" ON \"trellis_outbox\"(\"object\")",
         "CREATE INDEX IF NOT EXISTS \"trellis_outbox server_identity\" ON \"trellis_outbox\"(\"server_identity\")",
     ]
-    private static let columns = "\"seq\", \"entity\", \"object\", \"server_identity\", \"operation\", \"fields\", \"base\", "
+    private static let columns =
+        "\"seq\", \"entity\", \"object\", \"server_identity\", \"operation\", \"fields\", \"base\", "
         + "\"key\", \"state\", \"attempts\", \"last_error\", \"enqueued_at\""
 
     func outboxEntries() throws -> [OutboxEntry] {
@@ -147,13 +148,14 @@ extension SQLiteSession: OutboxStorage {
             guard let operation = OutboxEntry.Operation(rawValue: statement.string(4)) else { throw bad("operation") }
             guard let key = UUID(uuidString: statement.string(7)) else { throw bad("key") }
             guard let state = OutboxEntry.State(rawValue: statement.string(8)) else { throw bad("state") }
-            rows.append(OutboxEntry(
-                sequence: sequence, object: ObjectID(entityName: statement.string(1), primaryKey: statement.int64(2)),
-                serverIdentity: try OutboxEntry.serverIdentity(fromText: statement.isNull(3) ? nil : statement.string(3)),
-                operation: operation, fields: try OutboxEntry.fields(fromText: statement.string(5)),
-                base: statement.isNull(6) ? nil : statement.string(6), key: key, state: state,
-                attempts: Int(statement.int64(9)), lastError: statement.isNull(10) ? nil : statement.string(10),
-                enqueuedAt: OutboxEntry.date(milliseconds: statement.int64(11))))
+            rows.append(
+                OutboxEntry(
+                    sequence: sequence, object: ObjectID(entityName: statement.string(1), primaryKey: statement.int64(2)),
+                    serverIdentity: try OutboxEntry.serverIdentity(fromText: statement.isNull(3) ? nil : statement.string(3)),
+                    operation: operation, fields: try OutboxEntry.fields(fromText: statement.string(5)),
+                    base: statement.isNull(6) ? nil : statement.string(6), key: key, state: state,
+                    attempts: Int(statement.int64(9)), lastError: statement.isNull(10) ? nil : statement.string(10),
+                    enqueuedAt: OutboxEntry.date(milliseconds: statement.int64(11))))
         }
         return rows
     }

@@ -66,8 +66,10 @@ extension SQLiteSession: SQLRequestSession {
 
     /// The table, SQL text and parameters of the `SELECT` of `parts`; when `ordered`, in the
     /// request's order from its offset, at most its limit.
-    private func select(_ parts: SQLPredicateCompiler.Parts, of request: ResolvedFetchRequest,
-                        ordered: Bool) throws -> (TableLayout, String, [AttributeValue]) {
+    private func select(
+        _ parts: SQLPredicateCompiler.Parts, of request: ResolvedFetchRequest,
+        ordered: Bool
+    ) throws -> (TableLayout, String, [AttributeValue]) {
         let table = try layout.entity(request.entity.name).table
         var sql = table.selectColumnsSQL + " FROM " + table.fromSQL + parts.joins + " WHERE " + parts.whereSQL
         var parameters = parts.parameters
@@ -93,7 +95,9 @@ extension SQLiteSession: SQLRequestSession {
     func sql(for request: ResolvedFetchRequest) throws -> (sql: String, parameters: [AttributeValue]) {
         let table = try layout.entity(request.entity.name).table
         let parts = try compile(request)
-        return (table.selectColumnsSQL + " FROM " + table.fromSQL + parts.joins + " WHERE " + parts.whereSQL
-                    + " ORDER BY " + parts.orderBySQL, parts.parameters)
+        return (
+            table.selectColumnsSQL + " FROM " + table.fromSQL + parts.joins + " WHERE " + parts.whereSQL
+                + " ORDER BY " + parts.orderBySQL, parts.parameters
+        )
     }
 }

@@ -104,7 +104,8 @@ final class SQLiteSession: StoreSession {
             // `(a, b) IN (VALUES …)` scans the whole index in SQLite 3.40 (measured: 50× slower);
             // a join that starts from the VALUES rows seeks the identity index once per row.
             let row = "(\(SQL.placeholders(arity)))"
-            sql = table.selectColumnsSQL + " FROM (VALUES \(Array(repeating: row, count: chunkSize).joined(separator: ", "))) AS v"
+            sql =
+                table.selectColumnsSQL + " FROM (VALUES \(Array(repeating: row, count: chunkSize).joined(separator: ", "))) AS v"
                 + " CROSS JOIN " + table.fromSQL + " WHERE "
                 + columns.enumerated().map { "\($1) = v.column\($0 + 1)" }.joined(separator: " AND ")
         }
@@ -177,8 +178,10 @@ final class SQLiteSession: StoreSession {
 
     /// Reads every row of `entity`'s kinds and keeps those whose identity is wanted,
     /// comparing values as SQL `=` does (``SQLKey``).
-    private func scan(_ entity: EntityLayout, identities: [[AttributeValue]], kindFilter: [String],
-                      into reader: inout RowReader) throws(StoreError) {
+    private func scan(
+        _ entity: EntityLayout, identities: [[AttributeValue]], kindFilter: [String],
+        into reader: inout RowReader
+    ) throws(StoreError) {
         let positions = entity.identityColumns.map { entity.table.columnPosition($0) }
         var sql = entity.table.selectSQL
         if !kindFilter.isEmpty { sql += " WHERE t.\"_entity\" IN (\(SQL.placeholders(kindFilter.count)))" }
@@ -297,8 +300,9 @@ final class SQLiteSession: StoreSession {
                 }
                 if group.members.isEmpty { continue }
             }
-            try loadToMany(group.relationship, members: &group.members, into: &snapshots,
-                           scan: group.members.count >= chunkSize && group.members.count * SQLiteSession.scanRatio >= scanBound)
+            try loadToMany(
+                group.relationship, members: &group.members, into: &snapshots,
+                scan: group.members.count >= chunkSize && group.members.count * SQLiteSession.scanRatio >= scanBound)
             if let derivedKey {
                 for member in group.members {
                     derivedLinks[derivedKey, default: [:]][member.key] = snapshots[Int(member.position)].relationships[Int(member.slot)]
@@ -318,8 +322,10 @@ final class SQLiteSession: StoreSession {
     /// Adds the destinations of `relationship` to the members' snapshots: chunked `IN` queries
     /// ordered by source, merged with the members sorted by key (no hashing per row); or,
     /// when `scan`, one pass over the whole join table / destination table.
-    private func loadToMany(_ relationship: RelationshipLayout, members: inout [Member],
-                            into snapshots: inout [ObjectSnapshot], scan: Bool) throws(StoreError) {
+    private func loadToMany(
+        _ relationship: RelationshipLayout, members: inout [Member],
+        into snapshots: inout [ObjectSnapshot], scan: Bool
+    ) throws(StoreError) {
         let select: String
         let sourceColumn: String
         let destination: TableLayout
@@ -339,7 +345,8 @@ final class SQLiteSession: StoreSession {
             destination = table
             let fk = "d.\(SQL.identifier(join.membershipColumn ?? ""))"
             sourceColumn = fk
-            select = "SELECT \(fk), d.\"_pk\"\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(table.quotedName) AS d"
+            select =
+                "SELECT \(fk), d.\"_pk\"\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(table.quotedName) AS d"
                 + " LEFT JOIN \(SQL.identifier(join.table)) AS j ON j.\"source\" = \(fk) AND j.\"destination\" = d.\"_pk\""
             orderSuffix = ", j.\"position\" IS NULL, j.\"position\", d.\"_pk\""
             isOrdered = true
@@ -350,7 +357,8 @@ final class SQLiteSession: StoreSession {
             sourceColumn = "j.\(SQL.identifier(join.thisColumn))"
             let other = "j.\(SQL.identifier(join.otherColumn))"
             let entityJoin = table.isPolymorphic ? " JOIN \(table.quotedName) AS d ON d.\"_pk\" = \(other)" : ""
-            select = "SELECT \(sourceColumn), \(other)\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(SQL.identifier(join.table)) AS j"
+            select =
+                "SELECT \(sourceColumn), \(other)\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(SQL.identifier(join.table)) AS j"
                 + entityJoin
         }
         let order = " ORDER BY \(sourceColumn)" + (orderSuffix ?? (isOrdered ? ", j.\"position\"" : ""))

@@ -88,7 +88,8 @@ extension SQLiteStore: BulkWritingStore {
     ///   live run holds the deferral, or the file cannot be written).
     static func repairDeferredIndexes(_ connection: Connection, path: String, busyTimeoutMilliseconds: Int) throws(StoreError) -> Int {
         guard RunLock.canLock(storeAt: path), try tableExists(SchemaDescription.metadataTable, connection: connection),
-              try markText(on: connection) != nil else { return 0 }
+            try markText(on: connection) != nil
+        else { return 0 }
         guard let lock = RunLock.exclusive(path: RunLock.path(forStoreAt: path)) else { return 0 }
         defer { lock.release(removingFile: true) }
         let writer: Connection
@@ -140,9 +141,11 @@ extension SQLiteStore: BulkWritingStore {
         do {
             return try JSONDecoder().decode([DeferredIndex].self, from: Data(text.utf8))
         } catch {
-            throw StoreError(.engine, message: "trellis_metadata key '\(deferredIndexesKey)' (the secondary indexes a sync run "
-                             + "deferred) is not readable: \(error); the indexes it names cannot be rebuilt from it "
-                             + "(export the objects and import them into a new store)")
+            throw StoreError(
+                .engine,
+                message: "trellis_metadata key '\(deferredIndexesKey)' (the secondary indexes a sync run "
+                    + "deferred) is not readable: \(error); the indexes it names cannot be rebuilt from it "
+                    + "(export the objects and import them into a new store)")
         }
     }
 
@@ -263,7 +266,8 @@ final class RunLock {
                 close(fd)
                 return nil
             }
-            var held = stat(), named = stat()
+            var held = stat()
+            var named = stat()
             if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
                 return RunLock(descriptor: fd, path: path)
             }

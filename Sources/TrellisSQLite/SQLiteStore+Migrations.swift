@@ -67,13 +67,16 @@ extension SQLiteStore {
     /// - Returns: the layout of the schema the model gets, and what the file needed.
     /// - Throws: `.incompatibleSchema` naming every difference that is not additive; `.notAStore`;
     ///   `.readOnly` when applying work to a file that cannot be written.
-    static func prepareSchema(connection: Connection, model: ObjectModel, path: String, modelRecord: String? = nil,
-                              applying: Bool) throws(StoreError) -> (layout: StoreLayout, work: SchemaWork) {
+    static func prepareSchema(
+        connection: Connection, model: ObjectModel, path: String, modelRecord: String? = nil,
+        applying: Bool
+    ) throws(StoreError) -> (layout: StoreLayout, work: SchemaWork) {
         let writes = applying && !connection.isReadOnly
         try connection.execute(writes ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
-            let prepared = try prepareSchemaInTransaction(connection: connection, model: model, path: path,
-                                                          modelRecord: modelRecord, applying: applying)
+            let prepared = try prepareSchemaInTransaction(
+                connection: connection, model: model, path: path,
+                modelRecord: modelRecord, applying: applying)
             try connection.execute("COMMIT")
             connection.clearStatementCache()
             return prepared
@@ -91,8 +94,10 @@ extension SQLiteStore {
     /// a write session applies the work a store opened with
     /// ``SQLiteStore/MigrationPolicy/inWriteTransactions`` left pending, so that it commits or
     /// rolls back with the session.
-    static func prepareSchemaInTransaction(connection: Connection, model: ObjectModel, path: String, modelRecord: String? = nil,
-                                           applying: Bool) throws(StoreError) -> (layout: StoreLayout, work: SchemaWork) {
+    static func prepareSchemaInTransaction(
+        connection: Connection, model: ObjectModel, path: String, modelRecord: String? = nil,
+        applying: Bool
+    ) throws(StoreError) -> (layout: StoreLayout, work: SchemaWork) {
         let writable = !connection.isReadOnly
         let hasMetadata = try tableExists(SchemaDescription.metadataTable, connection: connection)
         guard hasMetadata else {
@@ -115,9 +120,12 @@ extension SQLiteStore {
 
         let metadata = try readMetadata(connection: connection)
         guard metadata["format"] == currentFormat, let schemaText = metadata["schema"],
-              let stored = try? JSONDecoder().decode(SchemaDescription.self, from: Data(schemaText.utf8)) else {
-            throw StoreError(.notAStore, message: "\(path) has a trellis_metadata table this version of Trellis cannot read "
-                             + "(format \(metadata["format"] ?? "missing"))")
+            let stored = try? JSONDecoder().decode(SchemaDescription.self, from: Data(schemaText.utf8))
+        else {
+            throw StoreError(
+                .notAStore,
+                message: "\(path) has a trellis_metadata table this version of Trellis cannot read "
+                    + "(format \(metadata["format"] ?? "missing"))")
         }
         let description = try SchemaDescription(model: model, previous: stored)
         if description == stored {
@@ -133,8 +141,10 @@ extension SQLiteStore {
         let statements = migrationStatements(from: stored, to: description)
         if applying {
             guard writable else {
-                throw StoreError(.readOnly, message: "the store \(path) needs a migration for the model (new entities or properties) "
-                                 + "but is read-only")
+                throw StoreError(
+                    .readOnly,
+                    message: "the store \(path) needs a migration for the model (new entities or properties) "
+                        + "but is read-only")
             }
             for statement in statements { try connection.execute(statement) }
         }
@@ -150,8 +160,10 @@ extension SQLiteStore {
     /// value (`UPDATE … WHERE "_entity" IN (<kinds>)`, when `applying`), or, for a required
     /// attribute without one, throws `.incompatibleSchema` when such objects exist (the
     /// caller's transaction then leaves the file untouched).
-    static func fillNewAttributes(from stored: SchemaDescription, to new: SchemaDescription, model: ObjectModel,
-                                  connection: Connection, applying: Bool) throws(StoreError) {
+    static func fillNewAttributes(
+        from stored: SchemaDescription, to new: SchemaDescription, model: ObjectModel,
+        connection: Connection, applying: Bool
+    ) throws(StoreError) {
         let before = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for entity in new.entities {
             guard let old = before[entity.name], let resolved = model.entity(named: entity.name) else { continue }  // a new entity has no objects
@@ -161,7 +173,8 @@ extension SQLiteStore {
                 let description = resolved.attributes[index]
                 // The entity's kinds are parameters ?2, ?3, …; ?1 is the default value (unused by the count).
                 let kinds = resolved.kindNames.indices.map { "?\($0 + 2)" }.joined(separator: ", ")
-                let table = SQL.identifier(entity.table), column = SQL.identifier(attribute.column)
+                let table = SQL.identifier(entity.table)
+                let column = SQL.identifier(attribute.column)
                 let sql: String
                 if description.defaultValue != nil {
                     guard applying else { continue }
@@ -179,11 +192,12 @@ extension SQLiteStore {
                 } else {
                     let count = try statement.runReturningInt64() ?? 0
                     if count > 0 {
-                        throw StoreError(.incompatibleSchema,
-                                         message: SchemaDescription.incompatibilityPreamble(readOnly: connection.isReadOnly)
-                                             + "entity \(entity.name), property \(attribute.name): the new attribute is required and "
-                                             + "has no default value, but \(count) stored object\(count == 1 ? " has" : "s have") no value for it",
-                                         details: "make the attribute optional or give it a default value")
+                        throw StoreError(
+                            .incompatibleSchema,
+                            message: SchemaDescription.incompatibilityPreamble(readOnly: connection.isReadOnly)
+                                + "entity \(entity.name), property \(attribute.name): the new attribute is required and "
+                                + "has no default value, but \(count) stored object\(count == 1 ? " has" : "s have") no value for it",
+                            details: "make the attribute optional or give it a default value")
                     }
                 }
             }

@@ -54,8 +54,10 @@ extension SQLiteStore: ObservableStore {
 
     public func commits(after sequence: Int64) throws -> [StoreCommit]? {
         if observers.fileWasReplaced {
-            throw StoreError(.engine, message: "the store file \(path) was deleted or replaced while it was observed; "
-                             + "open it again to see what it holds now")
+            throw StoreError(
+                .engine,
+                message: "the store file \(path) was deleted or replaced while it was observed; "
+                    + "open it again to see what it holds now")
         }
         guard logsCommits else { return nil }
         // This store's own commits are all there is when no other connection committed since
@@ -140,8 +142,9 @@ final class SQLiteObservers: @unchecked Sendable {
         lock.withLock {
             let wanted = listeners.count > 0
             if wanted, poller == nil {
-                poller = DataVersionPoller(path: path, intervalMilliseconds: intervalMilliseconds, listeners: listeners,
-                                           checkFile: { [weak self] in self?.checkFile() })
+                poller = DataVersionPoller(
+                    path: path, intervalMilliseconds: intervalMilliseconds, listeners: listeners,
+                    checkFile: { [weak self] in self?.checkFile() })
             } else if !wanted, let running = poller {
                 running.stop()
                 poller = nil
@@ -174,7 +177,8 @@ final class DataVersionPoller: @unchecked Sendable {
         timer.setEventHandler { [weak self, weak listeners] in
             checkFile()
             guard let self, let connection = self.connection,
-                  let now = try? connection.makeStatement("PRAGMA data_version").runReturningInt64() else { return }
+                let now = try? connection.makeStatement("PRAGMA data_version").runReturningInt64()
+            else { return }
             if self.version >= 0, now != self.version { listeners?.notify() }
             self.version = now
         }

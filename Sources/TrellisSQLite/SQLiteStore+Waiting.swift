@@ -16,10 +16,12 @@ extension SQLiteStore {
         let reporter = SQLiteWaitReporter(timeoutMilliseconds: configuration.busyTimeoutMilliseconds, observer: observer)
         try? withConnection { connection in
             waitReporter = reporter
-            sqlite3_busy_handler(connection.handle, { context, count in
-                guard let context else { return 0 }
-                return Unmanaged<SQLiteWaitReporter>.fromOpaque(context).takeUnretainedValue().shouldRetry(count: count) ? 1 : 0
-            }, Unmanaged.passUnretained(reporter).toOpaque())
+            sqlite3_busy_handler(
+                connection.handle,
+                { context, count in
+                    guard let context else { return 0 }
+                    return Unmanaged<SQLiteWaitReporter>.fromOpaque(context).takeUnretainedValue().shouldRetry(count: count) ? 1 : 0
+                }, Unmanaged.passUnretained(reporter).toOpaque())
         }
     }
 }

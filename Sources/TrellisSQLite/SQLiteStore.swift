@@ -121,10 +121,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         public var repairsDeferredIndexes: Bool
 
         /// A configuration; `lookupChunkSize` is clamped to 1...8000, the poll interval to 1...60000.
-        public init(isReadOnly: Bool = false, busyTimeoutMilliseconds: Int = 5000, lookupChunkSize: Int = 500,
-                    migrationPolicy: MigrationPolicy = .onOpen, modelRecord: String? = nil,
-                    changePollIntervalMilliseconds: Int = 50, keepsTemporaryDataInMemory: Bool = false,
-                    walAutocheckpointPages: Int? = nil, repairsDeferredIndexes: Bool = true) {
+        public init(
+            isReadOnly: Bool = false, busyTimeoutMilliseconds: Int = 5000, lookupChunkSize: Int = 500,
+            migrationPolicy: MigrationPolicy = .onOpen, modelRecord: String? = nil,
+            changePollIntervalMilliseconds: Int = 50, keepsTemporaryDataInMemory: Bool = false,
+            walAutocheckpointPages: Int? = nil, repairsDeferredIndexes: Bool = true
+        ) {
             self.isReadOnly = isReadOnly
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.lookupChunkSize = max(1, min(lookupChunkSize, 8000))
@@ -200,8 +202,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         } else {
             self.repairedDeferredIndexes = 0
         }
-        let prepared = try SQLiteStore.prepareSchema(connection: connection, model: model, path: path,
-                                                     modelRecord: configuration.modelRecord, applying: applying)
+        let prepared = try SQLiteStore.prepareSchema(
+            connection: connection, model: model, path: path,
+            modelRecord: configuration.modelRecord, applying: applying)
         self.layout = prepared.layout
         self.pendingWork = applying ? .none : prepared.work
         self.journalModeIsPending = !applying && isEmpty && !connection.isReadOnly
@@ -224,8 +227,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 return try readWithPendingWork(connection, body)
             }
             try connection.execute("BEGIN DEFERRED")
-            let session = SQLiteSession(connection: connection, layout: layout, model: model,
-                                        isWritable: false, chunkSize: configuration.lookupChunkSize)
+            let session = SQLiteSession(
+                connection: connection, layout: layout, model: model,
+                isWritable: false, chunkSize: configuration.lookupChunkSize)
             defer {
                 session.invalidate()
                 try? connection.execute("COMMIT")
@@ -252,8 +256,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var session: SQLiteSession?
             do {
                 if pendingWork != .none { try applyPendingWork(on: connection) }
-                let writeSession = SQLiteSession(connection: connection, layout: layout, model: model,
-                                                 isWritable: true, chunkSize: configuration.lookupChunkSize)
+                let writeSession = SQLiteSession(
+                    connection: connection, layout: layout, model: model,
+                    isWritable: true, chunkSize: configuration.lookupChunkSize)
                 session = writeSession
                 writeSession.bulkRun = bulkRun
                 let result = try body(writeSession)
@@ -287,11 +292,14 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Does the pending schema work inside the transaction open on `connection` (the
     /// file's, or a private copy's), checking it still leads to the layout the store opened with.
     private func applyPendingWork(on connection: Connection) throws(StoreError) {
-        let prepared = try SQLiteStore.prepareSchemaInTransaction(connection: connection, model: model, path: path,
-                                                                  modelRecord: configuration.modelRecord, applying: true)
+        let prepared = try SQLiteStore.prepareSchemaInTransaction(
+            connection: connection, model: model, path: path,
+            modelRecord: configuration.modelRecord, applying: true)
         guard prepared.layout.description == layout.description else {
-            throw StoreError(.incompatibleSchema, message: "the store's schema changed since \(path) was opened "
-                             + "(another process migrated it); open the store again")
+            throw StoreError(
+                .incompatibleSchema,
+                message: "the store's schema changed since \(path) was opened "
+                    + "(another process migrated it); open the store again")
         }
     }
 
@@ -323,8 +331,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             target.clearStatementCache()
         }
         try applyPendingWork(on: target)
-        let session = SQLiteSession(connection: target, layout: layout, model: model,
-                                    isWritable: false, chunkSize: configuration.lookupChunkSize)
+        let session = SQLiteSession(
+            connection: target, layout: layout, model: model,
+            isWritable: false, chunkSize: configuration.lookupChunkSize)
         defer { session.invalidate() }
         return try body(session)
     }
@@ -333,8 +342,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// that reads the file turns "not a database" into `.notAStore`. An empty file is left in
     /// rollback-journal mode when `keepsJournalModeWhenEmpty` (switching to WAL writes its header).
     /// - Returns: whether the file is empty (no pages).
-    private static func configure(_ connection: Connection, path: String, keepsJournalModeWhenEmpty: Bool,
-                                  configuration: Configuration) throws(StoreError) -> Bool {
+    private static func configure(
+        _ connection: Connection, path: String, keepsJournalModeWhenEmpty: Bool,
+        configuration: Configuration
+    ) throws(StoreError) -> Bool {
         do {
             try connection.execute("PRAGMA foreign_keys = ON")
             if configuration.keepsTemporaryDataInMemory { try connection.execute("PRAGMA temp_store = MEMORY") }
@@ -354,8 +365,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Sessions of one store do not nest (one connection, one transaction at a time).
     private static func refuseNesting(_ connection: Connection) throws(StoreError) {
         if connection.isInTransaction {
-            throw StoreError(.engine, message: "a session of this store is already open on this thread; "
-                             + "sessions do not nest (open a second SQLiteStore for a concurrent reader)")
+            throw StoreError(
+                .engine,
+                message: "a session of this store is already open on this thread; "
+                    + "sessions do not nest (open a second SQLiteStore for a concurrent reader)")
         }
     }
 

@@ -38,8 +38,9 @@ enum SQLiteTextFunction {
 
     /// Registers the function on `handle`.
     static func register(on handle: OpaquePointer) {
-        sqlite3_create_function_v2(handle, "trellis_text", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-                                   nil, trellisTextFunction, nil, nil, nil)
+        sqlite3_create_function_v2(
+            handle, "trellis_text", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+            nil, trellisTextFunction, nil, nil, nil)
     }
 }
 

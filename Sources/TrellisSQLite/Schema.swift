@@ -80,31 +80,42 @@ struct Schema {
                 switch relationship.storage {
                 case .foreignKey:
                     guard let column = relationship.column else { continue }
-                    columnsByTable[entity.table, default: []].append(Column(
-                        name: column,
-                        definition: "\(SQL.identifier(column)) INTEGER REFERENCES \(SQL.identifier(destinationTable))(\"_pk\")"
-                            + " ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"))
+                    columnsByTable[entity.table, default: []].append(
+                        Column(
+                            name: column,
+                            definition: "\(SQL.identifier(column)) INTEGER REFERENCES \(SQL.identifier(destinationTable))(\"_pk\")"
+                                + " ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"))
                     let name = indexNames.allocate(preferred: "\(entity.table)(\(column))")
-                    indexes.append(Index(name: name, table: entity.table, createSQL:
-                        "CREATE INDEX \(SQL.identifier(name)) ON \(SQL.identifier(entity.table))(\(SQL.identifier(column)))", column: column))
+                    indexes.append(
+                        Index(
+                            name: name, table: entity.table,
+                            createSQL:
+                                "CREATE INDEX \(SQL.identifier(name)) ON \(SQL.identifier(entity.table))(\(SQL.identifier(column)))", column: column))
                 case .joinTable, .sharedJoinTable:
                     guard let table = relationship.table else { continue }
                     let shared = relationship.storage == .sharedJoinTable
                     var columns = [
-                        Column(name: "source", definition: "\"source\" INTEGER NOT NULL REFERENCES \(SQL.identifier(entity.table))(\"_pk\")"
-                            + " ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"),
+                        Column(
+                            name: "source",
+                            definition: "\"source\" INTEGER NOT NULL REFERENCES \(SQL.identifier(entity.table))(\"_pk\")"
+                                + " ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"),
                         Column(name: "destination", definition: "\"destination\" INTEGER NOT NULL"),
                     ]
                     if relationship.isOrdered {
                         columns.append(Column(name: "position", definition: "\"position\" INTEGER NOT NULL"))
                     }
                     let body = (columns.map(\.definition) + ["PRIMARY KEY (\"source\", \"destination\")"]).joined(separator: ",\n  ")
-                    joinTables.append(Table(name: table, columns: columns,
-                                            createSQL: "CREATE TABLE \(SQL.identifier(table)) (\n  \(body)\n) WITHOUT ROWID"))
+                    joinTables.append(
+                        Table(
+                            name: table, columns: columns,
+                            createSQL: "CREATE TABLE \(SQL.identifier(table)) (\n  \(body)\n) WITHOUT ROWID"))
                     if shared {
                         let name = indexNames.allocate(preferred: "\(table)(destination)")
-                        indexes.append(Index(name: name, table: table, createSQL:
-                            "CREATE INDEX \(SQL.identifier(name)) ON \(SQL.identifier(table))(\"destination\")", column: "destination"))
+                        indexes.append(
+                            Index(
+                                name: name, table: table,
+                                createSQL:
+                                    "CREATE INDEX \(SQL.identifier(name)) ON \(SQL.identifier(table))(\"destination\")", column: "destination"))
                     }
                 case .inverseJoinTable:
                     break
@@ -138,8 +149,10 @@ struct Schema {
     /// The unique index an entity introduces: its identity columns, and the partial-index
     /// predicate when needed. Nil when the entity has no identity or inherits its parent's
     /// (the parent's index then already makes the rows unique).
-    static func identityIndex(of entity: SchemaDescription.Entity, in description: SchemaDescription,
-                              byName: [String: SchemaDescription.Entity]) -> (columns: [String], predicate: String?)? {
+    static func identityIndex(
+        of entity: SchemaDescription.Entity, in description: SchemaDescription,
+        byName: [String: SchemaDescription.Entity]
+    ) -> (columns: [String], predicate: String?)? {
         guard let index = SchemaDescription.identityIndex(of: entity, byName: byName, in: description) else { return nil }
         return (index.columns, index.partialKinds.map { "\"_entity\" IN (\($0.map(SQL.literal).joined(separator: ", ")))" })
     }

@@ -135,8 +135,9 @@ final class Statement {
             return SQLiteResult.error(code: rc, message: String(cString: sqlite3_errstr(rc)), sql: sql)
         }
         let limit = sqlite3_limit(database, SQLITE_LIMIT_LENGTH, -1)
-        return StoreError(.valueTooLarge, message: "a \(kind) value of \(bytes) bytes is larger than the store's limit of \(limit) bytes",
-                          engineCode: SQLiteResult.engineCode(rc), sql: sql)
+        return StoreError(
+            .valueTooLarge, message: "a \(kind) value of \(bytes) bytes is larger than the store's limit of \(limit) bytes",
+            engineCode: SQLiteResult.engineCode(rc), sql: sql)
     }
 
     // MARK: - Columns

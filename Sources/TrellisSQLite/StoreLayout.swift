@@ -35,8 +35,9 @@ final class StoreLayout: Sendable {
             guard let stored = byName[resolved.name], let table = tables[stored.table] else {
                 throw StoreError(.incompatibleSchema, message: "entity \(resolved.name) has no table in the store")
             }
-            entities[resolved.name] = try EntityLayout(entity: resolved, table: table, description: description,
-                                                      byName: byName, tables: tables, model: model)
+            entities[resolved.name] = try EntityLayout(
+                entity: resolved, table: table, description: description,
+                byName: byName, tables: tables, model: model)
         }
         self.tables = tables
         self.entities = entities
@@ -141,9 +142,12 @@ final class TableLayout: @unchecked Sendable {
             var toOnes: [ReadPlan.ToOne] = []
             for (slot, relationship) in entity.relationships.enumerated() {
                 guard case .foreignKey(let column, let destination) = relationship,
-                      let position = columnPositions[column] else { continue }
-                toOnes.append(ReadPlan.ToOne(slot: slot, column: position, entityColumn: destinationEntityPositions[column],
-                                             destinationEntity: destination.entityNames.first ?? ""))
+                    let position = columnPositions[column]
+                else { continue }
+                toOnes.append(
+                    ReadPlan.ToOne(
+                        slot: slot, column: position, entityColumn: destinationEntityPositions[column],
+                        destinationEntity: destination.entityNames.first ?? ""))
             }
             readPlans[entity.entity.name] = ReadPlan(
                 ordinal: entityNames.firstIndex(of: entity.entity.name) ?? 0,
@@ -260,8 +264,10 @@ final class JoinLayout: Sendable {
     /// for a shared table.
     let deleteDestinations: String
 
-    init(table: String, ownTable: TableLayout, destination: TableLayout, isInverseSide: Bool, isShared: Bool, hasPositions: Bool,
-         membershipColumn: String? = nil) {
+    init(
+        table: String, ownTable: TableLayout, destination: TableLayout, isInverseSide: Bool, isShared: Bool, hasPositions: Bool,
+        membershipColumn: String? = nil
+    ) {
         self.table = table
         self.membershipColumn = membershipColumn
         self.ownTable = ownTable
@@ -272,18 +278,23 @@ final class JoinLayout: Sendable {
         thisColumn = isInverseSide ? "destination" : "source"
         otherColumn = isInverseSide ? "source" : "destination"
         let t = SQL.identifier(table)
-        let plain = hasPositions
+        let plain =
+            hasPositions
             ? "INSERT INTO \(t)(\"source\", \"destination\", \"position\") VALUES (?1, ?2, ?3)"
             : "INSERT INTO \(t)(\"source\", \"destination\") VALUES (?1, ?2)"
         insertNew = plain
         if isInverseSide {
-            insert = hasPositions
+            insert =
+                hasPositions
                 ? "INSERT INTO \(t)(\"destination\", \"source\", \"position\") VALUES (?1, ?2, "
                     + "(SELECT coalesce(max(\"position\") + 1, 0) FROM \(t) WHERE \"source\" = ?2)) ON CONFLICT DO NOTHING"
                 : "INSERT INTO \(t)(\"destination\", \"source\") VALUES (?1, ?2) ON CONFLICT DO NOTHING"
         } else {
-            let conflict = !isShared ? "" : hasPositions
-                ? " ON CONFLICT DO UPDATE SET \"position\" = excluded.\"position\"" : " ON CONFLICT DO NOTHING"
+            let conflict =
+                !isShared
+                ? ""
+                : hasPositions
+                    ? " ON CONFLICT DO UPDATE SET \"position\" = excluded.\"position\"" : " ON CONFLICT DO NOTHING"
             insert = plain + conflict
         }
         deleteThisSide = "DELETE FROM \(t) WHERE \(SQL.identifier(thisColumn)) = ?1"
@@ -358,8 +369,10 @@ final class EntityLayout: Sendable {
     /// run when the to-one changes, so an object that leaves keeps no stale position.
     let orderRowsCleanupSQL: [String?]
 
-    init(entity: ResolvedEntity, table: TableLayout, description: SchemaDescription,
-         byName: [String: SchemaDescription.Entity], tables: [String: TableLayout], model: ObjectModel) throws(StoreError) {
+    init(
+        entity: ResolvedEntity, table: TableLayout, description: SchemaDescription,
+        byName: [String: SchemaDescription.Entity], tables: [String: TableLayout], model: ObjectModel
+    ) throws(StoreError) {
         self.entity = entity
         self.table = table
         // Columns of every attribute and relationship, walking the declaring entities.
@@ -387,8 +400,9 @@ final class EntityLayout: Sendable {
         var cleanups = [String?](repeating: nil, count: entity.relationships.count)
         for (i, relationship) in entity.relationships.enumerated() {
             guard let stored = relationshipStored[relationship.name],
-                  let destinationEntity = byName[relationship.destinationEntity],
-                  let destination = tables[destinationEntity.table] else {
+                let destinationEntity = byName[relationship.destinationEntity],
+                let destination = tables[destinationEntity.table]
+            else {
                 throw StoreError(.incompatibleSchema, message: "entity \(entity.name), relationship \(relationship.name): not in the store")
             }
             switch stored.storage {
@@ -397,8 +411,9 @@ final class EntityLayout: Sendable {
                 toOnes.append(i)
                 // The inverse is an ordered to-many with an order table (its owner's join table).
                 if let inverseName = relationship.inverseName,
-                   let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName),
-                   inverse.isToMany, inverse.isOrdered {
+                    let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName),
+                    inverse.isToMany, inverse.isOrdered
+                {
                     var walk: SchemaDescription.Entity? = destinationEntity
                     while let e = walk, cleanups[i] == nil {
                         if let r = e.relationships.first(where: { $0.name == inverseName }), r.storage == .joinTable, let table = r.table {
@@ -409,7 +424,8 @@ final class EntityLayout: Sendable {
                 }
             case .joinTable, .sharedJoinTable, .inverseJoinTable:
                 let inverseSide = stored.storage == .inverseJoinTable
-                let ownerOrdered = inverseSide
+                let ownerOrdered =
+                    inverseSide
                     ? (model.entity(named: relationship.destinationEntity)?.relationship(named: relationship.inverseName ?? "")?.isOrdered ?? false)
                     : relationship.isOrdered
                 // An ordered to-many whose inverse is a to-one: the inverse's column says which
@@ -417,17 +433,20 @@ final class EntityLayout: Sendable {
                 // says in which order.
                 var membershipColumn: String?
                 if stored.storage == .joinTable, let inverseName = relationship.inverseName,
-                   let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName), !inverse.isToMany {
+                    let inverse = model.entity(named: relationship.destinationEntity)?.relationship(named: inverseName), !inverse.isToMany
+                {
                     var walk: SchemaDescription.Entity? = destinationEntity
                     while let e = walk, membershipColumn == nil {
                         membershipColumn = e.relationships.first { $0.name == inverseName }?.column
                         walk = e.parent.flatMap { byName[$0] }
                     }
                 }
-                relationships.append(.joinTable(JoinLayout(
-                    table: stored.table ?? relationship.name, ownTable: table, destination: destination,
-                    isInverseSide: inverseSide, isShared: stored.storage != .joinTable, hasPositions: ownerOrdered,
-                    membershipColumn: membershipColumn)))
+                relationships.append(
+                    .joinTable(
+                        JoinLayout(
+                            table: stored.table ?? relationship.name, ownTable: table, destination: destination,
+                            isInverseSide: inverseSide, isShared: stored.storage != .joinTable, hasPositions: ownerOrdered,
+                            membershipColumn: membershipColumn)))
             case .inverseForeignKey:
                 // The inverse to-one lives on the destination entity (or one of its parents).
                 var column: String?
@@ -437,8 +456,10 @@ final class EntityLayout: Sendable {
                     walk = e.parent.flatMap { byName[$0] }
                 }
                 guard let column else {
-                    throw StoreError(.incompatibleSchema, message: "entity \(entity.name), relationship \(relationship.name): "
-                                     + "its inverse has no column in the store")
+                    throw StoreError(
+                        .incompatibleSchema,
+                        message: "entity \(entity.name), relationship \(relationship.name): "
+                            + "its inverse has no column in the store")
                 }
                 relationships.append(.inverseForeignKey(column: column, destination: destination))
             }
@@ -458,11 +479,13 @@ final class EntityLayout: Sendable {
         identityColumns = entity.identityAttributeIndexes.map { columns[$0] }
         let own = byName[entity.name]
         declaredAttributeColumns = own?.attributes.map { ($0.column, $0.type) } ?? []
-        declaredForeignKeys = own?.relationships.compactMap { r in
-            guard r.storage == .foreignKey, let column = r.column,
-                  let d = byName[r.destination], let t = tables[d.table] else { return nil }
-            return (column, t)
-        } ?? []
+        declaredForeignKeys =
+            own?.relationships.compactMap { r in
+                guard r.storage == .foreignKey, let column = r.column,
+                    let d = byName[r.destination], let t = tables[d.table]
+                else { return nil }
+                return (column, t)
+            } ?? []
 
         // INSERT … ON CONFLICT(identity) DO UPDATE SET … RETURNING "_pk"
         let toOneColumns: [String] = toOnes.map { index in
@@ -470,7 +493,8 @@ final class EntityLayout: Sendable {
             return ""
         }
         let insertColumns = ["_pk", "_entity", "_placeholder"] + columns + toOneColumns
-        let head = "INSERT INTO \(table.quotedName)(\(insertColumns.map(SQL.identifier).joined(separator: ", ")))"
+        let head =
+            "INSERT INTO \(table.quotedName)(\(insertColumns.map(SQL.identifier).joined(separator: ", ")))"
             + " VALUES (\((1...insertColumns.count).map { "?\($0)" }.joined(separator: ", ")))"
         // The conflict target: the unique index of the nearest entity (self or ancestor) introducing identity.
         var target: (columns: [String], predicate: String?)?
@@ -481,7 +505,8 @@ final class EntityLayout: Sendable {
             }
         }
         if let target {
-            let conflict = " ON CONFLICT(\(target.columns.map(SQL.identifier).joined(separator: ", ")))"
+            let conflict =
+                " ON CONFLICT(\(target.columns.map(SQL.identifier).joined(separator: ", ")))"
                 + (target.predicate.map { " WHERE \($0)" } ?? "")
             let identity = Set(target.columns)
             let updated = (["_placeholder"] + columns + toOneColumns).filter { !identity.contains($0) }
@@ -489,7 +514,8 @@ final class EntityLayout: Sendable {
             let sameEntity = table.isPolymorphic ? " WHERE \"_entity\" = excluded.\"_entity\"" : ""
             insertSQL = head + conflict + (set.isEmpty ? " DO NOTHING" : " DO UPDATE SET \(set)" + sameEntity)
             insertPlaceholderSQL = head + conflict + " DO NOTHING"
-            let conditions = target.columns.enumerated().map { "\(SQL.identifier($1)) = ?\($0 + 1)" }
+            let conditions =
+                target.columns.enumerated().map { "\(SQL.identifier($1)) = ?\($0 + 1)" }
                 + (target.predicate.map { [$0] } ?? [])
             conflictLookupSQL = "SELECT \"_pk\", \"_entity\" FROM \(table.quotedName) WHERE \(conditions.joined(separator: " AND "))"
             conflictAttributeIndexes = target.columns.compactMap { column in columns.firstIndex(of: column) }
@@ -501,7 +527,8 @@ final class EntityLayout: Sendable {
         }
         let integerTypes: Set<AttributeType> = [.integer16, .integer32, .integer64]
         if let target, target.predicate == nil, target.columns.count == 1, target.columns == identityColumns,
-           let type = entity.identityAttributes.first?.type, integerTypes.contains(type) {
+            let type = entity.identityAttributes.first?.type, integerTypes.contains(type)
+        {
             let column = SQL.identifier(target.columns[0])
             identityRangeSQL = ("SELECT min(\(column)) FROM \(table.quotedName)", "SELECT max(\(column)) FROM \(table.quotedName)")
         } else {

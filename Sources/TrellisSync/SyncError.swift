@@ -115,9 +115,11 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error & Sendable)?
 
     /// An error of `code` with `message`; the location is filled in by the fields.
-    public init(_ code: Code, message: String, file: String? = nil, path: JSONPath? = nil, line: Int? = nil,
-                column: Int? = nil, resource: String? = nil, pageURL: String? = nil, status: Int? = nil,
-                entity: String? = nil, attribute: String? = nil, underlying: (any Error & Sendable)? = nil) {
+    public init(
+        _ code: Code, message: String, file: String? = nil, path: JSONPath? = nil, line: Int? = nil,
+        column: Int? = nil, resource: String? = nil, pageURL: String? = nil, status: Int? = nil,
+        entity: String? = nil, attribute: String? = nil, underlying: (any Error & Sendable)? = nil
+    ) {
         self.code = code
         self.message = message
         self.file = file
@@ -159,8 +161,9 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
     /// in it, may echo a credential).
     func redacted(by redactor: Redactor) -> SyncError {
         guard redactor.containsSecret(message) else { return self }
-        return SyncError(code, message: redactor.redact(message), file: file, path: path, line: line, column: column, resource: resource,
-                         pageURL: pageURL, status: status, entity: entity, attribute: attribute, underlying: underlying)
+        return SyncError(
+            code, message: redactor.redact(message), file: file, path: path, line: line, column: column, resource: resource,
+            pageURL: pageURL, status: status, entity: entity, attribute: attribute, underlying: underlying)
     }
 
     /// This error with `resource` and `pageURL` set where they are not yet.

@@ -47,8 +47,10 @@ public enum PostgresTestServer {
             .appendingPathComponent("trellis-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
         let result = run(script, ["start", directory, "--watch", String(getpid())])
         guard result.status == 0, let url = result.output.split(separator: "\n").last.map(String.init), !url.isEmpty else {
-            return .failure(Unavailable(reason: "no TRELLIS_POSTGRES_URL is set and starting a temporary server failed: "
-                                        + result.errors.trimmingCharacters(in: .whitespacesAndNewlines)))
+            return .failure(
+                Unavailable(
+                    reason: "no TRELLIS_POSTGRES_URL is set and starting a temporary server failed: "
+                        + result.errors.trimmingCharacters(in: .whitespacesAndNewlines)))
         }
         return .success(Server(url: url, directory: directory))
     }()
@@ -135,7 +137,8 @@ public enum PostgresTestServer {
     /// The port the server listens on at 127.0.0.1 (password authentication), when known.
     public static var tcpPort: Int? {
         guard let directory = try? server.get().directory,
-              let text = try? String(contentsOfFile: directory + "/port", encoding: .utf8) else { return nil }
+            let text = try? String(contentsOfFile: directory + "/port", encoding: .utf8)
+        else { return nil }
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
@@ -144,7 +147,8 @@ public enum PostgresTestServer {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [executable] + arguments
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-pg-run-\(UUID().uuidString)")
-        let out = scratch.appendingPathExtension("out"), err = scratch.appendingPathExtension("err")
+        let out = scratch.appendingPathExtension("out")
+        let err = scratch.appendingPathExtension("err")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         defer {

@@ -82,8 +82,10 @@ public final class TestStore: @unchecked Sendable {
     public let location: String?
     private let cleanup: (@Sendable () -> Void)?
 
-    init(kind: StoreKind, store: any PersistentStore, directory: URL?, location: String? = nil,
-         cleanup: (@Sendable () -> Void)? = nil) {
+    init(
+        kind: StoreKind, store: any PersistentStore, directory: URL?, location: String? = nil,
+        cleanup: (@Sendable () -> Void)? = nil
+    ) {
         self.kind = kind
         self.store = store
         self.directory = directory

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Trellis
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The loopback server of the sync tests (`Tests/TrellisSyncTests/Servers/sync_test_server.py`:
 /// a Parse emulator, the recorded GitHub pages, a positional list, fault injection), started on
@@ -85,8 +86,10 @@ public final class TestServer: @unchecked Sendable {
     /// One request to the Parse mount as another client would send it (`method`, `path`
     /// after `/parse/`, a JSON body, extra headers; the application id is sent): its status
     /// and JSON body.
-    public func parse(_ method: String, _ path: String, body: JSONValue? = nil,
-                      headers: [String: String] = [:]) throws -> (status: Int, body: JSONValue) {
+    public func parse(
+        _ method: String, _ path: String, body: JSONValue? = nil,
+        headers: [String: String] = [:]
+    ) throws -> (status: Int, body: JSONValue) {
         var request = URLRequest(url: URL(string: base + "/parse/" + path)!)
         request.httpMethod = method
         request.setValue("test-app", forHTTPHeaderField: "X-Parse-Application-Id")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TrellisTestSupport
 import Trellis
+import TrellisTestSupport
 
 /// Each bad input exits 1 with a precise message on standard error and leaves the store
 /// as it was (a store that did not exist is not created).
@@ -16,8 +16,9 @@ import Trellis
     }
 
     static func importing(_ files: [String], _ extra: [String] = [], in directory: TemporaryDirectory) throws -> TrellisProcess.Result {
-        try TrellisProcess.run(["import"] + files + ["--model", model, "--entity", "Status", "--at", "statuses"] + extra,
-                               in: directory.url)
+        try TrellisProcess.run(
+            ["import"] + files + ["--model", model, "--entity", "Status", "--at", "statuses"] + extra,
+            in: directory.url)
     }
 
     static func exists(_ name: String, in directory: TemporaryDirectory) -> Bool {
@@ -37,9 +38,11 @@ import Trellis
         defer { directory.remove() }
         try Data("{\"statuses\": [\n  {\"id\": 1},\n  {\"id\": 2,}\n]}\n".utf8).write(to: directory.url.appendingPathComponent("broken.json"))
         let result = try Self.importing(["broken.json"], in: directory)
-        #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: broken.json:3:12: expected a string key after ',' (trailing commas are not allowed)\n"))
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: broken.json:3:12: expected a string key after ',' (trailing commas are not allowed)\n"))
         #expect(!Self.exists("trellis.sqlite", in: directory))
     }
 
@@ -47,10 +50,15 @@ import Trellis
         let directory = try Self.workspace()
         defer { directory.remove() }
         try Data("{\"format\": \"trellis-model\" \"formatVersion\": 1}".utf8).write(to: directory.url.appendingPathComponent("bad-model.json"))
-        let result = try TrellisProcess.run(["import", "Examples/twitter/twitter.json", "--model", "bad-model.json",
-                                             "--entity", "Status"], in: directory.url)
-        #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "", stderr: "error: bad-model.json:1:28: expected ',' or '}' after object member\n"))
+        let result = try TrellisProcess.run(
+            [
+                "import", "Examples/twitter/twitter.json", "--model", "bad-model.json",
+                "--entity", "Status",
+            ], in: directory.url)
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "", stderr: "error: bad-model.json:1:28: expected ',' or '}' after object member\n"))
         #expect(!Self.exists("trellis.sqlite", in: directory))
     }
 
@@ -59,8 +67,10 @@ import Trellis
         ("missing/trellis.sqlite", "missing/trellis.sqlite: cannot create the store: directory 'missing' does not exist"),
         ("missing/deeper/trellis.sqlite", "missing/deeper/trellis.sqlite: cannot create the store: directory 'missing/deeper' does not exist"),
         ("$DIR/missing/trellis.sqlite", "$DIR/missing/trellis.sqlite: cannot create the store: directory '$DIR/missing' does not exist"),
-        ("Examples/twitter/twitter.json/trellis.sqlite",
-         "Examples/twitter/twitter.json/trellis.sqlite: cannot create the store: 'Examples/twitter/twitter.json' is not a directory"),
+        (
+            "Examples/twitter/twitter.json/trellis.sqlite",
+            "Examples/twitter/twitter.json/trellis.sqlite: cannot create the store: 'Examples/twitter/twitter.json' is not a directory"
+        ),
         // Without the check, SQLite created a file named 'missing'.
         ("missing/", "missing/: not a store file: the path ends with '/'"),
         ("Examples/", "Examples/: not a store file: the path ends with '/'"),
@@ -71,10 +81,13 @@ import Trellis
         let directory = try Self.workspace()
         defer { directory.remove() }
         let path = directory.url.path
-        let result = try Self.importing(["Examples/twitter/twitter.json"], ["--store", store.replacingOccurrences(of: "$DIR", with: path)],
-                                        in: directory)
-        #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "", stderr: "error: \(message.replacingOccurrences(of: "$DIR", with: path))\n"))
+        let result = try Self.importing(
+            ["Examples/twitter/twitter.json"], ["--store", store.replacingOccurrences(of: "$DIR", with: path)],
+            in: directory)
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "", stderr: "error: \(message.replacingOccurrences(of: "$DIR", with: path))\n"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["Examples"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + "/Examples").sorted() == ["twitter"])
     }
@@ -85,33 +98,44 @@ import Trellis
     func storeThatIsADanglingSymbolicLink(destination: String) throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
-        try FileManager.default.createSymbolicLink(atPath: directory.url.appendingPathComponent("loop.sqlite").path,
-                                                   withDestinationPath: "link.sqlite")
-        try FileManager.default.createSymbolicLink(atPath: directory.url.appendingPathComponent("link.sqlite").path,
-                                                   withDestinationPath: destination)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.url.appendingPathComponent("loop.sqlite").path,
+            withDestinationPath: "link.sqlite")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.url.appendingPathComponent("link.sqlite").path,
+            withDestinationPath: destination)
         let message = "link.sqlite: cannot create the store: it is a symbolic link to '\(destination)', which does not exist"
         // Standard input from the file: the command fails before reading it, and a pipe
         // written to by this process would raise SIGPIPE here.
         let fromFile = ["/bin/sh", "-c", "exec \"$0\" \"$@\" < Examples/twitter/twitter.json"]
         for input in ["-", "Examples/twitter/twitter.json"] {
-            let result = try TrellisProcess.run(["import", input, "--model", Self.model, "--entity", "Status", "--at", "statuses",
-                                                 "--store", "link.sqlite"], in: directory.url, launcher: fromFile)
+            let result = try TrellisProcess.run(
+                [
+                    "import", input, "--model", Self.model, "--entity", "Status", "--at", "statuses",
+                    "--store", "link.sqlite",
+                ], in: directory.url, launcher: fromFile)
             #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: \(message)\n"), "\(input)")
         }
-        let export = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status", "--store", "link.sqlite"],
-                                            in: directory.url)
-        #expect(export == TrellisProcess.Result(status: 1, stdout: "", stderr: """
-            error: link.sqlite: no such store: it is a symbolic link to '\(destination)', which does not exist
+        let export = try TrellisProcess.run(
+            ["export", "--model", Self.model, "--entity", "Status", "--store", "link.sqlite"],
+            in: directory.url)
+        #expect(
+            export
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: """
+                        error: link.sqlite: no such store: it is a symbolic link to '\(destination)', which does not exist
 
-            """))
+                        """))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["Examples", "link.sqlite", "loop.sqlite"])
     }
 
     @Test func exportFromAStoreInADirectoryThatDoesNotExist() throws {
         let directory = try Self.workspace()
         defer { directory.remove() }
-        let result = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status", "--store", "missing/trellis.sqlite"],
-                                            in: directory.url)
+        let result = try TrellisProcess.run(
+            ["export", "--model", Self.model, "--entity", "Status", "--store", "missing/trellis.sqlite"],
+            in: directory.url)
         #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: missing/trellis.sqlite: no such store\n"))
         let slash = try TrellisProcess.run(["export", "--model", Self.model, "--entity", "Status", "--store", "Examples/"], in: directory.url)
         #expect(slash == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: Examples/: not a store file: the path ends with '/'\n"))
@@ -125,8 +149,10 @@ import Trellis
         let text = Data(String(repeating: "not a database\n", count: 100).utf8)
         try text.write(to: notes)
         let result = try Self.importing(["Examples/twitter/twitter.json"], ["--store", "notes.txt"], in: directory)
-        #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "", stderr: "error: notes.txt: not a Trellis store: \(notes.path) is not an SQLite database\n"))
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "", stderr: "error: notes.txt: not a Trellis store: \(notes.path) is not an SQLite database\n"))
         #expect(try Data(contentsOf: notes) == text)
     }
 
@@ -153,10 +179,12 @@ import Trellis
             let before = try Data(contentsOf: store)
             try way.protect(store)
             defer { way.release(store) }
-            let result = try TrellisProcess.run(["import", "changed.json", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
-                                                in: directory.url, launcher: way.launcher)
-            #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: trellis.sqlite: the store is read-only\n"),
-                    "\(way)")
+            let result = try TrellisProcess.run(
+                ["import", "changed.json", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
+                in: directory.url, launcher: way.launcher)
+            #expect(
+                result == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: trellis.sqlite: the store is read-only\n"),
+                "\(way)")
             #expect(try Data(contentsOf: store) == before, "\(way)")
             #expect(try SQLiteShell.query(store, "PRAGMA integrity_check") == "ok", "\(way)")
             // Reading a read-only store works.
@@ -176,15 +204,19 @@ import Trellis
         try Self.writeLongTexts(to: "changed.json", in: directory)
         let before = try Data(contentsOf: store)
         // 100 KiB: the store's WAL cannot take the 1.6 MB of new text.
-        let result = try TrellisProcess.run(["import", "changed.json", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
-                                            in: directory.url, launcher: TrellisProcess.fileSizeLimit(blocks: 200))
-        #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "", stderr: "error: trellis.sqlite: cannot write the store: disk I/O error: File too large\n"))
+        let result = try TrellisProcess.run(
+            ["import", "changed.json", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
+            in: directory.url, launcher: TrellisProcess.fileSizeLimit(blocks: 200))
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "", stderr: "error: trellis.sqlite: cannot write the store: disk I/O error: File too large\n"))
         #expect(try SQLiteShell.query(store, "PRAGMA integrity_check") == "ok")
         #expect(try Data(contentsOf: store) == before)
         #expect(try SQLiteShell.query(store, "SELECT count(*), sum(length(text)) FROM Status") == "115|13308")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
-                    .filter { $0.hasPrefix(".trellis.sqlite.creating-") } == [])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+                .filter { $0.hasPrefix(".trellis.sqlite.creating-") } == [])
         // Without the limit the same import works.
         #expect(try Self.importing(["changed.json"], in: directory).status == 0)
         #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Status WHERE text LIKE 'changed changed %'") == "100")
@@ -194,10 +226,13 @@ import Trellis
         let directory = try Self.workspace()
         defer { directory.remove() }
         try Self.writeLongTexts(to: "changed.json", in: directory)
-        let result = try TrellisProcess.run(["import", "changed.json", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
-                                            in: directory.url, launcher: TrellisProcess.fileSizeLimit(blocks: 200))
-        #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "", stderr: "error: trellis.sqlite: cannot write the store: disk I/O error: File too large\n"))
+        let result = try TrellisProcess.run(
+            ["import", "changed.json", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
+            in: directory.url, launcher: TrellisProcess.fileSizeLimit(blocks: 200))
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "", stderr: "error: trellis.sqlite: cannot write the store: disk I/O error: File too large\n"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["Examples", "changed.json"])
     }
 
@@ -211,25 +246,35 @@ import Trellis
             try Data(#"{"id": \#(i + 1), "text": "status \#(i + 1)"}"#.utf8).write(to: directory.url.appendingPathComponent(name))
         }
         let lowLimit = ["/bin/sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""]
-        var result = try TrellisProcess.run(["import"] + files + ["--model", Self.model, "--entity", "Status"],
-                                            in: directory.url, launcher: lowLimit)
+        var result = try TrellisProcess.run(
+            ["import"] + files + ["--model", Self.model, "--entity", "Status"],
+            in: directory.url, launcher: lowLimit)
         result.stdout = result.stdout.replacingOccurrences(of: #"in \d+\.\d\d s\n"#, with: "in T s\n", options: .regularExpression)
-        #expect(result == TrellisProcess.Result(status: 0, stdout: """
-            entity  inserted   updated  unchanged   deleted
-            Status       200         0          0         0
-            imported 200 elements from 200 files into trellis.sqlite in T s
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 0,
+                    stdout: """
+                        entity  inserted   updated  unchanged   deleted
+                        Status       200         0          0         0
+                        imported 200 elements from 200 files into trellis.sqlite in T s
 
-            """, stderr: ""))
+                        """, stderr: ""))
         let store = directory.url.appendingPathComponent("trellis.sqlite")
         #expect(try SQLiteShell.query(store, "SELECT count(*), sum(id), min(text), max(text) FROM Status") == "200|20100|status 1|status 99")
         // A bad value in the last file still rolls back all 200.
         try Data(#"{"id": "two hundred and one"}"#.utf8).write(to: directory.url.appendingPathComponent("bad.json"))
-        let failed = try TrellisProcess.run(["import"] + files + ["bad.json", "--model", Self.model, "--entity", "Status", "--store", "other.sqlite"],
-                                            in: directory.url, launcher: lowLimit)
-        #expect(failed == TrellisProcess.Result(status: 1, stdout: "", stderr: """
-            error: bad.json: $.id: cannot store "two hundred and one" in Status.id (integer64): not a decimal number
+        let failed = try TrellisProcess.run(
+            ["import"] + files + ["bad.json", "--model", Self.model, "--entity", "Status", "--store", "other.sqlite"],
+            in: directory.url, launcher: lowLimit)
+        #expect(
+            failed
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: """
+                        error: bad.json: $.id: cannot store "two hundred and one" in Status.id (integer64): not a decimal number
 
-            """))
+                        """))
         #expect(!Self.exists("other.sqlite", in: directory))
     }
 
@@ -241,8 +286,9 @@ import Trellis
         try Data(JSONWriter.bytes(for: payload)).write(to: directory.url.appendingPathComponent("second.json"))
         let result = try Self.importing(["Examples/twitter/twitter.json", "second.json"], in: directory)
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("error: second.json: $.statuses[7].retweet_count: cannot store \"many\" in Status.retweetCount (integer32)"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("error: second.json: $.statuses[7].retweet_count: cannot store \"many\" in Status.retweetCount (integer32)"),
+            "\(result.stderr)")
         #expect(!Self.exists("trellis.sqlite", in: directory))
     }
 
@@ -250,13 +296,17 @@ import Trellis
         let directory = try Self.workspace()
         defer { directory.remove() }
         let payload = try Data(contentsOf: directory.url.appendingPathComponent("Examples/twitter/twitter.json"))
-        let dry = try TrellisProcess.run(["import", "-", "--model", Self.model, "--entity", "Status", "--at", "statuses",
-                                          "--dry-run", "--report", "json"], in: directory.url, input: payload)
+        let dry = try TrellisProcess.run(
+            [
+                "import", "-", "--model", Self.model, "--entity", "Status", "--at", "statuses",
+                "--dry-run", "--report", "json",
+            ], in: directory.url, input: payload)
         #expect(dry.status == 0, "\(dry)")
         #expect(try JSONReader.parse(dry.stdout)["entities"]?["Status"]?["inserted"] == 115)
         #expect(!Self.exists("trellis.sqlite", in: directory))
-        let real = try TrellisProcess.run(["import", "-", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
-                                          in: directory.url, input: payload)
+        let real = try TrellisProcess.run(
+            ["import", "-", "--model", Self.model, "--entity", "Status", "--at", "statuses"],
+            in: directory.url, input: payload)
         #expect(real.status == 0, "\(real)")
         #expect(try SQLiteShell.query(directory.url.appendingPathComponent("trellis.sqlite"), "SELECT count(*) FROM Status") == "115")
     }
@@ -339,8 +389,10 @@ enum ReadOnlyStore: CustomStringConvertible {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let fixtures = Fixtures.repositoryRoot().appendingPathComponent("Tests/Fixtures/coredata")
-        let model = ["--model", fixtures.appendingPathComponent("Vehicles.xcdatamodeld").path,
-                     "--bindings", fixtures.appendingPathComponent("vehicles-bindings.json").path]
+        let model = [
+            "--model", fixtures.appendingPathComponent("Vehicles.xcdatamodeld").path,
+            "--bindings", fixtures.appendingPathComponent("vehicles-bindings.json").path,
+        ]
         try Data(#"{"name":"G","vehicles":[{"id":1,"type":"bike","wheels":2,"has_bell":false},{"id":2,"type":"car","doors":2}]}"#.utf8)
             .write(to: directory.url.appendingPathComponent("garage.json"))
         #expect(try TrellisProcess.run(["import", "garage.json", "--entity", "Garage"] + model, in: directory.url).status == 0)
@@ -349,12 +401,17 @@ enum ReadOnlyStore: CustomStringConvertible {
         let before = try SQLiteShell.query(store, query)
         #expect(before == "Bike|1|2||1\nCar|2|0|2|1")
 
-        let result = try TrellisProcess.run(["import", "-", "--entity", "Car"] + model, in: directory.url,
-                                            input: Data(#"[{"id":1,"doors":5}]"#.utf8))
-        #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: """
-            error: <stdin>: $[0]: Car 1 has the identity of Bike 1: identities are unique across Vehicle and its sub-entities, and an object cannot change its entity
+        let result = try TrellisProcess.run(
+            ["import", "-", "--entity", "Car"] + model, in: directory.url,
+            input: Data(#"[{"id":1,"doors":5}]"#.utf8))
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: """
+                        error: <stdin>: $[0]: Car 1 has the identity of Bike 1: identities are unique across Vehicle and its sub-entities, and an object cannot change its entity
 
-            """))
+                        """))
         #expect(try SQLiteShell.query(store, query) == before)
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import TrellisTestSupport
 import Trellis
 import TrellisModelFile
 import TrellisSQLite
+import TrellisTestSupport
 
 /// Several `trellis` processes on one store at once (issue 7, concurrent writers and
 /// readers): imports wait for each other's write lock and merge by identity (no duplicate
@@ -81,10 +81,12 @@ import TrellisSQLite
         let result = try holder.write { _ in
             try TrellisProcess.start(Self.importArguments("v2.json", ["--busy-timeout", "0.5"]), in: directory.url).wait()
         }
-        #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: trellis.sqlite: the store is locked by another writer (gave up after 0.5 s; see --busy-timeout): "
-                + "database is locked\n"))
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: trellis.sqlite: the store is locked by another writer (gave up after 0.5 s; see --busy-timeout): "
+                        + "database is locked\n"))
         #expect(try RecordsWorkload.state(of: storeURL) == RecordsWorkload.expectedState(count: 100, version: 1))
     }
 
@@ -116,7 +118,8 @@ import TrellisSQLite
         // Before sqlite3 opens the store (a read-only connection leaves -wal and -shm files).
         #expect(try Self.leftovers(in: directory) == [])
 
-        #expect(try SQLiteShell.query(storeURL, #"SELECT count(*), count(DISTINCT "id"), min("id"), max("id") FROM "Record""#)
+        #expect(
+            try SQLiteShell.query(storeURL, #"SELECT count(*), count(DISTINCT "id"), min("id"), max("id") FROM "Record""#)
                 == "100000|100000|0|99999")
         let overlap = try SQLiteShell.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" BETWEEN 30000 AND 69999 GROUP BY 1"#)
         #expect(overlap == "v002|40000" || overlap == "v003|40000", "the records both imports wrote: \(overlap)")
@@ -125,10 +128,13 @@ import TrellisSQLite
         #expect(try SQLiteShell.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" < 30000 GROUP BY 1"#) == "v002|30000")
         #expect(try SQLiteShell.query(storeURL, #"SELECT "version", count(*) FROM "Record" WHERE "id" >= 70000 GROUP BY 1"#) == "v003|30000")
         #expect(try SQLiteShell.query(storeURL, #"SELECT "version", count(*) FROM "Category" GROUP BY 1"#) == "\(last)|10")
-        #expect(try SQLiteShell.query(storeURL, #"""
-            SELECT count(*) FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
-            WHERE c."id" = r."id" % 10 AND r."name" = 'record ' || r."id" AND r."score" = r."id" * 7
-            """#) == "100000")
+        #expect(
+            try SQLiteShell.query(
+                storeURL,
+                #"""
+                SELECT count(*) FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
+                WHERE c."id" = r."id" % 10 AND r."name" = 'record ' || r."id" AND r."score" = r."id" * 7
+                """#) == "100000")
 
         // Each import found exactly what the other had committed before it.
         let (first, second) = aLast ? (resultB, resultA) : (resultA, resultB)
@@ -164,9 +170,11 @@ import TrellisSQLite
         let good = try TrellisProcess.start(Self.importArguments("good.json"), in: directory.url)
         let goodResult = good.wait()
         let failingResult = failing.wait()
-        #expect(failingResult == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: bad.json: $[100000].score: cannot store \"many\" in Record.score (integer64): not a decimal number\n"))
+        #expect(
+            failingResult
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: bad.json: $[100000].score: cannot store \"many\" in Record.score (integer64): not a decimal number\n"))
         #expect(goodResult.status == 0 && Self.withoutWaitNotice(goodResult.stderr) == "", "\(goodResult)")
         #expect(RecordsWorkload.counts(inReport: goodResult.stdout) == "Record 1000 0 0 0, Category 10 0 0 0")
         let storeURL = directory.url.appendingPathComponent("trellis.sqlite")

@@ -74,9 +74,11 @@ import TrellisTestSupport
         /// Publishers, characters, powers, and the links character–power, e.g. `3 4 3 6`.
         func counts() throws -> String {
             var parts: [String] = []
-            for (entity, predicate) in [("Publisher", "TRUEPREDICATE"), ("Character", "TRUEPREDICATE"),
-                                        ("Power", "TRUEPREDICATE"), ("Character", "powers.@count > 0"),
-                                        ("Character", "publisher == nil")] {
+            for (entity, predicate) in [
+                ("Publisher", "TRUEPREDICATE"), ("Character", "TRUEPREDICATE"),
+                ("Power", "TRUEPREDICATE"), ("Character", "powers.@count > 0"),
+                ("Character", "publisher == nil"),
+            ] {
                 let result = try run(["count", "--model", "model.json", "--entity", entity, "--where", predicate, "--store", store])
                 parts.append(result.status == 0 ? result.stdout.trimmingCharacters(in: .newlines) : "error: \(result.stderr)")
             }
@@ -99,14 +101,15 @@ import TrellisTestSupport
         let result = try workspace.delete("Publisher", "id == 1")
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr == "")
-        #expect(workspace.report(result) == """
-            entity      deleted
-            Publisher         1
-            Character         2
-            nullified 3 links
-            deleted 3 objects
+        #expect(
+            workspace.report(result) == """
+                entity      deleted
+                Publisher         1
+                Character         2
+                nullified 3 links
+                deleted 3 objects
 
-            """)
+                """)
         // Power 1 stays (its characters are gone); character 3 keeps powers 2 and 3.
         #expect(try workspace.counts() == "2 2 3 1 0")
     }
@@ -116,17 +119,20 @@ import TrellisTestSupport
         let workspace = try Workspace(kind)
         let result = try workspace.delete("Character", "name == 'c3'")
         #expect(result.status == 0, "\(result)")
-        #expect(workspace.report(result) == """
-            entity      deleted
-            Character         1
-            nullified 3 links
-            deleted 1 object
+        #expect(
+            workspace.report(result) == """
+                entity      deleted
+                Character         1
+                nullified 3 links
+                deleted 1 object
 
-            """)
+                """)
         #expect(try workspace.counts() == "3 3 3 2 0")
         // Publisher 2 has no character left.
-        let empty = try workspace.run(["count", "--model", "model.json", "--entity", "Publisher", "--where", "characters.@count == 0 AND id == 2",
-                                       "--store", workspace.store])
+        let empty = try workspace.run([
+            "count", "--model", "model.json", "--entity", "Publisher", "--where", "characters.@count == 0 AND id == 2",
+            "--store", workspace.store,
+        ])
         #expect(empty.stdout == "1\n")
     }
 
@@ -162,13 +168,14 @@ import TrellisTestSupport
         let workspace = try Workspace(kind)
         let result = try workspace.delete("Publisher", "id == 99")
         #expect(result.status == 0, "\(result)")
-        #expect(workspace.report(result) == """
-            entity      deleted
-            Publisher         0
-            nullified 0 links
-            deleted 0 objects
+        #expect(
+            workspace.report(result) == """
+                entity      deleted
+                Publisher         0
+                nullified 0 links
+                deleted 0 objects
 
-            """)
+                """)
         #expect(try workspace.counts() == Self.seeded)
     }
 

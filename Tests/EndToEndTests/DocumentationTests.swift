@@ -15,7 +15,7 @@ import TrellisTestSupport
         let examples = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Examples").path)) ?? []
         return ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
             + examples.sorted().map { "Examples/\($0)/README.md" }
-                .filter { FileManager.default.fileExists(atPath: root.appendingPathComponent($0).path) }
+            .filter { FileManager.default.fileExists(atPath: root.appendingPathComponent($0).path) }
     }()
 
     static func text(_ page: String) throws -> String {

@@ -17,28 +17,34 @@ import TrellisTestSupport
 
     static let collectionCases: [Case] = [
         // Forgetting --at on the Twitter payload.
-        Case(arguments: ["import"] + twitter + ["--entity", "Status"],
-             stderr: "error: Examples/twitter/twitter.json: $.id: Status.id is required; the object has no value at 'id'; "
-                 + "the payload is an object; its array at 'statuses' has 100 objects with 'id': did you mean --at statuses?\n"),
+        Case(
+            arguments: ["import"] + twitter + ["--entity", "Status"],
+            stderr: "error: Examples/twitter/twitter.json: $.id: Status.id is required; the object has no value at 'id'; "
+                + "the payload is an object; its array at 'statuses' has 100 objects with 'id': did you mean --at statuses?\n"),
         // The same from standard input.
-        Case(arguments: ["import", "-", "--model", "Examples/twitter/model.json", "--entity", "Status"],
-             stderr: "error: <stdin>: $.id: Status.id is required; the object has no value at 'id'; "
-                 + "the payload is an object; its array at 'statuses' has 100 objects with 'id': did you mean --at statuses?\n",
-             input: "Examples/twitter/twitter.json"),
+        Case(
+            arguments: ["import", "-", "--model", "Examples/twitter/model.json", "--entity", "Status"],
+            stderr: "error: <stdin>: $.id: Status.id is required; the object has no value at 'id'; "
+                + "the payload is an object; its array at 'statuses' has 100 objects with 'id': did you mean --at statuses?\n",
+            input: "Examples/twitter/twitter.json"),
         // citm's events are an object of objects: --at and --key-attribute.
-        Case(arguments: ["import"] + citm + ["--entity", "Event"],
-             stderr: "error: Examples/citm/citm_catalog.json: $.id: Event.id is required; the object has no value at 'id'; "
-                 + "the payload is an object; its object at 'events' has 184 objects with 'id': did you mean --at events --key-attribute id?\n"),
-        Case(arguments: ["import"] + citm + ["--entity", "Event", "--at", "events"],
-             stderr: "error: Examples/citm/citm_catalog.json: $.events.id: Event.id is required; the object has no value at 'id'; "
-                 + "the value at 'events' is an object; its 184 members are objects with 'id': did you mean --at events --key-attribute id?\n"),
+        Case(
+            arguments: ["import"] + citm + ["--entity", "Event"],
+            stderr: "error: Examples/citm/citm_catalog.json: $.id: Event.id is required; the object has no value at 'id'; "
+                + "the payload is an object; its object at 'events' has 184 objects with 'id': did you mean --at events --key-attribute id?\n"),
+        Case(
+            arguments: ["import"] + citm + ["--entity", "Event", "--at", "events"],
+            stderr: "error: Examples/citm/citm_catalog.json: $.events.id: Event.id is required; the object has no value at 'id'; "
+                + "the value at 'events' is an object; its 184 members are objects with 'id': did you mean --at events --key-attribute id?\n"),
         // Performances also have an 'id', and the events' keys are no performance's.
-        Case(arguments: ["import"] + citm + ["--entity", "Performance"],
-             stderr: "error: Examples/citm/citm_catalog.json: $.id: Performance.id is required; the object has no value at 'id'; "
-                 + "the payload is an object; its array at 'performances' has 243 objects with 'id': did you mean --at performances?\n"),
+        Case(
+            arguments: ["import"] + citm + ["--entity", "Performance"],
+            stderr: "error: Examples/citm/citm_catalog.json: $.id: Performance.id is required; the object has no value at 'id'; "
+                + "the payload is an object; its array at 'performances' has 243 objects with 'id': did you mean --at performances?\n"),
         // Statuses have an 'id' but few of a user's keys: no hint rather than a wrong one.
-        Case(arguments: ["import"] + twitter + ["--entity", "User"],
-             stderr: "error: Examples/twitter/twitter.json: $.id: User.id is required; the object has no value at 'id'\n"),
+        Case(
+            arguments: ["import"] + twitter + ["--entity", "User"],
+            stderr: "error: Examples/twitter/twitter.json: $.id: User.id is required; the object has no value at 'id'\n"),
     ]
 
     static func workspace() throws -> TemporaryDirectory {
@@ -58,7 +64,8 @@ import TrellisTestSupport
         #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("trellis.sqlite").path))
     }
 
-    static let posts = #"{"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Post", "identityAttributes": ["id"], "#
+    static let posts =
+        #"{"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Post", "identityAttributes": ["id"], "#
         + #""attributes": [{"name": "id", "type": "integer64", "jsonKeyPath": "id"}, "#
         + #"{"name": "authorName", "type": "string", "jsonKeyPath": "author_name"}]}]}"#
 
@@ -80,14 +87,19 @@ import TrellisTestSupport
             #expect(result.status == 0 && result.stderr == "", "\(result)")
             #expect(result.stdout.hasPrefix(#"{"entities":{"Post":{"inserted":2,"updated":0,"unchanged":0,"deleted":0}},"#), "\(result)")
             #expect(try TrellisProcess.run(["json", "check", name], in: directory.url) == TrellisProcess.Result(status: 0, stdout: "", stderr: ""))
-            #expect(try TrellisProcess.run(["json", "format", "--compact", name], in: directory.url) == TrellisProcess.Result(
-                status: 0, stdout: "{\"id\":1,\"author_name\":\"ann\"}\n{\"id\":2}\n", stderr: ""))
+            #expect(
+                try TrellisProcess.run(["json", "format", "--compact", name], in: directory.url)
+                    == TrellisProcess.Result(
+                        status: 0, stdout: "{\"id\":1,\"author_name\":\"ann\"}\n{\"id\":2}\n", stderr: ""))
         }
-        let hint = "posts.json:2:1: expected end of input after the JSON value, found '{'; "
+        let hint =
+            "posts.json:2:1: expected end of input after the JSON value, found '{'; "
             + "one JSON value per line is NDJSON: did you mean --format ndjson?\n"
         for arguments in [["import", "posts.json"] + importArguments, ["json", "check", "posts.json"], ["json", "format", "posts.json"]] {
-            #expect(try TrellisProcess.run(arguments, in: directory.url) == TrellisProcess.Result(
-                status: 1, stdout: "", stderr: "error: " + hint), "\(arguments)")
+            #expect(
+                try TrellisProcess.run(arguments, in: directory.url)
+                    == TrellisProcess.Result(
+                        status: 1, stdout: "", stderr: "error: " + hint), "\(arguments)")
         }
         // --format overrides the extension both ways.
         #expect(try TrellisProcess.run(["json", "check", "--format", "ndjson", "posts.json"], in: directory.url).status == 0)
@@ -103,19 +115,29 @@ import TrellisTestSupport
         try Self.write(#"[{"id": 1, "author_name": "ann"}]"#, "posts.json", in: directory)
         #expect(try TrellisProcess.run(["import", "posts.json", "--model", "model.json", "--entity", "Post"], in: directory.url).status == 0)
         let export = ["export", "--model", "model.json", "--entity", "Post"]
-        #expect(try TrellisProcess.run(export + ["--where", "author_name=ann"], in: directory.url) == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: --where: 'author_name' is not an attribute of Post, but the JSON key of its attribute 'authorName': "
-                + "did you mean --where authorName=ann?\n"))
-        #expect(try TrellisProcess.run(export + ["--where", "author_name=Ann Lee"], in: directory.url).stderr.hasSuffix(
-            "did you mean --where 'authorName=Ann Lee'?\n"))
-        #expect(try TrellisProcess.run(export + ["--where", "authorname=ann"], in: directory.url) == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: --where: 'authorname' is not an attribute of Post; did you mean --where authorName=ann? Its attributes: id, authorName\n"))
-        #expect(try TrellisProcess.run(export + ["--where", "rank=1"], in: directory.url) == TrellisProcess.Result(
-            status: 1, stdout: "", stderr: "error: --where: 'rank' is not an attribute of Post; its attributes: id, authorName\n"))
-        #expect(try TrellisProcess.run(["import", "posts.json", "--model", "model.json", "--entity", "Post", "--key-attribute", "author_name"],
-                                       in: directory.url).stderr
+        #expect(
+            try TrellisProcess.run(export + ["--where", "author_name=ann"], in: directory.url)
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: --where: 'author_name' is not an attribute of Post, but the JSON key of its attribute 'authorName': "
+                        + "did you mean --where authorName=ann?\n"))
+        #expect(
+            try TrellisProcess.run(export + ["--where", "author_name=Ann Lee"], in: directory.url).stderr.hasSuffix(
+                "did you mean --where 'authorName=Ann Lee'?\n"))
+        #expect(
+            try TrellisProcess.run(export + ["--where", "authorname=ann"], in: directory.url)
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: --where: 'authorname' is not an attribute of Post; did you mean --where authorName=ann? Its attributes: id, authorName\n"))
+        #expect(
+            try TrellisProcess.run(export + ["--where", "rank=1"], in: directory.url)
+                == TrellisProcess.Result(
+                    status: 1, stdout: "", stderr: "error: --where: 'rank' is not an attribute of Post; its attributes: id, authorName\n"))
+        #expect(
+            try TrellisProcess.run(
+                ["import", "posts.json", "--model", "model.json", "--entity", "Post", "--key-attribute", "author_name"],
+                in: directory.url
+            ).stderr
                 == "error: --key-attribute: 'author_name' is not an attribute of Post, but the JSON key of its attribute 'authorName': "
                 + "did you mean --key-attribute authorName?\n")
     }
@@ -127,27 +149,40 @@ import TrellisTestSupport
         defer { directory.remove() }
         #expect(try TrellisProcess.run(["import"] + Self.twitter + ["--entity", "Status", "--at", "statuses"], in: directory.url).status == 0)
         let export = ["export", "--model", "Examples/twitter/model.json"]
-        let usage = "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--format <format>] [-o <file>] [--pretty] "
+        let usage =
+            "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--format <format>] [-o <file>] [--pretty] "
             + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--placeholders <mode>] [--bindings <file>]\n"
             + "  See 'trellis export --help' for more information.\n"
-        let userNames = "User has no attribute or relationship 'screen_name'; its attributes: id, name, screenName, location, "
+        let userNames =
+            "User has no attribute or relationship 'screen_name'; its attributes: id, name, screenName, location, "
             + "userDescription, followersCount, friendsCount, statusesCount, createdAt, verified, lang, profileImageURL; "
             + "its relationships: statuses, mentioningStatuses"
-        #expect(try TrellisProcess.run(export + ["--entity", "User", "--where", "screen_name == 'jack'"], in: directory.url)
-                == TrellisProcess.Result(status: 64, stdout: "", stderr: "error: invalid predicate for '--where' (screen_name == 'jack'): "
-                    + "column 1: \(userNames); 'screen_name' is a JSON key path; the property it maps to is screenName: "
-                    + "did you mean screenName?\n" + usage))
-        #expect(try TrellisProcess.run(export + ["--entity", "Status", "--where", "user.screen_name == 'jack'"], in: directory.url)
-                == TrellisProcess.Result(status: 64, stdout: "", stderr: "error: invalid predicate for '--where' (user.screen_name == 'jack'): "
-                    + "column 1: \(userNames); 'user.screen_name' is a JSON key path; the property it maps to is user.screenName: "
-                    + "did you mean user.screenName?\n" + usage))
-        #expect(try TrellisProcess.run(export + ["--entity", "Status", "--where", "user.screen_name=jack"], in: directory.url)
-                == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: --where: 'user.screen_name' is not a property path of "
-                    + "Status, but the JSON key path of user.screenName: did you mean --where user.screenName=jack?\n"))
+        #expect(
+            try TrellisProcess.run(export + ["--entity", "User", "--where", "screen_name == 'jack'"], in: directory.url)
+                == TrellisProcess.Result(
+                    status: 64, stdout: "",
+                    stderr: "error: invalid predicate for '--where' (screen_name == 'jack'): "
+                        + "column 1: \(userNames); 'screen_name' is a JSON key path; the property it maps to is screenName: "
+                        + "did you mean screenName?\n" + usage))
+        #expect(
+            try TrellisProcess.run(export + ["--entity", "Status", "--where", "user.screen_name == 'jack'"], in: directory.url)
+                == TrellisProcess.Result(
+                    status: 64, stdout: "",
+                    stderr: "error: invalid predicate for '--where' (user.screen_name == 'jack'): "
+                        + "column 1: \(userNames); 'user.screen_name' is a JSON key path; the property it maps to is user.screenName: "
+                        + "did you mean user.screenName?\n" + usage))
+        #expect(
+            try TrellisProcess.run(export + ["--entity", "Status", "--where", "user.screen_name=jack"], in: directory.url)
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: --where: 'user.screen_name' is not a property path of "
+                        + "Status, but the JSON key path of user.screenName: did you mean --where user.screenName=jack?\n"))
         // A name that is no JSON key either gets no hint.
-        #expect(try TrellisProcess.run(export + ["--entity", "User", "--where", "bogus == 1"], in: directory.url).stderr
-                .hasPrefix("error: invalid predicate for '--where' (bogus == 1): column 1: User has no attribute or relationship 'bogus'; "
-                    + "its attributes: id, name, screenName, location, userDescription, followersCount, friendsCount, statusesCount, "
-                    + "createdAt, verified, lang, profileImageURL; its relationships: statuses, mentioningStatuses\nusage: "))
+        #expect(
+            try TrellisProcess.run(export + ["--entity", "User", "--where", "bogus == 1"], in: directory.url).stderr
+                .hasPrefix(
+                    "error: invalid predicate for '--where' (bogus == 1): column 1: User has no attribute or relationship 'bogus'; "
+                        + "its attributes: id, name, screenName, location, userDescription, followersCount, friendsCount, statusesCount, "
+                        + "createdAt, verified, lang, profileImageURL; its relationships: statuses, mentioningStatuses\nusage: "))
     }
 }

@@ -31,16 +31,19 @@ import TrellisTestSupport
 
         let second = try TrellisProcess.run(arguments, in: directory.url)
         #expect(second.status == 0)
-        #expect(second.stderr == "warning: Reading has no identity attributes; 3 objects were inserted again (the store already held "
-                    + "3 Readings) — add \"identityAttributes\" to Reading in the model to merge them by identity "
-                    + "(docs/ModelFormat.md, \"Objects without identity attributes\")\n")
+        #expect(
+            second.stderr == "warning: Reading has no identity attributes; 3 objects were inserted again (the store already held "
+                + "3 Readings) — add \"identityAttributes\" to Reading in the model to merge them by identity "
+                + "(docs/ModelFormat.md, \"Objects without identity attributes\")\n")
         #expect(second.stdout.contains("Reading         3         0          0         0\n"))
         #expect(try SQLiteShell.query(directory.url.appendingPathComponent("trellis.sqlite"), "select count(*) from Reading") == "6")
 
         let dryRun = try TrellisProcess.run(arguments + ["--dry-run"], in: directory.url)
         #expect(dryRun.status == 0)
-        #expect(dryRun.stderr.hasPrefix("warning: Reading has no identity attributes; 3 objects would be inserted again "
-                                        + "(the store already held 6 Readings)"))
+        #expect(
+            dryRun.stderr.hasPrefix(
+                "warning: Reading has no identity attributes; 3 objects would be inserted again "
+                    + "(the store already held 6 Readings)"))
     }
 
     /// Without --model the fix goes through the recorded model.
@@ -54,10 +57,11 @@ import TrellisTestSupport
         #expect(seeded.status == 0)
         let again = try TrellisProcess.run(["import", "readings.json", "--entity", "Reading"], in: directory.url)
         #expect(again.status == 0, "\(again)")
-        #expect(again.stderr == "warning: Reading has no identity attributes; 3 objects were inserted again (the store already held "
-                    + "3 Readings) — write the recorded model out with 'trellis model convert trellis.sqlite -o model.json', add "
-                    + "\"identityAttributes\" to Reading there, and import with --model model.json to merge them by identity "
-                    + "(docs/ModelFormat.md, \"Objects without identity attributes\")\n")
+        #expect(
+            again.stderr == "warning: Reading has no identity attributes; 3 objects were inserted again (the store already held "
+                + "3 Readings) — write the recorded model out with 'trellis model convert trellis.sqlite -o model.json', add "
+                + "\"identityAttributes\" to Reading there, and import with --model model.json to merge them by identity "
+                + "(docs/ModelFormat.md, \"Objects without identity attributes\")\n")
     }
 
     /// An entity with identity attributes never warns.

@@ -31,11 +31,12 @@ import TrellisTestSupport
         let result = try TrellisProcess.run(["import", "status.json"] + Self.model, in: directory.url)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr == "")
-        #expect(Self.lines(result) == [
-            "entity  inserted   updated  unchanged   deleted",
-            "Status         1         0          0         0",
-            "User           1         0          0         0",
-        ])
+        #expect(
+            Self.lines(result) == [
+                "entity  inserted   updated  unchanged   deleted",
+                "Status         1         0          0         0",
+                "User           1         0          0         0",
+            ])
         let store = directory.url.appendingPathComponent("trellis.sqlite")
         #expect(try SQLiteShell.query(store, "SELECT id, retweetCount, favoriteCount FROM Status") == "1|3|0")
         #expect(try SQLiteShell.query(store, "SELECT id, name, lang FROM User") == "5|alice|en")
@@ -43,18 +44,20 @@ import TrellisTestSupport
 
     /// The same with a retweet (it used to fail with a misleading error).
     @Test func singleRetweetWhoseFirstMemberIsItsUser() throws {
-        let status = #"{"user":{"id":5,"name":"alice"},"id":1,"retweet_count":3,"#
+        let status =
+            #"{"user":{"id":5,"name":"alice"},"id":1,"retweet_count":3,"#
             + #""retweeted_status":{"user":{"id":6,"name":"bob"},"id":2,"retweet_count":3}}"#
         let directory = try Self.workspace(["status.json": status])
         defer { directory.remove() }
         let result = try TrellisProcess.run(["import", "status.json"] + Self.model, in: directory.url)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr == "")
-        #expect(Self.lines(result) == [
-            "entity  inserted   updated  unchanged   deleted",
-            "Status         2         0          0         0",
-            "User           2         0          0         0",
-        ])
+        #expect(
+            Self.lines(result) == [
+                "entity  inserted   updated  unchanged   deleted",
+                "Status         2         0          0         0",
+                "User           2         0          0         0",
+            ])
         let store = directory.url.appendingPathComponent("trellis.sqlite")
         #expect(try SQLiteShell.query(store, "SELECT id FROM Status ORDER BY id") == "1\n2")
         #expect(try SQLiteShell.query(store, "SELECT id, name FROM User ORDER BY id") == "5|alice\n6|bob")
@@ -67,14 +70,18 @@ import TrellisTestSupport
     }
 
     static let refusals: [Refusal] = [
-        Refusal(arguments: ["Examples/twitter/twitter.json", "--at", "search_metadata.count"],
-                stderr: "error: Examples/twitter/twitter.json: $.search_metadata.count: expected an array or object of Status objects, found a number\n"),
-        Refusal(arguments: ["Examples/twitter/twitter.json", "--at", "search_metadata.max_id_str"],
-                stderr: "error: Examples/twitter/twitter.json: $.search_metadata.max_id_str: expected an array or object of Status objects, found a string\n"),
-        Refusal(arguments: ["null.json", "--at", "a"],
-                stderr: "error: null.json: $.a: expected an array or object of Status objects, found null\n"),
-        Refusal(arguments: ["number.json"],
-                stderr: "error: number.json: $: expected an array or object of Status objects, found a number\n"),
+        Refusal(
+            arguments: ["Examples/twitter/twitter.json", "--at", "search_metadata.count"],
+            stderr: "error: Examples/twitter/twitter.json: $.search_metadata.count: expected an array or object of Status objects, found a number\n"),
+        Refusal(
+            arguments: ["Examples/twitter/twitter.json", "--at", "search_metadata.max_id_str"],
+            stderr: "error: Examples/twitter/twitter.json: $.search_metadata.max_id_str: expected an array or object of Status objects, found a string\n"),
+        Refusal(
+            arguments: ["null.json", "--at", "a"],
+            stderr: "error: null.json: $.a: expected an array or object of Status objects, found null\n"),
+        Refusal(
+            arguments: ["number.json"],
+            stderr: "error: number.json: $: expected an array or object of Status objects, found a number\n"),
     ]
 
     /// A scalar or null where the collection should be is an error naming its path, and
@@ -94,8 +101,9 @@ import TrellisTestSupport
         defer { directory.remove() }
         let first = try TrellisProcess.run(["import", "Examples/twitter/twitter.json", "--at", "statuses"] + Self.model, in: directory.url)
         #expect(first.status == 0, "\(first)")
-        let result = try TrellisProcess.run(["import", "Examples/twitter/twitter.json", "--at", "search_metadata.count"] + Self.model,
-                                            in: directory.url)
+        let result = try TrellisProcess.run(
+            ["import", "Examples/twitter/twitter.json", "--at", "search_metadata.count"] + Self.model,
+            in: directory.url)
         #expect(result.status == 1)
         let store = directory.url.appendingPathComponent("trellis.sqlite")
         #expect(try SQLiteShell.query(store, "SELECT count(*) FROM Status") == "115")

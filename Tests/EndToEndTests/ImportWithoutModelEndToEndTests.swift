@@ -14,13 +14,15 @@ import TrellisTestSupport
         #expect(first.status == 0, "\(first)")
         #expect(first.stderr == "")
         let lines = first.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.last == "model: inferred from the payload (5 entities, 88 attributes, 16 relationships) and recorded in t.sqlite; "
-                    + "print it with: trellis model show t.sqlite")
+        #expect(
+            lines.last == "model: inferred from the payload (5 entities, 88 attributes, 16 relationships) and recorded in t.sqlite; "
+                + "print it with: trellis model show t.sqlite")
 
         // The counts, computed from the payload: statuses with the retweeted ones, users with the mentioned ones.
-        let statuses = try #require((try JSONSerialization.jsonObject(
-            with: Data(contentsOf: directory.url.appendingPathComponent("Examples/twitter/twitter.json"))) as? [String: Any])?["statuses"]
-            as? [[String: Any]])
+        let statuses = try #require(
+            (try JSONSerialization.jsonObject(
+                with: Data(contentsOf: directory.url.appendingPathComponent("Examples/twitter/twitter.json"))) as? [String: Any])?["statuses"]
+                as? [[String: Any]])
         let all = statuses + statuses.compactMap { $0["retweeted_status"] as? [String: Any] }
         let statusIDs = Set(all.compactMap { ($0["id"] as? NSNumber)?.int64Value })
         var userIDs = Set(all.compactMap { (($0["user"] as? [String: Any])?["id"] as? NSNumber)?.int64Value })
@@ -44,8 +46,11 @@ import TrellisTestSupport
         #expect(show.status == 0)
         #expect(show.stdout.hasPrefix("model: t.sqlite (the model recorded in the store)\n5 entities, 88 attributes, 16 relationships\n"))
         let convert = try TrellisProcess.run(["model", "convert", "t.sqlite", "-o", "model.json"], in: directory.url)
-        #expect(convert == TrellisProcess.Result(status: 0, stdout: "wrote model.json: 5 entities, 88 attributes, 16 relationships\n",
-                                                 stderr: ""))
+        #expect(
+            convert
+                == TrellisProcess.Result(
+                    status: 0, stdout: "wrote model.json: 5 entities, 88 attributes, 16 relationships\n",
+                    stderr: ""))
         let golden = try String(contentsOf: Fixtures.url("inference/twitter.model.json"), encoding: .utf8)
         #expect(try String(contentsOf: directory.url.appendingPathComponent("model.json"), encoding: .utf8) == golden)
     }
@@ -58,10 +63,15 @@ import TrellisTestSupport
         let catalog = Fixtures.url("corpus/citm_catalog.json").path
         let events = try TrellisProcess.run(["import", catalog, "--at", "events", "--entity", "Event", "--store", "c.sqlite"], in: directory.url)
         #expect(events.status == 0, "\(events)")
-        let performances = try TrellisProcess.run(["import", catalog, "--at", "performances", "--entity", "Performance",
-                                                   "--store", "c.sqlite"], in: directory.url)
+        let performances = try TrellisProcess.run(
+            [
+                "import", catalog, "--at", "performances", "--entity", "Performance",
+                "--store", "c.sqlite",
+            ], in: directory.url)
         #expect(performances.status == 0, "\(performances)")
-        #expect(performances.stdout.hasSuffix("\nmodel: the one recorded in c.sqlite, extended: new entity Performance, "
+        #expect(
+            performances.stdout.hasSuffix(
+                "\nmodel: the one recorded in c.sqlite, extended: new entity Performance, "
                     + "new entity Price, new entity SeatCategory, new entity Area, new relationship Event.performances; "
                     + "print it with: trellis model show c.sqlite\n"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Fixtures.url("corpus/citm_catalog.json"))) as? [String: Any])

@@ -10,12 +10,15 @@ import TrellisTestSupport
 /// and the acceptance script do that on release builds.
 @Suite struct InferenceMemoryEndToEndTests {
     /// Runs the binary with its arguments and writes `maxrss=<KiB>` on standard error when it ends.
-    static let launcher = ["/usr/bin/env", "python3", "-c", """
+    static let launcher = [
+        "/usr/bin/env", "python3", "-c",
+        """
         import resource, subprocess, sys
         status = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
         sys.stderr.write("maxrss=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
         sys.exit(status)
-        """]
+        """,
+    ]
 
     static func peakKiB(_ arguments: [String], in directory: URL) throws -> Int {
         let result = try TrellisProcess.run(arguments, in: directory, launcher: launcher)
@@ -30,7 +33,8 @@ import TrellisTestSupport
         var count = 0
         while text.utf8.count < bytes {
             if count > 0 { text += "," }
-            text += #"{"id": \#(count), "name": "user \#(count)", "score": \#(Double(count % 997) / 7), "#
+            text +=
+                #"{"id": \#(count), "name": "user \#(count)", "score": \#(Double(count % 997) / 7), "#
                 + #""created_at": "2017-10-10T16:00:\#(count % 50 + 10)Z", "tags": ["a", "b\#(count % 9)"], "#
                 + #""owner": {"id": \#(count % 1000), "login": "login\#(count % 1000)"}, "#
                 + #""lines": [{"sku": "s\#(count % 50)", "qty": \#(count % 7)}, {"sku": "t\#(count % 30)", "qty": 1}]}"#

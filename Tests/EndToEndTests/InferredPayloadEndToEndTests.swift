@@ -21,8 +21,9 @@ import TrellisTestSupport
     static let payloads: [Payload] = [
         Payload(name: "twitter", files: ["Tests/Fixtures/corpus/twitter.json"], at: "statuses", entity: "Status"),
         Payload(name: "citm performances", files: ["Tests/Fixtures/corpus/citm_catalog.json"], at: "performances", entity: "Performance"),
-        Payload(name: "citm events", files: ["Tests/Fixtures/corpus/citm_catalog.json"], at: "events", entity: "Event",
-                importOptions: ["--key-attribute", "id"]),
+        Payload(
+            name: "citm events", files: ["Tests/Fixtures/corpus/citm_catalog.json"], at: "events", entity: "Event",
+            importOptions: ["--key-attribute", "id"]),
         Payload(name: "github", files: (1...5).map { "Tests/Fixtures/github/issues-page-\($0).json" }, at: nil, entity: "Issue"),
     ]
 
@@ -45,17 +46,24 @@ import TrellisTestSupport
                 .union(entities.flatMap { ($0["user_mentions"] as? [[String: Any]] ?? []).map { text($0["id"]) } })
             let hashtags = Set(entities.flatMap { ($0["hashtags"] as? [[String: Any]] ?? []).map { text($0["text"]) } })
             let media = Set(entities.flatMap { ($0["media"] as? [[String: Any]] ?? []).map { text($0["id"]) } })
-            return ["Status": Set(all.map { text($0["id"]) }).count, "User": users.count, "Hashtag": hashtags.count,
-                    "Media": media.count]
+            return [
+                "Status": Set(all.map { text($0["id"]) }).count, "User": users.count, "Hashtag": hashtags.count,
+                "Media": media.count,
+            ]
         case "citm performances":
             let performances = try #require((try json(payload.files[0]) as? [String: Any])?["performances"] as? [[String: Any]])
-            let prices = Set(performances.flatMap { ($0["prices"] as? [[String: Any]] ?? []).map {
-                [text($0["amount"]), text($0["audienceSubCategoryId"]), text($0["seatCategoryId"])].joined(separator: "/")
-            } })
+            let prices = Set(
+                performances.flatMap {
+                    ($0["prices"] as? [[String: Any]] ?? []).map {
+                        [text($0["amount"]), text($0["audienceSubCategoryId"]), text($0["seatCategoryId"])].joined(separator: "/")
+                    }
+                })
             let categories = performances.flatMap { $0["seatCategories"] as? [[String: Any]] ?? [] }
             let areas = Set(categories.flatMap { ($0["areas"] as? [[String: Any]] ?? []).map { text($0["areaId"]) } })
-            return ["Performance": Set(performances.map { text($0["id"]) }).count, "Price": prices.count,
-                    "SeatCategory": Set(categories.map { text($0["seatCategoryId"]) }).count, "Area": areas.count]
+            return [
+                "Performance": Set(performances.map { text($0["id"]) }).count, "Price": prices.count,
+                "SeatCategory": Set(categories.map { text($0["seatCategoryId"]) }).count, "Area": areas.count,
+            ]
         case "citm events":
             let events = try #require((try json(payload.files[0]) as? [String: Any])?["events"] as? [String: Any])
             return ["Event": events.count]
@@ -91,8 +99,11 @@ import TrellisTestSupport
 
         let infer = try TrellisProcess.run(["model", "infer"] + files + ["--entity", payload.entity, "-o", "model.json"] + at, in: directory.url)
         #expect(infer.status == 0, "\(infer)")
-        let importArguments = ["import"] + files + ["--model", "model.json", "--entity", payload.entity, "--store", "s.sqlite",
-                                                    "--report", "json"] + at + payload.importOptions
+        let importArguments =
+            ["import"] + files + [
+                "--model", "model.json", "--entity", payload.entity, "--store", "s.sqlite",
+                "--report", "json",
+            ] + at + payload.importOptions
         let first = try TrellisProcess.run(importArguments, in: directory.url)
         #expect(first.status == 0, "\(first)")
         #expect(first.stderr == "")
@@ -119,8 +130,11 @@ import TrellisTestSupport
 
         // The export reproduces every mapped value.
         for entity in walk.entities.keys.sorted() {
-            let export = try TrellisProcess.run(["export", "--model", "model.json", "--store", "s.sqlite", "--entity", entity,
-                                                 "--relationships", "ids"], in: directory.url)
+            let export = try TrellisProcess.run(
+                [
+                    "export", "--model", "model.json", "--store", "s.sqlite", "--entity", entity,
+                    "--relationships", "ids",
+                ], in: directory.url)
             #expect(export.status == 0, "\(export)")
             let objects = try #require(try JSONSerialization.jsonObject(with: Data(export.stdout.utf8)) as? [[String: Any]])
             let problems = ExportReproduction.problems(objects, entity: entity, walk: walk)
@@ -155,13 +169,16 @@ import TrellisTestSupport
         #expect(ExportReproduction.problems([batman] + others, entity: "Character", walk: walk) == [])
         var renamed = batman
         renamed["name"] = "Bat-Man"
-        #expect(ExportReproduction.problems([renamed] + others, entity: "Character", walk: walk)
+        #expect(
+            ExportReproduction.problems([renamed] + others, entity: "Character", walk: walk)
                 == [#"Character 1699.name: exported Bat-Man, the payload has ["Batman"]"#])
         var relinked = batman
         relinked["powers"] = ["9", "4"]
-        #expect(ExportReproduction.problems([relinked] + others, entity: "Character", walk: walk)
+        #expect(
+            ExportReproduction.problems([relinked] + others, entity: "Character", walk: walk)
                 == [#"Character 1699.powers: exported ["9", "4"], the payload has [["4", "9"]]"#])
-        #expect(ExportReproduction.problems(others, entity: "Character", walk: walk)
+        #expect(
+            ExportReproduction.problems(others, entity: "Character", walk: walk)
                 == ["Character: 3 objects exported, the payload has 4"])
     }
 }

@@ -10,8 +10,11 @@ import TrellisTestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try TrellisProcess.run(arguments, in: directory.url)
-        #expect(result == TrellisProcess.Result(status: 1, stdout: "",
-                                                stderr: "error: /dev/null:1:1: expected a JSON value, found end of input\n"))
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: /dev/null:1:1: expected a JSON value, found end of input\n"))
     }
 
     static let fifoCases: [(arguments: [String], status: Int32, stdout: String, stderr: String)] = [
@@ -27,7 +30,9 @@ import TrellisTestSupport
         defer { directory.remove() }
         let fifo = directory.url.appendingPathComponent("in.fifo").path
         try #require(mkfifo(fifo, 0o600) == 0)
-        let writer = ["/bin/sh", "-c", #"( exec </dev/null >/dev/null 2>&1; timeout 60 sh -c 'printf "{\"b\": [true], \"a\": 1}" > in.fifo' ) & exec "$0" "$@""#]
+        let writer = [
+            "/bin/sh", "-c", #"( exec </dev/null >/dev/null 2>&1; timeout 60 sh -c 'printf "{\"b\": [true], \"a\": 1}" > in.fifo' ) & exec "$0" "$@""#,
+        ]
         let result = try TrellisProcess.run(c.arguments, in: directory.url, launcher: writer)
         #expect(result == TrellisProcess.Result(status: c.status, stdout: c.stdout, stderr: c.stderr))
     }

@@ -35,40 +35,49 @@ import TrellisTestSupport
         let workspace = try Workspace(kind)
         try Data(#"[{"id": 4, "name": "c4 renamed"}, {"id": 5, "name": "c5", "powers": [{"id": 3}]}]"#.utf8)
             .write(to: workspace.directory.url.appendingPathComponent("local.json"))
-        let result = try workspace.run(["import", "local.json", "--model", "model.json", "--entity", "Character",
-                                        "--store", workspace.store, "--local"])
-        #expect(result.status == 0, "\(result)")
-        #expect(try outbox(workspace, kind) == [
-            "1 update Character/4 [4] [name] pending 0",
-            "2 create Character/5 nil [id,name,powers] pending 0",
+        let result = try workspace.run([
+            "import", "local.json", "--model", "model.json", "--entity", "Character",
+            "--store", workspace.store, "--local",
         ])
+        #expect(result.status == 0, "\(result)")
+        #expect(
+            try outbox(workspace, kind) == [
+                "1 update Character/4 [4] [name] pending 0",
+                "2 create Character/5 nil [id,name,powers] pending 0",
+            ])
     }
 
     @Test(arguments: StoreKind.persistent)
     func aLocalDeleteRecordsTheDeletesOfItsCascade(kind: StoreKind) throws {
         let workspace = try Workspace(kind)
-        let result = try workspace.run(["delete", "--model", "model.json", "--entity", "Publisher", "--where", "id == 2",
-                                        "--store", workspace.store, "--local"])
-        #expect(result.status == 0, "\(result)")
-        #expect(workspace.report(result) == """
-            entity      deleted
-            Publisher         1
-            Character         1
-            nullified 2 links
-            deleted 2 objects
-
-            """)
-        #expect(try outbox(workspace, kind) == [
-            "1 delete Publisher/2 [2] [] pending 0",
-            "2 delete Character/3 [3] [] pending 0",
+        let result = try workspace.run([
+            "delete", "--model", "model.json", "--entity", "Publisher", "--where", "id == 2",
+            "--store", workspace.store, "--local",
         ])
+        #expect(result.status == 0, "\(result)")
+        #expect(
+            workspace.report(result) == """
+                entity      deleted
+                Publisher         1
+                Character         1
+                nullified 2 links
+                deleted 2 objects
+
+                """)
+        #expect(
+            try outbox(workspace, kind) == [
+                "1 delete Publisher/2 [2] [] pending 0",
+                "2 delete Character/3 [3] [] pending 0",
+            ])
     }
 
     @Test(arguments: StoreKind.persistent)
     func aDeniedLocalDeleteRecordsNothing(kind: StoreKind) throws {
         let workspace = try Workspace(kind)
-        let result = try workspace.run(["delete", "--model", "model.json", "--entity", "Power", "--where", "id == 1",
-                                        "--store", workspace.store, "--local"])
+        let result = try workspace.run([
+            "delete", "--model", "model.json", "--entity", "Power", "--where", "id == 1",
+            "--store", workspace.store, "--local",
+        ])
         #expect(result.status == 1, "\(result)")
         #expect(try outbox(workspace, kind) == [])
         #expect(try workspace.counts() == DeleteEndToEndTests.seeded)

@@ -8,15 +8,23 @@ import TrellisTestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let fixtures = Fixtures.url("coredata")
-        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("Vehicles.xcdatamodeld"),
-                                         to: directory.url.appendingPathComponent("Vehicles.xcdatamodeld"))
-        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("vehicles-bindings.json"),
-                                         to: directory.url.appendingPathComponent("bindings.json"))
+        try FileManager.default.copyItem(
+            at: fixtures.appendingPathComponent("Vehicles.xcdatamodeld"),
+            to: directory.url.appendingPathComponent("Vehicles.xcdatamodeld"))
+        try FileManager.default.copyItem(
+            at: fixtures.appendingPathComponent("vehicles-bindings.json"),
+            to: directory.url.appendingPathComponent("bindings.json"))
 
-        let toJSON = try TrellisProcess.run(["model", "convert", "Vehicles.xcdatamodeld", "--bindings", "bindings.json",
-                                             "-o", "vehicles.json"], in: directory.url)
-        #expect(toJSON == TrellisProcess.Result(status: 0, stdout: "wrote vehicles.json: 4 entities, 5 attributes, 2 relationships\n",
-                                                stderr: ""))
+        let toJSON = try TrellisProcess.run(
+            [
+                "model", "convert", "Vehicles.xcdatamodeld", "--bindings", "bindings.json",
+                "-o", "vehicles.json",
+            ], in: directory.url)
+        #expect(
+            toJSON
+                == TrellisProcess.Result(
+                    status: 0, stdout: "wrote vehicles.json: 4 entities, 5 attributes, 2 relationships\n",
+                    stderr: ""))
         let back = try TrellisProcess.run(["model", "convert", "vehicles.json", "-o", "Copy.xcdatamodeld"], in: directory.url)
         #expect(back.status == 0)
         #expect(back.stdout == "wrote Copy.xcdatamodeld: 4 entities, 5 attributes, 2 relationships\n")
@@ -45,25 +53,36 @@ import TrellisTestSupport
     @Test func importsAndExportsThroughTheGrootCoreDataModel() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try FileManager.default.copyItem(at: Fixtures.url("coredata/Characters.xcdatamodeld"),
-                                         to: directory.url.appendingPathComponent("Characters.xcdatamodeld"))
-        try FileManager.default.copyItem(at: Fixtures.url("coredata/characters-bindings.json"),
-                                         to: directory.url.appendingPathComponent("bindings.json"))
-        try Data(#"[{"id": "1699", "name": "Batman", "real_name": "Bruce Wayne", "powers": [{"id": "4", "name": "Agility"}], "publisher": {"id": "10", "name": "DC Comics"}}]"#
-            .utf8).write(to: directory.url.appendingPathComponent("batman.json"))
+        try FileManager.default.copyItem(
+            at: Fixtures.url("coredata/Characters.xcdatamodeld"),
+            to: directory.url.appendingPathComponent("Characters.xcdatamodeld"))
+        try FileManager.default.copyItem(
+            at: Fixtures.url("coredata/characters-bindings.json"),
+            to: directory.url.appendingPathComponent("bindings.json"))
+        try Data(
+            #"[{"id": "1699", "name": "Batman", "real_name": "Bruce Wayne", "powers": [{"id": "4", "name": "Agility"}], "publisher": {"id": "10", "name": "DC Comics"}}]"#
+                .utf8
+        ).write(to: directory.url.appendingPathComponent("batman.json"))
         let model = ["--model", "Characters.xcdatamodeld", "--bindings", "bindings.json"]
 
-        let imported = try TrellisProcess.run(["import", "batman.json", "--entity", "Character", "--report", "json"] + model,
-                                              in: directory.url)
+        let imported = try TrellisProcess.run(
+            ["import", "batman.json", "--entity", "Character", "--report", "json"] + model,
+            in: directory.url)
         #expect(imported.status == 0)
         #expect(imported.stderr == "")
-        #expect(imported.stdout.hasPrefix(#"{"entities":{"Character":{"inserted":1,"updated":0,"unchanged":0,"deleted":0},"#
-            + #""Power":{"inserted":1,"updated":0,"unchanged":0,"deleted":0},"Publisher":{"inserted":1,"updated":0,"unchanged":0,"deleted":0}}"#))
+        #expect(
+            imported.stdout.hasPrefix(
+                #"{"entities":{"Character":{"inserted":1,"updated":0,"unchanged":0,"deleted":0},"#
+                    + #""Power":{"inserted":1,"updated":0,"unchanged":0,"deleted":0},"Publisher":{"inserted":1,"updated":0,"unchanged":0,"deleted":0}}"#))
 
         let exported = try TrellisProcess.run(["export", "--entity", "Character", "--relationships", "nested"] + model, in: directory.url)
-        #expect(exported == TrellisProcess.Result(
-            status: 0,
-            stdout: #"[{"id":"1699","name":"Batman","real_name":"Bruce Wayne","powers":[{"id":"4","name":"Agility"}],"publisher":{"id":"10","name":"DC Comics"}}]"# + "\n",
-            stderr: ""))
+        #expect(
+            exported
+                == TrellisProcess.Result(
+                    status: 0,
+                    stdout:
+                        #"[{"id":"1699","name":"Batman","real_name":"Bruce Wayne","powers":[{"id":"4","name":"Agility"}],"publisher":{"id":"10","name":"DC Comics"}}]"#
+                        + "\n",
+                    stderr: ""))
     }
 }

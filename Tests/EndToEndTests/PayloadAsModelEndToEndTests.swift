@@ -15,25 +15,30 @@ import TrellisTestSupport
     static let advice = "; import it without --model (the model is inferred from the payload), or write a model for it with "
 
     static let cases: [Case] = [
-        Case(arguments: ["import", "Examples/twitter/twitter.json", "--model", "Examples/twitter/twitter.json", "--entity", "Status", "--at", "statuses"],
-             stderr: "error: Examples/twitter/twitter.json: looks like a JSON payload, not a model file "
-                 + "(an object with the keys 'statuses', 'search_metadata' and no \"format\")" + advice
-                 + "'trellis model infer Examples/twitter/twitter.json --entity ENTITY [--at KEYPATH] -o model.json'\n"),
-        Case(arguments: ["model", "show", "Examples/twitter/twitter.json"],
-             stderr: "error: Examples/twitter/twitter.json: looks like a JSON payload, not a model file "
-                 + "(an object with the keys 'statuses', 'search_metadata' and no \"format\")" + advice
-                 + "'trellis model infer Examples/twitter/twitter.json --entity ENTITY [--at KEYPATH] -o model.json'\n"),
-        Case(arguments: ["export", "--model", "Examples/characters/characters.json", "--entity", "Character"],
-             stderr: "error: Examples/characters/characters.json: looks like a JSON payload, not a model file (an array of 4 elements)" + advice
-                 + "'trellis model infer Examples/characters/characters.json --entity ENTITY [--at KEYPATH] -o model.json'\n"),
-        Case(arguments: ["schema", "--model", "Examples/citm/citm_catalog.json"],
-             stderr: "error: Examples/citm/citm_catalog.json: looks like a JSON payload, not a model file (an object with the keys "
-                 + "'areaNames', 'audienceSubCategoryNames', 'blockNames', 'events', 'performances', … and no \"format\")" + advice
-                 + "'trellis model infer Examples/citm/citm_catalog.json --entity ENTITY [--at KEYPATH] -o model.json'\n"),
+        Case(
+            arguments: ["import", "Examples/twitter/twitter.json", "--model", "Examples/twitter/twitter.json", "--entity", "Status", "--at", "statuses"],
+            stderr: "error: Examples/twitter/twitter.json: looks like a JSON payload, not a model file "
+                + "(an object with the keys 'statuses', 'search_metadata' and no \"format\")" + advice
+                + "'trellis model infer Examples/twitter/twitter.json --entity ENTITY [--at KEYPATH] -o model.json'\n"),
+        Case(
+            arguments: ["model", "show", "Examples/twitter/twitter.json"],
+            stderr: "error: Examples/twitter/twitter.json: looks like a JSON payload, not a model file "
+                + "(an object with the keys 'statuses', 'search_metadata' and no \"format\")" + advice
+                + "'trellis model infer Examples/twitter/twitter.json --entity ENTITY [--at KEYPATH] -o model.json'\n"),
+        Case(
+            arguments: ["export", "--model", "Examples/characters/characters.json", "--entity", "Character"],
+            stderr: "error: Examples/characters/characters.json: looks like a JSON payload, not a model file (an array of 4 elements)" + advice
+                + "'trellis model infer Examples/characters/characters.json --entity ENTITY [--at KEYPATH] -o model.json'\n"),
+        Case(
+            arguments: ["schema", "--model", "Examples/citm/citm_catalog.json"],
+            stderr: "error: Examples/citm/citm_catalog.json: looks like a JSON payload, not a model file (an object with the keys "
+                + "'areaNames', 'audienceSubCategoryNames', 'blockNames', 'events', 'performances', … and no \"format\")" + advice
+                + "'trellis model infer Examples/citm/citm_catalog.json --entity ENTITY [--at KEYPATH] -o model.json'\n"),
         // A model file whose "format" key is misspelt is still a model file with a typo.
-        Case(arguments: ["model", "show", "typo.json"],
-             stderr: "error: typo.json: $.fromat: unknown key 'fromat' in a model file (did you mean 'format'?); "
-                 + "allowed keys: format, formatVersion, version, keyConvention, entities, bindings\n"),
+        Case(
+            arguments: ["model", "show", "typo.json"],
+            stderr: "error: typo.json: $.fromat: unknown key 'fromat' in a model file (did you mean 'format'?); "
+                + "allowed keys: format, formatVersion, version, keyConvention, entities, bindings\n"),
     ]
 
     @Test(arguments: cases) func aPayloadGivenAsTheModelSaysSo(_ c: Case) throws {

@@ -41,13 +41,19 @@ struct PayloadWalk {
             var entity = Entity(name: name, identity: e["identityAttributes"] as? [String] ?? [], attributes: [], relationships: [])
             for a in e["attributes"] as? [[String: Any]] ?? [] {
                 guard let path = a["jsonKeyPath"] as? String else { continue }
-                entity.attributes.append((try #require(a["name"] as? String), PayloadWalk.components(path),
-                                          try #require(a["type"] as? String), a["transformer"] as? String))
+                entity.attributes.append(
+                    (
+                        try #require(a["name"] as? String), PayloadWalk.components(path),
+                        try #require(a["type"] as? String), a["transformer"] as? String
+                    ))
             }
             for r in e["relationships"] as? [[String: Any]] ?? [] {
                 guard let path = r["jsonKeyPath"] as? String else { continue }
-                entity.relationships.append((try #require(r["name"] as? String), PayloadWalk.components(path),
-                                             try #require(r["destination"] as? String), r["toMany"] as? Bool ?? false))
+                entity.relationships.append(
+                    (
+                        try #require(r["name"] as? String), PayloadWalk.components(path),
+                        try #require(r["destination"] as? String), r["toMany"] as? Bool ?? false
+                    ))
             }
             entities[name] = entity
         }
@@ -60,10 +66,17 @@ struct PayloadWalk {
         var current = ""
         var escaping = false
         for c in keyPath {
-            if escaping { current.append(c); escaping = false } else if c == "\\" { escaping = true } else if c == "." {
+            if escaping {
+                current.append(c)
+                escaping = false
+            } else if c == "\\" {
+                escaping = true
+            } else if c == "." {
                 components.append(current)
                 current = ""
-            } else { current.append(c) }
+            } else {
+                current.append(c)
+            }
         }
         components.append(current)
         return components
@@ -84,7 +97,8 @@ struct PayloadWalk {
         var parts: [String] = []
         for name in entity.identity {
             guard let path = entity.keyPath(ofAttribute: name), let value = PayloadWalk.value(at: path, in: object),
-                  !(value is NSNull) else { return nil }
+                !(value is NSNull)
+            else { return nil }
             parts.append(PayloadWalk.identityText(value))
         }
         return parts.isEmpty ? nil : parts.joined(separator: "\u{1}")

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import TrellisTestSupport
 import Trellis
 import TrellisModelFile
 import TrellisPostgres
+import TrellisTestSupport
 
 /// `trellis` on a PostgreSQL store (`--store postgresql://…`): several processes importing
 /// at once, a killed client, and bad input, each checked in what the database holds.
@@ -73,21 +73,27 @@ struct PostgresEndToEndTests {
         #expect(try workspace.query(#"SELECT count(*), count(DISTINCT "id") FROM "Category""#) == "10|10")
         // Records only one process wrote carry its version.
         for (i, range) in [(0, 0..<15_000), (1, 25_000..<30_000), (2, 40_000..<45_000), (3, 55_000..<70_000)] {
-            #expect(try workspace.query(#"SELECT "version", count(*) FROM "Record" WHERE "id" >= \#(range.lowerBound) "#
-                                        + #"AND "id" < \#(range.upperBound) GROUP BY 1"#)
+            #expect(
+                try workspace.query(
+                    #"SELECT "version", count(*) FROM "Record" WHERE "id" >= \#(range.lowerBound) "#
+                        + #"AND "id" < \#(range.upperBound) GROUP BY 1"#)
                     == "\(RecordsWorkload.versionText(i + 1))|\(range.count)")
         }
         // Records two processes wrote carry one of their versions.
         for (i, range) in [(0, 15_000..<25_000), (1, 30_000..<40_000), (2, 45_000..<55_000)] {
-            let versions = try workspace.query(#"SELECT "version" FROM "Record" WHERE "id" >= \#(range.lowerBound) "#
-                                               + #"AND "id" < \#(range.upperBound) GROUP BY 1"#)
-            #expect(Set(versions.split(separator: "\n").map(String.init))
-                        .isSubset(of: [RecordsWorkload.versionText(i + 1), RecordsWorkload.versionText(i + 2)]), "\(versions)")
+            let versions = try workspace.query(
+                #"SELECT "version" FROM "Record" WHERE "id" >= \#(range.lowerBound) "#
+                    + #"AND "id" < \#(range.upperBound) GROUP BY 1"#)
+            #expect(
+                Set(versions.split(separator: "\n").map(String.init))
+                    .isSubset(of: [RecordsWorkload.versionText(i + 1), RecordsWorkload.versionText(i + 2)]), "\(versions)")
         }
-        #expect(try workspace.query(#"""
-            SELECT count(*) FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
-            WHERE c."id" = r."id" % 10 AND r."name" = 'record ' || r."id" AND r."score" = r."id" * 7 AND NOT r."_placeholder"
-            """#) == "70000")
+        #expect(
+            try workspace.query(
+                #"""
+                SELECT count(*) FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
+                WHERE c."id" = r."id" % 10 AND r."name" = 'record ' || r."id" AND r."score" = r."id" * 7 AND NOT r."_placeholder"
+                """#) == "70000")
         // Each record was inserted by exactly one import; the others found it and updated it or left it.
         let inserted = results.compactMap { try? JSONReader.parse($0.stdout)["entities"]?["Record"]?["inserted"]?.intValue }
         #expect(inserted.count == 4 && inserted.reduce(0, +) == 70_000, "\(inserted)")
@@ -106,9 +112,11 @@ struct PostgresEndToEndTests {
         // Once its first batches are written into the transaction (rows locked or inserted).
         var seen = false
         for _ in 0..<20_000 where !seen && importing.isRunning {
-            seen = try PostgresTestServer.execute("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-                                                  + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '\(workspace.schema)' "
-                                                  + "AND l.mode = 'RowExclusiveLock' AND c.relname = 'Record'") != [["0"]]
+            seen =
+                try PostgresTestServer.execute(
+                    "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                        + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '\(workspace.schema)' "
+                        + "AND l.mode = 'RowExclusiveLock' AND c.relname = 'Record'") != [["0"]]
             if !seen { usleep(2_000) }
         }
         importing.kill()
@@ -116,8 +124,9 @@ struct PostgresEndToEndTests {
         try #require(seen, "the import finished before it could be killed: \(result)")
         // The server notices the client went and rolls back; wait for its backend to end.
         for _ in 0..<5_000 {
-            let open = try PostgresTestServer.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'trellis' "
-                                                      + "AND state LIKE 'idle in transaction%'")
+            let open = try PostgresTestServer.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'trellis' "
+                    + "AND state LIKE 'idle in transaction%'")
             if open == [["0"]] { break }
             usleep(2_000)
         }
@@ -135,8 +144,11 @@ struct PostgresEndToEndTests {
         let real = try TrellisProcess.run(workspace.importArguments("v1.json"), in: workspace.directory.url)
         #expect(real.status == 0, "\(real)")
         #expect(try workspace.state() == "100|100|0|99\nv001|100\n100\nv001|10")
-        let export = try TrellisProcess.run(["export", "--model", "model.json", "--entity", "Record", "--store", workspace.store,
-                                             "--where", "id=42", "--relationships", "ids"], in: workspace.directory.url)
+        let export = try TrellisProcess.run(
+            [
+                "export", "--model", "model.json", "--entity", "Record", "--store", workspace.store,
+                "--where", "id=42", "--relationships", "ids",
+            ], in: workspace.directory.url)
         #expect(export == TrellisProcess.Result(status: 0, stdout: "[" + RecordsWorkload.exportedRecord(42, version: 1) + "]\n", stderr: ""))
     }
 
@@ -148,8 +160,11 @@ struct PostgresEndToEndTests {
         try workspace.write(RecordsWorkload(capacity: 11).payload(10..<11, version: 1), "ten.json")
         let first = try TrellisProcess.run(workspace.importArguments("v1.json"), in: workspace.directory.url)
         #expect(first.status == 0, "\(first)")
-        let watch = try TrellisProcess.start(["watch", "--model", "model.json", "--entity", "Record", "--store", workspace.store,
-                                              "--where", "id >= 9", "--updates", "1"], in: workspace.directory.url)
+        let watch = try TrellisProcess.start(
+            [
+                "watch", "--model", "model.json", "--entity", "Record", "--store", workspace.store,
+                "--where", "id >= 9", "--updates", "1",
+            ], in: workspace.directory.url)
         // The first line (the current results), at most 30 s.
         for _ in 0..<3000 where !watch.standardOutputSoFar.contains("\n") && watch.isRunning { Thread.sleep(forTimeInterval: 0.01) }
         let second = try TrellisProcess.run(workspace.importArguments("ten.json"), in: workspace.directory.url)
@@ -178,21 +193,25 @@ struct PostgresEndToEndTests {
         let workspace = try Workspace()
         try workspace.write(RecordsWorkload(capacity: 11).payload(0..<10, version: 1), "v1.json")
         let run = { (store: String) throws -> TrellisProcess.Result in
-            try TrellisProcess.run(["import", "v1.json", "--model", "model.json", "--entity", "Record", "--store", store],
-                                   in: workspace.directory.url)
+            try TrellisProcess.run(
+                ["import", "v1.json", "--model", "model.json", "--entity", "Record", "--store", store],
+                in: workspace.directory.url)
         }
         let unreachable = try run("postgresql://trellis:s3cret@127.0.0.1:1/postgres")
         #expect(unreachable.status == 1 && unreachable.stdout == "")
-        #expect(unreachable.stderr.hasPrefix("error: cannot connect to postgresql://trellis@127.0.0.1:1/postgres: ")
+        #expect(
+            unreachable.stderr.hasPrefix("error: cannot connect to postgresql://trellis@127.0.0.1:1/postgres: ")
                 && unreachable.stderr.contains("Connection refused") && !unreachable.stderr.contains("s3cret"), "\(unreachable)")
 
         try PostgresTestServer.execute("CREATE SCHEMA \"\(workspace.schema)\"; CREATE TABLE \"\(workspace.schema)\".\"ledger\" (\"n\" int)")
         let notAStore = try run(workspace.store)
         let name = PostgresStore.describe(connection: workspace.store) + "?schema=" + workspace.schema
-        #expect(notAStore == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: \(name): not a Trellis store: schema \(workspace.schema) of \(PostgresStore.describe(connection: workspace.store)) "
-                + "holds tables (\"ledger\") but no Trellis store (it has no trellis_metadata table)\n"))
+        #expect(
+            notAStore
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: \(name): not a Trellis store: schema \(workspace.schema) of \(PostgresStore.describe(connection: workspace.store)) "
+                        + "holds tables (\"ledger\") but no Trellis store (it has no trellis_metadata table)\n"))
         #expect(try workspace.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()") == "ledger")
     }
 
@@ -204,15 +223,21 @@ struct PostgresEndToEndTests {
         try Data(RecordsWorkload.modelFile.utf8).write(to: directory.url.appendingPathComponent("model.json"))
         let model = try ModelFile.read(from: directory.url.appendingPathComponent("model.json")).model
         let expected = try PostgresStore.schemaStatements(for: model).map { $0 + ";\n" }.joined()
-        #expect(try TrellisProcess.run(["schema", "--model", "model.json", "--dialect", "postgresql"], in: directory.url)
+        #expect(
+            try TrellisProcess.run(["schema", "--model", "model.json", "--dialect", "postgresql"], in: directory.url)
                 == TrellisProcess.Result(status: 0, stdout: expected, stderr: ""))
         let inSchema = try PostgresStore.schemaStatements(for: model, schema: "cat").map { $0 + ";\n" }.joined()
-        #expect(try TrellisProcess.run(["schema", "--model", "model.json", "--store", "postgresql://db/x?schema=cat"], in: directory.url)
+        #expect(
+            try TrellisProcess.run(["schema", "--model", "model.json", "--store", "postgresql://db/x?schema=cat"], in: directory.url)
                 == TrellisProcess.Result(status: 0, stdout: inSchema, stderr: ""))
-        let contradiction = try TrellisProcess.run(["schema", "--model", "model.json", "--dialect", "sqlite", "--store", "host=db"],
-                                                   in: directory.url)
-        #expect(contradiction.status == 64 && contradiction.stderr.hasPrefix(
-            "error: --dialect sqlite contradicts --store, which is a PostgreSQL connection string\n"), "\(contradiction)")
+        let contradiction = try TrellisProcess.run(
+            ["schema", "--model", "model.json", "--dialect", "sqlite", "--store", "host=db"],
+            in: directory.url)
+        #expect(
+            contradiction.status == 64
+                && contradiction.stderr.hasPrefix(
+                    "error: --dialect sqlite contradicts --store, which is a PostgreSQL connection string\n"),
+            "\(contradiction)")
     }
 
     /// Without --model, an import into a fresh PostgreSQL schema infers the model from the
@@ -225,13 +250,18 @@ struct PostgresEndToEndTests {
         let arguments = ["import", "Examples/twitter/twitter.json", "--at", "statuses", "--entity", "Status", "--store", workspace.store]
         let first = try TrellisProcess.run(arguments, in: workspace.directory.url)
         #expect(first.status == 0 && first.stderr == "", "\(first)")
-        #expect(first.stdout.hasSuffix("model: inferred from the payload (5 entities, 88 attributes, 16 relationships) and recorded in "
-                                       + "\(name); print it with: trellis model show \(name)\n"), "\(first)")
+        #expect(
+            first.stdout.hasSuffix(
+                "model: inferred from the payload (5 entities, 88 attributes, 16 relationships) and recorded in "
+                    + "\(name); print it with: trellis model show \(name)\n"), "\(first)")
         #expect(try workspace.query(#"SELECT count(*) FROM "Status""#) == "115")
         #expect(try workspace.query(#"SELECT count(*) FROM "User""#) == "127")
         let convert = try TrellisProcess.run(["model", "convert", workspace.store, "-o", "model.json"], in: workspace.directory.url)
-        #expect(convert == TrellisProcess.Result(status: 0, stdout: "wrote model.json: 5 entities, 88 attributes, 16 relationships\n",
-                                                 stderr: ""), "\(convert)")
+        #expect(
+            convert
+                == TrellisProcess.Result(
+                    status: 0, stdout: "wrote model.json: 5 entities, 88 attributes, 16 relationships\n",
+                    stderr: ""), "\(convert)")
         let golden = try String(contentsOf: Fixtures.url("inference/twitter.model.json"), encoding: .utf8)
         #expect(try String(contentsOf: workspace.directory.url.appendingPathComponent("model.json"), encoding: .utf8) == golden)
 
@@ -242,8 +272,9 @@ struct PostgresEndToEndTests {
 
         let show = try TrellisProcess.run(["model", "show", workspace.store], in: workspace.directory.url)
         #expect(show.status == 0 && show.stderr == "", "\(show)")
-        #expect(show.stdout.hasPrefix("model: \(name) (the model recorded in the store)\n5 entities, 88 attributes, 16 relationships\n"),
-                "\(show)")
+        #expect(
+            show.stdout.hasPrefix("model: \(name) (the model recorded in the store)\n5 entities, 88 attributes, 16 relationships\n"),
+            "\(show)")
         let count = try TrellisProcess.run(["count", "--entity", "User", "--store", workspace.store], in: workspace.directory.url)
         #expect(count == TrellisProcess.Result(status: 0, stdout: "127\n", stderr: ""), "\(count)")
 
@@ -252,10 +283,12 @@ struct PostgresEndToEndTests {
         defer { PostgresTestServer.dropSchema(emptySchema) }
         let empty = try PostgresTestServer.connectionString(schema: emptySchema)
         let none = try TrellisProcess.run(["model", "show", empty], in: workspace.directory.url)
-        #expect(none == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: \(PostgresStore.describe(connection: empty))?schema=\(emptySchema): no store there yet, so it records no "
-                + "model; give the model with --model\n"), "\(none)")
+        #expect(
+            none
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: \(PostgresStore.describe(connection: empty))?schema=\(emptySchema): no store there yet, so it records no "
+                        + "model; give the model with --model\n"), "\(none)")
     }
 
     /// Eight first imports into one empty schema at once, each without --model: schema

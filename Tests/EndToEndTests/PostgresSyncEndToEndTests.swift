@@ -46,16 +46,20 @@ struct PostgresSyncEndToEndTests {
 
         let first = try TrellisProcess.run(arguments, in: directory.url)
         #expect(first.status == 0, "\(first)")
-        #expect(first.stdout.hasPrefix("heroes → Hero: 4 pages (3 changed, 0 not modified), 300 records; inserted 300, updated 0, "
-                                       + "unchanged 0, deleted 0\n"), "\(first)")
+        #expect(
+            first.stdout.hasPrefix(
+                "heroes → Hero: 4 pages (3 changed, 0 not modified), 300 records; inserted 300, updated 0, "
+                    + "unchanged 0, deleted 0\n"), "\(first)")
         #expect(first.stderr == "")
         #expect(!first.stdout.contains(Self.password))
 
         // The stored rows are the server's records, each once.
         let records = try server.data("Hero")
         let expected = records.map { "\($0["objectId"]!.stringValue!)|\($0["name"]!.stringValue!)" }.sorted().joined(separator: "\n")
-        #expect(try query(#"SELECT "objectId", "name" FROM "Hero" WHERE NOT "_placeholder" ORDER BY "objectId" COLLATE "C""#,
-                          schema: schema) == expected)
+        #expect(
+            try query(
+                #"SELECT "objectId", "name" FROM "Hero" WHERE NOT "_placeholder" ORDER BY "objectId" COLLATE "C""#,
+                schema: schema) == expected)
         #expect(try query(#"SELECT count(*), count(DISTINCT "objectId") FROM "Hero""#, schema: schema) == "300|300")
         // The checkpoint, in trellis_metadata with the rows: the walk is complete, its
         // watermark the newest record's stamp.
@@ -74,8 +78,9 @@ struct PostgresSyncEndToEndTests {
         #expect(report["resources"]?[0]?["records"] == 0)
         #expect(!again.stdout.contains(Self.password) && again.stderr == "")
 
-        let status = try TrellisProcess.run(["sync", "heroes.source.json", "--status", "--store", store, "--report", "json"],
-                                            in: directory.url)
+        let status = try TrellisProcess.run(
+            ["sync", "heroes.source.json", "--status", "--store", store, "--report", "json"],
+            in: directory.url)
         #expect(status.status == 0, "\(status)")
         let resource = try #require(try JSONReader.parse(status.stdout)["resources"]?[0])
         #expect(resource["lastRun"]?["status"] == "completed")
@@ -88,8 +93,9 @@ struct PostgresSyncEndToEndTests {
 
         // A wrong password: exit 1, the server named without it.
         let wrong = store.replacingOccurrences(of: Self.password, with: "wrong-" + Self.password)
-        let refused = try TrellisProcess.run(["sync", "heroes.source.json", "--model", Self.model.path, "--store", wrong],
-                                             in: directory.url)
+        let refused = try TrellisProcess.run(
+            ["sync", "heroes.source.json", "--model", Self.model.path, "--store", wrong],
+            in: directory.url)
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stderr.hasPrefix("error: cannot connect to postgresql://\(role)@127.0.0.1:\(port)/postgres: "), "\(refused)")
         #expect(!refused.stderr.contains(Self.password) && refused.stdout == "")
@@ -111,10 +117,13 @@ struct PostgresSyncEndToEndTests {
         let noModel = try TrellisProcess.run(["sync", "heroes.source.json", "--store", store], in: directory.url)
         #expect(noModel.status == 64)
         let name = PostgresStore.describe(connection: store) + "?schema=" + schema
-        #expect(noModel.stderr.hasPrefix("error: missing option '--model <model>': the store \(name) does not exist yet, "
-                                         + "so it records no model\nusage: trellis sync"), "\(noModel)")
-        let status = try TrellisProcess.run(["sync", "heroes.source.json", "--status", "--store", store, "--report", "json"],
-                                            in: directory.url)
+        #expect(
+            noModel.stderr.hasPrefix(
+                "error: missing option '--model <model>': the store \(name) does not exist yet, "
+                    + "so it records no model\nusage: trellis sync"), "\(noModel)")
+        let status = try TrellisProcess.run(
+            ["sync", "heroes.source.json", "--status", "--store", store, "--report", "json"],
+            in: directory.url)
         #expect(status.status == 0, "\(status)")
         #expect(try JSONReader.parse(status.stdout)["resources"]?[0]?["lastRun"] == .null)
         #expect(try PostgresTestServer.execute("SELECT count(*) FROM pg_namespace WHERE nspname = '\(schema)'") == [["0"]])
@@ -176,23 +185,27 @@ struct PostgresSyncEndToEndTests {
         defer { PostgresTestServer.dropSchema(schema) }
         let store = try PostgresTestServer.connectionString(schema: schema)
         // A worker on another machine holds r7 for 2 more seconds (and will never renew it).
-        try PostgresTestServer.execute(#"CREATE SCHEMA "\#(schema)"; CREATE TABLE "\#(schema)"."trellis_sync_leases" ("#
-                                       + #""resource" text PRIMARY KEY, "holder" text, "expires_at" timestamptz, "claimed_at" timestamptz, "#
-                                       + #""finished_at" timestamptz, "finished_by" text); INSERT INTO "\#(schema)"."trellis_sync_leases" "#
-                                       + #"VALUES ('r7', 'elsewhere:4242', now() + interval '2 seconds', now(), NULL, NULL)"#)
+        try PostgresTestServer.execute(
+            #"CREATE SCHEMA "\#(schema)"; CREATE TABLE "\#(schema)"."trellis_sync_leases" ("#
+                + #""resource" text PRIMARY KEY, "holder" text, "expires_at" timestamptz, "claimed_at" timestamptz, "#
+                + #""finished_at" timestamptz, "finished_by" text); INSERT INTO "\#(schema)"."trellis_sync_leases" "#
+                + #"VALUES ('r7', 'elsewhere:4242', now() + interval '2 seconds', now(), NULL, NULL)"#)
         let arguments = ["sync", "heroes.source.json", "--model", Self.model.path, "--store", store, "--lease-seconds", "2", "--report", "json"]
         let workers = try (0..<4).map { _ in try TrellisProcess.start(arguments, in: directory.url) }
         let host = ProcessInfo.processInfo.hostName
-        let victim = workers[0], victimHolder = "\(host):\(victim.processIdentifier)"
+        let victim = workers[0]
+        let victimHolder = "\(host):\(victim.processIdentifier)"
 
         // Wait until the victim holds a resource of which it committed a page, then kill it.
         var killedResource: String?
         let deadline = Date().addingTimeInterval(30)
         while killedResource == nil, Date() < deadline, victim.isRunning {
             // (Nothing to read until the first page created the store's tables.)
-            let held = (try? query(#"SELECT l."resource" FROM "trellis_sync_leases" l JOIN "trellis_metadata" m "#
-                                 + #"ON m."key" = 'user:sync/' || l."resource" WHERE l."holder" = '\#(victimHolder)' "#
-                                 + #"AND (m."value"::jsonb ->> 'totalPages')::int >= 1"#, schema: schema)) ?? ""
+            let held =
+                (try? query(
+                    #"SELECT l."resource" FROM "trellis_sync_leases" l JOIN "trellis_metadata" m "#
+                        + #"ON m."key" = 'user:sync/' || l."resource" WHERE l."holder" = '\#(victimHolder)' "#
+                        + #"AND (m."value"::jsonb ->> 'totalPages')::int >= 1"#, schema: schema)) ?? ""
             if !held.isEmpty { killedResource = held } else { Thread.sleep(forTimeInterval: 0.01) }
         }
         let killed = try #require(killedResource, "the first worker never held a resource with a committed page")
@@ -208,8 +221,10 @@ struct PostgresSyncEndToEndTests {
         // Every hero once; every resource completed by one of the three that lived.
         #expect(try query(#"SELECT count(*), count(DISTINCT "objectId") FROM "Hero""#, schema: schema) == "480|480")
         let survivors = Set(workers.dropFirst().map { "\(host):\($0.processIdentifier)" })
-        let leases = try query(#"SELECT "resource", coalesce("holder", ''), coalesce("finished_by", '') FROM "trellis_sync_leases" "#
-                               + #"ORDER BY "resource""#, schema: schema).split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false) }
+        let leases = try query(
+            #"SELECT "resource", coalesce("holder", ''), coalesce("finished_by", '') FROM "trellis_sync_leases" "#
+                + #"ORDER BY "resource""#, schema: schema
+        ).split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false) }
         #expect(leases.map { String($0[0]) } == (0..<8).map { "r\($0)" })
         for lease in leases {
             #expect(lease[1] == "" && survivors.contains(String(lease[2])), "\(lease)")
@@ -249,22 +264,31 @@ struct PostgresSyncEndToEndTests {
         let schema = PostgresTestServer.makeSchemaName()
         defer { PostgresTestServer.dropSchema(schema) }
         let store = try PostgresTestServer.connectionString(schema: schema)
-        let run = try TrellisProcess.run(["sync", "heroes.source.json", "--model", Self.model.path, "--store", store, "--workers", "4",
-                                          "--report", "json"], in: directory.url)
+        let run = try TrellisProcess.run(
+            [
+                "sync", "heroes.source.json", "--model", Self.model.path, "--store", store, "--workers", "4",
+                "--report", "json",
+            ], in: directory.url)
         #expect(run.status == 0 && run.stderr == "", "\(run)")
         let resources = try JSONReader.parse(run.stdout)["resources"]?.arrayValue ?? []
         #expect(resources.compactMap { $0["name"]?.stringValue } == (0..<8).map { "r\($0)" })
         #expect(resources.reduce(0) { $0 + ($1["inserted"]?.intValue ?? 0) } == 240)
-        let pid = try #require(try query(#"SELECT DISTINCT "finished_by" FROM "trellis_sync_leases""#, schema: schema)
-            .split(separator: "\n").first.map(String.init))
+        let pid = try #require(
+            try query(#"SELECT DISTINCT "finished_by" FROM "trellis_sync_leases""#, schema: schema)
+                .split(separator: "\n").first.map(String.init))
         let base = String(pid.prefix { $0 != "#" })
         #expect(Set(resources.compactMap { $0["worker"]?.stringValue }) == [base, base + "#2", base + "#3", base + "#4"], "\(resources)")
         #expect(try query(#"SELECT count(*), count(DISTINCT "objectId") FROM "Hero""#, schema: schema) == "240|240")
 
         // SQLite has no leases: --workers there is bad usage.
-        let sqlite = try TrellisProcess.run(["sync", "heroes.source.json", "--model", Self.model.path, "--store", "h.sqlite", "--workers", "2"],
-                                            in: directory.url)
-        #expect(sqlite.status == 64 && sqlite.stderr.hasPrefix("error: '--workers' needs a PostgreSQL store: workers split the resources "
-                                                                + "through leases kept in it\n"), "\(sqlite)")
+        let sqlite = try TrellisProcess.run(
+            ["sync", "heroes.source.json", "--model", Self.model.path, "--store", "h.sqlite", "--workers", "2"],
+            in: directory.url)
+        #expect(
+            sqlite.status == 64
+                && sqlite.stderr.hasPrefix(
+                    "error: '--workers' needs a PostgreSQL store: workers split the resources "
+                        + "through leases kept in it\n"),
+            "\(sqlite)")
     }
 }

@@ -44,19 +44,23 @@ import TrellisTestSupport
         try server.configure(["allowCustomObjectId": true])
         var modelFile = try String(contentsOf: Self.model, encoding: .utf8)
         if testCase.createKey.hasPrefix("lookupField") {
-            modelFile = modelFile.replacingOccurrences(of: #"{"name": "createdAt", "type": "date", "jsonKeyPath": "createdAt"}"#,
-                                                       with: #"{"name": "createdAt", "type": "date", "jsonKeyPath": "createdAt"}, {"name": "clientKey", "type": "string", "jsonKeyPath": "clientKey"}"#)
+            modelFile = modelFile.replacingOccurrences(
+                of: #"{"name": "createdAt", "type": "date", "jsonKeyPath": "createdAt"}"#,
+                with: #"{"name": "createdAt", "type": "date", "jsonKeyPath": "createdAt"}, {"name": "clientKey", "type": "string", "jsonKeyPath": "clientKey"}"#
+            )
         }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try modelFile.write(to: directory.url.appendingPathComponent("push.model.json"), atomically: true, encoding: .utf8)
         let model = try ModelFile.read(from: directory.url.appendingPathComponent("push.model.json")).model
-        try Self.source(server, createKey: testCase.createKey).write(to: directory.url.appendingPathComponent("push.source.json"),
-                                                                      atomically: true, encoding: .utf8)
+        try Self.source(server, createKey: testCase.createKey).write(
+            to: directory.url.appendingPathComponent("push.source.json"),
+            atomically: true, encoding: .utf8)
         let made = try kind.makeStore(model: model)
         let location = try #require(made.location)
-        let pull = try TrellisProcess.run(["sync", "push.source.json", "--model", "push.model.json", "--store", location, "--pull-only"],
-                                          in: directory.url)
+        let pull = try TrellisProcess.run(
+            ["sync", "push.source.json", "--model", "push.model.json", "--store", location, "--pull-only"],
+            in: directory.url)
         #expect(pull.status == 0, "\(pull)")
 
         // Local changes: 4 renames (two batches of updates), a delete, a new team and two heroes in it.
@@ -94,7 +98,8 @@ import TrellisTestSupport
         let hero = try #require(model.entity(named: "Hero"))
         var local: [String: String] = [:]
         for snapshot in try store.read({ try $0.fetch(entity: "Hero", matching: nil) }) where !snapshot.isPlaceholder {
-            local[snapshot.attributes[hero.attributeIndex(of: "objectId")!]?.stringValue ?? "none"] = snapshot.attributes[hero.attributeIndex(of: "name")!]?.stringValue
+            local[snapshot.attributes[hero.attributeIndex(of: "objectId")!]?.stringValue ?? "none"] =
+                snapshot.attributes[hero.attributeIndex(of: "name")!]?.stringValue
         }
         var remote: [String: String] = [:]
         for record in try server.data("Hero") { remote[record["objectId"]?.stringValue ?? "?"] = record["name"]?.stringValue }
@@ -133,19 +138,22 @@ import TrellisTestSupport
         try server.faults([["match": "batch", "method": "POST", "opError": ["index": 2, "code": 142, "error": "name is invalid"]]])
         let push = try TrellisProcess.run(["sync", "push.source.json", "--store", "s.sqlite", "--push-only"], in: directory.url)
         #expect(push.status == 0, "\(push)")
-        #expect(push.stdout == """
-            push: 3 operations sent in 1 batch (1 request); acknowledged 2, retried 0, reconciled 0, resent 0, conflicts 0, rejected 1
-              Hero \(ids[2]) update rejected: 142 name is invalid
+        #expect(
+            push.stdout == """
+                push: 3 operations sent in 1 batch (1 request); acknowledged 2, retried 0, reconciled 0, resent 0, conflicts 0, rejected 1
+                  Hero \(ids[2]) update rejected: 142 name is invalid
 
-            """)
+                """)
         #expect(try server.writes().count == 2)
 
         // --status shows the outbox per resource; --dry-run the requests it would send.
         let status = try TrellisProcess.run(["sync", "push.source.json", "--store", "s.sqlite", "--status"], in: directory.url)
         #expect(status.status == 0, "\(status)")
         #expect(status.stdout.contains("outbox of teams → Team: 0 pending (create 0, update 0, delete 0), 0 sending, 0 uncertain, 0 conflicts, 0 rejected\n"))
-        #expect(status.stdout.hasSuffix("outbox of heroes → Hero: 0 pending (create 0, update 0, delete 0), 0 sending, 0 uncertain, "
-                                        + "0 conflicts, 1 rejected\n  Hero \(ids[2]) update rejected: 142 name is invalid\n"))
+        #expect(
+            status.stdout.hasSuffix(
+                "outbox of heroes → Hero: 0 pending (create 0, update 0, delete 0), 0 sending, 0 uncertain, "
+                    + "0 conflicts, 1 rejected\n  Hero \(ids[2]) update rejected: 142 name is invalid\n"))
         do {
             let store = try StoreKind.sqlite.reopen(directory.url.appendingPathComponent("s.sqlite").path, model: model)
             let context = ObjectContext(store: store)
@@ -154,11 +162,13 @@ import TrellisTestSupport
         }
         let dry = try TrellisProcess.run(["sync", "push.source.json", "--store", "s.sqlite", "--dry-run"], in: directory.url)
         #expect(dry.status == 0, "\(dry)")
-        #expect(dry.stdout.hasPrefix("""
-            push (dry run, nothing sent): 1 request now, 1 operation waits for a later round or cannot be pushed
-              PUT \(server.base)/parse/classes/Hero/\(ids[0]) {"name":"Dry"}
+        #expect(
+            dry.stdout.hasPrefix(
+                """
+                push (dry run, nothing sent): 1 request now, 1 operation waits for a later round or cannot be pushed
+                  PUT \(server.base)/parse/classes/Hero/\(ids[0]) {"name":"Dry"}
 
-            """))
+                """))
         #expect(try server.writes().count == 2)
     }
 }

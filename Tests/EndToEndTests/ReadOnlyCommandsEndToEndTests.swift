@@ -28,8 +28,11 @@ import TrellisTestSupport
         try directory.copyExample("twitter/model.json")
         try directory.copyExample("twitter/twitter.json")
         try Self.source.write(to: directory.url.appendingPathComponent("statuses.source.json"), atomically: true, encoding: .utf8)
-        let imported = try TrellisProcess.run(["import", "Examples/twitter/twitter.json", "--model", "Examples/twitter/model.json",
-                                               "--entity", "Status", "--at", "statuses"], in: directory.url)
+        let imported = try TrellisProcess.run(
+            [
+                "import", "Examples/twitter/twitter.json", "--model", "Examples/twitter/model.json",
+                "--entity", "Status", "--at", "statuses",
+            ], in: directory.url)
         try #require(imported.status == 0, "\(imported)")
         let before = try Self.files(in: directory)
         #expect(before == ["Examples", "statuses.source.json", "trellis.sqlite"])

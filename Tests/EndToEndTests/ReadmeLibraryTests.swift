@@ -21,9 +21,9 @@ import TrellisTestSupport
 
         let payload = try JSONReader.parse(Data(contentsOf: root.appendingPathComponent("Examples/twitter/twitter.json")))
         let report = try context.importObjects(from: payload["statuses"] ?? [], entity: "Status")
-        print(report.counts(for: "Status"))   // inserted 115, updated 0, unchanged 0, deleted 0
+        print(report.counts(for: "Status"))  // inserted 115, updated 0, unchanged 0, deleted 0
 
-        let status = try context.fetch("Status", id: .integer(505874924095815681))
+        let status = try context.fetch("Status", id: .integer(505_874_924_095_815_681))
         print(status?["text"] ?? "none", try status?.destination(forKey: "user")?["screenName"] ?? "none")
         // ---
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TrellisTestSupport
 import Trellis
+import TrellisTestSupport
 
 /// The payloads of the crash-safety and concurrency tests: `Record`s with an integer
 /// identity, a version string, a name, a score and a to-one to one of ten shared
@@ -50,7 +50,8 @@ struct RecordsWorkload {
             starts.append(text.count)
             text.append(contentsOf: #"{"id":\#(id),"version":"v"#.utf8)
             versionOffsets.append(text.count)
-            text.append(contentsOf: #"000","name":"record \#(id)","score":\#(id * 7),"category":{"id":\#(id % RecordsWorkload.categoryCount),"version":"v"#.utf8)
+            text.append(
+                contentsOf: #"000","name":"record \#(id)","score":\#(id * 7),"category":{"id":\#(id % RecordsWorkload.categoryCount),"version":"v"#.utf8)
             versionOffsets.append(text.count)
             text.append(contentsOf: "000\"}},\n".utf8)
         }
@@ -119,9 +120,10 @@ struct RecordsWorkload {
     static func counts(inReport stdout: String) -> String {
         guard let report = try? JSONReader.parse(stdout) else { return "not a JSON report: \(stdout)" }
         return ["Record", "Category"].map { entity in
-            entity + " " + ["inserted", "updated", "unchanged", "deleted"].map { key in
-                report["entities"]?[entity]?[key]?.intValue.map(String.init) ?? "-"
-            }.joined(separator: " ")
+            entity + " "
+                + ["inserted", "updated", "unchanged", "deleted"].map { key in
+                    report["entities"]?[entity]?[key]?.intValue.map(String.init) ?? "-"
+                }.joined(separator: " ")
         }.joined(separator: ", ")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TrellisTestSupport
 import Trellis
+import TrellisTestSupport
 
 /// `trellis import` refuses payloads that break a relationship rule of the model (issue 13,
 /// point 3) or resolve an identity across a hierarchy wrongly (point 2): exit 1, the path,
@@ -22,12 +22,18 @@ import Trellis
         """
 
     static let refusals: [(payload: String, stderr: String)] = [
-        (#"[{"id":1,"players":[1,2,3],"captain":1}]"#,
-         "error: payload.json: $[0].players: Team.players has 3 destinations; at most 2 allowed (maxCount)\n"),
-        (#"[{"id":2,"players":[1]}]"#,
-         "error: payload.json: $[0].captain: Team.captain is required; the object has no destination at 'captain'\n"),
-        (#"[{"id":1,"captain":null}]"#,
-         "error: payload.json: $[0].captain: Team.captain is required; the object has no destination at 'captain'\n"),
+        (
+            #"[{"id":1,"players":[1,2,3],"captain":1}]"#,
+            "error: payload.json: $[0].players: Team.players has 3 destinations; at most 2 allowed (maxCount)\n"
+        ),
+        (
+            #"[{"id":2,"players":[1]}]"#,
+            "error: payload.json: $[0].captain: Team.captain is required; the object has no destination at 'captain'\n"
+        ),
+        (
+            #"[{"id":1,"captain":null}]"#,
+            "error: payload.json: $[0].captain: Team.captain is required; the object has no destination at 'captain'\n"
+        ),
     ]
 
     @Test(arguments: refusals)

@@ -34,8 +34,11 @@ import TrellisTestSupport
         defer { directory.remove() }
         try directory.copyExample("twitter/model.json")
         try directory.copyExample("twitter/twitter.json")
-        let imported = try TrellisProcess.run(["import", "Examples/twitter/twitter.json", "--model", Self.model, "--entity", "Status",
-                                               "--at", "statuses"], in: directory.url)
+        let imported = try TrellisProcess.run(
+            [
+                "import", "Examples/twitter/twitter.json", "--model", Self.model, "--entity", "Status",
+                "--at", "statuses",
+            ], in: directory.url)
         try #require(imported.status == 0, "\(imported)")
         let original = try Self.exports("trellis.sqlite", in: directory)
         #expect(original.mapValues(\.count) == ["Status": 115, "User": 127, "Hashtag": 7])
@@ -43,8 +46,11 @@ import TrellisTestSupport
         let rows = try Self.rows(store)
 
         for entity in Self.entities {
-            let again = try TrellisProcess.run(["import", "trellis.sqlite-\(entity).json", "--model", Self.model, "--entity", entity,
-                                                "--report", "json"], in: directory.url)
+            let again = try TrellisProcess.run(
+                [
+                    "import", "trellis.sqlite-\(entity).json", "--model", Self.model, "--entity", entity,
+                    "--report", "json",
+                ], in: directory.url)
             #expect(again.status == 0, "\(again)")
             let counts = try #require(try JSONReader.parse(again.stdout)["entities"]?.objectValue)
             for (name, count) in counts {
@@ -55,8 +61,11 @@ import TrellisTestSupport
         #expect(try Self.rows(store) == rows)
 
         for entity in Self.entities {
-            let copy = try TrellisProcess.run(["import", "trellis.sqlite-\(entity).json", "--model", Self.model, "--entity", entity,
-                                               "--store", "copy.sqlite"], in: directory.url)
+            let copy = try TrellisProcess.run(
+                [
+                    "import", "trellis.sqlite-\(entity).json", "--model", Self.model, "--entity", entity,
+                    "--store", "copy.sqlite",
+                ], in: directory.url)
             #expect(copy.status == 0, "\(copy)")
         }
         #expect(try Self.exports("copy.sqlite", in: directory) == original)
@@ -72,20 +81,24 @@ import TrellisTestSupport
         let arguments = ["import", "nulls.json", "--model", Self.model, "--entity", "Status"]
         let text = try TrellisProcess.run(arguments + ["--dry-run"], in: directory.url)
         #expect(text.status == 0 && text.stderr == "", "\(text)")
-        #expect(text.stdout.replacingOccurrences(of: #" in [0-9]+\.[0-9]{2} s"#, with: " in T s", options: .regularExpression) == """
-            entity   inserted   updated  unchanged   deleted
-            Status          1         0          0         0
-            Hashtag         1         0          0         0
-            skipped 2 null elements: $[0].entities.hashtags[1], $[1]
-            dry run: 2 elements from 1 file checked against trellis.sqlite in T s; nothing was written
+        #expect(
+            text.stdout.replacingOccurrences(of: #" in [0-9]+\.[0-9]{2} s"#, with: " in T s", options: .regularExpression) == """
+                entity   inserted   updated  unchanged   deleted
+                Status          1         0          0         0
+                Hashtag         1         0          0         0
+                skipped 2 null elements: $[0].entities.hashtags[1], $[1]
+                dry run: 2 elements from 1 file checked against trellis.sqlite in T s; nothing was written
 
-            """)
+                """)
         let json = try TrellisProcess.run(arguments + ["--report", "json"], in: directory.url)
         #expect(json.status == 0, "\(json)")
         let report = try JSONReader.parse(json.stdout)
         #expect(report.objectValue?.keys == ["entities", "nullElementsSkipped", "seconds"])
         #expect(report["nullElementsSkipped"] == 2)
-        #expect(report["entities"] == ["Status": ["inserted": 1, "updated": 0, "unchanged": 0, "deleted": 0],
-                                       "Hashtag": ["inserted": 1, "updated": 0, "unchanged": 0, "deleted": 0]])
+        #expect(
+            report["entities"] == [
+                "Status": ["inserted": 1, "updated": 0, "unchanged": 0, "deleted": 0],
+                "Hashtag": ["inserted": 1, "updated": 0, "unchanged": 0, "deleted": 0],
+            ])
     }
 }

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
-import TrellisTestSupport
 import TrellisModelFile
 import TrellisSQLite
+import TrellisTestSupport
 
 /// Ctrl-C and `SIGTERM` during an import, and an import waiting for another writer, with
 /// the built binary.
 @Suite struct SignalEndToEndTests {
-    static let model = #"{"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Post", "identityAttributes": ["id"], "#
+    static let model =
+        #"{"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Post", "identityAttributes": ["id"], "#
         + #""attributes": [{"name": "id", "type": "integer64", "jsonKeyPath": "id"}]}]}"#
 
     static func workspace() throws -> TemporaryDirectory {
@@ -29,14 +30,18 @@ import TrellisSQLite
     /// Starts `trellis import -` reading from a pipe that stays open, writes `input` into
     /// it, waits until the process has a file open whose name `ready` accepts (it opens the
     /// store only once it handles signals), sends `signal`, and returns what the process did.
-    static func interruptedImport(in directory: TemporaryDirectory, input: String, signal: Int32,
-                                  ready: (String) -> Bool) throws -> TrellisProcess.Result {
+    static func interruptedImport(
+        in directory: TemporaryDirectory, input: String, signal: Int32,
+        ready: (String) -> Bool
+    ) throws -> TrellisProcess.Result {
         _ = TrellisProcess.ignoringBrokenPipes
         let process = Process()
         process.executableURL = TrellisProcess.binary
         process.arguments = importArguments
         process.currentDirectoryURL = directory.url
-        let inputPipe = Pipe(), output = Pipe(), errors = Pipe()
+        let inputPipe = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardInput = inputPipe
         process.standardOutput = output
         process.standardError = errors
@@ -54,8 +59,9 @@ import TrellisSQLite
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try? inputPipe.fileHandleForWriting.close()
-        return TrellisProcess.Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-                                     stderr: String(decoding: err, as: UTF8.self))
+        return TrellisProcess.Result(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
     }
 
     static func files(in directory: TemporaryDirectory) throws -> [String] {
@@ -99,7 +105,8 @@ import TrellisSQLite
         process.executableURL = TrellisProcess.binary
         process.arguments = ["json", "check", "-"]
         process.currentDirectoryURL = directory.url
-        let inputPipe = Pipe(), errors = Pipe()
+        let inputPipe = Pipe()
+        let errors = Pipe()
         process.standardInput = inputPipe
         process.standardError = errors
         try process.run()
@@ -122,8 +129,9 @@ import TrellisSQLite
         let model = try ModelFile.read(from: directory.url.appendingPathComponent("model.json")).model
         let holder = try SQLiteStore(path: store.path, model: model)
         let child = try holder.write { _ in
-            let child = try TrellisProcess.start(["import", "two.json", "--model", "model.json", "--entity", "Post", "--report", "json"],
-                                                 in: directory.url)
+            let child = try TrellisProcess.start(
+                ["import", "two.json", "--model", "model.json", "--entity", "Post", "--report", "json"],
+                in: directory.url)
             // Hold the lock until the child said it waits (or, failing that, 30 s).
             var waited = 0
             while child.isRunning, waited < 300, !child.standardErrorSoFar.contains("waiting") {

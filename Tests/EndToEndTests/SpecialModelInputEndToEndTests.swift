@@ -13,18 +13,21 @@ import TrellisTestSupport
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
-    static let import_ = ["import", "Examples/twitter/twitter.json", "--entity", "Status", "--at", "statuses"]
+    static let importArguments = ["import", "Examples/twitter/twitter.json", "--entity", "Status", "--at", "statuses"]
 
     static let cases: [Case] = [
         Case(arguments: ["model", "show", "/dev/null"], stderr: "error: /dev/null:1:1: expected a JSON value, found end of input\n"),
-        Case(arguments: ["model", "show", "adir"],
-             stderr: "error: adir: is a directory, not a model file: give a Trellis JSON model file, a .xcdatamodeld bundle "
-                 + "or a .xcdatamodel directory\n"),
-        Case(arguments: import_ + ["--model", "/dev/null"], stderr: "error: /dev/null:1:1: expected a JSON value, found end of input\n"),
-        Case(arguments: import_ + ["--model", "Examples/twitter/model.json", "--bindings", "adir"],
-             stderr: "error: adir: is a directory, not a bindings file\n"),
-        Case(arguments: import_ + ["--model", "Examples/twitter/model.json", "--bindings", "/dev/null"],
-             stderr: "error: /dev/null:1:1: expected a JSON value, found end of input\n"),
+        Case(
+            arguments: ["model", "show", "adir"],
+            stderr: "error: adir: is a directory, not a model file: give a Trellis JSON model file, a .xcdatamodeld bundle "
+                + "or a .xcdatamodel directory\n"),
+        Case(arguments: importArguments + ["--model", "/dev/null"], stderr: "error: /dev/null:1:1: expected a JSON value, found end of input\n"),
+        Case(
+            arguments: importArguments + ["--model", "Examples/twitter/model.json", "--bindings", "adir"],
+            stderr: "error: adir: is a directory, not a bindings file\n"),
+        Case(
+            arguments: importArguments + ["--model", "Examples/twitter/model.json", "--bindings", "/dev/null"],
+            stderr: "error: /dev/null:1:1: expected a JSON value, found end of input\n"),
         Case(arguments: ["sync", "adir", "--status"], stderr: "error: adir: is a directory, not a source file\n"),
         Case(arguments: ["sync", "nope.json", "--status"], stderr: "error: nope.json: no such file\n"),
         Case(arguments: ["sync", "/dev/null", "--status"], stderr: "error: /dev/null:1:1: not JSON: expected a JSON value, found end of input\n"),
@@ -51,10 +54,12 @@ import TrellisTestSupport
         let directory = try Self.workspace()
         defer { directory.remove() }
         let launcher = ["/bin/bash", "-c", #"exec "$0" "$@" --model <(cat Examples/twitter/model.json)"#]
-        let result = try TrellisProcess.run(Self.import_ + ["--report", "json"], in: directory.url, launcher: launcher)
+        let result = try TrellisProcess.run(Self.importArguments + ["--report", "json"], in: directory.url, launcher: launcher)
         #expect(result.status == 0 && result.stderr == "", "\(result)")
-        #expect(result.stdout.hasPrefix(#"{"entities":{"Status":{"inserted":115,"updated":0,"unchanged":0,"deleted":0},"#
-                                        + #""User":{"inserted":127,"updated":0,"unchanged":0,"deleted":0},"#
-                                        + #""Hashtag":{"inserted":7,"updated":0,"unchanged":0,"deleted":0}}"#), "\(result)")
+        #expect(
+            result.stdout.hasPrefix(
+                #"{"entities":{"Status":{"inserted":115,"updated":0,"unchanged":0,"deleted":0},"#
+                    + #""User":{"inserted":127,"updated":0,"unchanged":0,"deleted":0},"#
+                    + #""Hashtag":{"inserted":7,"updated":0,"unchanged":0,"deleted":0}}"#), "\(result)")
     }
 }

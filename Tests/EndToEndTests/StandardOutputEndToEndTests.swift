@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TrellisTestSupport
 import Trellis
+import TrellisTestSupport
 
 /// A command whose standard output cannot be written fails: exit status 1 and
 /// `error: cannot write standard output: …` on standard error, never a silently cut-short
@@ -49,12 +49,16 @@ import Trellis
         let directory = try Self.workspace()
         defer { directory.remove() }
         let result = try Self.runWithFullOutput(["model", "convert", Self.model, "--to", "xcdatamodel", "-o", "-"], in: directory)
-        #expect(result == TrellisProcess.Result(status: 1, stdout: "", stderr: """
-            warning: a Core Data model has no bindings section; keep the bindings in a file and pass it with --bindings \
-            when using the converted model
-            error: cannot write standard output: No space left on device
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: """
+                        warning: a Core Data model has no bindings section; keep the bindings in a file and pass it with --bindings \
+                        when using the converted model
+                        error: cannot write standard output: No space left on device
 
-            """))
+                        """))
     }
 
     /// The import itself commits; only its summary is lost, and the status says so.
@@ -80,8 +84,10 @@ import Trellis
         let process = Process()
         // The shell ignores SIGPIPE, and a child inherits an ignored signal.
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "trap '' PIPE; exec \"$0\" \"$@\"", binary.path,
-                             "json", "format", "--sort-keys", "Examples/twitter/twitter.json"]
+        process.arguments = [
+            "-c", "trap '' PIPE; exec \"$0\" \"$@\"", binary.path,
+            "json", "format", "--sort-keys", "Examples/twitter/twitter.json",
+        ]
         process.currentDirectoryURL = directory.url
         let out = Pipe()
         let err = Pipe()

@@ -16,9 +16,13 @@ import TrellisTestSupport
     ]
 
     static let cases: [(arguments: [String], stderr: String)] = commands.flatMap { command in
-        [(command + ["--store", "/dev/null"],
-          "error: /dev/null: not a store file: it is a device, a FIFO or a socket, not a regular file\n"),
-         (command + ["--store", "adir"], "error: adir: is a directory, not a store\n")]
+        [
+            (
+                command + ["--store", "/dev/null"],
+                "error: /dev/null: not a store file: it is a device, a FIFO or a socket, not a regular file\n"
+            ),
+            (command + ["--store", "adir"], "error: adir: is a directory, not a store\n"),
+        ]
     }
 
     @Test(arguments: 0..<cases.count) func aStorePathThatIsNoFileIsNamed(_ index: Int) throws {

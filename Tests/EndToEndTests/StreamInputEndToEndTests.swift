@@ -18,9 +18,10 @@ import TrellisTestSupport
 
     static let cases: [Case] = [
         Case(name: "/dev/stdin", arguments: ["import", "/dev/stdin", "--entity", "Post", "--store", "s.sqlite"], input: payload),
-        Case(name: "process substitution",
-             arguments: ["import", "--entity", "Post", "--store", "s.sqlite"],
-             launcher: ["/bin/bash", "-c", #"exec "$0" "$@" <(printf '%s' '\#(payload)')"#]),
+        Case(
+            name: "process substitution",
+            arguments: ["import", "--entity", "Post", "--store", "s.sqlite"],
+            launcher: ["/bin/bash", "-c", #"exec "$0" "$@" <(printf '%s' '\#(payload)')"#]),
     ]
 
     @Test(arguments: cases) func aStreamIsImportedWithAnInferredModel(_ c: Case) throws {
@@ -28,8 +29,9 @@ import TrellisTestSupport
         defer { directory.remove() }
         let result = try TrellisProcess.run(c.arguments, in: directory.url, input: c.input.map { Data($0.utf8) }, launcher: c.launcher)
         #expect(result.status == 0 && result.stderr == "", "\(result)")
-        #expect(result.stdout.hasPrefix("entity  inserted   updated  unchanged   deleted\nPost           2         0          0         0\n"),
-                "\(result)")
+        #expect(
+            result.stdout.hasPrefix("entity  inserted   updated  unchanged   deleted\nPost           2         0          0         0\n"),
+            "\(result)")
         let export = try TrellisProcess.run(["export", "--entity", "Post", "--store", "s.sqlite", "--sort", "id"], in: directory.url)
         #expect(export == TrellisProcess.Result(status: 0, stdout: #"[{"id":1,"title":"one"},{"id":2,"title":"two"}]"# + "\n", stderr: ""))
     }

@@ -42,8 +42,10 @@ import TrellisTestSupport
         let queries = [
             ["count", "--model", SyncEndToEndTests.model.path, "--store", "heroes.sqlite", "--entity", "Hero", "--where", "team.objectId == 'team03'"],
             ["count", "--model", SyncEndToEndTests.model.path, "--store", "heroes.sqlite", "--entity", "Team", "--where", "heroes.@count >= 1"],
-            ["export", "--model", SyncEndToEndTests.model.path, "--store", "heroes.sqlite", "--entity", "Hero", "--sort", "objectId",
-             "--where", "team.name == 'Team 5'"],
+            [
+                "export", "--model", SyncEndToEndTests.model.path, "--store", "heroes.sqlite", "--entity", "Hero", "--sort", "objectId",
+                "--where", "team.name == 'Team 5'",
+            ],
         ]
         // While a run holds the run lock (here this test, as a live sync would), nothing is
         // repaired: the queries answer by scanning.
@@ -59,9 +61,11 @@ import TrellisTestSupport
 
         // The run's process is gone: the next command repairs, says so, and answers the same.
         let first = try TrellisProcess.run(queries[0], in: directory.url)
-        #expect(first == TrellisProcess.Result(
-            status: 0, stdout: answers[0].stdout,
-            stderr: "note: heroes.sqlite: rebuilt 1 index a sync run left deferred (it was interrupted)\n"))
+        #expect(
+            first
+                == TrellisProcess.Result(
+                    status: 0, stdout: answers[0].stdout,
+                    stderr: "note: heroes.sqlite: rebuilt 1 index a sync run left deferred (it was interrupted)\n"))
         for (query, answer) in zip(queries, answers) {
             #expect(try TrellisProcess.run(query, in: directory.url) == answer)
         }

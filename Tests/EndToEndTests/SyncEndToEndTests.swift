@@ -34,7 +34,10 @@ import TrellisTestSupport
         }
         for record in try server.data("Hero") {
             let id = record["objectId"]!.stringValue!
-            guard let name = stored.removeValue(forKey: id) else { problems.append("\(id) missing"); continue }
+            guard let name = stored.removeValue(forKey: id) else {
+                problems.append("\(id) missing")
+                continue
+            }
             if name != record["name"]?.stringValue { problems.append("\(id) is \(name)") }
         }
         return problems + stored.keys.sorted().map { "\($0) not on the server" }
@@ -62,8 +65,11 @@ import TrellisTestSupport
         #expect(report["resources"]?[0]?["records"] == 0)
 
         // The staged pages replay into another store without the network.
-        let replay = try TrellisProcess.run(["sync", "heroes.source.json", "--model", Self.model.path, "--store", "replayed.sqlite",
-                                             "--replay", "staged"], in: directory.url)
+        let replay = try TrellisProcess.run(
+            [
+                "sync", "heroes.source.json", "--model", Self.model.path, "--store", "replayed.sqlite",
+                "--replay", "staged",
+            ], in: directory.url)
         #expect(replay.status == 0, "\(replay)")
         #expect(replay.stdout.hasPrefix("heroes → Hero: 4 pages (3 changed, 0 not modified), 300 records; inserted 300"))
         #expect(try differences(store: directory.url.appendingPathComponent("replayed.sqlite"), server: server) == [])
@@ -86,8 +92,9 @@ import TrellisTestSupport
         let result = try TrellisProcess.run(["sync", "bad.source.json", "--model", Self.model.path], in: directory.url)
         #expect(result.status == 1)
         #expect(result.stdout == "")
-        #expect(result.stderr == "error: bad.source.json: $.client.retries: unknown key 'retries' in the client; allowed keys: baseURL, "
-            + "headers, auth, dialect, timeoutSeconds, maxAttempts, minIntervalSeconds, maxRateLimitWaitSeconds, allowedHosts\n")
+        #expect(
+            result.stderr == "error: bad.source.json: $.client.retries: unknown key 'retries' in the client; allowed keys: baseURL, "
+                + "headers, auth, dialect, timeoutSeconds, maxAttempts, minIntervalSeconds, maxRateLimitWaitSeconds, allowedHosts\n")
         #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("trellis.sqlite").path))
         let usage = try TrellisProcess.run(["sync", "bad.source.json", "--max-pages", "0", "--model", Self.model.path], in: directory.url)
         #expect(usage.status == 64)
@@ -113,8 +120,9 @@ import TrellisTestSupport
         while committed < 5, Date() < deadline, running.isRunning {
             Thread.sleep(forTimeInterval: 0.05)
             if FileManager.default.fileExists(atPath: storeURL.path),
-               let metadata = try? SQLiteStore.userMetadata(atPath: storeURL.path), let text = metadata["sync/heroes"],
-               let pages = try? JSONReader.parse(text)["totalPages"]?.intValue {
+                let metadata = try? SQLiteStore.userMetadata(atPath: storeURL.path), let text = metadata["sync/heroes"],
+                let pages = try? JSONReader.parse(text)["totalPages"]?.intValue
+            {
                 committed = pages
             }
         }

@@ -24,17 +24,20 @@ import TrellisTestSupport
         while committed < 2, Date() < deadline, running.isRunning {
             Thread.sleep(forTimeInterval: 0.05)
             if FileManager.default.fileExists(atPath: storeURL.path),
-               let metadata = try? SQLiteStore.userMetadata(atPath: storeURL.path), let text = metadata["sync/heroes"],
-               let pages = try? JSONReader.parse(text)["totalPages"]?.intValue {
+                let metadata = try? SQLiteStore.userMetadata(atPath: storeURL.path), let text = metadata["sync/heroes"],
+                let pages = try? JSONReader.parse(text)["totalPages"]?.intValue
+            {
                 committed = pages
             }
         }
         #expect(committed >= 2 && running.isRunning, "the run ended before it was interrupted")
         kill(running.processIdentifier, SIGINT)
         let interrupted = running.wait()
-        #expect(interrupted == TrellisProcess.Result(
-            status: 130, stdout: "",
-            stderr: "interrupted: the pages committed so far are kept, with their checkpoints; the next run resumes after them\n"))
+        #expect(
+            interrupted
+                == TrellisProcess.Result(
+                    status: 130, stdout: "",
+                    stderr: "interrupted: the pages committed so far are kept, with their checkpoints; the next run resumes after them\n"))
 
         try server.faults([])
         let second = try TrellisProcess.run(arguments, in: directory.url)

@@ -45,8 +45,10 @@ enum TrellisProcess {
     /// With `standardOutput`, the child writes its standard output to that file (for
     /// outputs too large to hold in the test process) and `stdout` is empty; with
     /// `standardOutputHandle` (`/dev/full` opened for writing), it writes to that handle.
-    static func run(_ arguments: [String], in directory: URL, input: Data? = nil, launcher: [String] = [],
-                    standardOutput: URL? = nil, standardOutputHandle: FileHandle? = nil) throws -> Result {
+    static func run(
+        _ arguments: [String], in directory: URL, input: Data? = nil, launcher: [String] = [],
+        standardOutput: URL? = nil, standardOutputHandle: FileHandle? = nil
+    ) throws -> Result {
         let binary = try #require(binary, "the trellis binary was not found; run `swift build` first")
         let process = Process()
         if let first = launcher.first {
@@ -97,8 +99,9 @@ enum TrellisProcess {
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                      stderr: String(decoding: stderrBox.data, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrBox.data, as: UTF8.self))
     }
 
     /// A launcher (see ``run(_:in:input:launcher:standardOutput:standardOutputHandle:)``)
@@ -155,7 +158,8 @@ enum TrellisProcess {
         /// `/proc/PID/io`, Linux); nil once it has exited or where there is no such file.
         var bytesWritten: Int? {
             guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/io", encoding: .utf8),
-                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }) else { return nil }
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") })
+            else { return nil }
             return Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
         }
 
@@ -173,8 +177,9 @@ enum TrellisProcess {
             }
             let stdout = (try? Data(contentsOf: stdoutURL)) ?? Data()
             let stderr = (try? Data(contentsOf: stderrURL)) ?? Data()
-            return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                          stderr: String(decoding: stderr, as: UTF8.self))
+            return Result(
+                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: stderr, as: UTF8.self))
         }
 
         /// `true` when the process was ended by SIGKILL (after ``wait()``).

@@ -6,8 +6,10 @@ import TrellisTestSupport
 /// `trellis import/export` on the Twitter example, checked against counts computed
 /// independently with Python (one-liners in the comments).
 @Suite struct TwitterEndToEndTests {
-    static let importArguments = ["import", "Examples/twitter/twitter.json", "--model", "Examples/twitter/model.json",
-                                  "--entity", "Status", "--at", "statuses"]
+    static let importArguments = [
+        "import", "Examples/twitter/twitter.json", "--model", "Examples/twitter/model.json",
+        "--entity", "Status", "--at", "statuses",
+    ]
 
     /// A temporary directory holding `Examples/twitter/`.
     static func workspace() throws -> TemporaryDirectory {
@@ -34,12 +36,13 @@ import TrellisTestSupport
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr == "")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(Array(lines.prefix(4)) == [
-            "entity   inserted   updated  unchanged   deleted",
-            "Status        115         0          0         0",
-            "User          127         0          0         0",
-            "Hashtag         7         0          0         0",
-        ])
+        #expect(
+            Array(lines.prefix(4)) == [
+                "entity   inserted   updated  unchanged   deleted",
+                "Status        115         0          0         0",
+                "User          127         0          0         0",
+                "Hashtag         7         0          0         0",
+            ])
         #expect(lines.count == 5 && lines[4].hasPrefix("imported 100 elements from 1 file into trellis.sqlite in "))
 
         let store = directory.url.appendingPathComponent("trellis.sqlite")
@@ -58,7 +61,9 @@ import TrellisTestSupport
         #expect(try TrellisProcess.run(Self.importArguments, in: directory.url).status == 0)
         let store = directory.url.appendingPathComponent("trellis.sqlite")
         // Status 505874924095815681 mentions user 866260188 (@aym0566x), known only from mentions.
-        let mentioned = try SQLiteShell.query(store, """
+        let mentioned = try SQLiteShell.query(
+            store,
+            """
             SELECT u.id, u.screenName, u.name FROM "Status.mentionedUsers" j JOIN Status s ON s._pk = j.source \
             JOIN User u ON u._pk = j.destination WHERE s.id = 505874924095815681
             """)
@@ -66,7 +71,9 @@ import TrellisTestSupport
         // Users that are both full users and mentioned keep their full data (followers count).
         // python3 -c 'import json; s=json.load(open("Examples/twitter/twitter.json"))["statuses"]; a=s+[x["retweeted_status"] for x in s if "retweeted_status" in x]; u={x["user"]["id"] for x in a}; print(len(u & {m["id"] for x in a for m in x["entities"]["user_mentions"]}))'
         // → 16
-        let fullAndMentioned = try SQLiteShell.query(store, """
+        let fullAndMentioned = try SQLiteShell.query(
+            store,
+            """
             SELECT count(DISTINCT u._pk) FROM User u JOIN "Status.mentionedUsers" j ON j.destination = u._pk \
             WHERE u.followersCount IS NOT NULL
             """)
@@ -80,11 +87,12 @@ import TrellisTestSupport
         let again = try TrellisProcess.run(Self.importArguments + ["--report", "json"], in: directory.url)
         #expect(again.status == 0, "\(again)")
         let report = try JSONReader.parse(again.stdout)
-        #expect(report["entities"] == [
-            "Status": ["inserted": 0, "updated": 0, "unchanged": 115, "deleted": 0],
-            "User": ["inserted": 0, "updated": 0, "unchanged": 127, "deleted": 0],
-            "Hashtag": ["inserted": 0, "updated": 0, "unchanged": 7, "deleted": 0],
-        ])
+        #expect(
+            report["entities"] == [
+                "Status": ["inserted": 0, "updated": 0, "unchanged": 115, "deleted": 0],
+                "User": ["inserted": 0, "updated": 0, "unchanged": 127, "deleted": 0],
+                "Hashtag": ["inserted": 0, "updated": 0, "unchanged": 7, "deleted": 0],
+            ])
         #expect(report["seconds"]?.doubleValue.map { $0 >= 0 } == true)
         #expect(again.stdout.hasSuffix("}\n") && !again.stdout.dropLast().contains("\n"))
     }
@@ -93,35 +101,45 @@ import TrellisTestSupport
         let directory = try Self.workspace()
         defer { directory.remove() }
         #expect(try TrellisProcess.run(Self.importArguments, in: directory.url).status == 0)
-        let result = try TrellisProcess.run(["export", "--model", "Examples/twitter/model.json", "--entity", "Status",
-                                             "--where", "id=505874924095815681"], in: directory.url)
+        let result = try TrellisProcess.run(
+            [
+                "export", "--model", "Examples/twitter/model.json", "--entity", "Status",
+                "--where", "id=505874924095815681",
+            ], in: directory.url)
         #expect(result.status == 0, "\(result)")
         let exported = try JSONReader.parse(result.stdout)
         let original = try JSONReader.parse(Data(contentsOf: directory.url.appendingPathComponent("Examples/twitter/twitter.json")))
         let status = try #require(original["statuses"]?[0])
         let object = try #require(exported[0])
         #expect(exported.arrayValue?.count == 1)
-        for key in ["id", "text", "created_at", "source", "lang", "retweet_count", "favorite_count",
-                    "in_reply_to_status_id", "in_reply_to_screen_name"] {
+        for key in [
+            "id", "text", "created_at", "source", "lang", "retweet_count", "favorite_count",
+            "in_reply_to_status_id", "in_reply_to_screen_name",
+        ] {
             #expect(object[key] == status[key], "\(key)")
         }
         // Nested (the default): the user in full, whose statuses lead back to this one (its
         // identifier: it is written further up); the mentioned user in full.
         let user = try #require(object["user"])
-        for key in ["id", "name", "screen_name", "location", "description", "followers_count", "friends_count",
-                    "statuses_count", "created_at", "verified", "lang", "profile_image_url_https"] {
+        for key in [
+            "id", "name", "screen_name", "location", "description", "followers_count", "friends_count",
+            "statuses_count", "created_at", "verified", "lang", "profile_image_url_https",
+        ] {
             #expect(user[key] == status["user"]?[key], "user.\(key)")
         }
-        #expect(user["statuses"] == [505874924095815681])
-        #expect(object["entities"]?["user_mentions"]?[0]?["id"] == 866260188)
+        #expect(user["statuses"] == [505_874_924_095_815_681])
+        #expect(object["entities"]?["user_mentions"]?[0]?["id"] == 866_260_188)
         #expect(object["entities"]?["user_mentions"]?[0]?["screen_name"] == "aym0566x")
         #expect(object["entities"]?["hashtags"] == [])
 
-        let ids = try TrellisProcess.run(["export", "--model", "Examples/twitter/model.json", "--entity", "Status",
-                                          "--where", "id=505874924095815681", "--relationships", "ids"], in: directory.url)
+        let ids = try TrellisProcess.run(
+            [
+                "export", "--model", "Examples/twitter/model.json", "--entity", "Status",
+                "--where", "id=505874924095815681", "--relationships", "ids",
+            ], in: directory.url)
         let identifiers = try #require(try JSONReader.parse(ids.stdout)[0])
         #expect(identifiers["user"] == status["user"]?["id"])
-        #expect(identifiers["entities"]?["user_mentions"] == [866260188])
+        #expect(identifiers["entities"]?["user_mentions"] == [866_260_188])
     }
 
     /// The README's export examples print what the README shows: `User.statuses` nested,
@@ -135,14 +153,18 @@ import TrellisTestSupport
         #expect(nested == TrellisProcess.Result(status: 0, stdout: Self.readmeUser, stderr: ""))
         #expect(try TrellisProcess.run(arguments + ["--pretty"], in: directory.url) == nested)
         let ids = try TrellisProcess.run(arguments + ["--relationships", "ids"], in: directory.url)
-        #expect(ids == TrellisProcess.Result(status: 0, stdout: #"""
-            [{"id":2243896200,"name":"知らぬが仏bot","screen_name":"siranuga_hotoke","location":"奈良・京都辺り",\#
-            "description":"知らぬが仏な情報をお伝えします。","followers_count":3288,"friends_count":3482,"statuses_count":1570,\#
-            "created_at":"Fri Dec 13 13:16:35 +0000 2013","verified":false,"lang":"ja",\#
-            "profile_image_url_https":"https://pbs.twimg.com/profile_images/378800000866399372/ypy5NnPe_normal.png",\#
-            "statuses":[505858599411666944]}]
+        #expect(
+            ids
+                == TrellisProcess.Result(
+                    status: 0,
+                    stdout: #"""
+                        [{"id":2243896200,"name":"知らぬが仏bot","screen_name":"siranuga_hotoke","location":"奈良・京都辺り",\#
+                        "description":"知らぬが仏な情報をお伝えします。","followers_count":3288,"friends_count":3482,"statuses_count":1570,\#
+                        "created_at":"Fri Dec 13 13:16:35 +0000 2013","verified":false,"lang":"ja",\#
+                        "profile_image_url_https":"https://pbs.twimg.com/profile_images/378800000866399372/ypy5NnPe_normal.png",\#
+                        "statuses":[505858599411666944]}]
 
-            """#, stderr: ""))
+                        """#, stderr: ""))
     }
 
     /// The README's example output (README.md, "Export").
@@ -197,14 +219,19 @@ import TrellisTestSupport
         try JSONKeyPath(parsing: "statuses.50.user.id").set("abc", in: &payload)
         try Data(JSONWriter.bytes(for: payload)).write(to: directory.url.appendingPathComponent("bad.json"))
 
-        let result = try TrellisProcess.run(["import", "bad.json", "--model", "Examples/twitter/model.json",
-                                             "--entity", "Status", "--at", "statuses"], in: directory.url)
+        let result = try TrellisProcess.run(
+            [
+                "import", "bad.json", "--model", "Examples/twitter/model.json",
+                "--entity", "Status", "--at", "statuses",
+            ], in: directory.url)
         #expect(result.status == 1)
         #expect(result.stdout == "")
-        #expect(result.stderr.hasPrefix("error: bad.json: $.statuses[50].user.id: cannot store \"abc\" in User.id (integer64)"),
-                "\(result.stderr)")
-        #expect(try SQLiteShell.query(store, "SELECT (SELECT count(*) FROM Status), (SELECT count(*) FROM User), max(id) FROM Status")
-                    == before)
+        #expect(
+            result.stderr.hasPrefix("error: bad.json: $.statuses[50].user.id: cannot store \"abc\" in User.id (integer64)"),
+            "\(result.stderr)")
+        #expect(
+            try SQLiteShell.query(store, "SELECT (SELECT count(*) FROM Status), (SELECT count(*) FROM User), max(id) FROM Status")
+                == before)
     }
 
     @Test func theQuickStartCommandOfTheReadme() throws {
@@ -215,8 +242,9 @@ import TrellisTestSupport
         let commands = readme.split(separator: "\n").filter { $0.hasPrefix("swift ") }
         #expect(commands.count >= 2)
         let command = try #require(commands.first)
-        #expect(command == "swift run trellis import Examples/twitter/twitter.json --model Examples/twitter/model.json "
-                    + "--entity Status --at statuses")
+        #expect(
+            command == "swift run trellis import Examples/twitter/twitter.json --model Examples/twitter/model.json "
+                + "--entity Status --at statuses")
         #expect(commands.dropFirst().first == "swift test")
         let arguments = command.split(separator: " ").dropFirst(3).map(String.init)
         let directory = try Self.workspace()

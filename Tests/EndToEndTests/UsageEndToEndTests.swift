@@ -20,12 +20,16 @@ import TrellisTestSupport
         defer { directory.remove() }
         let overview = try String(contentsOf: Fixtures.url("help/trellis.txt"), encoding: .utf8)
         #expect(try TrellisProcess.run([], in: directory.url) == TrellisProcess.Result(status: 0, stdout: overview, stderr: ""))
-        #expect(try TrellisProcess.run(["--version"], in: directory.url) == TrellisProcess.Result(
-            status: 0, stdout: "trellis 0.1.0\n", stderr: ""))
-        #expect(try TrellisProcess.run(["help", "model", "frob"], in: directory.url) == TrellisProcess.Result(
-            status: 64, stdout: "",
-            stderr: "error: unknown subcommand 'frob' of 'trellis model'; expected one of: convert, infer, show\n"
-                + "usage: trellis help [<subcommand>...]\n  See 'trellis help --help' for more information.\n"))
+        #expect(
+            try TrellisProcess.run(["--version"], in: directory.url)
+                == TrellisProcess.Result(
+                    status: 0, stdout: "trellis 0.1.0\n", stderr: ""))
+        #expect(
+            try TrellisProcess.run(["help", "model", "frob"], in: directory.url)
+                == TrellisProcess.Result(
+                    status: 64, stdout: "",
+                    stderr: "error: unknown subcommand 'frob' of 'trellis model'; expected one of: convert, infer, show\n"
+                        + "usage: trellis help [<subcommand>...]\n  See 'trellis help --help' for more information.\n"))
     }
 
     /// `-` is named `<stdin>` in every command's messages.
@@ -34,10 +38,14 @@ import TrellisTestSupport
         defer { directory.remove() }
         try directory.copyExample("twitter/model.json")
         let bad = Data("[1,\n 2 3]".utf8)
-        for arguments in [["json", "check", "-"], ["json", "format", "-"],
-                          ["import", "-", "--model", "Examples/twitter/model.json", "--entity", "Status"]] {
-            #expect(try TrellisProcess.run(arguments, in: directory.url, input: bad) == TrellisProcess.Result(
-                status: 1, stdout: "", stderr: "error: <stdin>:2:4: expected ',' or ']' after array element\n"), "\(arguments)")
+        for arguments in [
+            ["json", "check", "-"], ["json", "format", "-"],
+            ["import", "-", "--model", "Examples/twitter/model.json", "--entity", "Status"],
+        ] {
+            #expect(
+                try TrellisProcess.run(arguments, in: directory.url, input: bad)
+                    == TrellisProcess.Result(
+                        status: 1, stdout: "", stderr: "error: <stdin>:2:4: expected ',' or ']' after array element\n"), "\(arguments)")
         }
     }
 
@@ -57,10 +65,13 @@ import TrellisTestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try TrellisProcess.run(["schema"], in: directory.url)
-        #expect(result == TrellisProcess.Result(
-            status: 64, stdout: "",
-            stderr: "error: missing required option '--model <model>'\nusage: trellis schema --model <model> [--dialect <dialect>] [--store <path>] [--bindings <file>]\n"
-                + "  See 'trellis schema --help' for more information.\n"))
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 64, stdout: "",
+                    stderr:
+                        "error: missing required option '--model <model>'\nusage: trellis schema --model <model> [--dialect <dialect>] [--store <path>] [--bindings <file>]\n"
+                        + "  See 'trellis schema --help' for more information.\n"))
     }
 
     @Test func unknownEntityExits1ListingTheModelsEntities() throws {
@@ -68,11 +79,16 @@ import TrellisTestSupport
         defer { directory.remove() }
         try directory.copyExample("twitter/model.json")
         try directory.copyExample("twitter/twitter.json")
-        let result = try TrellisProcess.run(["import", "Examples/twitter/twitter.json", "--model", "Examples/twitter/model.json",
-                                             "--entity", "Tweet", "--at", "statuses"], in: directory.url)
-        #expect(result == TrellisProcess.Result(
-            status: 1, stdout: "",
-            stderr: "error: unknown entity 'Tweet' in Examples/twitter/model.json; the model has: Status, User, Hashtag\n"))
+        let result = try TrellisProcess.run(
+            [
+                "import", "Examples/twitter/twitter.json", "--model", "Examples/twitter/model.json",
+                "--entity", "Tweet", "--at", "statuses",
+            ], in: directory.url)
+        #expect(
+            result
+                == TrellisProcess.Result(
+                    status: 1, stdout: "",
+                    stderr: "error: unknown entity 'Tweet' in Examples/twitter/model.json; the model has: Status, User, Hashtag\n"))
         #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("trellis.sqlite").path))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TrellisCLI
 
 @Suite struct FileOutputTests {
@@ -20,12 +21,14 @@ import Testing
         try #require(full >= 0)
         defer { close(full) }
         let errors = Pipe()
-        let status = TrellisCommand.run(arguments: ["--help"], environment: CommandEnvironment(),
-                                        standardOutput: FileOutput(fileDescriptor: full),
-                                        standardError: FileOutput(fileDescriptor: errors.fileHandleForWriting.fileDescriptor))
+        let status = TrellisCommand.run(
+            arguments: ["--help"], environment: CommandEnvironment(),
+            standardOutput: FileOutput(fileDescriptor: full),
+            standardError: FileOutput(fileDescriptor: errors.fileHandleForWriting.fileDescriptor))
         try errors.fileHandleForWriting.close()
         #expect(status == ExitStatus.failure)
-        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    == "error: cannot write standard output: No space left on device\n")
+        #expect(
+            String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                == "error: cannot write standard output: No space left on device\n")
     }
 }

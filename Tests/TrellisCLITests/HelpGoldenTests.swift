@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import TrellisCLI
 
 /// Every command's help, compared with the literal text in `Tests/Fixtures/help/NAME.txt`

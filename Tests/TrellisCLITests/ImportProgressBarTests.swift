@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TrellisCLI
 
 @Suite struct ImportProgressBarTests {
@@ -9,10 +10,12 @@ import Testing
     }
 
     @Test func lineAtStartAndEnd() {
-        #expect(ProgressBar.line(bytes: 0, total: 5_000_000, objects: 0, elapsed: .zero)
-                    == "0.0 MB / 5.0 MB [                              ]   0%  0 objects/s  ETA --:--")
-        #expect(ProgressBar.line(bytes: 5_000_000, total: 5_000_000, objects: 2_000_000, elapsed: .seconds(125))
-                    == "5.0 MB / 5.0 MB [=============================>] 100%  16,000 objects/s  ETA 0:00")
+        #expect(
+            ProgressBar.line(bytes: 0, total: 5_000_000, objects: 0, elapsed: .zero)
+                == "0.0 MB / 5.0 MB [                              ]   0%  0 objects/s  ETA --:--")
+        #expect(
+            ProgressBar.line(bytes: 5_000_000, total: 5_000_000, objects: 2_000_000, elapsed: .seconds(125))
+                == "5.0 MB / 5.0 MB [=============================>] 100%  16,000 objects/s  ETA 0:00")
     }
 
     @Test func grouping() {

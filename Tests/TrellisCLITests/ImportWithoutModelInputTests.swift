@@ -3,6 +3,7 @@ import Testing
 import Trellis
 import TrellisSQLite
 import TrellisTestSupport
+
 @testable import TrellisCLI
 
 /// `trellis import` without `--model` on the inputs `import` reads in other ways: NDJSON
@@ -20,16 +21,20 @@ import TrellisTestSupport
     /// A value of an NDJSON record is located by its line, as the import locates it
     /// (`events.ndjson:3: $[2].id: …`): inference's errors and the recorded model's conflicts too.
     static let lineCases: [LineCase] = [
-        LineCase(first: nil, second: "{\"id\": 1}\n\n[1, 2]\n",
-                 stderr: "error: e.ndjson:3: $[1][0]: expected an object (each element becomes an Event), found a number\n"),
-        LineCase(first: nil, second: "{\"id\": 1}\n7\n",
-                 stderr: "error: e.ndjson:2: $[1]: expected an object (each element becomes an Event), found a number\n"),
-        LineCase(first: "{\"id\": 1, \"name\": \"a\"}\n", second: "{\"id\": 2, \"name\": \"b\"}\n\n{\"id\": 3, \"name\": {\"first\": \"c\"}}\n",
-                 stderr: "error: e.ndjson:3: $[1].name: entity Event, property name (key name): the recorded model has type string, "
-                     + "but the payload has an object here; the store was not changed\n"),
-        LineCase(first: "{\"id\": 1, \"n\": 5}\n", second: "{\"id\": 2, \"n\": 5}\n{\"id\": 3, \"n\": \"five\"}\n",
-                 stderr: "error: e.ndjson:2: $[1].n: entity Event, property n (key n): the recorded model has type integer64, "
-                     + "but the payload has a string here (their type would be string); the store was not changed\n"),
+        LineCase(
+            first: nil, second: "{\"id\": 1}\n\n[1, 2]\n",
+            stderr: "error: e.ndjson:3: $[1][0]: expected an object (each element becomes an Event), found a number\n"),
+        LineCase(
+            first: nil, second: "{\"id\": 1}\n7\n",
+            stderr: "error: e.ndjson:2: $[1]: expected an object (each element becomes an Event), found a number\n"),
+        LineCase(
+            first: "{\"id\": 1, \"name\": \"a\"}\n", second: "{\"id\": 2, \"name\": \"b\"}\n\n{\"id\": 3, \"name\": {\"first\": \"c\"}}\n",
+            stderr: "error: e.ndjson:3: $[1].name: entity Event, property name (key name): the recorded model has type string, "
+                + "but the payload has an object here; the store was not changed\n"),
+        LineCase(
+            first: "{\"id\": 1, \"n\": 5}\n", second: "{\"id\": 2, \"n\": 5}\n{\"id\": 3, \"n\": \"five\"}\n",
+            stderr: "error: e.ndjson:2: $[1].n: entity Event, property n (key n): the recorded model has type integer64, "
+                + "but the payload has a string here (their type would be string); the store was not changed\n"),
     ]
 
     @Test(arguments: lineCases)
@@ -67,23 +72,27 @@ import TrellisTestSupport
         let w = try CommandWorkspace()
         defer { w.remove() }
         try w.write("catalog.json", Self.catalog)
-        let areas = w.run("import", "catalog.json", "--at", "areaNames", "--entity", "Area", "--key-attribute", "id", "--value-key", "name",
-                          "--store", "c.sqlite")
+        let areas = w.run(
+            "import", "catalog.json", "--at", "areaNames", "--entity", "Area", "--key-attribute", "id", "--value-key", "name",
+            "--store", "c.sqlite")
         #expect(areas.stderr == "")
         #expect(areas.status == 0)
         #expect(areas.stdout.hasPrefix("entity  inserted   updated  unchanged   deleted\nArea           2         0          0         0\n"))
         let store = w.url.appendingPathComponent("c.sqlite")
-        #expect(try SQLiteShell.query(store, "SELECT id, typeof(id), name FROM Area ORDER BY id")
+        #expect(
+            try SQLiteShell.query(store, "SELECT id, typeof(id), name FROM Area ORDER BY id")
                 == "205705993|integer|Arrière-scène central\n205705994|integer|1er balcon central")
-        let again = w.run("import", "catalog.json", "--at", "areaNames", "--entity", "Area", "--key-attribute", "id", "--value-key", "name",
-                          "--store", "c.sqlite")
+        let again = w.run(
+            "import", "catalog.json", "--at", "areaNames", "--entity", "Area", "--key-attribute", "id", "--value-key", "name",
+            "--store", "c.sqlite")
         #expect(again.stdout.hasPrefix("entity  inserted   updated  unchanged   deleted\nArea           0         0          2         0\n"))
         #expect(again.stdout.hasSuffix("model: the one recorded in c.sqlite\n"))
 
         // Into the same store: a new entity keyed by a string code; members that carry their
         // key already (events) keep their own.
-        let venues = w.run("import", "catalog.json", "--at", "venueNames", "--entity", "Venue", "--key-attribute", "code",
-                           "--value-key", "name", "--store", "c.sqlite")
+        let venues = w.run(
+            "import", "catalog.json", "--at", "venueNames", "--entity", "Venue", "--key-attribute", "code",
+            "--value-key", "name", "--store", "c.sqlite")
         #expect(venues.status == 0)
         #expect(venues.stdout.contains("extended: new entity Venue;"))
         #expect(try SQLiteShell.query(store, "SELECT code, name FROM Venue") == "PLEYEL_PLEYEL|Salle Pleyel")

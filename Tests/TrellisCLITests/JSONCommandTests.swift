@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisTestSupport
+
 @testable import TrellisCLI
 
 /// Runs `trellis json …` in-process and compares stdout, stderr and the exit status exactly.
@@ -39,17 +40,23 @@ import TrellisTestSupport
         let worse = dir.appendingPathComponent("worse.json").path
         let missing = dir.appendingPathComponent("missing.json").path
         let outcome = Self.run(["check", good, bad, missing, worse])
-        #expect(outcome == Outcome(status: 1, stdout: "", stderr: """
-            error: \(bad):2:10: expected ',' or '}' after object member
-            error: \(missing): no such file
-            error: \(worse):1:4: expected a JSON value, found ']'
+        #expect(
+            outcome
+                == Outcome(
+                    status: 1, stdout: "",
+                    stderr: """
+                        error: \(bad):2:10: expected ',' or '}' after object member
+                        error: \(missing): no such file
+                        error: \(worse):1:4: expected a JSON value, found ']'
 
-            """))
+                        """))
     }
 
     @Test func checkReadsStandardInput() {
         #expect(Self.run(["check", "-"], stdin: "{\"x\": true}") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(Self.run(["check", "-"], stdin: "{\"x\": tru}") == Outcome(status: 1, stdout: "", stderr: "error: <stdin>:1:10: invalid literal, expected 'true'\n"))
+        #expect(
+            Self.run(["check", "-"], stdin: "{\"x\": tru}") == Outcome(status: 1, stdout: "", stderr: "error: <stdin>:1:10: invalid literal, expected 'true'\n")
+        )
     }
 
     @Test func checkAcceptsTheCorpus() {
@@ -61,8 +68,10 @@ import TrellisTestSupport
 
     @Test func checkUsageErrors() {
         #expect(Self.run(["check"]) == Outcome(status: 64, stdout: "", stderr: "error: missing expected argument '<file>'\n" + Self.checkUsage))
-        #expect(Self.run(["check", "--strict", "a.json"]) == Outcome(
-            status: 64, stdout: "", stderr: "error: unknown option '--strict'\n" + Self.checkUsage))
+        #expect(
+            Self.run(["check", "--strict", "a.json"])
+                == Outcome(
+                    status: 64, stdout: "", stderr: "error: unknown option '--strict'\n" + Self.checkUsage))
     }
 
     // MARK: - format
@@ -73,47 +82,62 @@ import TrellisTestSupport
         let dir = try Self.directory(["in.json": Self.unformatted])
         defer { try? FileManager.default.removeItem(at: dir) }
         let outcome = Self.run(["format", dir.appendingPathComponent("in.json").path])
-        #expect(outcome == Outcome(status: 0, stdout: """
-            {
-              "b": [
-                1,
-                {
-                  "c": null
-                },
-                []
-              ],
-              "a": "xé",
-              "n": 505874924095815681,
-              "d": 1.50
-            }
+        #expect(
+            outcome
+                == Outcome(
+                    status: 0,
+                    stdout: """
+                        {
+                          "b": [
+                            1,
+                            {
+                              "c": null
+                            },
+                            []
+                          ],
+                          "a": "xé",
+                          "n": 505874924095815681,
+                          "d": 1.50
+                        }
 
-            """, stderr: ""))
+                        """, stderr: ""))
     }
 
     @Test func formatCompactAndSortedFromStandardInput() {
-        #expect(Self.run(["format", "--compact", "--sort-keys", "-"], stdin: Self.unformatted) == Outcome(
-            status: 0, stdout: #"{"a":"xé","b":[1,{"c":null},[]],"d":1.50,"n":505874924095815681}"# + "\n", stderr: ""))
-        #expect(Self.run(["format", "--sort-keys", "-"], stdin: #"{"b": 1, "a": {}}"#) == Outcome(
-            status: 0, stdout: "{\n  \"a\": {},\n  \"b\": 1\n}\n", stderr: ""))
+        #expect(
+            Self.run(["format", "--compact", "--sort-keys", "-"], stdin: Self.unformatted)
+                == Outcome(
+                    status: 0, stdout: #"{"a":"xé","b":[1,{"c":null},[]],"d":1.50,"n":505874924095815681}"# + "\n", stderr: ""))
+        #expect(
+            Self.run(["format", "--sort-keys", "-"], stdin: #"{"b": 1, "a": {}}"#)
+                == Outcome(
+                    status: 0, stdout: "{\n  \"a\": {},\n  \"b\": 1\n}\n", stderr: ""))
     }
 
     @Test func formatFailures() throws {
         let dir = try Self.directory(["bad.json": "[1, 2"])
         defer { try? FileManager.default.removeItem(at: dir) }
         let bad = dir.appendingPathComponent("bad.json").path
-        #expect(Self.run(["format", bad]) == Outcome(status: 1, stdout: "", stderr: "error: \(bad):1:6: expected ',' or ']' after array element, found end of input\n"))
+        #expect(
+            Self.run(["format", bad])
+                == Outcome(status: 1, stdout: "", stderr: "error: \(bad):1:6: expected ',' or ']' after array element, found end of input\n"))
         #expect(Self.run(["format", "/nonexistent/x.json"]) == Outcome(status: 1, stdout: "", stderr: "error: /nonexistent/x.json: no such file\n"))
-        #expect(Self.run(["format", "-"], stdin: "") == Outcome(
-            status: 1, stdout: "", stderr: "error: <stdin>:1:1: expected a JSON value, found end of input\n"))
+        #expect(
+            Self.run(["format", "-"], stdin: "")
+                == Outcome(
+                    status: 1, stdout: "", stderr: "error: <stdin>:1:1: expected a JSON value, found end of input\n"))
     }
 
     @Test func formatUsageErrors() {
-        let usage = "usage: trellis json format <file> [--compact] [--sort-keys] [--format <format>]\n  See 'trellis json format --help' for more information.\n"
+        let usage =
+            "usage: trellis json format <file> [--compact] [--sort-keys] [--format <format>]\n  See 'trellis json format --help' for more information.\n"
         #expect(Self.run(["format"]) == Outcome(status: 64, stdout: "", stderr: "error: missing expected argument '<file>'\n" + usage))
         #expect(Self.run(["format", "a", "b"]) == Outcome(status: 64, stdout: "", stderr: "error: unexpected argument 'b'\n" + usage))
         #expect(Self.run(["format", "--pretty", "a"]) == Outcome(status: 64, stdout: "", stderr: "error: unknown option '--pretty'\n" + usage))
-        #expect(Self.run(["format", "--compact", "--compact", "a"]) == Outcome(
-            status: 64, stdout: "", stderr: "error: option '--compact' is given more than once\n" + usage))
+        #expect(
+            Self.run(["format", "--compact", "--compact", "a"])
+                == Outcome(
+                    status: 64, stdout: "", stderr: "error: option '--compact' is given more than once\n" + usage))
     }
 
     @Test func formatRoundTripsTheCorpus() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisModelFile
 import TrellisTestSupport
+
 @testable import TrellisCLI
 
 /// `trellis model convert` into a `.xcdatamodeld` that exists adds a version, as Xcode's
@@ -13,8 +14,9 @@ import TrellisTestSupport
     /// `Library 2`, the second current).
     static func directoryWithLibrary() throws -> URL {
         let directory = try ModelCommandTests.temporaryDirectory()
-        try FileManager.default.copyItem(at: Fixtures.url("coredata/Library.xcdatamodeld"),
-                                         to: directory.appendingPathComponent("Library.xcdatamodeld"))
+        try FileManager.default.copyItem(
+            at: Fixtures.url("coredata/Library.xcdatamodeld"),
+            to: directory.appendingPathComponent("Library.xcdatamodeld"))
         return directory
     }
 
@@ -52,15 +54,20 @@ import TrellisTestSupport
         let before = try Self.files(under: bundle)
 
         let result = trellis(arguments: ["model", "convert", "Library.xcdatamodeld", "--to", "xcdatamodel"], in: directory)
-        #expect(result == CommandResult(
-            status: 0, stdout: "wrote Library.xcdatamodeld (new version Library 3, now current)" + Self.counts, stderr: ""))
+        #expect(
+            result
+                == CommandResult(
+                    status: 0, stdout: "wrote Library.xcdatamodeld (new version Library 3, now current)" + Self.counts, stderr: ""))
 
         let after = try Self.files(under: bundle)
         for (path, bytes) in before where path != ".xccurrentversion" {
             #expect(after[path] == bytes, "\(path) changed")
         }
-        #expect(after.keys.sorted() == [".xccurrentversion", "Library 2.xcdatamodel/contents", "Library 3.xcdatamodel/contents",
-                                        "Library.xcdatamodel/contents"])
+        #expect(
+            after.keys.sorted() == [
+                ".xccurrentversion", "Library 2.xcdatamodel/contents", "Library 3.xcdatamodel/contents",
+                "Library.xcdatamodel/contents",
+            ])
         #expect(String(decoding: after[".xccurrentversion"] ?? Data(), as: UTF8.self) == Self.currentVersionPlist("Library 3"))
         // The new version is the model that was current (Library 2), byte for byte.
         #expect(after["Library 3.xcdatamodel/contents"] == before["Library 2.xcdatamodel/contents"])
@@ -79,13 +86,17 @@ import TrellisTestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let bundle = directory.appendingPathComponent("Library.xcdatamodeld")
         let before = try Self.files(under: bundle)
-        try Data(#"{"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Note", "attributes": [{"name": "text", "type": "string"}]}]}"#
-            .utf8).write(to: directory.appendingPathComponent("other.json"))
+        try Data(
+            #"{"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Note", "attributes": [{"name": "text", "type": "string"}]}]}"#
+                .utf8
+        ).write(to: directory.appendingPathComponent("other.json"))
 
         let result = trellis(arguments: ["model", "convert", "other.json", "-o", "Library.xcdatamodeld"], in: directory)
-        #expect(result == CommandResult(
-            status: 0, stdout: "wrote Library.xcdatamodeld (new version Library 3, now current): 1 entity, 1 attribute, 0 relationships\n",
-            stderr: ""))
+        #expect(
+            result
+                == CommandResult(
+                    status: 0, stdout: "wrote Library.xcdatamodeld (new version Library 3, now current): 1 entity, 1 attribute, 0 relationships\n",
+                    stderr: ""))
         let after = try Self.files(under: bundle)
         #expect(after["Library.xcdatamodel/contents"] == before["Library.xcdatamodel/contents"])
         #expect(after["Library 2.xcdatamodel/contents"] == before["Library 2.xcdatamodel/contents"])
@@ -100,19 +111,24 @@ import TrellisTestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let bundle = directory.appendingPathComponent("Library.xcdatamodeld")
         let before = try Self.files(under: bundle)
-        let message = ": already exists; a model version is not overwritten (remove it first, or write to a .xcdatamodeld "
+        let message =
+            ": already exists; a model version is not overwritten (remove it first, or write to a .xcdatamodeld "
             + "bundle, which gets a new version)\n"
 
         let first = trellis(arguments: ["model", "convert", "Library.xcdatamodeld", "-o", "Copy.xcdatamodel"], in: directory)
         #expect(first == CommandResult(status: 0, stdout: "wrote Copy.xcdatamodel" + Self.counts, stderr: ""))
         let copy = try Data(contentsOf: directory.appendingPathComponent("Copy.xcdatamodel/contents"))
-        let second = trellis(arguments: ["model", "convert", "Library.xcdatamodeld", "--version", "Library", "-o", "Copy.xcdatamodel"],
-                             in: directory)
+        let second = trellis(
+            arguments: ["model", "convert", "Library.xcdatamodeld", "--version", "Library", "-o", "Copy.xcdatamodel"],
+            in: directory)
         #expect(second == CommandResult(status: 1, stdout: "", stderr: "error: Copy.xcdatamodel" + message))
         #expect(try Data(contentsOf: directory.appendingPathComponent("Copy.xcdatamodel/contents")) == copy)
 
-        let inside = trellis(arguments: ["model", "convert", "Library.xcdatamodeld", "--version", "Library",
-                                         "-o", "Library.xcdatamodeld/Library 2.xcdatamodel"], in: directory)
+        let inside = trellis(
+            arguments: [
+                "model", "convert", "Library.xcdatamodeld", "--version", "Library",
+                "-o", "Library.xcdatamodeld/Library 2.xcdatamodel",
+            ], in: directory)
         #expect(inside == CommandResult(status: 1, stdout: "", stderr: "error: Library.xcdatamodeld/Library 2.xcdatamodel" + message))
         #expect(try Self.files(under: bundle) == before)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import TrellisCLI
 
 /// Where `trellis model convert -o PATH` writes: through symbolic links, into FIFOs and
@@ -34,8 +35,9 @@ import TrellisTestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let target = directory.appendingPathComponent("target.json")
         try Data("old\n".utf8).write(to: target)
-        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.json").path,
-                                                   withDestinationPath: "target.json")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.appendingPathComponent("link.json").path,
+            withDestinationPath: "target.json")
 
         let result = trellis(arguments: ["model", "convert", "model.json", "--to", "json", "-o", "link.json"], in: directory)
         #expect(result == CommandResult(status: 0, stdout: "wrote link.json" + Self.wrote, stderr: ""))
@@ -43,15 +45,17 @@ import TrellisTestSupport
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.json")
         #expect(String(decoding: try Data(contentsOf: target), as: UTF8.self) == Self.converted)
         // Nothing else was left in the directory (no temporary file).
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
                 == ["link.json", "model.json", "target.json"])
     }
 
     @Test func symbolicLinkToNothingCreatesItsTarget() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.json").path,
-                                                   withDestinationPath: "new.json")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.appendingPathComponent("link.json").path,
+            withDestinationPath: "new.json")
         let result = trellis(arguments: ["model", "convert", "model.json", "--to", "json", "-o", "link.json"], in: directory)
         #expect(result.status == 0)
         #expect(String(decoding: try Data(contentsOf: directory.appendingPathComponent("new.json")), as: UTF8.self) == Self.converted)

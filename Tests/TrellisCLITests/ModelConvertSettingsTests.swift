@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisModelFile
+
 @testable import TrellisCLI
 
 /// Model-level settings of the Trellis JSON format that a Core Data model has no place
@@ -32,19 +33,27 @@ import TrellisModelFile
             .write(to: directory.appendingPathComponent("users.json"))
         for model in ["kc.json", "KC.xcdatamodeld"] {
             let store = "\(model).sqlite"
-            #expect(trellis(arguments: ["import", "users.json", "--model", model, "--entity", "User", "--store", store,
-                                        "--report", "json"], in: directory).status == 0)
+            #expect(
+                trellis(
+                    arguments: [
+                        "import", "users.json", "--model", model, "--entity", "User", "--store", store,
+                        "--report", "json",
+                    ], in: directory
+                ).status == 0)
             let export = trellis(arguments: ["export", "--model", model, "--entity", "User", "--store", store], in: directory)
-            #expect(export == CommandResult(
-                status: 0, stdout: #"[{"user_id":7,"screen_name":"ada","profile":{"bio":"hi"},"best_friend":7}]"# + "\n", stderr: ""),
-                    "\(model)")
+            #expect(
+                export
+                    == CommandResult(
+                        status: 0, stdout: #"[{"user_id":7,"screen_name":"ada","profile":{"bio":"hi"},"best_friend":7}]"# + "\n", stderr: ""),
+                "\(model)")
         }
 
         // Back to JSON: the key paths are explicit, the mapping the same.
         let back = trellis(arguments: ["model", "convert", "KC.xcdatamodeld", "-o", "back.json"], in: directory)
         #expect(back.status == 0)
         let json = try ModelLoader.load(url: directory.appendingPathComponent("back.json"))
-        #expect(try json.model.requireEntity("User").attributeMappings.map(\.keyPath)
+        #expect(
+            try json.model.requireEntity("User").attributeMappings.map(\.keyPath)
                 == (try ModelLoader.load(url: directory.appendingPathComponent("kc.json")).model.requireEntity("User")
                     .attributeMappings.map(\.keyPath)))
     }
@@ -55,10 +64,12 @@ import TrellisModelFile
         try Data(#"{"format": "trellis-model", "formatVersion": 1, "version": "Notes", "entities": [{"name": "Note"}]}"#.utf8)
             .write(to: directory.appendingPathComponent("notes.json"))
         let result = trellis(arguments: ["model", "convert", "notes.json", "-o", "Notes.xcdatamodeld"], in: directory)
-        #expect(result == CommandResult(
-            status: 0, stdout: "wrote Notes.xcdatamodeld: 1 entity, 0 attributes, 0 relationships\n",
-            stderr: "warning: the version label 'Notes' is lost: it equals the name of the version written, which a Core Data "
-                + "model records as its label only in a bundle with several versions\n"))
+        #expect(
+            result
+                == CommandResult(
+                    status: 0, stdout: "wrote Notes.xcdatamodeld: 1 entity, 0 attributes, 0 relationships\n",
+                    stderr: "warning: the version label 'Notes' is lost: it equals the name of the version written, which a Core Data "
+                        + "model records as its label only in a bundle with several versions\n"))
         #expect(try ModelLoader.load(url: directory.appendingPathComponent("Notes.xcdatamodeld")).model.versionLabel == nil)
 
         // Any other label is kept (as the user-defined version identifier), without a word.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import TrellisCLI
 
 /// `trellis model show --format mermaid|dot`, compared with the literal texts in
@@ -54,8 +55,10 @@ import TrellisTestSupport
         let dot = trellis("model", "show", model, "--format", "dot").stdout
         #expect(dot.contains("<tr><td align=\"left\"><u>identifier</u>: integer64, identity, required, key path id</td></tr>"))
         #expect(dot.contains("<b><i>Vehicle</i></b> (abstract)"))
-        #expect(dot.contains("    \"Garage\" -> \"Vehicle\" [dir=both, arrowtail=teeodot, arrowhead=crowodot, "
-                             + "label=<vehicles (cascade) / garage>];\n"))
+        #expect(
+            dot.contains(
+                "    \"Garage\" -> \"Vehicle\" [dir=both, arrowtail=teeodot, arrowhead=crowodot, "
+                    + "label=<vehicles (cascade) / garage>];\n"))
         #expect(dot.contains("    \"Bike\" -> \"Vehicle\" [arrowhead=empty, style=dashed, label=<sub-entity>];\n"))
     }
 
@@ -73,8 +76,10 @@ import TrellisTestSupport
         #expect(mermaid.contains("    \"A&B<C>\" }o--o| \"A&B<C>\" : \"self / no inverse\""))
         #expect(mermaid.contains("    \"A&B<C>\" ||..o| \"class\" : \"sub-entity\""))
         let dot = trellis("model", "show", model, "--format", "dot").stdout
-        #expect(dot.contains("    \"#1\" [label=<<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"4\">"
-                             + "<tr><td bgcolor=\"#e8e8e8\"><b>Order &quot;Line&quot;</b></td></tr>"))
+        #expect(
+            dot.contains(
+                "    \"#1\" [label=<<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"4\">"
+                    + "<tr><td bgcolor=\"#e8e8e8\"><b>Order &quot;Line&quot;</b></td></tr>"))
         #expect(dot.contains("first note: string, key path say &quot;hi&quot; &amp; &lt;go&gt;</td></tr>"))
         #expect(dot.contains("<b><i>50% off\\</i></b> (abstract)"))
         #expect(dot.contains("    \"#3\" -> \"#3\" [dir=both, arrowtail=crowodot, arrowhead=teeodot, label=<self / no inverse>];\n"))
@@ -87,8 +92,11 @@ import TrellisTestSupport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let root = Fixtures.repositoryRoot().path
-        let imported = trellis(arguments: ["import", root + "/Examples/twitter/twitter.json", "--entity", "Status", "--at", "statuses",
-                                           "--model", root + "/Examples/twitter/model.json", "--store", "t.sqlite"], in: directory)
+        let imported = trellis(
+            arguments: [
+                "import", root + "/Examples/twitter/twitter.json", "--entity", "Status", "--at", "statuses",
+                "--model", root + "/Examples/twitter/model.json", "--store", "t.sqlite",
+            ], in: directory)
         #expect(imported.status == 0, "\(imported.stderr)")
         for format in Self.formats {
             let fromStore = trellis(arguments: ["model", "show", "t.sqlite", "--format", format], in: directory)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import TrellisTestSupport
 import Trellis
+import TrellisTestSupport
+
 @testable import TrellisCLI
 
 /// `export --where/--sort/--limit/--offset` and `count`, on posts 1 (One, score 5, by Ada),
@@ -52,13 +53,16 @@ import Trellis
         let w = try Self.imported()
         defer { w.remove() }
         #expect(w.run("count", "--model", "model.json", "--entity", "Post") == CommandResult(status: 0, stdout: "4\n", stderr: ""))
-        #expect(w.run("count", "--model", "model.json", "--entity", "Post", "--where", "author.name == 'Ada'", "--where", "score > 1")
+        #expect(
+            w.run("count", "--model", "model.json", "--entity", "Post", "--where", "author.name == 'Ada'", "--where", "score > 1")
                 == CommandResult(status: 0, stdout: "1\n", stderr: ""))
-        #expect(w.run("count", "--model", "model.json", "--entity", "Author", "--where", "ANY posts.score >= 9")
+        #expect(
+            w.run("count", "--model", "model.json", "--entity", "Author", "--where", "ANY posts.score >= 9")
                 == CommandResult(status: 0, stdout: "1\n", stderr: ""))
     }
 
-    static let usage = "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--format <format>] [-o <file>] [--pretty] "
+    static let usage =
+        "usage: trellis export --entity <entity> [--model <model>] [--store <path>] [--busy-timeout <seconds>] [--format <format>] [-o <file>] [--pretty] "
         + "[--where <predicate>]... [--sort <keys>] [--limit <n>] [--offset <n>] [--relationships <mode>] [--placeholders <mode>] [--bindings <file>]\n"
         + "  See 'trellis export --help' for more information.\n"
 
@@ -67,15 +71,31 @@ import Trellis
         defer { w.remove() }
         let before = try SQLiteShell.query(w.url.appendingPathComponent("trellis.sqlite"), "SELECT count(*) FROM \"Post\"")
         let cases: [(String, String, String)] = [
-            ("--where", "title == 'One", "error: invalid predicate for '--where' (title == 'One): column 10: the string starting at column 10 is not closed; add ' at its end\n"),
-            ("--where", "score > 'high'", "error: invalid predicate for '--where' (score > 'high'): column 9: Post.score (integer32) cannot be compared with a string (\"high\"); write the number without quotes\n"),
-            ("--where", "ANY author.name == 'Ada'", "error: invalid predicate for '--where' (ANY author.name == 'Ada'): column 1: ANY needs a key path through a to-many relationship; 'author.name' has none (drop ANY)\n"),
-            ("--where", "titel > 2", "error: invalid predicate for '--where' (titel > 2): column 1: Post has no attribute or relationship 'titel'; its attributes: id, title, score; its relationships: author\n"),
-            ("--sort", "author", "error: invalid value for '--sort': cannot sort by 'author': Post.author is a to-one relationship; sort by one of its attributes (author.name)\n"),
+            (
+                "--where", "title == 'One",
+                "error: invalid predicate for '--where' (title == 'One): column 10: the string starting at column 10 is not closed; add ' at its end\n"
+            ),
+            (
+                "--where", "score > 'high'",
+                "error: invalid predicate for '--where' (score > 'high'): column 9: Post.score (integer32) cannot be compared with a string (\"high\"); write the number without quotes\n"
+            ),
+            (
+                "--where", "ANY author.name == 'Ada'",
+                "error: invalid predicate for '--where' (ANY author.name == 'Ada'): column 1: ANY needs a key path through a to-many relationship; 'author.name' has none (drop ANY)\n"
+            ),
+            (
+                "--where", "titel > 2",
+                "error: invalid predicate for '--where' (titel > 2): column 1: Post has no attribute or relationship 'titel'; its attributes: id, title, score; its relationships: author\n"
+            ),
+            (
+                "--sort", "author",
+                "error: invalid value for '--sort': cannot sort by 'author': Post.author is a to-one relationship; sort by one of its attributes (author.name)\n"
+            ),
             ("--limit", "-1", "error: invalid value '-1' for '--limit'; expected 0 or more\n"),
         ]
         for (option, value, message) in cases {
-            #expect(w.run("export", "--model", "model.json", "--entity", "Post", option, value)
+            #expect(
+                w.run("export", "--model", "model.json", "--entity", "Post", option, value)
                     == CommandResult(status: 64, stdout: "", stderr: message + Self.usage))
         }
         #expect(try SQLiteShell.query(w.url.appendingPathComponent("trellis.sqlite"), "SELECT count(*) FROM \"Post\"") == before)

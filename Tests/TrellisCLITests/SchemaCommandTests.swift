@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TrellisCLI
 
 @Suite struct SchemaCommandTests {
@@ -10,14 +11,15 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stderr == "")
         let statements = result.stdout.components(separatedBy: ";\n").filter { !$0.isEmpty }
-        #expect(statements.map { $0.prefix(while: { $0 != "(" }) } == [
-            #"CREATE TABLE "trellis_metadata" "#,
-            #"CREATE TABLE "Post" "#,
-            #"CREATE TABLE "Author" "#,
-            #"CREATE INDEX "Post"#,
-            #"CREATE UNIQUE INDEX "Post identity" ON "Post""#,
-            #"CREATE UNIQUE INDEX "Author identity" ON "Author""#,
-        ])
+        #expect(
+            statements.map { $0.prefix(while: { $0 != "(" }) } == [
+                #"CREATE TABLE "trellis_metadata" "#,
+                #"CREATE TABLE "Post" "#,
+                #"CREATE TABLE "Author" "#,
+                #"CREATE INDEX "Post"#,
+                #"CREATE UNIQUE INDEX "Post identity" ON "Post""#,
+                #"CREATE UNIQUE INDEX "Author identity" ON "Author""#,
+            ])
         #expect(result.stdout.contains(#"  "author" INTEGER REFERENCES "Author"("_pk") ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"#))
         #expect(result.stdout.hasSuffix(#"CREATE UNIQUE INDEX "Author identity" ON "Author"("id");"# + "\n"))
         // Nothing is left behind in the current directory.

@@ -8,18 +8,22 @@ import TrellisTestSupport
 /// the Xcode fixtures, with the names bound by bindings files.
 @Suite struct CoreDataImportTests {
     static func context(_ fixture: String, bindings: String? = nil) throws -> (ObjectContext, LoadedModel) {
-        let loaded = try ModelLoader.load(url: Fixtures.url("coredata/" + fixture),
-                                          bindingsURL: bindings.map { Fixtures.url("coredata/" + $0) })
+        let loaded = try ModelLoader.load(
+            url: Fixtures.url("coredata/" + fixture),
+            bindingsURL: bindings.map { Fixtures.url("coredata/" + $0) })
         return (ObjectContext(store: InMemoryStore(model: loaded.model), bindings: loaded.bindings), loaded)
     }
 
     @Test func grootCharactersWithStringIdentifiersIntoInteger64() throws {
         let (context, _) = try Self.context("Characters.xcdatamodeld", bindings: "characters-bindings.json")
-        let report = try context.importObjects(from: [[
-            "id": "1699", "name": "Batman", "real_name": "Bruce Wayne",
-            "powers": [["id": "4", "name": "Agility"], ["id": "9", "name": "Insanely Rich"]],
-            "publisher": ["id": "10", "name": "DC Comics"],
-        ]], entity: "Character")
+        let report = try context.importObjects(
+            from: [
+                [
+                    "id": "1699", "name": "Batman", "real_name": "Bruce Wayne",
+                    "powers": [["id": "4", "name": "Agility"], ["id": "9", "name": "Insanely Rich"]],
+                    "publisher": ["id": "10", "name": "DC Comics"],
+                ]
+            ], entity: "Character")
         #expect(report.counts(for: "Character") == .init(inserted: 1))
         #expect(report.counts(for: "Power") == .init(inserted: 2))
         #expect(report.counts(for: "Publisher") == .init(inserted: 1))
@@ -38,10 +42,13 @@ import TrellisTestSupport
 
     @Test func entityMapperFromABindingsFilePicksTheSubEntity() throws {
         let (context, _) = try Self.context("Vehicles.xcdatamodeld", bindings: "vehicles-bindings.json")
-        let report = try context.importObjects(from: [[
-            "name": "Home",
-            "vehicles": [["id": 1, "type": "car", "wheels": 4], ["id": 2, "type": "bike", "wheels": 2, "has_bell": false]],
-        ]], entity: "Garage")
+        let report = try context.importObjects(
+            from: [
+                [
+                    "name": "Home",
+                    "vehicles": [["id": 1, "type": "car", "wheels": 4], ["id": 2, "type": "bike", "wheels": 2, "has_bell": false]],
+                ]
+            ], entity: "Garage")
         #expect(report.counts(for: "Car") == .init(inserted: 1))
         #expect(report.counts(for: "Bike") == .init(inserted: 1))
         let garage = try #require(try context.fetch("Garage", id: .string("Home")))
@@ -56,8 +63,11 @@ import TrellisTestSupport
     @Test func compositeIdentityAndDefaultsFromTheCardsModel() throws {
         let (context, _) = try Self.context("Cards.xcdatamodeld")
         _ = try context.importObjects(from: [["id": "classic", "cards": [["suit": "hearts", "rank": 1]]]], entity: "Deck")
-        let second = try context.importObjects(from: [["suit": "hearts", "rank": 1, "stats": ["plays": 3]],
-                                                      ["suit": "clubs", "rank": 12]], entity: "Card")
+        let second = try context.importObjects(
+            from: [
+                ["suit": "hearts", "rank": 1, "stats": ["plays": 3]],
+                ["suit": "clubs", "rank": 12],
+            ], entity: "Card")
         #expect(second.counts(for: "Card") == .init(inserted: 1, updated: 1))
         let ace = try #require(try context.fetch("Card", identity: [.string("hearts"), .integer(1)]))
         #expect(ace["numberOfPlays"] == .integer(3))
@@ -77,7 +87,8 @@ import TrellisTestSupport
         let (cards, _) = try Self.context("Cards.xcdatamodeld")  // suit default "spades", rank default 1
         let cardReport = try cards.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1]], entity: "Card")
         #expect(cardReport.counts(for: "Card") == .init(inserted: 2))
-        #expect(try cards.fetch("Card").map { $0["suit"] }.sorted { $0?.description ?? "" < $1?.description ?? "" }
+        #expect(
+            try cards.fetch("Card").map { $0["suit"] }.sorted { $0?.description ?? "" < $1?.description ?? "" }
                 == [.string("hearts"), .string("spades")])
 
         let (powers, _) = try Self.context("Characters.xcdatamodeld", bindings: "characters-bindings.json")  // identifier default 0

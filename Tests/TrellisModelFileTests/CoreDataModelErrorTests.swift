@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import Trellis
-@testable import TrellisModelFile
 import TrellisTestSupport
+
+@testable import TrellisModelFile
 
 @Suite struct CoreDataModelErrorTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -15,119 +16,133 @@ import TrellisTestSupport
 
     /// A `<model>` with `entities` on lines 3… (line 1 is the XML declaration).
     static func contents(_ entities: String) -> Data {
-        Data(("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
-            + "<model type=\"com.apple.IDECoreDataModeler.DataModel\" documentVersion=\"1.0\">\n"
-            + entities + "\n</model>\n").utf8)
+        Data(
+            ("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
+                + "<model type=\"com.apple.IDECoreDataModeler.DataModel\" documentVersion=\"1.0\">\n"
+                + entities + "\n</model>\n").utf8)
     }
 
     static let cases: [Case] = [
-        Case(name: "unknown attribute type",
-             entities: """
-                 <entity name="Item">
-                     <attribute name="price" attributeType="Money"/>
-                 </entity>
-             """,
-             code: .unknownAttributeType,
-             description: "line 4: entity Item, property price: unknown attribute type 'Money'; known types: Binary, Boolean, "
-                 + "Composite, Date, Decimal, Double, Float, Integer 16, Integer 32, Integer 64, Object ID, String, "
-                 + "Transformable, URI, UUID, Undefined"),
-        Case(name: "unknown destination",
-             entities: """
-                 <entity name="Card">
-                     <relationship name="deck" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Deck"/>
-                 </entity>
-             """,
-             code: .unknownDestination,
-             description: "line 4: entity Card, property deck: destination entity 'Deck' does not exist"),
-        Case(name: "inverse does not point back",
-             entities: """
-                 <entity name="A">
-                     <relationship name="b" maxCount="1" deletionRule="Nullify" destinationEntity="B" inverseName="other" inverseEntity="B"/>
-                 </entity>
-                 <entity name="B">
-                     <relationship name="other" maxCount="1" deletionRule="Nullify" destinationEntity="A"/>
-                 </entity>
-             """,
-             code: .inverseMismatch,
-             description: "line 4: entity A, property b: inverse 'B.other' does not point back (its inverse is 'none' on 'A')"),
-        Case(name: "inverse entity is not the destination",
-             entities: """
-                 <entity name="A">
-                     <relationship name="b" maxCount="1" deletionRule="Nullify" destinationEntity="B" inverseName="a" inverseEntity="C"/>
-                 </entity>
-             """,
-             code: .inverseMismatch,
-             description: "line 4: entity A, property b: inverseEntity 'C' is not the destination entity 'B'"),
-        Case(name: "default value out of range",
-             entities: """
-                 <entity name="Item">
-                     <attribute name="count" attributeType="Integer 16" defaultValueString="70000" usesScalarValueType="YES"/>
-                 </entity>
-             """,
-             code: .invalidValue,
-             description: "line 4: entity Item, property count: default value '70000' is not a valid Integer 16"),
-        Case(name: "default date is not seconds",
-             entities: """
-                 <entity name="Item">
-                     <attribute name="at" attributeType="Date" defaultValueString="2020-01-01"/>
-                 </entity>
-             """,
-             code: .invalidValue,
-             description: "line 4: entity Item, property at: default value '2020-01-01' is not a valid Date"),
-        Case(name: "unknown delete rule",
-             entities: """
-                 <entity name="A">
-                     <relationship name="a" maxCount="1" deletionRule="Explode" destinationEntity="A"/>
-                 </entity>
-             """,
-             code: .invalidValue,
-             description: "line 4: entity A, property a: unknown deletionRule 'Explode'; expected Nullify, Cascade, Deny or No Action"),
-        Case(name: "unknown merge policy",
-             entities: """
-                 <entity name="A">
-                     <relationship name="a" toMany="YES" deletionRule="Nullify" destinationEntity="A">
-                         <userInfo>
-                             <entry key="JSONMergePolicy" value="Append"/>
-                         </userInfo>
-                     </relationship>
-                 </entity>
-             """,
-             code: .invalidValue,
-             description: "line 4: entity A, property a: JSONMergePolicy 'Append' is not replace or append"),
-        Case(name: "flag that is not YES or NO",
-             entities: """
-                 <entity name="A">
-                     <attribute name="x" optional="maybe" attributeType="String"/>
-                 </entity>
-             """,
-             code: .invalidValue,
-             description: "line 4: entity A, property x: optional=\"maybe\" is not YES or NO"),
-        Case(name: "attribute without a type",
-             entities: """
-                 <entity name="A">
-                     <attribute name="x"/>
-                 </entity>
-             """,
-             code: .missingAttribute,
-             description: "line 4: entity A, property x: <attribute> has no attributeType"),
-        Case(name: "entity without a name",
-             entities: "    <entity representedClassName=\"A\"/>",
-             code: .missingAttribute,
-             description: "line 3: <entity> has no name"),
-        Case(name: "unknown parent entity",
-             entities: "    <entity name=\"Car\" parentEntity=\"Vehicle\"/>",
-             code: CoreDataModelError.Code(rawValue: "unknownParent"),
-             description: "line 3: entity Car: parent entity 'Vehicle' does not exist"),
-        Case(name: "unknown identity attribute",
-             entities: """
-                 <entity name="Card">
-                     <userInfo>
-                         <entry key="identityAttributes" value="suit"/>
-                     </userInfo>
-                 </entity>
-             """,
-             code: CoreDataModelError.Code(rawValue: "unknownIdentityAttribute"),
-             description: "line 3: entity Card, property suit: identity attribute 'suit' is not an attribute of the entity"),
+        Case(
+            name: "unknown attribute type",
+            entities: """
+                    <entity name="Item">
+                        <attribute name="price" attributeType="Money"/>
+                    </entity>
+                """,
+            code: .unknownAttributeType,
+            description: "line 4: entity Item, property price: unknown attribute type 'Money'; known types: Binary, Boolean, "
+                + "Composite, Date, Decimal, Double, Float, Integer 16, Integer 32, Integer 64, Object ID, String, "
+                + "Transformable, URI, UUID, Undefined"),
+        Case(
+            name: "unknown destination",
+            entities: """
+                    <entity name="Card">
+                        <relationship name="deck" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Deck"/>
+                    </entity>
+                """,
+            code: .unknownDestination,
+            description: "line 4: entity Card, property deck: destination entity 'Deck' does not exist"),
+        Case(
+            name: "inverse does not point back",
+            entities: """
+                    <entity name="A">
+                        <relationship name="b" maxCount="1" deletionRule="Nullify" destinationEntity="B" inverseName="other" inverseEntity="B"/>
+                    </entity>
+                    <entity name="B">
+                        <relationship name="other" maxCount="1" deletionRule="Nullify" destinationEntity="A"/>
+                    </entity>
+                """,
+            code: .inverseMismatch,
+            description: "line 4: entity A, property b: inverse 'B.other' does not point back (its inverse is 'none' on 'A')"),
+        Case(
+            name: "inverse entity is not the destination",
+            entities: """
+                    <entity name="A">
+                        <relationship name="b" maxCount="1" deletionRule="Nullify" destinationEntity="B" inverseName="a" inverseEntity="C"/>
+                    </entity>
+                """,
+            code: .inverseMismatch,
+            description: "line 4: entity A, property b: inverseEntity 'C' is not the destination entity 'B'"),
+        Case(
+            name: "default value out of range",
+            entities: """
+                    <entity name="Item">
+                        <attribute name="count" attributeType="Integer 16" defaultValueString="70000" usesScalarValueType="YES"/>
+                    </entity>
+                """,
+            code: .invalidValue,
+            description: "line 4: entity Item, property count: default value '70000' is not a valid Integer 16"),
+        Case(
+            name: "default date is not seconds",
+            entities: """
+                    <entity name="Item">
+                        <attribute name="at" attributeType="Date" defaultValueString="2020-01-01"/>
+                    </entity>
+                """,
+            code: .invalidValue,
+            description: "line 4: entity Item, property at: default value '2020-01-01' is not a valid Date"),
+        Case(
+            name: "unknown delete rule",
+            entities: """
+                    <entity name="A">
+                        <relationship name="a" maxCount="1" deletionRule="Explode" destinationEntity="A"/>
+                    </entity>
+                """,
+            code: .invalidValue,
+            description: "line 4: entity A, property a: unknown deletionRule 'Explode'; expected Nullify, Cascade, Deny or No Action"),
+        Case(
+            name: "unknown merge policy",
+            entities: """
+                    <entity name="A">
+                        <relationship name="a" toMany="YES" deletionRule="Nullify" destinationEntity="A">
+                            <userInfo>
+                                <entry key="JSONMergePolicy" value="Append"/>
+                            </userInfo>
+                        </relationship>
+                    </entity>
+                """,
+            code: .invalidValue,
+            description: "line 4: entity A, property a: JSONMergePolicy 'Append' is not replace or append"),
+        Case(
+            name: "flag that is not YES or NO",
+            entities: """
+                    <entity name="A">
+                        <attribute name="x" optional="maybe" attributeType="String"/>
+                    </entity>
+                """,
+            code: .invalidValue,
+            description: "line 4: entity A, property x: optional=\"maybe\" is not YES or NO"),
+        Case(
+            name: "attribute without a type",
+            entities: """
+                    <entity name="A">
+                        <attribute name="x"/>
+                    </entity>
+                """,
+            code: .missingAttribute,
+            description: "line 4: entity A, property x: <attribute> has no attributeType"),
+        Case(
+            name: "entity without a name",
+            entities: "    <entity representedClassName=\"A\"/>",
+            code: .missingAttribute,
+            description: "line 3: <entity> has no name"),
+        Case(
+            name: "unknown parent entity",
+            entities: "    <entity name=\"Car\" parentEntity=\"Vehicle\"/>",
+            code: CoreDataModelError.Code(rawValue: "unknownParent"),
+            description: "line 3: entity Car: parent entity 'Vehicle' does not exist"),
+        Case(
+            name: "unknown identity attribute",
+            entities: """
+                    <entity name="Card">
+                        <userInfo>
+                            <entry key="identityAttributes" value="suit"/>
+                        </userInfo>
+                    </entity>
+                """,
+            code: CoreDataModelError.Code(rawValue: "unknownIdentityAttribute"),
+            description: "line 3: entity Card, property suit: identity attribute 'suit' is not an attribute of the entity"),
     ]
 
     @Test(arguments: cases)
@@ -141,21 +156,24 @@ import TrellisTestSupport
 
     @Test func severalProblemsAreAllReportedWithTheirLines() throws {
         let error = try #require(throws: CoreDataModelError.self) {
-            try CoreDataModelReader.read(contents: Self.contents("""
-                <entity name="A">
-                    <relationship name="b" maxCount="1" deletionRule="Nullify" destinationEntity="B"/>
-                    <relationship name="c" maxCount="1" deletionRule="Nullify" destinationEntity="C"/>
-                </entity>
-            """))
+            try CoreDataModelReader.read(
+                contents: Self.contents(
+                    """
+                        <entity name="A">
+                            <relationship name="b" maxCount="1" deletionRule="Nullify" destinationEntity="B"/>
+                            <relationship name="c" maxCount="1" deletionRule="Nullify" destinationEntity="C"/>
+                        </entity>
+                    """))
         }
         #expect(error.code == .invalidModel)
         #expect(error.problems.map(\.code) == [.unknownDestination, .unknownDestination])
         #expect(error.problemLines == [4, 5])
-        #expect(error.description == """
-            invalid model (2 problems)
-              line 4: entity A, property b: destination entity 'B' does not exist
-              line 5: entity A, property c: destination entity 'C' does not exist
-            """)
+        #expect(
+            error.description == """
+                invalid model (2 problems)
+                  line 4: entity A, property b: destination entity 'B' does not exist
+                  line 5: entity A, property c: destination entity 'C' does not exist
+                """)
         // `catch CoreDataModelError.Code.unknownDestination` matches a problem's code too.
         #expect(CoreDataModelError.Code.unknownDestination ~= error)
         #expect(!(CoreDataModelError.Code.inverseMismatch ~= error))
@@ -171,12 +189,15 @@ import TrellisTestSupport
     }
 
     static let syntaxCases: [SyntaxCase] = [
-        SyntaxCase(name: "unclosed element",
-                   xml: "<?xml version=\"1.0\"?>\n<model>\n    <entity name=\"A\">\n        <attribute name=\"x\" attributeType=\"String\">\n    </entity>\n</model>\n",
-                   line: 5, column: 14, message: "Opening and ending tag mismatch: attribute line 4 and entity near '</entity>'"),
-        SyntaxCase(name: "unquoted attribute value",
-                   xml: "<model>\n<entity name=\"A\" x=1/></model>",
-                   line: 2, column: 20, message: "AttValue: \" or ' expected near '<entity name=\"A\" x=1/></model>'"),
+        SyntaxCase(
+            name: "unclosed element",
+            xml:
+                "<?xml version=\"1.0\"?>\n<model>\n    <entity name=\"A\">\n        <attribute name=\"x\" attributeType=\"String\">\n    </entity>\n</model>\n",
+            line: 5, column: 14, message: "Opening and ending tag mismatch: attribute line 4 and entity near '</entity>'"),
+        SyntaxCase(
+            name: "unquoted attribute value",
+            xml: "<model>\n<entity name=\"A\" x=1/></model>",
+            line: 2, column: 20, message: "AttValue: \" or ' expected near '<entity name=\"A\" x=1/></model>'"),
         SyntaxCase(name: "empty document", xml: "", line: 1, column: 1, message: "the document has no root element"),
     ]
 
@@ -245,13 +266,15 @@ import TrellisTestSupport
     }
 
     @Test func reservedUserInfoKeyIsAWarning() throws {
-        let read = try CoreDataModelReader.read(contents: Self.contents("""
-            <entity name="A">
-                <userInfo>
-                    <entry key="coreData.mine" value="x"/>
-                </userInfo>
-            </entity>
-        """))
+        let read = try CoreDataModelReader.read(
+            contents: Self.contents(
+                """
+                    <entity name="A">
+                        <userInfo>
+                            <entry key="coreData.mine" value="x"/>
+                        </userInfo>
+                    </entity>
+                """))
         #expect(read.warnings.map(\.description) == ["line 5: entity A: user-info key 'coreData.mine' uses the reserved prefix 'coreData.'"])
     }
 }

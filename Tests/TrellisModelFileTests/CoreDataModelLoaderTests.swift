@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import Trellis
-@testable import TrellisModelFile
 import TrellisTestSupport
+
+@testable import TrellisModelFile
 
 @Suite struct CoreDataModelLoaderTests {
     static func fixture(_ path: String) -> URL { Fixtures.url("coredata/" + path) }
@@ -33,13 +34,15 @@ import TrellisTestSupport
     // MARK: - Core Data with a bindings file
 
     @Test func coreDataModelTakesItsBindingsFromABindingsFile() throws {
-        let loaded = try ModelLoader.load(url: Self.fixture("Vehicles.xcdatamodeld"),
-                                          bindingsURL: Self.fixture("vehicles-bindings.json"))
+        let loaded = try ModelLoader.load(
+            url: Self.fixture("Vehicles.xcdatamodeld"),
+            bindingsURL: Self.fixture("vehicles-bindings.json"))
         #expect(loaded.format == .xcdatamodel)
         #expect(loaded.versionName == "Vehicles")
         #expect(loaded.warnings.isEmpty)
         #expect(loaded.model.entities.map(\.name) == ["Bike", "Car", "Garage", "Vehicle"])
-        #expect(loaded.bindingDeclarations.entityMappers["VehicleMapper"]
+        #expect(
+            loaded.bindingDeclarations.entityMappers["VehicleMapper"]
                 == EntityMapperDeclaration(keyPath: "type", entities: ["car": "Car", "bike": "Bike"]))
         let mapper = try #require(loaded.bindings.entityMappers["VehicleMapper"])
         #expect(try mapper.map(["type": "bike", "wheels": 2]) == "Bike")
@@ -52,28 +55,31 @@ import TrellisTestSupport
         }
         #expect(error.code == .unboundName)
         #expect(error.file == Self.fixture("Vehicles.xcdatamodeld").relativePath)
-        #expect(error.message == "a name the model uses is not bound: entity mapper 'VehicleMapper' (entity Vehicle). "
-            + "The model uses value transformers: none; entity mappers: VehicleMapper; dictionary transformers: none. "
-            + "Bound: none. Built-in value transformers: \(BindingDeclarations.listing(BindingDeclarations.builtInTransformerNames)).")
+        #expect(
+            error.message == "a name the model uses is not bound: entity mapper 'VehicleMapper' (entity Vehicle). "
+                + "The model uses value transformers: none; entity mappers: VehicleMapper; dictionary transformers: none. "
+                + "Bound: none. Built-in value transformers: \(BindingDeclarations.listing(BindingDeclarations.builtInTransformerNames)).")
     }
 
     @Test func everyUnboundTransformerUseIsNamed() throws {
         let error = try #require(throws: ModelFileError.self) {
-            try ModelLoader.load(url: Self.fixture("Characters.xcdatamodeld"),
-                                 bindings: BindingDeclarations(entityMappers: ["Unused": EntityMapperDeclaration(keyPath: "t", entities: [:])]))
+            try ModelLoader.load(
+                url: Self.fixture("Characters.xcdatamodeld"),
+                bindings: BindingDeclarations(entityMappers: ["Unused": EntityMapperDeclaration(keyPath: "t", entities: [:])]))
         }
         #expect(error.code == .unboundName)
-        #expect(error.message == "names the model uses are not bound: "
-            + "value transformer 'GrootTests.Transformer' (entity Character, attribute identifier), "
-            + "value transformer 'GrootTests.Transformer' (entity Power, attribute identifier), "
-            + "value transformer 'GrootTests.Transformer' (entity Publisher, attribute identifier). "
-            + "The model uses value transformers: GrootTests.Transformer; entity mappers: none; dictionary transformers: none. "
-            + "Bound: Unused. Built-in value transformers: \(BindingDeclarations.listing(BindingDeclarations.builtInTransformerNames)).")
+        #expect(
+            error.message == "names the model uses are not bound: "
+                + "value transformer 'GrootTests.Transformer' (entity Character, attribute identifier), "
+                + "value transformer 'GrootTests.Transformer' (entity Power, attribute identifier), "
+                + "value transformer 'GrootTests.Transformer' (entity Publisher, attribute identifier). "
+                + "The model uses value transformers: GrootTests.Transformer; entity mappers: none; dictionary transformers: none. "
+                + "Bound: Unused. Built-in value transformers: \(BindingDeclarations.listing(BindingDeclarations.builtInTransformerNames)).")
     }
 
     @Test func entityMapperNamingAnUnknownEntityIsAnError() throws {
         let bindings = BindingDeclarations(entityMappers: [
-            "VehicleMapper": EntityMapperDeclaration(keyPath: "type", entities: ["boat": "Boat"]),
+            "VehicleMapper": EntityMapperDeclaration(keyPath: "type", entities: ["boat": "Boat"])
         ])
         let error = try #require(throws: ModelFileError.self) {
             try ModelLoader.load(url: Self.fixture("Vehicles.xcdatamodeld"), bindings: bindings)
@@ -95,7 +101,8 @@ import TrellisTestSupport
         #expect(error.code == .invalidValue)
         #expect(error.file == file.relativePath)
         #expect(error.path?.description == "$.entityMappers.VehicleMapper.default")
-        #expect(error.message == "'Garage' is not Vehicle or one of its sub-entities (entity Vehicle uses entity mapper "
+        #expect(
+            error.message == "'Garage' is not Vehicle or one of its sub-entities (entity Vehicle uses entity mapper "
                 + "'VehicleMapper'); allowed: Bike, Car, Vehicle")
         // Without the name check too (as `trellis schema` and `model show` load).
         let bindings = try ModelLoader.readBindings(from: file)
@@ -214,7 +221,8 @@ import TrellisTestSupport
         let back = try ModelLoader.load(url: bundle, bindings: original.bindingDeclarations)
         #expect(back.model.entities == original.model.entities)
         #expect(back.model.versionLabel == original.model.versionLabel)
-        #expect(try CoreDataModelWriter().contents(for: back.model, versionName: original.versionName)
+        #expect(
+            try CoreDataModelWriter().contents(for: back.model, versionName: original.versionName)
                 == CoreDataModelWriter().contents(for: original.model, versionName: original.versionName))
     }
 
@@ -273,7 +281,8 @@ import TrellisTestSupport
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("shop.json")
-        try Data("""
+        try Data(
+            """
             {"format": "trellis-model", "formatVersion": 1, "version": "3",
              "entities": [
                {"name": "Order", "identityAttributes": ["id"],
@@ -285,7 +294,8 @@ import TrellisTestSupport
                {"name": "Line", "attributes": [{"name": "quantity", "type": "integer32", "default": 1}],
                 "relationships": [{"name": "order", "destination": "Order", "inverse": "lines"}]}
              ]}
-            """.utf8).write(to: json)
+            """.utf8
+        ).write(to: json)
         let loaded = try ModelLoader.load(url: json)
         let bundle = directory.appendingPathComponent("Shop.xcdatamodeld")
         try CoreDataModelWriter().write(loaded.model, to: bundle)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import Trellis
-@testable import TrellisModelFile
 import TrellisTestSupport
+
+@testable import TrellisModelFile
 
 @Suite struct CoreDataModelReaderTests {
     static func read(_ fixture: String, version: String? = nil) throws -> CoreDataModel {
@@ -33,12 +34,18 @@ import TrellisTestSupport
         #expect(character.attribute(named: "realName")?.isOptional == true)
 
         let powers = try #require(character.relationship(named: "powers"))
-        #expect(powers == RelationshipDescription(name: "powers", destinationEntity: "Power", inverseName: "characters",
-                                                  isToMany: true, isOrdered: true, deleteRule: .nullify, isOptional: true,
-                                                  userInfo: ["JSONKeyPath": "powers"]))
+        #expect(
+            powers
+                == RelationshipDescription(
+                    name: "powers", destinationEntity: "Power", inverseName: "characters",
+                    isToMany: true, isOrdered: true, deleteRule: .nullify, isOptional: true,
+                    userInfo: ["JSONKeyPath": "powers"]))
         let publisher = try #require(character.relationship(named: "publisher"))
-        #expect(publisher == RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
-                                                     userInfo: ["JSONKeyPath": "publisher"]))
+        #expect(
+            publisher
+                == RelationshipDescription(
+                    name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
+                    userInfo: ["JSONKeyPath": "publisher"]))
         // Xcode's defaults (representedClassName = name, syncable, codeGenerationType class) leave no settings behind.
         #expect(character.userInfo == ["identityAttributes": "identifier"])
         #expect(model.entity(named: "Power")?.relationship(named: "characters")?.inverseName == "powers")
@@ -52,13 +59,18 @@ import TrellisTestSupport
         #expect(card.identityStrategy == .composite)
         #expect(card.attribute(named: "rank")?.type == .integer16)
         #expect(card.attribute(named: "rank")?.defaultValue == .integer(1))
-        #expect(card.attribute(named: "rank")?.userInfo == ["JSONKeyPath": "rank", "coreData.minValueString": "1",
-                                                            "coreData.maxValueString": "13"])
+        #expect(
+            card.attribute(named: "rank")?.userInfo == [
+                "JSONKeyPath": "rank", "coreData.minValueString": "1",
+                "coreData.maxValueString": "13",
+            ])
         #expect(card.attribute(named: "suit")?.defaultValue == .string("spades"))
         #expect(card.attribute(named: "numberOfPlays")?.type == .integer32)
         #expect(card.attribute(named: "numberOfPlays")?.jsonKeyPathText == "stats.plays")
-        #expect(card.declaration.userInfo[CoreDataSettings.elementsKey]
-                == #"<uniquenessConstraints><uniquenessConstraint><constraint value="suit"/><constraint value="rank"/></uniquenessConstraint></uniquenessConstraints>"#)
+        #expect(
+            card.declaration.userInfo[CoreDataSettings.elementsKey]
+                == #"<uniquenessConstraints><uniquenessConstraint><constraint value="suit"/><constraint value="rank"/></uniquenessConstraint></uniquenessConstraints>"#
+        )
 
         let deck = try #require(model.entity(named: "Deck"))
         #expect(deck.attribute(named: "createdAt")?.defaultValue == .date(Date(timeIntervalSince1970: 1_577_836_800)))
@@ -97,7 +109,8 @@ import TrellisTestSupport
         #expect(read.versionNames == ["Library", "Library 2"])
         #expect(read.model.versionLabel == "2")  // userDefinedModelVersionIdentifier wins over the version name
         #expect(read.model.entities.map(\.name) == ["Author", "Book"])
-        #expect(read.model.entity(named: "Book")?.attribute(named: "isbn")?.userInfo
+        #expect(
+            read.model.entity(named: "Book")?.attribute(named: "isbn")?.userInfo
                 == ["JSONKeyPath": "isbn", "coreData.elementID": "isbn13"])
     }
 
@@ -131,8 +144,9 @@ import TrellisTestSupport
         let bundle = directory.appendingPathComponent("Library.xcdatamodeld")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
         for version in ["Library.xcdatamodel", "Library 2.xcdatamodel"] {
-            try FileManager.default.copyItem(at: Fixtures.url("coredata/Library.xcdatamodeld/" + version),
-                                             to: bundle.appendingPathComponent(version))
+            try FileManager.default.copyItem(
+                at: Fixtures.url("coredata/Library.xcdatamodeld/" + version),
+                to: bundle.appendingPathComponent(version))
         }
         let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelReader.read(from: bundle) }
         #expect(error.code == .missingCurrentVersion)
@@ -154,11 +168,12 @@ import TrellisTestSupport
     @Test func mapsEveryAttributeTypeXcodeWrites() throws {
         let item = try #require(try Self.read.get().model.entity(named: "Item"))
         let types = Dictionary(uniqueKeysWithValues: item.attributes.map { ($0.name, $0.type) })
-        #expect(types == [
-            "amount": .decimal, "blob": .binary, "count16": .integer16, "count32": .integer32, "count64": .integer64,
-            "createdAt": .date, "displayName": .string, "enabled": .boolean, "homepage": .uri, "identifier": .uuid,
-            "location": .json, "ratio": .float, "score": .double, "tags": .json, "title": .string,
-        ])
+        #expect(
+            types == [
+                "amount": .decimal, "blob": .binary, "count16": .integer16, "count32": .integer32, "count64": .integer64,
+                "createdAt": .date, "displayName": .string, "enabled": .boolean, "homepage": .uri, "identifier": .uuid,
+                "location": .json, "ratio": .float, "score": .double, "tags": .json, "title": .string,
+            ])
         #expect(item.attribute(named: "cache") == nil)
         #expect(item.attribute(named: "objectRef") == nil)
     }
@@ -184,14 +199,16 @@ import TrellisTestSupport
         #expect(item.userInfo["coreData.representedClassName"] == "CDItem")
         #expect(item.userInfo["coreData.codeGenerationType"] == "")
         #expect(item.userInfo["identityAttributes"] == "identifier")
-        #expect(item.userInfo[CoreDataSettings.elementsKey] == #"<attribute attributeType="Undefined" name="cache" optional="YES" transient="YES"/>"#
-            + #"<attribute attributeType="Object ID" name="objectRef" optional="YES" transient="YES"/>"#
-            + #"<fetchedProperty name="expensiveSiblings" optional="YES"><fetchRequest entity="Item" name="fetchedPropertyFetchRequest" predicateString="amount &gt; 100"/></fetchedProperty>"#
-            + #"<fetchIndex name="byTitleIndex"><fetchIndexElement order="ascending" property="title" type="Binary"/></fetchIndex>"#)
+        #expect(
+            item.userInfo[CoreDataSettings.elementsKey] == #"<attribute attributeType="Undefined" name="cache" optional="YES" transient="YES"/>"#
+                + #"<attribute attributeType="Object ID" name="objectRef" optional="YES" transient="YES"/>"#
+                + #"<fetchedProperty name="expensiveSiblings" optional="YES"><fetchRequest entity="Item" name="fetchedPropertyFetchRequest" predicateString="amount &gt; 100"/></fetchedProperty>"#
+                + #"<fetchIndex name="byTitleIndex"><fetchIndexElement order="ascending" property="title" type="Binary"/></fetchIndex>"#)
         #expect(item.userInfo[CoreDataSettings.modelElementsKey]?.hasPrefix(#"<composite name="Location"><attribute "#) == true)
-        #expect(item.userInfo[CoreDataSettings.modelElementsKey]?.hasSuffix(
-            #"<fetchRequest entity="Item" name="AllItems" predicateString="TRUEPREDICATE"/>"#
-                + #"<configuration name="Cloud" usedWithCloudKit="YES"><memberEntity name="Item"/><memberEntity name="Owner"/></configuration>"#) == true)
+        #expect(
+            item.userInfo[CoreDataSettings.modelElementsKey]?.hasSuffix(
+                #"<fetchRequest entity="Item" name="AllItems" predicateString="TRUEPREDICATE"/>"#
+                    + #"<configuration name="Cloud" usedWithCloudKit="YES"><memberEntity name="Item"/><memberEntity name="Owner"/></configuration>"#) == true)
 
         #expect(item.attribute(named: "blob")?.userInfo == ["coreData.allowsExternalBinaryDataStorage": "YES"])
         #expect(item.attribute(named: "displayName")?.userInfo == ["coreData.transient": "YES"])
@@ -199,15 +216,17 @@ import TrellisTestSupport
         #expect(item.attribute(named: "identifier")?.isOptional == false)
         #expect(item.attribute(named: "location")?.userInfo == ["coreData.attributeType": "Composite", "coreData.composite": "Location"])
         #expect(item.attribute(named: "score")?.userInfo == ["coreData.minValueString": "0", "coreData.maxValueString": "100"])
-        #expect(item.attribute(named: "tags")?.userInfo == [
-            "JSONKeyPath": "tags", "coreData.valueTransformerName": "NSSecureUnarchiveFromDataTransformer",
-            "coreData.customClassName": "[String]",
-        ])
+        #expect(
+            item.attribute(named: "tags")?.userInfo == [
+                "JSONKeyPath": "tags", "coreData.valueTransformerName": "NSSecureUnarchiveFromDataTransformer",
+                "coreData.customClassName": "[String]",
+            ])
         // `syncable` on a property is ignored; entity-escaped text is decoded.
-        #expect(item.attribute(named: "title")?.userInfo == [
-            "JSONKeyPath": "title", "note": "line one\nline two & \"quoted\" <ok>",
-            "coreData.indexed": "YES", "coreData.spotlightIndexingEnabled": "YES",
-        ])
+        #expect(
+            item.attribute(named: "title")?.userInfo == [
+                "JSONKeyPath": "title", "note": "line one\nline two & \"quoted\" <ok>",
+                "coreData.indexed": "YES", "coreData.spotlightIndexingEnabled": "YES",
+            ])
         #expect(model.entity(named: "Owner")?.userInfo == ["coreData.codeGenerationType": "category"])
         #expect(model.entity(named: "Legacy")?.userInfo == ["coreData.representedClassName": "", "coreData.codeGenerationType": ""])
         #expect(model.entity(named: "Legacy")?.attribute(named: "value")?.userInfo == [:])
@@ -215,18 +234,23 @@ import TrellisTestSupport
 
     @Test func readsRelationshipSettings() throws {
         let item = try #require(try Self.read.get().model.entity(named: "Item"))
-        #expect(item.relationship(named: "children") == RelationshipDescription(
-            name: "children", destinationEntity: "Item", inverseName: "parent", isToMany: true, deleteRule: .deny,
-            minCount: 1, maxCount: 10))
-        #expect(item.relationship(named: "owner") == RelationshipDescription(
-            name: "owner", destinationEntity: "Owner", deleteRule: .noAction, isOptional: false))
+        #expect(
+            item.relationship(named: "children")
+                == RelationshipDescription(
+                    name: "children", destinationEntity: "Item", inverseName: "parent", isToMany: true, deleteRule: .deny,
+                    minCount: 1, maxCount: 10))
+        #expect(
+            item.relationship(named: "owner")
+                == RelationshipDescription(
+                    name: "owner", destinationEntity: "Owner", deleteRule: .noAction, isOptional: false))
         #expect(item.relationship(named: "parent")?.inverseName == "children")
     }
 
     @Test func warnsAboutSkippedAttributes() throws {
-        #expect(try Self.read.get().warnings.map(\.description) == [
-            "line 6: entity Item, property cache: attribute type 'Undefined' has no stored form; the attribute is skipped (kept for writing)",
-            "line 16: entity Item, property objectRef: attribute type 'Object ID' has no stored form; the attribute is skipped (kept for writing)",
-        ])
+        #expect(
+            try Self.read.get().warnings.map(\.description) == [
+                "line 6: entity Item, property cache: attribute type 'Undefined' has no stored form; the attribute is skipped (kept for writing)",
+                "line 16: entity Item, property objectRef: attribute type 'Object ID' has no stored form; the attribute is skipped (kept for writing)",
+            ])
     }
 }

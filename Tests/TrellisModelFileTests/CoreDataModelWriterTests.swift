@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import Trellis
-@testable import TrellisModelFile
 import TrellisTestSupport
+
+@testable import TrellisModelFile
 
 @Suite struct CoreDataModelWriterTests {
     static func fixtureText(_ path: String) throws -> String {
@@ -36,57 +37,70 @@ import TrellisTestSupport
     }
 
     @Test func writesAModelBuiltInSwift() throws {
-        let model = try ObjectModel(entities: [
-            EntityDescription(name: "Status", attributes: [
-                AttributeDescription(name: "id", type: .integer64, isOptional: false, userInfo: ["JSONKeyPath": "id_str",
-                                                                                                  "JSONTransformerName": "integer-from-string"]),
-                AttributeDescription(name: "text", type: .string, defaultValue: .string("a \"quote\" & <b>")),
-                AttributeDescription(name: "createdAt", type: .date, defaultValue: .date(Date(timeIntervalSinceReferenceDate: 3600.5))),
-                AttributeDescription(name: "ratio", type: .float, defaultValue: .double(Double(Float(0.1)))),
-                AttributeDescription(name: "price", type: .decimal, defaultValue: .decimal(Decimal(string: "12.50")!)),
-                AttributeDescription(name: "flag", type: .boolean, defaultValue: .bool(true)),
-                AttributeDescription(name: "entities", type: .json),
-            ], relationships: [
-                RelationshipDescription(name: "user", destinationEntity: "User", inverseName: "statuses", deleteRule: .cascade,
-                                        userInfo: ["JSONKeyPath": "user"]),
-            ], userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "User", relationships: [
-                RelationshipDescription(name: "statuses", destinationEntity: "Status", inverseName: "user", isToMany: true,
-                                        isOrdered: true, minCount: 1, maxCount: 5),
-            ]),
-        ], versionLabel: "7")
+        let model = try ObjectModel(
+            entities: [
+                EntityDescription(
+                    name: "Status",
+                    attributes: [
+                        AttributeDescription(
+                            name: "id", type: .integer64, isOptional: false,
+                            userInfo: [
+                                "JSONKeyPath": "id_str",
+                                "JSONTransformerName": "integer-from-string",
+                            ]),
+                        AttributeDescription(name: "text", type: .string, defaultValue: .string("a \"quote\" & <b>")),
+                        AttributeDescription(name: "createdAt", type: .date, defaultValue: .date(Date(timeIntervalSinceReferenceDate: 3600.5))),
+                        AttributeDescription(name: "ratio", type: .float, defaultValue: .double(Double(Float(0.1)))),
+                        AttributeDescription(name: "price", type: .decimal, defaultValue: .decimal(Decimal(string: "12.50")!)),
+                        AttributeDescription(name: "flag", type: .boolean, defaultValue: .bool(true)),
+                        AttributeDescription(name: "entities", type: .json),
+                    ],
+                    relationships: [
+                        RelationshipDescription(
+                            name: "user", destinationEntity: "User", inverseName: "statuses", deleteRule: .cascade,
+                            userInfo: ["JSONKeyPath": "user"])
+                    ], userInfo: ["identityAttributes": "id"]),
+                EntityDescription(
+                    name: "User",
+                    relationships: [
+                        RelationshipDescription(
+                            name: "statuses", destinationEntity: "Status", inverseName: "user", isToMany: true,
+                            isOrdered: true, minCount: 1, maxCount: 5)
+                    ]),
+            ], versionLabel: "7")
         let xml = try CoreDataModelWriter().contents(for: model)
-        #expect(xml == """
-            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22522" systemVersion="23A344" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="7">
-                <entity name="Status" representedClassName="Status" syncable="YES" codeGenerationType="class">
-                    <attribute name="id" attributeType="Integer 64" usesScalarValueType="YES">
+        #expect(
+            xml == """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22522" systemVersion="23A344" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="7">
+                    <entity name="Status" representedClassName="Status" syncable="YES" codeGenerationType="class">
+                        <attribute name="id" attributeType="Integer 64" usesScalarValueType="YES">
+                            <userInfo>
+                                <entry key="JSONKeyPath" value="id_str"/>
+                                <entry key="JSONTransformerName" value="integer-from-string"/>
+                            </userInfo>
+                        </attribute>
+                        <attribute name="text" optional="YES" attributeType="String" defaultValueString="a &quot;quote&quot; &amp; &lt;b&gt;"/>
+                        <attribute name="createdAt" optional="YES" attributeType="Date" defaultValueString="3600.5" usesScalarValueType="NO"/>
+                        <attribute name="ratio" optional="YES" attributeType="Float" defaultValueString="0.1" usesScalarValueType="YES"/>
+                        <attribute name="price" optional="YES" attributeType="Decimal" defaultValueString="12.5"/>
+                        <attribute name="flag" optional="YES" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
+                        <attribute name="entities" optional="YES" attributeType="Transformable"/>
+                        <relationship name="user" optional="YES" maxCount="1" deletionRule="Cascade" destinationEntity="User" inverseName="statuses" inverseEntity="User">
+                            <userInfo>
+                                <entry key="JSONKeyPath" value="user"/>
+                            </userInfo>
+                        </relationship>
                         <userInfo>
-                            <entry key="JSONKeyPath" value="id_str"/>
-                            <entry key="JSONTransformerName" value="integer-from-string"/>
+                            <entry key="identityAttributes" value="id"/>
                         </userInfo>
-                    </attribute>
-                    <attribute name="text" optional="YES" attributeType="String" defaultValueString="a &quot;quote&quot; &amp; &lt;b&gt;"/>
-                    <attribute name="createdAt" optional="YES" attributeType="Date" defaultValueString="3600.5" usesScalarValueType="NO"/>
-                    <attribute name="ratio" optional="YES" attributeType="Float" defaultValueString="0.1" usesScalarValueType="YES"/>
-                    <attribute name="price" optional="YES" attributeType="Decimal" defaultValueString="12.5"/>
-                    <attribute name="flag" optional="YES" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
-                    <attribute name="entities" optional="YES" attributeType="Transformable"/>
-                    <relationship name="user" optional="YES" maxCount="1" deletionRule="Cascade" destinationEntity="User" inverseName="statuses" inverseEntity="User">
-                        <userInfo>
-                            <entry key="JSONKeyPath" value="user"/>
-                        </userInfo>
-                    </relationship>
-                    <userInfo>
-                        <entry key="identityAttributes" value="id"/>
-                    </userInfo>
-                </entity>
-                <entity name="User" representedClassName="User" syncable="YES" codeGenerationType="class">
-                    <relationship name="statuses" optional="YES" toMany="YES" minCount="1" maxCount="5" deletionRule="Nullify" ordered="YES" destinationEntity="Status" inverseName="user" inverseEntity="Status"/>
-                </entity>
-            </model>
+                    </entity>
+                    <entity name="User" representedClassName="User" syncable="YES" codeGenerationType="class">
+                        <relationship name="statuses" optional="YES" toMany="YES" minCount="1" maxCount="5" deletionRule="Nullify" ordered="YES" destinationEntity="Status" inverseName="user" inverseEntity="Status"/>
+                    </entity>
+                </model>
 
-            """)
+                """)
         // And it reads back as the same model.
         let back = try CoreDataModelReader.read(contents: Data(xml.utf8))
         #expect(back.model.entities == model.entities)
@@ -95,8 +109,10 @@ import TrellisTestSupport
 
     // MARK: - Round trips through XML
 
-    @Test(arguments: ["Characters.xcdatamodeld", "Cards.xcdatamodeld", "Vehicles.xcdatamodeld", "Library.xcdatamodeld",
-                      "Everything.xcdatamodel"])
+    @Test(arguments: [
+        "Characters.xcdatamodeld", "Cards.xcdatamodeld", "Vehicles.xcdatamodeld", "Library.xcdatamodeld",
+        "Everything.xcdatamodel",
+    ])
     func readWriteReadKeepsTheModel(fixture: String) throws {
         let first = try CoreDataModelReader.read(from: Fixtures.url("coredata/" + fixture))
         let xml = try CoreDataModelWriter().contents(for: first.model, versionName: first.versionName)
@@ -136,17 +152,18 @@ import TrellisTestSupport
 
         let files = try FileManager.default.subpathsOfDirectory(atPath: bundle.path).sorted()
         #expect(files == [".xccurrentversion", "Cards.xcdatamodel", "Cards.xcdatamodel/contents"])
-        #expect(String(decoding: try Data(contentsOf: bundle.appendingPathComponent(".xccurrentversion")), as: UTF8.self) == """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <dict>
-            \t<key>_XCCurrentVersionName</key>
-            \t<string>Cards.xcdatamodel</string>
-            </dict>
-            </plist>
+        #expect(
+            String(decoding: try Data(contentsOf: bundle.appendingPathComponent(".xccurrentversion")), as: UTF8.self) == """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                <plist version="1.0">
+                <dict>
+                \t<key>_XCCurrentVersionName</key>
+                \t<string>Cards.xcdatamodel</string>
+                </dict>
+                </plist>
 
-            """)
+                """)
         let back = try CoreDataModelReader.read(from: bundle)
         #expect(back.versionName == "Cards")
         #expect(back.model.entities == model.entities)
@@ -206,13 +223,16 @@ import TrellisTestSupport
     /// Core Data has no place for a key convention: each property without a `JSONKeyPath`
     /// gets the one the convention gives it, so the model maps the same keys.
     @Test func keyConventionIsWrittenAsKeyPaths() throws {
-        let model = try ObjectModel(entities: [
-            EntityDescription(name: "Item", attributes: [
-                AttributeDescription(name: "a.b", type: .string),
-                AttributeDescription(name: "itemID", type: .integer64),
-                AttributeDescription(name: "explicit", type: .string, userInfo: ["JSONKeyPath": "x.y"]),
-            ], relationships: [RelationshipDescription(name: "parentItem", destinationEntity: "Item")]),
-        ], keyConvention: .propertyName)
+        let model = try ObjectModel(
+            entities: [
+                EntityDescription(
+                    name: "Item",
+                    attributes: [
+                        AttributeDescription(name: "a.b", type: .string),
+                        AttributeDescription(name: "itemID", type: .integer64),
+                        AttributeDescription(name: "explicit", type: .string, userInfo: ["JSONKeyPath": "x.y"]),
+                    ], relationships: [RelationshipDescription(name: "parentItem", destinationEntity: "Item")])
+            ], keyConvention: .propertyName)
         let read = try CoreDataModelReader.read(contents: Data(try CoreDataModelWriter().contents(for: model).utf8))
         let item = try read.model.requireEntity("Item")
         #expect(item.attributes.map(\.jsonKeyPathText) == [#"a\.b"#, "itemID", "x.y"])
@@ -232,16 +252,19 @@ import TrellisTestSupport
 
     @Test func namesXcodeRejectsAreReported() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "status", attributes: [
-                AttributeDescription(name: "ID", type: .integer64), AttributeDescription(name: "description", type: .string),
-                AttributeDescription(name: "text", type: .string),
-            ]),
+            EntityDescription(
+                name: "status",
+                attributes: [
+                    AttributeDescription(name: "ID", type: .integer64), AttributeDescription(name: "description", type: .string),
+                    AttributeDescription(name: "text", type: .string),
+                ])
         ])
-        #expect(CoreDataModelWriter.xcodeNamingProblems(in: model).map(\.description) == [
-            "entity status: Xcode requires entity names to start with an uppercase letter",
-            "entity status, property ID: Xcode requires property names to start with a lowercase letter",
-            "entity status, property description: Xcode rejects 'description' as a property name (an NSManagedObject member)",
-        ])
+        #expect(
+            CoreDataModelWriter.xcodeNamingProblems(in: model).map(\.description) == [
+                "entity status: Xcode requires entity names to start with an uppercase letter",
+                "entity status, property ID: Xcode requires property names to start with a lowercase letter",
+                "entity status, property description: Xcode rejects 'description' as a property name (an NSManagedObject member)",
+            ])
         let fixtures = try CoreDataModelReader.read(from: Fixtures.url("coredata/Everything.xcdatamodel")).model
         #expect(CoreDataModelWriter.xcodeNamingProblems(in: fixtures).isEmpty)
     }
@@ -250,9 +273,11 @@ import TrellisTestSupport
 
     @Test func binaryDefaultValueIsUnrepresentable() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Blob", attributes: [
-                AttributeDescription(name: "data", type: .binary, defaultValue: .binary(Data([1, 2]))),
-            ]),
+            EntityDescription(
+                name: "Blob",
+                attributes: [
+                    AttributeDescription(name: "data", type: .binary, defaultValue: .binary(Data([1, 2])))
+                ])
         ])
         let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelWriter().contents(for: model) }
         #expect(error.code == .unrepresentable)
@@ -275,15 +300,18 @@ import TrellisTestSupport
     ])
     func charactersXMLCannotHoldAreUnrepresentable(keyPath: String, code: String) throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Item", attributes: [
-                AttributeDescription(name: "id", type: .integer64, userInfo: [GrootAnnotation.jsonKeyPath: "id"]),
-                AttributeDescription(name: "odd", type: .string, userInfo: [GrootAnnotation.jsonKeyPath: keyPath]),
-            ]),
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64, userInfo: [GrootAnnotation.jsonKeyPath: "id"]),
+                    AttributeDescription(name: "odd", type: .string, userInfo: [GrootAnnotation.jsonKeyPath: keyPath]),
+                ])
         ])
         let error = try #require(throws: CoreDataModelError.self) { try CoreDataModelWriter().contents(for: model) }
         #expect(error.code == .unrepresentable)
-        #expect(error.description == "entity Item, property odd: its user-info entry JSONKeyPath holds \(code), "
-                    + "a character a Core Data model (XML 1.0) cannot hold")
+        #expect(
+            error.description == "entity Item, property odd: its user-info entry JSONKeyPath holds \(code), "
+                + "a character a Core Data model (XML 1.0) cannot hold")
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let bundle = directory.appendingPathComponent("Odd.xcdatamodeld")
@@ -294,9 +322,11 @@ import TrellisTestSupport
     /// Tab, line feed and carriage return are written as character references and read back.
     @Test func tabsAndNewlinesInValuesReadBack() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Item", attributes: [
-                AttributeDescription(name: "odd", type: .string, userInfo: [GrootAnnotation.jsonKeyPath: "a\tb\nc\rd"]),
-            ]),
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    AttributeDescription(name: "odd", type: .string, userInfo: [GrootAnnotation.jsonKeyPath: "a\tb\nc\rd"])
+                ])
         ])
         let xml = try CoreDataModelWriter().contents(for: model)
         let read = try CoreDataModelReader.read(contents: Data(xml.utf8))

@@ -2,71 +2,72 @@ import Foundation
 import Testing
 import Trellis
 import TrellisTestSupport
+
 @testable import TrellisModelFile
 
 @Suite struct ModelFileRoundTripTests {
     /// A model using every key of the format.
     static let full = #"""
-    {
-      "format": "trellis-model",
-      "formatVersion": 1,
-      "version": "7",
-      "keyConvention": "snakeCase",
-      "entities": [
         {
-          "name": "Vehicle",
-          "abstract": true,
-          "identityAttributes": "id",
-          "entityMapper": "VehicleMapper",
-          "dictionaryTransformer": "LegacyID",
-          "userInfo": {"note": "kept verbatim"},
-          "attributes": [
-            {"name": "id", "type": "integer64", "optional": false, "jsonKeyPath": "id"},
-            {"name": "label", "type": "string", "default": "unnamed", "userInfo": {"JSONKeyPath": "meta.label"}},
-            {"name": "small", "type": "integer16", "default": -3},
-            {"name": "medium", "type": "integer32", "default": 70000},
-            {"name": "price", "type": "decimal", "default": 19.99},
-            {"name": "ratio", "type": "double", "default": 0.1},
-            {"name": "weight", "type": "float", "default": 1.5},
-            {"name": "active", "type": "boolean", "default": true},
-            {"name": "built", "type": "date", "default": "2014-08-31T00:29:15Z", "transformer": "TwitterDate"},
-            {"name": "blob", "type": "binary", "default": "AAEC"},
-            {"name": "uuid", "type": "uuid", "default": "6ba7b810-9dad-11d1-80b4-00c04fd430c8"},
-            {"name": "link", "type": "uri", "default": "https://example.com/a"},
-            {"name": "extra", "type": "json", "default": {"a": [1, null]}},
-            {"name": "count", "type": "integer64", "transformer": "StringToInteger"}
+          "format": "trellis-model",
+          "formatVersion": 1,
+          "version": "7",
+          "keyConvention": "snakeCase",
+          "entities": [
+            {
+              "name": "Vehicle",
+              "abstract": true,
+              "identityAttributes": "id",
+              "entityMapper": "VehicleMapper",
+              "dictionaryTransformer": "LegacyID",
+              "userInfo": {"note": "kept verbatim"},
+              "attributes": [
+                {"name": "id", "type": "integer64", "optional": false, "jsonKeyPath": "id"},
+                {"name": "label", "type": "string", "default": "unnamed", "userInfo": {"JSONKeyPath": "meta.label"}},
+                {"name": "small", "type": "integer16", "default": -3},
+                {"name": "medium", "type": "integer32", "default": 70000},
+                {"name": "price", "type": "decimal", "default": 19.99},
+                {"name": "ratio", "type": "double", "default": 0.1},
+                {"name": "weight", "type": "float", "default": 1.5},
+                {"name": "active", "type": "boolean", "default": true},
+                {"name": "built", "type": "date", "default": "2014-08-31T00:29:15Z", "transformer": "TwitterDate"},
+                {"name": "blob", "type": "binary", "default": "AAEC"},
+                {"name": "uuid", "type": "uuid", "default": "6ba7b810-9dad-11d1-80b4-00c04fd430c8"},
+                {"name": "link", "type": "uri", "default": "https://example.com/a"},
+                {"name": "extra", "type": "json", "default": {"a": [1, null]}},
+                {"name": "count", "type": "integer64", "transformer": "StringToInteger"}
+              ],
+              "relationships": [
+                {"name": "owner", "destination": "Person", "inverse": "vehicles", "deleteRule": "deny", "optional": false,
+                 "jsonKeyPath": "owner_id"},
+                {"name": "parts", "destination": "Part", "toMany": true, "ordered": true, "deleteRule": "cascade",
+                 "minCount": 1, "maxCount": 9, "jsonKeyPath": "parts", "mergePolicy": "append", "userInfo": {"x": "y"}}
+              ]
+            },
+            {"name": "Car", "parent": "Vehicle", "attributes": [{"name": "doors", "type": "integer16"}]},
+            {"name": "Bike", "parent": "Vehicle"},
+            {
+              "name": "Person",
+              "identityAttributes": ["name", "born"],
+              "attributes": [{"name": "name", "type": "string"}, {"name": "born", "type": "integer32"}],
+              "relationships": [{"name": "vehicles", "destination": "Vehicle", "inverse": "owner", "toMany": true,
+                                 "deleteRule": "noAction"}]
+            },
+            {"name": "Part", "attributes": [{"name": "serial", "type": "string"}]}
           ],
-          "relationships": [
-            {"name": "owner", "destination": "Person", "inverse": "vehicles", "deleteRule": "deny", "optional": false,
-             "jsonKeyPath": "owner_id"},
-            {"name": "parts", "destination": "Part", "toMany": true, "ordered": true, "deleteRule": "cascade",
-             "minCount": 1, "maxCount": 9, "jsonKeyPath": "parts", "mergePolicy": "append", "userInfo": {"x": "y"}}
-          ]
-        },
-        {"name": "Car", "parent": "Vehicle", "attributes": [{"name": "doors", "type": "integer16"}]},
-        {"name": "Bike", "parent": "Vehicle"},
-        {
-          "name": "Person",
-          "identityAttributes": ["name", "born"],
-          "attributes": [{"name": "name", "type": "string"}, {"name": "born", "type": "integer32"}],
-          "relationships": [{"name": "vehicles", "destination": "Vehicle", "inverse": "owner", "toMany": true,
-                             "deleteRule": "noAction"}]
-        },
-        {"name": "Part", "attributes": [{"name": "serial", "type": "string"}]}
-      ],
-      "bindings": {
-        "transformers": {
-          "TwitterDate": {"dateFormat": "EEE MMM dd HH:mm:ss Z yyyy"},
-          "StringToInteger": "integer-from-string"
-        },
-        "entityMappers": {"VehicleMapper": {"keyPath": "type", "entities": {"car": "Car", "bike": "Bike"}, "default": "Car"}},
-        "dictionaryTransformers": {
-          "LegacyID": {"copy": {"id_str": "identifier"}, "rename": {"legacy_id": "id"}, "set": {"kind": "vehicle"},
-                       "remove": ["debug", "meta.secret"]}
+          "bindings": {
+            "transformers": {
+              "TwitterDate": {"dateFormat": "EEE MMM dd HH:mm:ss Z yyyy"},
+              "StringToInteger": "integer-from-string"
+            },
+            "entityMappers": {"VehicleMapper": {"keyPath": "type", "entities": {"car": "Car", "bike": "Bike"}, "default": "Car"}},
+            "dictionaryTransformers": {
+              "LegacyID": {"copy": {"id_str": "identifier"}, "rename": {"legacy_id": "id"}, "set": {"kind": "vehicle"},
+                           "remove": ["debug", "meta.secret"]}
+            }
+          }
         }
-      }
-    }
-    """#
+        """#
 
     static func read(_ text: String) throws -> ModelFile {
         try ModelFile.read(data: Data(text.utf8))
@@ -87,8 +88,11 @@ import TrellisTestSupport
     @Test func convenienceKeysBecomeGrootAnnotations() throws {
         let file = try Self.read(Self.full)
         let vehicle = try #require(file.model.entities.first)
-        #expect(vehicle.userInfo == ["identityAttributes": "id", "entityMapperName": "VehicleMapper",
-                                     "JSONDictionaryTransformerName": "LegacyID", "note": "kept verbatim"])
+        #expect(
+            vehicle.userInfo == [
+                "identityAttributes": "id", "entityMapperName": "VehicleMapper",
+                "JSONDictionaryTransformerName": "LegacyID", "note": "kept verbatim",
+            ])
         #expect(vehicle.attributes[0].userInfo == ["JSONKeyPath": "id"])
         #expect(vehicle.attributes[1].userInfo == ["JSONKeyPath": "meta.label"])
         #expect(vehicle.attributes[8].userInfo == ["JSONTransformerName": "TwitterDate"])
@@ -128,32 +132,34 @@ import TrellisTestSupport
     }
 
     @Test func writerUsesConvenienceKeysAndOmitsDefaults() throws {
-        let file = try Self.read(#"""
-        {"format": "trellis-model", "formatVersion": 1, "entities": [
-          {"name": "Tag", "userInfo": {"identityAttributes": "text"},
-           "attributes": [{"name": "text", "type": "string", "optional": true, "userInfo": {"JSONKeyPath": "text"}}]}]}
-        """#)
+        let file = try Self.read(
+            #"""
+            {"format": "trellis-model", "formatVersion": 1, "entities": [
+              {"name": "Tag", "userInfo": {"identityAttributes": "text"},
+               "attributes": [{"name": "text", "type": "string", "optional": true, "userInfo": {"JSONKeyPath": "text"}}]}]}
+            """#)
         let text = String(decoding: file.data(), as: UTF8.self)
-        #expect(text == """
-        {
-          "format": "trellis-model",
-          "formatVersion": 1,
-          "entities": [
-            {
-              "name": "Tag",
-              "identityAttributes": ["text"],
-              "attributes": [
+        #expect(
+            text == """
                 {
-                  "name": "text",
-                  "type": "string",
-                  "jsonKeyPath": "text"
+                  "format": "trellis-model",
+                  "formatVersion": 1,
+                  "entities": [
+                    {
+                      "name": "Tag",
+                      "identityAttributes": ["text"],
+                      "attributes": [
+                        {
+                          "name": "text",
+                          "type": "string",
+                          "jsonKeyPath": "text"
+                        }
+                      ]
+                    }
+                  ]
                 }
-              ]
-            }
-          ]
-        }
 
-        """)
+                """)
     }
 
     @Test func bindingsGiveNamesMeaning() throws {
@@ -178,7 +184,8 @@ import TrellisTestSupport
     }
 
     @Test func removeDeletesArrayElementsAndMembersInsideThem() throws {
-        let file = try Self.read(#"""
+        let file = try Self.read(
+            #"""
             {"format": "trellis-model", "formatVersion": 1, "entities": [{"name": "Item", "dictionaryTransformer": "Trim"}],
              "bindings": {"dictionaryTransformers": {"Trim": {"remove": ["tags.0", "items.1.secret", "items.9", "name.0"]}}}}
             """#)

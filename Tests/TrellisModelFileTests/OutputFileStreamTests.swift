@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TrellisModelFile
 
 /// `OutputFile.write(to:_:)`: text written in chunks to a temporary file renamed over the

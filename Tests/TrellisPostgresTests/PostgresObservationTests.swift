@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisTestSupport
+
 @testable import TrellisPostgres
 
 /// Observation of commits made through other connections (issue 17 point 5): the change
@@ -53,8 +54,9 @@ struct PostgresObservationTests {
     /// (the current results) has arrived.
     static func observe(_ store: PostgresStore) throws -> (Updates, FetchResultsObservation) {
         let updates = Updates()
-        let request = ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("rating > 3"),
-                                         sortDescriptors: [ObjectSortDescriptor("name")])
+        let request = ObjectFetchRequest(
+            entity: "Character", predicate: try ObjectPredicate("rating > 3"),
+            sortDescriptors: [ObjectSortDescriptor("name")])
         let observation = try ObjectContext(store: store).observe(request, handler: updates.receive)
         let first = try updates.wait(for: 1)[0]
         #expect(first.change == nil)
@@ -69,8 +71,9 @@ struct PostgresObservationTests {
         let test = try StoreKind.postgres.makeStore(model: try Self.model())
         let location = try #require(test.location)
         _ = try ObjectContext(store: test.store).importObjects(from: [["id": 1, "name": "Batman", "rating": 5.0]], entity: "Character")
-        let observed = try PostgresStore(connection: location, model: try Self.model(),
-                                         configuration: .init(isReadOnly: true, observationPollInterval: 3600))
+        let observed = try PostgresStore(
+            connection: location, model: try Self.model(),
+            configuration: .init(isReadOnly: true, observationPollInterval: 3600))
         let (updates, observation) = try Self.observe(observed)
         defer { observation.cancel() }
         try Self.eventually("LISTEN on the watcher's connection") { observed.observers.isListening }
@@ -92,8 +95,9 @@ struct PostgresObservationTests {
         let test = try StoreKind.postgres.makeStore(model: try Self.model())
         let location = try #require(test.location)
         _ = try ObjectContext(store: test.store).importObjects(from: [["id": 1, "name": "Batman", "rating": 5.0]], entity: "Character")
-        let observed = try PostgresStore(connection: location, model: try Self.model(),
-                                         configuration: .init(isReadOnly: true, observationPollInterval: 0.2))
+        let observed = try PostgresStore(
+            connection: location, model: try Self.model(),
+            configuration: .init(isReadOnly: true, observationPollInterval: 0.2))
         let (updates, observation) = try Self.observe(observed)
         defer { observation.cancel() }
 
@@ -119,8 +123,9 @@ struct PostgresObservationTests {
         let test = try StoreKind.postgres.makeStore(model: try Self.model())
         let location = try #require(test.location)
         _ = try ObjectContext(store: test.store).importObjects(from: [["id": 1, "name": "Batman", "rating": 5.0]], entity: "Character")
-        let observed = try PostgresStore(connection: location, model: try Self.model(),
-                                         configuration: .init(isReadOnly: true, observationPollInterval: 3600))
+        let observed = try PostgresStore(
+            connection: location, model: try Self.model(),
+            configuration: .init(isReadOnly: true, observationPollInterval: 3600))
         let (updates, observation) = try Self.observe(observed)
         defer { observation.cancel() }
         try Self.eventually("LISTEN on the watcher's connection") { observed.observers.isListening }

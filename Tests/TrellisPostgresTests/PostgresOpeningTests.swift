@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisTestSupport
+
 @testable import TrellisPostgres
 
 /// Opening a PostgreSQL store on bad ground: each case a clear error, and nothing changed.
@@ -9,10 +10,12 @@ import TrellisTestSupport
 struct PostgresOpeningTests {
     static func model(extra: [AttributeDescription] = []) throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Item", attributes: [
-                AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
-                AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"]),
-            ] + extra, userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
+                    AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"]),
+                ] + extra, userInfo: ["identityAttributes": "id"])
         ])
     }
 
@@ -28,8 +31,9 @@ struct PostgresOpeningTests {
 
     @Test func aSchemaWithOtherTablesIsNotAStoreAndIsLeftAlone() throws {
         let schema = Schema()
-        try PostgresTestServer.execute("CREATE SCHEMA \"\(schema.name)\"; CREATE TABLE \"\(schema.name)\".\"orders\" (\"n\" int); "
-                                       + "INSERT INTO \"\(schema.name)\".\"orders\" VALUES (1)")
+        try PostgresTestServer.execute(
+            "CREATE SCHEMA \"\(schema.name)\"; CREATE TABLE \"\(schema.name)\".\"orders\" (\"n\" int); "
+                + "INSERT INTO \"\(schema.name)\".\"orders\" VALUES (1)")
         #expect {
             _ = try PostgresStore(connection: try schema.location(), model: try Self.model())
         } throws: { error in
@@ -50,8 +54,9 @@ struct PostgresOpeningTests {
             _ = try PostgresStore(connection: try schema.location(), model: try Self.model())
         } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.code == .notAStore && error.message.hasSuffix(
-                "was made by a newer version of Trellis (store format 2; this version reads format 1): use that version or a newer one")
+            return error.code == .notAStore
+                && error.message.hasSuffix(
+                    "was made by a newer version of Trellis (store format 2; this version reads format 1): use that version or a newer one")
         }
         #expect(try schema.rows(#"SELECT "key", "value" FROM "trellis_metadata" ORDER BY 1"#) == before)
     }
@@ -69,22 +74,28 @@ struct PostgresOpeningTests {
         _ = try ObjectContext(store: second).importObjects(from: [["id": 3, "name": "c"]], entity: "Item")
 
         let changed = try ObjectModel(entities: [
-            EntityDescription(name: "Item", attributes: [
-                AttributeDescription(name: "id", type: .integer64),
-                AttributeDescription(name: "name", type: .integer64),
-                AttributeDescription(name: "rank", type: .integer32),
-            ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64),
+                    AttributeDescription(name: "name", type: .integer64),
+                    AttributeDescription(name: "rank", type: .integer32),
+                ], userInfo: ["identityAttributes": "id"])
         ])
         let before = try schema.rows(#"SELECT * FROM "Item" ORDER BY 1"#)
         #expect {
             _ = try PostgresStore(connection: try schema.location(), model: changed)
         } throws: { error in
-            (error as? StoreError)?.code == .incompatibleSchema && (error as? StoreError)?.message
-                == "the store's schema cannot be migrated to the model: entity Item, property name: the attribute type changed from string to integer64"
+            (error as? StoreError)?.code == .incompatibleSchema
+                && (error as? StoreError)?.message
+                    == "the store's schema cannot be migrated to the model: entity Item, property name: the attribute type changed from string to integer64"
         }
         #expect(try schema.rows(#"SELECT * FROM "Item" ORDER BY 1"#) == before)
-        #expect(try schema.rows("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
-                                + "AND table_name = 'Item' ORDER BY ordinal_position").map { $0[0] ?? "" }
+        #expect(
+            try schema.rows(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+                    + "AND table_name = 'Item' ORDER BY ordinal_position"
+            ).map { $0[0] ?? "" }
                 == ["_pk", "_entity", "_placeholder", "id", "name", "rank"])
     }
 
@@ -105,8 +116,10 @@ struct PostgresOpeningTests {
         let role = "trellis_pw_\(UInt32.random(in: 0...UInt32.max))"
         try PostgresTestServer.execute("CREATE ROLE \(role) LOGIN PASSWORD 'right-one'")
         defer { _ = try? PostgresTestServer.execute("DROP ROLE \(role)") }
-        for url in ["postgresql://\(role):wrong-secret@127.0.0.1:\(port)/postgres",
-                    "host=127.0.0.1 port=\(port) dbname=postgres user=\(role) password='wrong-secret'"] {
+        for url in [
+            "postgresql://\(role):wrong-secret@127.0.0.1:\(port)/postgres",
+            "host=127.0.0.1 port=\(port) dbname=postgres user=\(role) password='wrong-secret'",
+        ] {
             #expect {
                 _ = try PostgresStore(connection: url, model: try Self.model())
             } throws: { error in
@@ -125,8 +138,9 @@ struct PostgresOpeningTests {
         let port = try #require(PostgresTestServer.tcpPort, "the server's TCP port")
         let role = "trellis_ro_\(UInt32.random(in: 0...UInt32.max))"
         let schema = Schema()
-        try PostgresTestServer.execute("CREATE ROLE \(role) LOGIN PASSWORD 'pw'; CREATE SCHEMA \"\(schema.name)\"; "
-                                       + "GRANT USAGE ON SCHEMA \"\(schema.name)\" TO \(role)")
+        try PostgresTestServer.execute(
+            "CREATE ROLE \(role) LOGIN PASSWORD 'pw'; CREATE SCHEMA \"\(schema.name)\"; "
+                + "GRANT USAGE ON SCHEMA \"\(schema.name)\" TO \(role)")
         defer { _ = try? PostgresTestServer.execute("DROP OWNED BY \(role); DROP ROLE \(role)") }
         let url = "postgresql://\(role):pw@127.0.0.1:\(port)/postgres?schema=\(schema.name)"
         #expect {
@@ -135,8 +149,8 @@ struct PostgresOpeningTests {
             guard let error = error as? StoreError else { return false }
             return error.code == .permissionDenied
                 && error.message == "the role \"\(role)\" may not create the store's tables in schema \(schema.name) of "
-                + "postgresql://\(role)@127.0.0.1:\(port)/postgres (it lacks the CREATE privilege on the schema): grant it, or "
-                + "create the store once with a role that has it (PostgreSQL: permission denied for schema \(schema.name))"
+                    + "postgresql://\(role)@127.0.0.1:\(port)/postgres (it lacks the CREATE privilege on the schema): grant it, or "
+                    + "create the store once with a role that has it (PostgreSQL: permission denied for schema \(schema.name))"
         }
         #expect(try schema.rows("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == [["0"]])
         // A store created by another role: without grants on its tables, reading names the table.

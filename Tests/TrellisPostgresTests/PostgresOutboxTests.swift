@@ -9,16 +9,21 @@ import TrellisTestSupport
 @Suite struct PostgresOutboxTests {
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Cat", attributes: [AttributeDescription(name: "id", type: .integer64),
-                                                        AttributeDescription(name: "name", type: .string)],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Cat",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64),
+                    AttributeDescription(name: "name", type: .string),
+                ],
+                userInfo: ["identityAttributes": "id"])
         ])
     }
 
     /// Drops the outbox of `test`'s store, as a store made before it has none.
     func dropOutbox(_ test: TestStore) throws {
         _ = try test.rows(#"DROP TABLE "trellis_outbox""#)
-        #expect(try test.rows(#"SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'trellis_outbox'"#)
+        #expect(
+            try test.rows(#"SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'trellis_outbox'"#)
                 == [["0"]])
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisTestSupport
+
 @testable import TrellisPostgres
 
 /// How the PostgreSQL store runs fetch requests (issue 17 point 3): exact text comparisons
@@ -12,18 +13,21 @@ import TrellisTestSupport
 struct PostgresQueryTests {
     static func store() throws -> TestStore {
         let store = try StoreKind.postgres.makeStore(model: try PostgresWriteTests.model())
-        _ = try ObjectContext(store: store.store).importObjects(from: [
-            ["id": 1, "name": "Batman", "rating": 5.0], ["id": 2, "name": "BATGIRL", "rating": 2.0],
-            ["id": 3, "name": "Straße", "rating": 4.0], ["id": 4, "name": "STRASSE", "rating": 1.0],
-            ["id": 5, "name": "Cafe\u{301}", "rating": 4.5], ["id": 6, "name": "Café", "rating": 3.5],
-        ], entity: "Character")
+        _ = try ObjectContext(store: store.store).importObjects(
+            from: [
+                ["id": 1, "name": "Batman", "rating": 5.0], ["id": 2, "name": "BATGIRL", "rating": 2.0],
+                ["id": 3, "name": "Straße", "rating": 4.0], ["id": 4, "name": "STRASSE", "rating": 1.0],
+                ["id": 5, "name": "Cafe\u{301}", "rating": 4.5], ["id": 6, "name": "Café", "rating": 3.5],
+            ], entity: "Character")
         return store
     }
 
     func run(_ store: TestStore, _ predicate: String, sort: String = "id") throws -> (sql: String, isExact: Bool, ids: [Int64]) {
         let model = try PostgresWriteTests.model()
-        let request = try ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate(predicate),
-                                             sortDescriptors: [ObjectSortDescriptor(sort)]).resolved(in: model)
+        let request = try ObjectFetchRequest(
+            entity: "Character", predicate: try ObjectPredicate(predicate),
+            sortDescriptors: [ObjectSortDescriptor(sort)]
+        ).resolved(in: model)
         let postgres = try #require(store.store as? PostgresStore)
         let (sql, isExact) = try postgres.read { try ($0 as! PostgresSession).sql(for: request) }
         let ids = try store.store.read { try $0.fetch(request) }.map { $0.attributes[0]?.integerValue ?? -1 }
@@ -52,8 +56,9 @@ struct PostgresQueryTests {
         .init(predicate: "name BEGINSWITH[c] 'bat' AND rating > 3", ids: [1], sqlContains: ["(TRUE AND t.\"rating\" > $1)"], relaxed: true),
         .init(predicate: "name ==[c] 'strasse'", ids: [3, 4], sqlContains: ["WHERE TRUE"], relaxed: true),
         .init(predicate: "name ==[cd] 'cafe' AND rating >= 4", ids: [5], sqlContains: ["t.\"rating\" >= $1"], relaxed: true),
-        .init(predicate: "NOT (name LIKE[c] 'bat*') AND rating < 4.5", ids: [3, 4, 6], sqlContains: ["NOT coalesce(FALSE, FALSE)", "t.\"rating\" < $1"],
-              relaxed: true),
+        .init(
+            predicate: "NOT (name LIKE[c] 'bat*') AND rating < 4.5", ids: [3, 4, 6], sqlContains: ["NOT coalesce(FALSE, FALSE)", "t.\"rating\" < $1"],
+            relaxed: true),
         .init(predicate: "name MATCHES '[A-Z]+' OR rating == 1", ids: [2, 4], sqlContains: ["(TRUE OR t.\"rating\" = $1)"], relaxed: true),
     ]
 
@@ -65,8 +70,10 @@ struct PostgresQueryTests {
         for part in c.sqlContains { #expect(sql.contains(part), "\(sql)") }
         #expect(isExact == !c.relaxed)
         // The same answer as the in-memory evaluation every store must match.
-        let request = try ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate(c.predicate),
-                                             sortDescriptors: [ObjectSortDescriptor("id")]).resolved(in: try PostgresWriteTests.model())
+        let request = try ObjectFetchRequest(
+            entity: "Character", predicate: try ObjectPredicate(c.predicate),
+            sortDescriptors: [ObjectSortDescriptor("id")]
+        ).resolved(in: try PostgresWriteTests.model())
         let snapshots = try store.store.read { try $0.fetch(entity: "Character", matching: nil) }
         let expected = try RequestEvaluator(request, lookup: { _ in nil }).run(snapshots).map { $0.attributes[0]?.integerValue ?? -1 }
         #expect(ids == expected)
@@ -99,6 +106,10 @@ struct PostgresQueryTests {
         let prepared = try #require(store.store as? PostgresStore).preparedSQL
         #expect(prepared.contains("FETCH FORWARD 4 FROM trellis_fetch_0"))
         #expect(prepared.contains("FETCH FORWARD 5 FROM trellis_fetch_1"))
-        #expect(prepared.contains { $0.hasPrefix("DECLARE trellis_fetch_0 NO SCROLL CURSOR FOR SELECT ") && $0.hasSuffix(#" WHERE TRUE ORDER BY t."rating" DESC NULLS LAST, t."_pk""#) })
+        #expect(
+            prepared.contains {
+                $0.hasPrefix("DECLARE trellis_fetch_0 NO SCROLL CURSOR FOR SELECT ")
+                    && $0.hasSuffix(#" WHERE TRUE ORDER BY t."rating" DESC NULLS LAST, t."_pk""#)
+            })
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisTestSupport
+
 @testable import TrellisPostgres
 
 /// What the PostgreSQL store writes, and how its transactions meet other writers, lost
@@ -14,36 +15,53 @@ struct PostgresWriteTests {
             AttributeDescription(name: name, type: type, userInfo: ["JSONKeyPath": key])
         }
         return try ObjectModel(entities: [
-            EntityDescription(name: "Character", attributes: [
-                attribute("id", .integer64, "id"), attribute("name", .string, "name"), attribute("rating", .double, "rating"),
-            ], relationships: [
-                RelationshipDescription(name: "powers", destinationEntity: "Power", inverseName: "characters", isToMany: true,
-                                        userInfo: ["JSONKeyPath": "powers"]),
-                RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
-                                        userInfo: ["JSONKeyPath": "publisher"]),
-            ], userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Power", attributes: [attribute("id", .integer64, "id"), attribute("name", .string, "name")],
-                              relationships: [RelationshipDescription(name: "characters", destinationEntity: "Character",
-                                                                      inverseName: "powers", isToMany: true)],
-                              userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Publisher", attributes: [attribute("id", .integer64, "id"), attribute("name", .string, "name")],
-                              relationships: [RelationshipDescription(name: "characters", destinationEntity: "Character",
-                                                                      inverseName: "publisher", isToMany: true)],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Character",
+                attributes: [
+                    attribute("id", .integer64, "id"), attribute("name", .string, "name"), attribute("rating", .double, "rating"),
+                ],
+                relationships: [
+                    RelationshipDescription(
+                        name: "powers", destinationEntity: "Power", inverseName: "characters", isToMany: true,
+                        userInfo: ["JSONKeyPath": "powers"]),
+                    RelationshipDescription(
+                        name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
+                        userInfo: ["JSONKeyPath": "publisher"]),
+                ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Power", attributes: [attribute("id", .integer64, "id"), attribute("name", .string, "name")],
+                relationships: [
+                    RelationshipDescription(
+                        name: "characters", destinationEntity: "Character",
+                        inverseName: "powers", isToMany: true)
+                ],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Publisher", attributes: [attribute("id", .integer64, "id"), attribute("name", .string, "name")],
+                relationships: [
+                    RelationshipDescription(
+                        name: "characters", destinationEntity: "Character",
+                        inverseName: "publisher", isToMany: true)
+                ],
+                userInfo: ["identityAttributes": "id"]),
         ])
     }
 
     static func characters(_ ids: Range<Int>, name: String = "c") -> JSONValue {
-        .array(ids.map { i in
-            ["id": JSONValue(i), "name": .string("\(name)\(i)"), "rating": JSONValue(floatLiteral: Double(i) / 2),
-             "powers": [["id": JSONValue(i % 7), "name": .string("p\(i % 7)")], ["id": JSONValue(i % 5 + 100), "name": "q"]],
-             "publisher": ["id": JSONValue(i % 3), "name": .string("u\(i % 3)")]]
-        })
+        .array(
+            ids.map { i in
+                [
+                    "id": JSONValue(i), "name": .string("\(name)\(i)"), "rating": JSONValue(floatLiteral: Double(i) / 2),
+                    "powers": [["id": JSONValue(i % 7), "name": .string("p\(i % 7)")], ["id": JSONValue(i % 5 + 100), "name": "q"]],
+                    "publisher": ["id": JSONValue(i % 3), "name": .string("u\(i % 3)")],
+                ]
+            })
     }
 
     /// Triggers log every row written, and which columns an UPDATE set.
     static func logWrites(_ test: TestStore) throws {
-        _ = try test.rows(#"""
+        _ = try test.rows(
+            #"""
             CREATE TABLE "log" ("n" serial, "entry" text);
             CREATE FUNCTION "note"() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN INSERT INTO "log" ("entry") VALUES (TG_TABLE_NAME || ' ' || TG_OP); RETURN NULL; END $$;
@@ -129,7 +147,7 @@ struct PostgresWriteTests {
                 guard let error = error as? StoreError else { return false }
                 return error.code == .transactionConflict
                     && error.message == "could not serialize access due to concurrent update "
-                    + "(the transaction was tried 1 time and rolled back each time)"
+                        + "(the transaction was tried 1 time and rolled back each time)"
                     && error.engineCode == .sqlState("40001")
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trellis
+
 @testable import TrellisSQLite
 
 /// An import into empty tables drops their secondary indexes (a to-one's foreign key, a
@@ -14,31 +15,40 @@ import Trellis
             AttributeDescription(name: name, type: type, userInfo: ["JSONKeyPath": name])
         }
         return try ObjectModel(entities: [
-            EntityDescription(name: "Character", attributes: [attribute("id", .integer64), attribute("name", .string)], relationships: [
-                RelationshipDescription(name: "powers", destinationEntity: "Power", inverseName: "characters", isToMany: true,
-                                        userInfo: ["JSONKeyPath": "powers"]),
-                RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
-                                        userInfo: ["JSONKeyPath": "publisher"]),
-            ], userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Power", attributes: [attribute("id", .integer64)], relationships: [
-                RelationshipDescription(name: "characters", destinationEntity: "Character", inverseName: "powers", isToMany: true),
-            ], userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Publisher", attributes: [attribute("id", .integer64)], relationships: [
-                RelationshipDescription(name: "characters", destinationEntity: "Character", inverseName: "publisher", isToMany: true),
-            ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Character", attributes: [attribute("id", .integer64), attribute("name", .string)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "powers", destinationEntity: "Power", inverseName: "characters", isToMany: true,
+                        userInfo: ["JSONKeyPath": "powers"]),
+                    RelationshipDescription(
+                        name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
+                        userInfo: ["JSONKeyPath": "publisher"]),
+                ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Power", attributes: [attribute("id", .integer64)],
+                relationships: [
+                    RelationshipDescription(name: "characters", destinationEntity: "Character", inverseName: "powers", isToMany: true)
+                ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Publisher", attributes: [attribute("id", .integer64)],
+                relationships: [
+                    RelationshipDescription(name: "characters", destinationEntity: "Character", inverseName: "publisher", isToMany: true)
+                ], userInfo: ["identityAttributes": "id"]),
         ])
     }
 
     /// Character i (1…50) has powers i % 5 + 1 and (i + 1) % 5 + 1, and publisher i % 3 + 1;
     /// `badAt` puts a string where Character.id's number belongs.
     static func payload(badAt: Int? = nil) -> JSONValue {
-        .array((1...50).map { (i: Int) -> JSONValue in
-            let id: JSONValue = i == badAt ? .string("x") : .number(JSONNumber(Int64(i)))
-            let first: JSONValue = ["id": .number(JSONNumber(Int64(i % 5 + 1)))]
-            let second: JSONValue = ["id": .number(JSONNumber(Int64((i + 1) % 5 + 1)))]
-            let publisher: JSONValue = ["id": .number(JSONNumber(Int64(i % 3 + 1)))]
-            return ["id": id, "name": .string("C\(i)"), "powers": [first, second], "publisher": publisher]
-        })
+        .array(
+            (1...50).map { (i: Int) -> JSONValue in
+                let id: JSONValue = i == badAt ? .string("x") : .number(JSONNumber(Int64(i)))
+                let first: JSONValue = ["id": .number(JSONNumber(Int64(i % 5 + 1)))]
+                let second: JSONValue = ["id": .number(JSONNumber(Int64((i + 1) % 5 + 1)))]
+                let publisher: JSONValue = ["id": .number(JSONNumber(Int64(i % 3 + 1)))]
+                return ["id": id, "name": .string("C\(i)"), "powers": [first, second], "publisher": publisher]
+            })
     }
 
     static let indexQuery = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
@@ -54,8 +64,11 @@ import Trellis
         defer { directory.cleanup() }
         let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
         let indexes = try store.rows(Self.indexQuery)
-        #expect(indexes.map { $0[0] ?? "" } == ["Character identity", "Character(publisher)", "Character.powers(destination)",
-                                                   "Power identity", "Publisher identity"])
+        #expect(
+            indexes.map { $0[0] ?? "" } == [
+                "Character identity", "Character(publisher)", "Character.powers(destination)",
+                "Power identity", "Publisher identity",
+            ])
         var options = ImportOptions()
         options.batchSize = 10  // later batches load Power.characters and Publisher.characters
         let report = try ObjectContext(store: store).importObjects(from: Self.payload(), entity: "Character", options: options)
@@ -105,8 +118,10 @@ import Trellis
         let store = try SQLiteStore(path: directory.path("s.sqlite"), model: model)
         _ = try ObjectContext(store: store).importObjects(from: Self.payload(), entity: "Character")
         let (forImport, ordinary) = try store.write { session in
-            (try session.fetchForImport(entity: "Power", identities: [[.integer(1)]]),
-             try session.fetch(entity: "Power", identities: [[.integer(1)]]))
+            (
+                try session.fetchForImport(entity: "Power", identities: [[.integer(1)]]),
+                try session.fetch(entity: "Power", identities: [[.integer(1)]])
+            )
         }
         #expect(forImport.map(\.relationships) == [[[]]])
         #expect(ordinary.map { $0.relationships[0].count } == [20])

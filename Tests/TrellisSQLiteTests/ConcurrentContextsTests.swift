@@ -3,6 +3,7 @@ import Testing
 import Trellis
 import TrellisPostgres
 import TrellisTestSupport
+
 @testable import TrellisSQLite
 
 /// Several contexts, each over its own store object on one SQLite file or one PostgreSQL
@@ -13,27 +14,35 @@ import TrellisTestSupport
     /// the version of the import that wrote them last.
     static func recordsModel() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Record", attributes: [
-                AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
-                AttributeDescription(name: "version", type: .string, userInfo: ["JSONKeyPath": "version"]),
-            ], relationships: [
-                RelationshipDescription(name: "category", destinationEntity: "Category", inverseName: "records",
-                                        userInfo: ["JSONKeyPath": "category"]),
-            ], userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Category", attributes: [
-                AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
-                AttributeDescription(name: "version", type: .string, userInfo: ["JSONKeyPath": "version"]),
-            ], relationships: [
-                RelationshipDescription(name: "records", destinationEntity: "Record", inverseName: "category", isToMany: true),
-            ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Record",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
+                    AttributeDescription(name: "version", type: .string, userInfo: ["JSONKeyPath": "version"]),
+                ],
+                relationships: [
+                    RelationshipDescription(
+                        name: "category", destinationEntity: "Category", inverseName: "records",
+                        userInfo: ["JSONKeyPath": "category"])
+                ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Category",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
+                    AttributeDescription(name: "version", type: .string, userInfo: ["JSONKeyPath": "version"]),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "records", destinationEntity: "Record", inverseName: "category", isToMany: true)
+                ], userInfo: ["identityAttributes": "id"]),
         ])
     }
 
     /// `[{"id": 6000, "version": "b", "category": {"id": 0, "version": "b"}}, …]`.
     static func payload(_ ids: Range<Int>, version: String) -> JSONValue {
-        .array(ids.map { id in
-            ["id": JSONValue(id), "version": .string(version), "category": ["id": JSONValue(id % 10), "version": .string(version)]]
-        })
+        .array(
+            ids.map { id in
+                ["id": JSONValue(id), "version": .string(version), "category": ["id": JSONValue(id % 10), "version": .string(version)]]
+            })
     }
 
     /// Waits up to two minutes for another connection's write lock (an import holds it for
@@ -126,7 +135,8 @@ import TrellisTestSupport
         readerDone.wait()
 
         let store = test
-        #expect(try store.rows(#"SELECT count(*), count(DISTINCT "id"), min("id"), max("id") FROM "Record""#)
+        #expect(
+            try store.rows(#"SELECT count(*), count(DISTINCT "id"), min("id"), max("id") FROM "Record""#)
                 == [["18000", "18000", "0", "17999"]])
         #expect(try store.rows(#"SELECT "version", count(*) FROM "Record" WHERE "id" < 6000 GROUP BY 1"#) == [["a", "6000"]])
         #expect(try store.rows(#"SELECT "version", count(*) FROM "Record" WHERE "id" >= 12000 GROUP BY 1"#) == [["b", "6000"]])
@@ -134,9 +144,11 @@ import TrellisTestSupport
         #expect(shared == [["a", "6000"]] || shared == [["b", "6000"]], "\(shared)")
         let last = shared.first?.first.flatMap { $0 } ?? "?"
         #expect(try store.rows(#"SELECT "version", count(*) FROM "Category" GROUP BY 1"#) == [[last, "10"]])
-        #expect(try store.rows(#"""
-            SELECT count(*) FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category" WHERE c."id" = r."id" % 10
-            """#) == [["18000"]])
+        #expect(
+            try store.rows(
+                #"""
+                SELECT count(*) FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category" WHERE c."id" = r."id" % 10
+                """#) == [["18000"]])
 
         // Each import found exactly what the other had committed before it.
         let first = "Record inserted 12000, updated 0, unchanged 0, deleted 0; Category inserted 10, updated 0, unchanged 0, deleted 0"
@@ -211,20 +223,24 @@ import TrellisTestSupport
         _ = try mine.importObjects(from: Self.payload(0..<3, version: "a"), entity: "Record")
         let held = try #require(try mine.fetch("Record", id: .integer(1)))
         #expect(try held.destination(forKey: "category")?["id"] == .integer(1))
-        _ = try other.importObjects(from: [
-            ["id": 1, "version": "b", "category": ["id": 5, "version": "b"]],
-            ["id": 2, "version": "b", "category": ["id": 2, "version": "b"]],
-        ], entity: "Record")
+        _ = try other.importObjects(
+            from: [
+                ["id": 1, "version": "b", "category": ["id": 5, "version": "b"]],
+                ["id": 2, "version": "b", "category": ["id": 2, "version": "b"]],
+            ], entity: "Record")
 
         let report = try mine.importObjects(from: Self.payload(0..<3, version: "a"), entity: "Record")
         #expect(report.counts(for: "Record") == ImportReport.Counts(updated: 2, unchanged: 1))
         #expect(report.counts(for: "Category") == ImportReport.Counts(updated: 1, unchanged: 2))
         let store = test
-        #expect(try store.rows(#"""
-            SELECT r."id", r."version", c."id", c."version" FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
-            ORDER BY r."id"
-            """#) == [["0", "a", "0", "a"], ["1", "a", "1", "a"], ["2", "a", "2", "a"]])
-        #expect(try store.rows(#"SELECT "id", "version" FROM "Category" ORDER BY 1"#)
+        #expect(
+            try store.rows(
+                #"""
+                SELECT r."id", r."version", c."id", c."version" FROM "Record" AS r JOIN "Category" AS c ON c."_pk" = r."category"
+                ORDER BY r."id"
+                """#) == [["0", "a", "0", "a"], ["1", "a", "1", "a"], ["2", "a", "2", "a"]])
+        #expect(
+            try store.rows(#"SELECT "id", "version" FROM "Category" ORDER BY 1"#)
                 == [["0", "a"], ["1", "a"], ["2", "a"], ["5", "b"]])
         // The held object was updated in place.
         #expect(held["version"] == .string("a"))

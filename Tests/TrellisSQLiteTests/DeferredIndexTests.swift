@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trellis
+
 @testable import TrellisSQLite
 
 /// Bulk runs (`SQLiteStore+DeferredIndexes.swift`): a run that inserts many objects drops the
@@ -8,22 +9,31 @@ import Trellis
 /// uniqueness rules and every query answer hold meanwhile; a store whose run died is repaired
 /// by the next store that opens it; a small run into a large store keeps its indexes.
 @Suite struct DeferredIndexTests {
-    static let allIndexes = ["Character identity", "Character(publisher)", "Character.powers(destination)",
-                             "Power identity", "Publisher identity"]
+    static let allIndexes = [
+        "Character identity", "Character(publisher)", "Character.powers(destination)",
+        "Power identity", "Publisher identity",
+    ]
     static let uniqueIndexes = ["Character identity", "Power identity", "Publisher identity"]
     static let markQuery = "SELECT value FROM trellis_metadata WHERE key = 'deferredIndexes'"
-    static let mark = [["[{\"name\":\"Character(publisher)\",\"sql\":\"CREATE INDEX \\\"Character(publisher)\\\" ON \\\"Character\\\"(\\\"publisher\\\")\"},"
-                        + "{\"name\":\"Character.powers(destination)\",\"sql\":\"CREATE INDEX \\\"Character.powers(destination)\\\" "
-                        + "ON \\\"Character.powers\\\"(\\\"destination\\\")\"}]"]]
+    static let mark = [
+        [
+            "[{\"name\":\"Character(publisher)\",\"sql\":\"CREATE INDEX \\\"Character(publisher)\\\" ON \\\"Character\\\"(\\\"publisher\\\")\"},"
+                + "{\"name\":\"Character.powers(destination)\",\"sql\":\"CREATE INDEX \\\"Character.powers(destination)\\\" "
+                + "ON \\\"Character.powers\\\"(\\\"destination\\\")\"}]"
+        ]
+    ]
 
     /// Characters `ids`, as ``BulkLoadTests/payload(badAt:)`` builds them: powers i % 5 + 1 and
     /// (i + 1) % 5 + 1, publisher i % 3 + 1.
     static func payload(_ ids: ClosedRange<Int>) -> JSONValue {
-        .array(ids.map { (i: Int) -> JSONValue in
-            ["id": .number(JSONNumber(Int64(i))), "name": .string("C\(i)"),
-             "powers": [["id": .number(JSONNumber(Int64(i % 5 + 1)))], ["id": .number(JSONNumber(Int64((i + 1) % 5 + 1)))]],
-             "publisher": ["id": .number(JSONNumber(Int64(i % 3 + 1)))]]
-        })
+        .array(
+            ids.map { (i: Int) -> JSONValue in
+                [
+                    "id": .number(JSONNumber(Int64(i))), "name": .string("C\(i)"),
+                    "powers": [["id": .number(JSONNumber(Int64(i % 5 + 1)))], ["id": .number(JSONNumber(Int64((i + 1) % 5 + 1)))]],
+                    "publisher": ["id": .number(JSONNumber(Int64(i % 3 + 1)))],
+                ]
+            })
     }
 
     static func indexNames(_ store: SQLiteStore) throws -> [String] {
@@ -116,8 +126,9 @@ import Trellis
                 for copy in copies { try connection.copy(into: try Connection(path: copy, readOnly: false)) }
             }
         }
-        let unrepaired = try SQLiteStore(path: copies[2], model: try BulkLoadTests.model(),
-                                         configuration: .init(repairsDeferredIndexes: false))
+        let unrepaired = try SQLiteStore(
+            path: copies[2], model: try BulkLoadTests.model(),
+            configuration: .init(repairsDeferredIndexes: false))
         #expect(unrepaired.repairedDeferredIndexes == 0)
         #expect(try Self.indexNames(unrepaired) == Self.uniqueIndexes)
         #expect(try Self.answers(unrepaired) == expected(1200))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trellis
+
 @testable import TrellisSQLite
 
 /// Identities declared on a parent entity are unique across its sub-entities, and an object
@@ -10,9 +11,11 @@ import Trellis
     /// Animal (identity `id`, `name`) with sub-entities Dog (`barks`) and Cat (`lives`), in one table.
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Animal", attributes: [
-                AttributeDescription(name: "id", type: .integer64), AttributeDescription(name: "name", type: .string),
-            ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Animal",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64), AttributeDescription(name: "name", type: .string),
+                ], userInfo: ["identityAttributes": "id"]),
             EntityDescription(name: "Dog", parentName: "Animal", attributes: [AttributeDescription(name: "barks", type: .boolean)]),
             EntityDescription(name: "Cat", parentName: "Animal", attributes: [AttributeDescription(name: "lives", type: .integer64)]),
         ])
@@ -20,9 +23,12 @@ import Trellis
 
     func storeWithRex(_ directory: TemporaryDirectory) throws -> SQLiteStore {
         let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: []),
-        ])) }
+        _ = try store.write {
+            try $0.apply(
+                ChangeSet(inserted: [
+                    ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: [])
+                ]))
+        }
         return store
     }
 
@@ -34,9 +40,12 @@ import Trellis
         defer { directory.cleanup() }
         let store = try storeWithRex(directory)
         let error = #expect(throws: StoreError.self) {
-            try store.write { try $0.apply(ChangeSet(inserted: [
-                ObjectSnapshot(id: tid("Cat", 1), isPlaceholder: false, attributes: [.integer(1), .string("Tom"), .integer(9)], relationships: []),
-            ])) }
+            try store.write {
+                try $0.apply(
+                    ChangeSet(inserted: [
+                        ObjectSnapshot(id: tid("Cat", 1), isPlaceholder: false, attributes: [.integer(1), .string("Tom"), .integer(9)], relationships: [])
+                    ]))
+            }
         }
         #expect(error?.code == .constraintViolation)
         #expect(error?.message == "cannot insert Cat (1): the store holds Dog/1 with the same identity, and an object cannot change its entity")
@@ -48,9 +57,12 @@ import Trellis
         defer { directory.cleanup() }
         let store = try storeWithRex(directory)
         let error = #expect(throws: StoreError.self) {
-            try store.write { try $0.apply(ChangeSet(inserted: [
-                ObjectSnapshot(id: tid("Cat", 1), isPlaceholder: true, attributes: [.integer(1), nil, nil], relationships: []),
-            ])) }
+            try store.write {
+                try $0.apply(
+                    ChangeSet(inserted: [
+                        ObjectSnapshot(id: tid("Cat", 1), isPlaceholder: true, attributes: [.integer(1), nil, nil], relationships: [])
+                    ]))
+            }
         }
         #expect(error?.code == .constraintViolation)
         #expect(try store.rows(Self.rows) == Self.rex)
@@ -60,9 +72,12 @@ import Trellis
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try storeWithRex(directory)
-        let ids = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Dog", 7), isPlaceholder: false, attributes: [.integer(1), .string("Rex II"), .bool(false)], relationships: []),
-        ])) }
+        let ids = try store.write {
+            try $0.apply(
+                ChangeSet(inserted: [
+                    ObjectSnapshot(id: tid("Dog", 7), isPlaceholder: false, attributes: [.integer(1), .string("Rex II"), .bool(false)], relationships: [])
+                ]))
+        }
         #expect(ids == [tid("Dog", 7): ObjectID(entityName: "Dog", primaryKey: 1)])
         #expect(try store.rows(Self.rows) == [["Dog", "1", "Rex II", "0", nil, "0"]])
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisTestSupport
+
 @testable import TrellisSQLite
 
 /// Epoch seconds and milliseconds through `epoch-seconds` / `epoch-milliseconds`, the
@@ -11,10 +12,12 @@ import TrellisTestSupport
 @Suite struct EpochDateRoundTripTests {
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Event", attributes: [
-                AttributeDescription(name: "key", type: .integer64),
-                AttributeDescription(name: "start", type: .date),
-            ], userInfo: ["identityAttributes": "key"]),
+            EntityDescription(
+                name: "Event",
+                attributes: [
+                    AttributeDescription(name: "key", type: .integer64),
+                    AttributeDescription(name: "start", type: .date),
+                ], userInfo: ["identityAttributes": "key"])
         ])
     }
 
@@ -53,8 +56,9 @@ import TrellisTestSupport
         let store = test.store
         let inserted = try values.enumerated().map { i, value in
             let date = try transformer.transformedValue(.number(JSONNumber(value)))
-            return ObjectSnapshot(id: tid("Event", Int64(i + 1)), isPlaceholder: false,
-                                  attributes: [.integer(Int64(i)), date], relationships: [])
+            return ObjectSnapshot(
+                id: tid("Event", Int64(i + 1)), isPlaceholder: false,
+                attributes: [.integer(Int64(i)), date], relationships: [])
         }
         _ = try store.write { try $0.apply(ChangeSet(inserted: inserted)) }
         let fetched = try store.read { try $0.fetch(entity: "Event", matching: nil) }
@@ -76,8 +80,10 @@ import TrellisTestSupport
     static let year2400: Int64 = 13_569_465_600
 
     @Test func reportedMillisecondsComeBackExactly() throws {
-        let values: [Int64] = [143_646_844_205, -2_005_618_344_228, -1, 1, -999, 473_385_600_123, 0,
-                               1_000_000_000_000_000, -1_000_000_000_000_000, 999_999_999_999_999, -999_999_999_999_999]
+        let values: [Int64] = [
+            143_646_844_205, -2_005_618_344_228, -1, 1, -999, 473_385_600_123, 0,
+            1_000_000_000_000_000, -1_000_000_000_000_000, 999_999_999_999_999, -999_999_999_999_999,
+        ]
         #expect(try Self.roundTrip(values, through: .epochMilliseconds) == values.map(String.init))
     }
 

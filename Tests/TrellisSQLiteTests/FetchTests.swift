@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisTestSupport
+
 @testable import TrellisSQLite
 
 /// Fetches by identity, ID and predicate, on every store.
@@ -10,21 +11,29 @@ import TrellisTestSupport
     func animalsStore(_ kind: StoreKind) throws -> TestStore {
         let test = try kind.makeStore(model: try animalsModel())
         let store = test.store
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false,
-                           attributes: [.integer(10), .string("Rex"), .bool(true), .string("brown")], relationships: []),
-            ObjectSnapshot(id: tid("Cat", 2), isPlaceholder: false,
-                           attributes: [.integer(20), .string("Tom"), .integer(9), .integer(3)], relationships: [[tid("Dog", 1)]]),
-            ObjectSnapshot(id: tid("Cat", 3), isPlaceholder: true,
-                           attributes: [.integer(30), nil, nil, nil], relationships: [[]]),
-            ObjectSnapshot(id: tid("Tag", 4), isPlaceholder: false, attributes: [.string("aisle")], relationships: []),
-            ObjectSnapshot(id: tid("Tag", 5), isPlaceholder: false, attributes: [.string("front")], relationships: []),
-            ObjectSnapshot(id: tid("Seat", 6), isPlaceholder: false, attributes: [.string("A"), .integer(1)],
-                           relationships: [[tid("Tag", 5), tid("Tag", 4)]]),
-            ObjectSnapshot(id: tid("Seat", 7), isPlaceholder: false, attributes: [.string("A"), .integer(2)], relationships: [[]]),
-            ObjectSnapshot(id: tid("Seat", 8), isPlaceholder: false, attributes: [.string("B"), .integer(1)],
-                           relationships: [[tid("Tag", 4)]]),
-        ])) }
+        _ = try store.write {
+            try $0.apply(
+                ChangeSet(inserted: [
+                    ObjectSnapshot(
+                        id: tid("Dog", 1), isPlaceholder: false,
+                        attributes: [.integer(10), .string("Rex"), .bool(true), .string("brown")], relationships: []),
+                    ObjectSnapshot(
+                        id: tid("Cat", 2), isPlaceholder: false,
+                        attributes: [.integer(20), .string("Tom"), .integer(9), .integer(3)], relationships: [[tid("Dog", 1)]]),
+                    ObjectSnapshot(
+                        id: tid("Cat", 3), isPlaceholder: true,
+                        attributes: [.integer(30), nil, nil, nil], relationships: [[]]),
+                    ObjectSnapshot(id: tid("Tag", 4), isPlaceholder: false, attributes: [.string("aisle")], relationships: []),
+                    ObjectSnapshot(id: tid("Tag", 5), isPlaceholder: false, attributes: [.string("front")], relationships: []),
+                    ObjectSnapshot(
+                        id: tid("Seat", 6), isPlaceholder: false, attributes: [.string("A"), .integer(1)],
+                        relationships: [[tid("Tag", 5), tid("Tag", 4)]]),
+                    ObjectSnapshot(id: tid("Seat", 7), isPlaceholder: false, attributes: [.string("A"), .integer(2)], relationships: [[]]),
+                    ObjectSnapshot(
+                        id: tid("Seat", 8), isPlaceholder: false, attributes: [.string("B"), .integer(1)],
+                        relationships: [[tid("Tag", 4)]]),
+                ]))
+        }
         return test
     }
 
@@ -33,15 +42,19 @@ import TrellisTestSupport
         let test = try animalsStore(kind)
         let store = test.store
         let animals = try store.read { try $0.fetch(entity: "Animal", identities: [[.integer(20)], [.integer(10)], [.integer(99)], [.integer(30)]]) }
-        #expect(animals.sorted { $0.id.primaryKey < $1.id.primaryKey } == [
-            ObjectSnapshot(id: ObjectID(entityName: "Dog", primaryKey: 1), isPlaceholder: false,
-                           attributes: [.integer(10), .string("Rex"), .bool(true), .string("brown")], relationships: []),
-            ObjectSnapshot(id: ObjectID(entityName: "Cat", primaryKey: 2), isPlaceholder: false,
-                           attributes: [.integer(20), .string("Tom"), .integer(9), .integer(3)],
-                           relationships: [[ObjectID(entityName: "Dog", primaryKey: 1)]]),
-            ObjectSnapshot(id: ObjectID(entityName: "Cat", primaryKey: 3), isPlaceholder: true,
-                           attributes: [.integer(30), nil, nil, nil], relationships: [[]]),
-        ])
+        #expect(
+            animals.sorted { $0.id.primaryKey < $1.id.primaryKey } == [
+                ObjectSnapshot(
+                    id: ObjectID(entityName: "Dog", primaryKey: 1), isPlaceholder: false,
+                    attributes: [.integer(10), .string("Rex"), .bool(true), .string("brown")], relationships: []),
+                ObjectSnapshot(
+                    id: ObjectID(entityName: "Cat", primaryKey: 2), isPlaceholder: false,
+                    attributes: [.integer(20), .string("Tom"), .integer(9), .integer(3)],
+                    relationships: [[ObjectID(entityName: "Dog", primaryKey: 1)]]),
+                ObjectSnapshot(
+                    id: ObjectID(entityName: "Cat", primaryKey: 3), isPlaceholder: true,
+                    attributes: [.integer(30), nil, nil, nil], relationships: [[]]),
+            ])
         // A sub-entity fetch only finds its own kind.
         let cats = try store.read { try $0.fetch(entity: "Cat", identities: [[.integer(10)], [.integer(20)]]) }
         #expect(cats.map(\.id) == [ObjectID(entityName: "Cat", primaryKey: 2)])
@@ -56,15 +69,19 @@ import TrellisTestSupport
         let seats = try store.read {
             try $0.fetch(entity: "Seat", identities: [[.string("A"), .integer(1)], [.string("B"), .integer(1)], [.string("B"), .integer(2)]])
         }
-        #expect(seats.sorted { $0.id < $1.id } == [
-            ObjectSnapshot(id: ObjectID(entityName: "Seat", primaryKey: 1), isPlaceholder: false,
-                           attributes: [.string("A"), .integer(1)],
-                           relationships: [[ObjectID(entityName: "Tag", primaryKey: 2), ObjectID(entityName: "Tag", primaryKey: 1)]]),
-            ObjectSnapshot(id: ObjectID(entityName: "Seat", primaryKey: 3), isPlaceholder: false,
-                           attributes: [.string("B"), .integer(1)], relationships: [[ObjectID(entityName: "Tag", primaryKey: 1)]]),
-        ])
+        #expect(
+            seats.sorted { $0.id < $1.id } == [
+                ObjectSnapshot(
+                    id: ObjectID(entityName: "Seat", primaryKey: 1), isPlaceholder: false,
+                    attributes: [.string("A"), .integer(1)],
+                    relationships: [[ObjectID(entityName: "Tag", primaryKey: 2), ObjectID(entityName: "Tag", primaryKey: 1)]]),
+                ObjectSnapshot(
+                    id: ObjectID(entityName: "Seat", primaryKey: 3), isPlaceholder: false,
+                    attributes: [.string("B"), .integer(1)], relationships: [[ObjectID(entityName: "Tag", primaryKey: 1)]]),
+            ])
         if kind != .inMemory {
-            #expect(try test.rows(#"SELECT "source", "destination", "position" FROM "Seat.tags" ORDER BY 1, 3"#)
+            #expect(
+                try test.rows(#"SELECT "source", "destination", "position" FROM "Seat.tags" ORDER BY 1, 3"#)
                     == [["1", "2", "0"], ["1", "1", "1"], ["3", "1", "0"]])
         }
     }
@@ -77,8 +94,9 @@ import TrellisTestSupport
         // a table scan), plus identities that do not exist and a repeated one.
         let inserted = (0..<20_000).map { (i: Int) -> ObjectSnapshot in
             let attributes: [AttributeValue?] = [.string("c\(i)"), .string("name \(i)"), nil, nil, nil, .bool(i % 2 == 0)]
-            return ObjectSnapshot(id: tid("Character", Int64(i + 1)), isPlaceholder: false, attributes: attributes,
-                                  relationships: [[], []])
+            return ObjectSnapshot(
+                id: tid("Character", Int64(i + 1)), isPlaceholder: false, attributes: attributes,
+                relationships: [[], []])
         }
         _ = try store.write { try $0.apply(ChangeSet(inserted: inserted)) }
         var wanted = (0..<count).map { [AttributeValue.string("c\($0 * 20_000 / count)")] }
@@ -93,10 +111,14 @@ import TrellisTestSupport
         #expect(Set(fetched.map { $0.attributes[0] }) == Set(expected.map { .string("c\($0)") }))
         #expect(fetched.allSatisfy { $0.attributes[1] == .string("name \($0.id.primaryKey - 1)") })
         // Strings match by bytes, as in SQL: a canonically equivalent spelling is another identity.
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Character", 1), isPlaceholder: false,
-                           attributes: [.string("caf\u{E9}"), nil, nil, nil, nil, nil], relationships: [[], []]),
-        ])) }
+        _ = try store.write {
+            try $0.apply(
+                ChangeSet(inserted: [
+                    ObjectSnapshot(
+                        id: tid("Character", 1), isPlaceholder: false,
+                        attributes: [.string("caf\u{E9}"), nil, nil, nil, nil, nil], relationships: [[], []])
+                ]))
+        }
         let decomposed = (0..<count).map { _ in [AttributeValue.string("cafe\u{301}")] }
         #expect(try store.read { try $0.fetch(entity: "Character", identities: decomposed) }.isEmpty)
     }
@@ -138,8 +160,10 @@ import TrellisTestSupport
         for i in 0..<1_200 {
             let attributes: [AttributeValue?] = [.string("c\(i)"), nil, nil, nil, nil, nil]
             let powers = [tid("Power", Int64(i % 10 + 1)), tid("Power", Int64((i + 3) % 10 + 1))]
-            inserted.append(ObjectSnapshot(id: tid("Character", Int64(1_000 + i)), isPlaceholder: false, attributes: attributes,
-                                           relationships: [powers, [tid("Publisher", Int64(100 + i % 3))]]))
+            inserted.append(
+                ObjectSnapshot(
+                    id: tid("Character", Int64(1_000 + i)), isPlaceholder: false, attributes: attributes,
+                    relationships: [powers, [tid("Publisher", Int64(100 + i % 3))]]))
         }
         _ = try store.write { try $0.apply(ChangeSet(inserted: inserted)) }
         let characters = try store.read { try $0.fetch(entity: "Character", matching: nil) }
@@ -150,9 +174,11 @@ import TrellisTestSupport
         }
         // The inverse to-many (stored by the characters' foreign key), sorted by object ID.
         let publishers = try store.read { try $0.fetch(entity: "Publisher", identities: [[.string("u1")]]) }
-        #expect(publishers.first?.relationships.first == stride(from: 2, through: 1_200, by: 3).map {
-            ObjectID(entityName: "Character", primaryKey: Int64($0))
-        })
+        #expect(
+            publishers.first?.relationships.first
+                == stride(from: 2, through: 1_200, by: 3).map {
+                    ObjectID(entityName: "Character", primaryKey: Int64($0))
+                })
         // Chunked (a few objects) and scanned (most objects) loading agree.
         let few = try store.read { try $0.fetch(ids: [ObjectID(entityName: "Character", primaryKey: 7)]) }
         #expect(few == [characters[6]])
@@ -169,14 +195,19 @@ import TrellisTestSupport
             #expect(named.map(\.id) == [ObjectID(entityName: "Cat", primaryKey: 2), ObjectID(entityName: "Dog", primaryKey: 1)])
             let unnamed = try session.fetch(entity: "Cat", matching: .equals(attribute: "name", value: nil))
             #expect(unnamed.map(\.id) == [ObjectID(entityName: "Cat", primaryKey: 3)])
-            let friends = try session.fetch(entity: "Cat", matching: .relatedTo(relationship: "friend",
-                                                                              destination: ObjectID(entityName: "Dog", primaryKey: 1)))
+            let friends = try session.fetch(
+                entity: "Cat",
+                matching: .relatedTo(
+                    relationship: "friend",
+                    destination: ObjectID(entityName: "Dog", primaryKey: 1)))
             #expect(friends.map(\.id) == [ObjectID(entityName: "Cat", primaryKey: 2)])
             #expect(try session.count(entity: "Animal", matching: .not(.equals(attribute: "id", value: .integer(10)))) == 2)
             #expect(try session.count(entity: "Animal", matching: .or([])) == 0)
             #expect(try session.count(entity: "Animal", matching: .and([.oneOf(attribute: "id", values: [])])) == 0)
-            let byID = try session.fetch(ids: [ObjectID(entityName: "Dog", primaryKey: 1), ObjectID(entityName: "Cat", primaryKey: 1),
-                                               ObjectID(entityName: "Cat", primaryKey: 99), ObjectID(entityName: "Tag", primaryKey: 2)])
+            let byID = try session.fetch(ids: [
+                ObjectID(entityName: "Dog", primaryKey: 1), ObjectID(entityName: "Cat", primaryKey: 1),
+                ObjectID(entityName: "Cat", primaryKey: 99), ObjectID(entityName: "Tag", primaryKey: 2),
+            ])
             #expect(byID.map(\.id) == [ObjectID(entityName: "Dog", primaryKey: 1), ObjectID(entityName: "Tag", primaryKey: 2)])
             #expect(throws: StoreError.self) { try session.fetch(entity: "Animal", matching: .equals(attribute: "nope", value: nil)) }
             #expect(throws: StoreError.self) { try session.fetch(ids: [ObjectID(entityName: "Nope", primaryKey: 1)]) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 @testable import TrellisSQLite
 
@@ -9,9 +10,13 @@ import Testing
 @Suite struct ImportDefaultsTests {
     static func itemModel(idOptional: Bool) throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Item", attributes: [Scenario.attr("id", .integer64, key: "id", optional: idOptional, default: .integer(0)),
-                                                         Scenario.attr("name", .string, key: "name")],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    Scenario.attr("id", .integer64, key: "id", optional: idOptional, default: .integer(0)),
+                    Scenario.attr("name", .string, key: "name"),
+                ],
+                userInfo: ["identityAttributes": "id"])
         ])
     }
 
@@ -25,12 +30,13 @@ import Testing
             #expect(first.counts(for: "Item").inserted == 2, "\(kind)")
             _ = try context.importObjects(from: [["name": "third"]], entity: "Item")
             _ = try context.importObjects(from: [["id": 0, "name": "zero"]], entity: "Item")
-            #expect(try Scenario.dump(store) == [
-                #"Item:0 id=0 name="zero""#,
-                #"Item:nil id=nil name="first""#,
-                #"Item:nil id=nil name="second""#,
-                #"Item:nil id=nil name="third""#,
-            ], "\(kind)")
+            #expect(
+                try Scenario.dump(store) == [
+                    #"Item:0 id=0 name="zero""#,
+                    #"Item:nil id=nil name="first""#,
+                    #"Item:nil id=nil name="second""#,
+                    #"Item:nil id=nil name="third""#,
+                ], "\(kind)")
         }
     }
 
@@ -56,14 +62,19 @@ import Testing
     /// order of the imports. A price given as null stays null.
     @Test func aCompletedPlaceholderTakesTheDefaults() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Card", attributes: [Scenario.attr("id", .integer64, key: "id")],
-                              relationships: [Scenario.rel("deck", "Deck", inverse: "cards", key: "deck_id")],
-                              userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Deck", attributes: [Scenario.attr("id", .string, key: "id"),
-                                                         Scenario.attr("price", .decimal, key: "price", default: .decimal(Decimal(string: "9.99")!)),
-                                                         Scenario.attr("name", .string, key: "name", default: .string("untitled"))],
-                              relationships: [Scenario.rel("cards", "Card", inverse: "deck", toMany: true)],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Card", attributes: [Scenario.attr("id", .integer64, key: "id")],
+                relationships: [Scenario.rel("deck", "Deck", inverse: "cards", key: "deck_id")],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Deck",
+                attributes: [
+                    Scenario.attr("id", .string, key: "id"),
+                    Scenario.attr("price", .decimal, key: "price", default: .decimal(Decimal(string: "9.99")!)),
+                    Scenario.attr("name", .string, key: "name", default: .string("untitled")),
+                ],
+                relationships: [Scenario.rel("cards", "Card", inverse: "deck", toMany: true)],
+                userInfo: ["identityAttributes": "id"]),
         ])
         let decks: JSONValue = [["id": "d1"], ["id": "d2"], ["id": "d3", "price": .null, "name": "named"]]
         let cards: JSONValue = [["id": 1, "deck_id": "d1"], ["id": 2, "deck_id": "d3"]]
@@ -78,8 +89,9 @@ import Testing
                 let decks = try Scenario.dump(store).filter { $0.hasPrefix("Deck:") }.map { line in
                     line.split(separator: " ").dropFirst().filter { !$0.hasPrefix("cards=") }.joined(separator: " ")
                 }
-                #expect(decks == [#"id="d1" price=9.99 name="untitled""#, #"id="d2" price=9.99 name="untitled""#, #"id="d3" price=nil name="named""#],
-                        "\(kind), decks first: \(decksFirst)")
+                #expect(
+                    decks == [#"id="d1" price=9.99 name="untitled""#, #"id="d2" price=9.99 name="untitled""#, #"id="d3" price=nil name="named""#],
+                    "\(kind), decks first: \(decksFirst)")
                 dumps.append(decks)
             }
         }

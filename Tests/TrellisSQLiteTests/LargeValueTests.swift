@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 import Trellis
+
 @testable import TrellisSQLite
 
 /// Values longer than SQLite's length limit (`SQLITE_LIMIT_LENGTH`, 1,000,000,000 bytes by
@@ -13,11 +14,13 @@ import Trellis
 
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Note", attributes: [
-                AttributeDescription(name: "id", type: .integer64),
-                AttributeDescription(name: "body", type: .string),
-                AttributeDescription(name: "blob", type: .binary),
-            ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Note",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64),
+                    AttributeDescription(name: "body", type: .string),
+                    AttributeDescription(name: "blob", type: .binary),
+                ], userInfo: ["identityAttributes": "id"])
         ])
     }
 
@@ -30,8 +33,9 @@ import Trellis
     }
 
     static func note(_ n: Int64, body: String?, blob: Data? = nil) -> ObjectSnapshot {
-        ObjectSnapshot(id: tid("Note", n), isPlaceholder: false,
-                       attributes: [.integer(n), body.map(AttributeValue.string), blob.map(AttributeValue.binary)], relationships: [])
+        ObjectSnapshot(
+            id: tid("Note", n), isPlaceholder: false,
+            attributes: [.integer(n), body.map(AttributeValue.string), blob.map(AttributeValue.binary)], relationships: [])
     }
 
     @Test func textLongerThanTheLimitIsAnErrorNotNull() throws {
@@ -58,7 +62,8 @@ import Trellis
         let id = try #require(ids[tid("Note", 1)])
         let error = try #require(throws: StoreError.self) {
             try store.write {
-                try $0.apply(ChangeSet(updated: [ObjectChange(id: id, attributes: [AttributeChange(index: 1, value: .string(String(repeating: "b", count: 1001)))])]))
+                try $0.apply(
+                    ChangeSet(updated: [ObjectChange(id: id, attributes: [AttributeChange(index: 1, value: .string(String(repeating: "b", count: 1001)))])]))
             }
         }
         #expect(error.code == .valueTooLarge)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trellis
+
 @testable import TrellisSQLite
 
 /// The model a store records (`trellis_metadata` key `model`, ``SQLiteStore/Configuration/modelRecord``).

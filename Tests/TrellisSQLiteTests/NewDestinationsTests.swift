@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trellis
 import TrellisTestSupport
+
 @testable import TrellisSQLite
 
 /// Imports in which many to-one destinations are new (issue 13, point 1): every post its own
@@ -17,18 +18,25 @@ import TrellisTestSupport
             AttributeDescription(name: name, type: type, userInfo: ["JSONKeyPath": name])
         }
         return try ObjectModel(entities: [
-            EntityDescription(name: "Post", attributes: [attribute("id", .integer64)], relationships: [
-                RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "posts",
-                                        userInfo: ["JSONKeyPath": "publisher"]),
-                RelationshipDescription(name: "replyTo", destinationEntity: "Post", inverseName: "replies",
-                                        userInfo: ["JSONKeyPath": "reply_to"]),
-                RelationshipDescription(name: "replies", destinationEntity: "Post", inverseName: "replyTo", isToMany: true),
-                RelationshipDescription(name: "partner", destinationEntity: "Post", inverseName: "partner",
-                                        userInfo: ["JSONKeyPath": "partner"]),
-            ], userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Publisher", attributes: [attribute("id", .integer64)], relationships: [
-                RelationshipDescription(name: "posts", destinationEntity: "Post", inverseName: "publisher", isToMany: true),
-            ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Post", attributes: [attribute("id", .integer64)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "publisher", destinationEntity: "Publisher", inverseName: "posts",
+                        userInfo: ["JSONKeyPath": "publisher"]),
+                    RelationshipDescription(
+                        name: "replyTo", destinationEntity: "Post", inverseName: "replies",
+                        userInfo: ["JSONKeyPath": "reply_to"]),
+                    RelationshipDescription(name: "replies", destinationEntity: "Post", inverseName: "replyTo", isToMany: true),
+                    RelationshipDescription(
+                        name: "partner", destinationEntity: "Post", inverseName: "partner",
+                        userInfo: ["JSONKeyPath": "partner"]),
+                ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Publisher", attributes: [attribute("id", .integer64)],
+                relationships: [
+                    RelationshipDescription(name: "posts", destinationEntity: "Post", inverseName: "publisher", isToMany: true)
+                ], userInfo: ["identityAttributes": "id"]),
         ])
     }
 
@@ -38,8 +46,10 @@ import TrellisTestSupport
     /// last), partner i + 1 for odd i, i - 1 for even i (bare identifiers); post 500 replies to itself.
     static func payload() -> JSONValue {
         var posts: [JSONValue] = (1...count).map { i in
-            var post: JSONObject = ["id": .number(JSONNumber(i)), "publisher": ["id": .number(JSONNumber(i))],
-                                    "partner": .number(JSONNumber(i % 2 == 1 ? i + 1 : i - 1))]
+            var post: JSONObject = [
+                "id": .number(JSONNumber(i)), "publisher": ["id": .number(JSONNumber(i))],
+                "partner": .number(JSONNumber(i % 2 == 1 ? i + 1 : i - 1)),
+            ]
             if i < count { post["reply_to"] = .number(JSONNumber(i + 1)) }
             return .object(post)
         }
@@ -75,8 +85,10 @@ import TrellisTestSupport
         #expect(report.counts(for: "Publisher").inserted == Int(Self.count))
 
         let n = Self.count
-        var publisher: [Int64: [Int64]] = [500: []], replyTo: [Int64: [Int64]] = [500: [500]]
-        var replies: [Int64: [Int64]] = [500: [500], 1: []], partner: [Int64: [Int64]] = [500: []]
+        var publisher: [Int64: [Int64]] = [500: []]
+        var replyTo: [Int64: [Int64]] = [500: [500]]
+        var replies: [Int64: [Int64]] = [500: [500], 1: []]
+        var partner: [Int64: [Int64]] = [500: []]
         var posts: [Int64: [Int64]] = [:]
         for i in 1...n {
             publisher[i] = [i]
@@ -122,8 +134,9 @@ import TrellisTestSupport
             for (name, id) in links { relationships[try slot(name)] = [id] }
             return ObjectSnapshot(id: tid("Post", n), isPlaceholder: false, attributes: [.integer(n)], relationships: relationships)
         }
-        let publisher = ObjectSnapshot(id: tid("Publisher", 9), isPlaceholder: false, attributes: [.integer(9)],
-                                       relationships: [[tid("Post", 1)]].prefix(publisherEntity.relationships.count).map { $0 })
+        let publisher = ObjectSnapshot(
+            id: tid("Publisher", 9), isPlaceholder: false, attributes: [.integer(9)],
+            relationships: [[tid("Post", 1)]].prefix(publisherEntity.relationships.count).map { $0 })
         let changes = ChangeSet(inserted: [
             try post(1, ["publisher": tid("Publisher", 9), "replyTo": tid("Post", 2), "partner": tid("Post", 2)]),
             try post(2, ["partner": tid("Post", 1), "replyTo": tid("Post", 3)]),

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import Trellis
-@testable import TrellisSQLite
 import TrellisTestSupport
+
+@testable import TrellisSQLite
 
 /// A store file deleted or replaced (`mv other.sqlite store.sqlite`) while it is observed:
 /// the path names another file, which the store's connections never see change, so the
@@ -55,7 +56,8 @@ import TrellisTestSupport
         #expect(updates == 1)
         let storeError = try #require(error as? StoreError)
         #expect(storeError.code == .engine)
-        #expect(storeError.message == "the store file \(path) was deleted or replaced while it was observed; "
+        #expect(
+            storeError.message == "the store file \(path) was deleted or replaced while it was observed; "
                 + "open it again to see what it holds now")
     }
 }

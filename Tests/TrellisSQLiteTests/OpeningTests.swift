@@ -1,16 +1,21 @@
 import Foundation
 import Testing
 import Trellis
+
 @testable import TrellisSQLite
 
 @Suite struct OpeningTests {
     func seed(_ store: SQLiteStore) throws {
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Publisher", 1), isPlaceholder: false, attributes: [.string("p"), .string("DC")], relationships: [[]]),
-            ObjectSnapshot(id: tid("Character", 2), isPlaceholder: false,
-                           attributes: [.string("a"), .string("Ann"), nil, nil, .double(4.5), .bool(true)],
-                           relationships: [[], [tid("Publisher", 1)]]),
-        ])) }
+        _ = try store.write {
+            try $0.apply(
+                ChangeSet(inserted: [
+                    ObjectSnapshot(id: tid("Publisher", 1), isPlaceholder: false, attributes: [.string("p"), .string("DC")], relationships: [[]]),
+                    ObjectSnapshot(
+                        id: tid("Character", 2), isPlaceholder: false,
+                        attributes: [.string("a"), .string("Ann"), nil, nil, .double(4.5), .bool(true)],
+                        relationships: [[], [tid("Publisher", 1)]]),
+                ]))
+        }
     }
 
     /// A store at `path` for ``charactersModel()`` holding the ``seed(_:)`` objects.
@@ -37,32 +42,51 @@ import Trellis
             RelationshipDescription(name: "team", destinationEntity: "Team", inverseName: "members"),
             RelationshipDescription(name: "allies", destinationEntity: "Character", isToMany: true),
         ]
-        entities.append(EntityDescription(name: "Team", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
-            RelationshipDescription(name: "members", destinationEntity: "Character", inverseName: "team", isToMany: true),
-        ], userInfo: ["identityAttributes": "name"]))
+        entities.append(
+            EntityDescription(
+                name: "Team", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(name: "members", destinationEntity: "Character", inverseName: "team", isToMany: true)
+                ], userInfo: ["identityAttributes": "name"]))
         let model = try ObjectModel(entities: entities, versionLabel: "2")
         let store = try SQLiteStore(path: path, model: model)
 
-        #expect(try store.rows("SELECT name FROM pragma_table_info('Character') ORDER BY cid").map { $0[0] ?? "" }
+        #expect(
+            try store.rows("SELECT name FROM pragma_table_info('Character') ORDER BY cid").map { $0[0] ?? "" }
                 == ["_pk", "_entity", "_placeholder", "id", "name", "realName", "createdAt", "rating", "active", "publisher", "alias", "team"])
-        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { $0[0] ?? "" }
+        #expect(
+            try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { $0[0] ?? "" }
                 == ["Character", "Character.allies", "Character.powers", "Power", "Publisher", "Team", "trellis_commits", "trellis_metadata"])
         #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('Team identity', 'Character(team)')").count == 2)
         #expect(try store.rows("SELECT value FROM trellis_metadata WHERE key = 'modelVersion'") == [["2"]])
         #expect(try store.rows(#"SELECT "id", "name", "rating", "alias", "team" FROM "Character""#) == [["a", "Ann", "4.5", nil, nil]])
 
         let character = ObjectID(entityName: "Character", primaryKey: 1)
-        let ids = try store.write { try $0.apply(ChangeSet(
-            inserted: [ObjectSnapshot(id: tid("Team", 1), isPlaceholder: false, attributes: [.string("JLA")], relationships: [[]])],
-            updated: [ObjectChange(id: character, attributes: [AttributeChange(index: 6, value: .string("The A"))],
-                                   relationships: [RelationshipChange(index: 2, destinations: [tid("Team", 1)]),
-                                                   RelationshipChange(index: 3, destinations: [character])])])) }
+        let ids = try store.write {
+            try $0.apply(
+                ChangeSet(
+                    inserted: [ObjectSnapshot(id: tid("Team", 1), isPlaceholder: false, attributes: [.string("JLA")], relationships: [[]])],
+                    updated: [
+                        ObjectChange(
+                            id: character, attributes: [AttributeChange(index: 6, value: .string("The A"))],
+                            relationships: [
+                                RelationshipChange(index: 2, destinations: [tid("Team", 1)]),
+                                RelationshipChange(index: 3, destinations: [character]),
+                            ])
+                    ]))
+        }
         let team = try #require(ids[tid("Team", 1)])
         let fetched = try store.read { try $0.fetch(ids: [character, team]) }
-        #expect(fetched.map(\.attributes) == [[.string("a"), .string("Ann"), nil, nil, .double(4.5), .bool(true), .string("The A")],
-                                              [.string("JLA")]])
-        #expect(fetched.map(\.relationships) == [[[], [ObjectID(entityName: "Publisher", primaryKey: 1)], [team], [character]],
-                                                 [[character]]])
+        #expect(
+            fetched.map(\.attributes) == [
+                [.string("a"), .string("Ann"), nil, nil, .double(4.5), .bool(true), .string("The A")],
+                [.string("JLA")],
+            ])
+        #expect(
+            fetched.map(\.relationships) == [
+                [[], [ObjectID(entityName: "Publisher", primaryKey: 1)], [team], [character]],
+                [[character]],
+            ])
         // Opening again with the same model changes nothing.
         let schema = try store.rows("SELECT value FROM trellis_metadata WHERE key = 'schema'")
         _ = try SQLiteStore(path: path, model: model)
@@ -91,7 +115,8 @@ import Trellis
         entities[0].attributes.append(AttributeDescription(name: "level", type: .integer32, isOptional: false))
         let error = #expect(throws: StoreError.self) { _ = try SQLiteStore(path: path, model: try ObjectModel(entities: entities)) }
         #expect(error?.code == .incompatibleSchema)
-        #expect(error?.message == "the store's schema cannot be migrated to the model: entity Character, property level: "
+        #expect(
+            error?.message == "the store's schema cannot be migrated to the model: entity Character, property level: "
                 + "the new attribute is required and has no default value, but 1 stored object has no value for it")
         #expect(try schema(of: original) == before)
         // An entity without stored objects takes it.
@@ -109,23 +134,36 @@ import Trellis
     }
 
     static let incompatibleChanges: [Incompatible] = [
-        Incompatible(label: "attribute type", change: { $0[0].attributes[4].type = .string },
-                     message: "entity Character, property rating: the attribute type changed from double to string"),
-        Incompatible(label: "removed attribute", change: { $0[0].attributes.remove(at: 2) },
-                     message: "entity Character, property realName: the attribute was removed"),
-        Incompatible(label: "identity", change: { $0[1].userInfo["identityAttributes"] = "id, name" },
-                     message: "entity Power: the identity attributes changed from [id] to [id, name]"),
-        Incompatible(label: "removed entity", change: { $0[0].relationships.remove(at: 0); $0.remove(at: 1) },
-                     message: "entity Power: the entity was removed; entity Character, property powers: the relationship was removed"),
-        Incompatible(label: "to-one became to-many", change: {
-            $0[0].relationships[1].isToMany = true
-            $0[2].relationships[0].isToMany = false
-        }, message: "entity Character, property publisher: the relationship changed between to-one, to-many and ordered; "
-            + "entity Publisher, property characters: the relationship changed between to-one, to-many and ordered"),
-        Incompatible(label: "new parent", change: {
-            $0[1].parentName = "Thing"
-            $0.append(EntityDescription(name: "Thing"))
-        }, message: "entity Power: the parent entity changed from none to Thing"),
+        Incompatible(
+            label: "attribute type", change: { $0[0].attributes[4].type = .string },
+            message: "entity Character, property rating: the attribute type changed from double to string"),
+        Incompatible(
+            label: "removed attribute", change: { $0[0].attributes.remove(at: 2) },
+            message: "entity Character, property realName: the attribute was removed"),
+        Incompatible(
+            label: "identity", change: { $0[1].userInfo["identityAttributes"] = "id, name" },
+            message: "entity Power: the identity attributes changed from [id] to [id, name]"),
+        Incompatible(
+            label: "removed entity",
+            change: {
+                $0[0].relationships.remove(at: 0)
+                $0.remove(at: 1)
+            },
+            message: "entity Power: the entity was removed; entity Character, property powers: the relationship was removed"),
+        Incompatible(
+            label: "to-one became to-many",
+            change: {
+                $0[0].relationships[1].isToMany = true
+                $0[2].relationships[0].isToMany = false
+            },
+            message: "entity Character, property publisher: the relationship changed between to-one, to-many and ordered; "
+                + "entity Publisher, property characters: the relationship changed between to-one, to-many and ordered"),
+        Incompatible(
+            label: "new parent",
+            change: {
+                $0[1].parentName = "Thing"
+                $0.append(EntityDescription(name: "Thing"))
+            }, message: "entity Power: the parent entity changed from none to Thing"),
     ]
 
     @Test(arguments: incompatibleChanges)
@@ -233,9 +271,10 @@ import Trellis
         #expect(throws: Rollback.self) {
             try store.write { session in
                 #expect(try session.fetch(entity: "Character", identities: [[.string("a")]]).map(\.attributes[6]) == [.integer(1)])
-                _ = try session.apply(ChangeSet(inserted: [
-                    ObjectSnapshot(id: tid("Team", 1), isPlaceholder: false, attributes: [.string("JLA")], relationships: []),
-                ]))
+                _ = try session.apply(
+                    ChangeSet(inserted: [
+                        ObjectSnapshot(id: tid("Team", 1), isPlaceholder: false, attributes: [.string("JLA")], relationships: [])
+                    ]))
                 throw Rollback()
             }
         }
@@ -245,9 +284,12 @@ import Trellis
         #expect(try store.read { try $0.count(entity: "Team", matching: nil) } == 0)
         try fileIsUnchanged()
         // A write session that commits commits the migration with its changes.
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Team", 1), isPlaceholder: false, attributes: [.string("JLA")], relationships: []),
-        ])) }
+        _ = try store.write {
+            try $0.apply(
+                ChangeSet(inserted: [
+                    ObjectSnapshot(id: tid("Team", 1), isPlaceholder: false, attributes: [.string("JLA")], relationships: [])
+                ]))
+        }
         #expect(try observer.rows(#"SELECT "id", "level" FROM "Character""#) == [["a", "1"]])
         #expect(try observer.rows(#"SELECT "name" FROM "Team""#) == [["JLA"]])
         #expect(try observer.rows("SELECT value FROM trellis_metadata WHERE key = 'modelVersion'") == [["2"]])
@@ -280,14 +322,21 @@ import Trellis
         let reader = SQLiteStore.Configuration(isReadOnly: true, migrationPolicy: .inWriteTransactions)
 
         let store = try SQLiteStore(path: path, model: try extendedModel(), configuration: reader)
-        #expect(try store.read { try $0.fetch(entity: "Character", identities: [[.string("a")]]) }.map(\.attributes)
+        #expect(
+            try store.read { try $0.fetch(entity: "Character", identities: [[.string("a")]]) }.map(\.attributes)
                 == [[.string("a"), .string("Ann"), nil, nil, .double(4.5), .bool(true), .integer(1)]])
         #expect(try store.read { try $0.count(entity: "Team", matching: nil) } == 0)
         #expect { try store.write { _ in } } throws: { ($0 as? StoreError)?.code == .readOnly }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
         // Each read session copies the file again, so it sees what was committed since.
-        do { _ = try SQLiteStore(path: path, model: try charactersModel()).write { try $0.apply(ChangeSet(deleted: [
-            ObjectID(entityName: "Character", primaryKey: 1)])) } }
+        do {
+            _ = try SQLiteStore(path: path, model: try charactersModel()).write {
+                try $0.apply(
+                    ChangeSet(deleted: [
+                        ObjectID(entityName: "Character", primaryKey: 1)
+                    ]))
+            }
+        }
         #expect(try store.read { try $0.count(entity: "Character", matching: nil) } == 0)
 
         // An empty file reads as a store without objects, and stays empty.
@@ -304,9 +353,10 @@ import Trellis
         #expect {
             _ = try SQLiteStore(path: path, model: try ObjectModel(entities: entities), configuration: reader)
         } throws: { error in
-            (error as? StoreError)?.code == .incompatibleSchema && (error as? StoreError)?.message
-                == "the store's schema does not fit the model: entity Character, property rating: the attribute type changed "
-                + "from double to string; entity Power, property name: the attribute was removed"
+            (error as? StoreError)?.code == .incompatibleSchema
+                && (error as? StoreError)?.message
+                    == "the store's schema does not fit the model: entity Character, property rating: the attribute type changed "
+                    + "from double to string; entity Power, property name: the attribute was removed"
         }
     }
 
@@ -330,8 +380,11 @@ import Trellis
         let writer = try SQLiteStore(path: path, model: try charactersModel())
         let reader = try SQLiteStore(path: path, model: try charactersModel())
         try seed(writer)
-        let insert = ChangeSet(inserted: [ObjectSnapshot(id: tid("Character", 1), isPlaceholder: false,
-                                                         attributes: [.string("b"), nil, nil, nil, nil, nil], relationships: [[], []])])
+        let insert = ChangeSet(inserted: [
+            ObjectSnapshot(
+                id: tid("Character", 1), isPlaceholder: false,
+                attributes: [.string("b"), nil, nil, nil, nil, nil], relationships: [[], []])
+        ])
         try writer.write { session in
             _ = try session.apply(insert)
             #expect(try session.count(entity: "Character", matching: nil) == 2)

@@ -1,20 +1,23 @@
 import Foundation
 import Testing
+import TrellisTestSupport
+
 @testable import Trellis
 @testable import TrellisSQLite
-import TrellisTestSupport
 
 /// An ordered to-many whose inverse is a to-one (Team.members ↔ Person.team): every store
 /// takes membership from the to-one and order from the to-many, and they agree.
 @Suite struct OrderedDerivedToManyTests {
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Team", attributes: [Scenario.attr("id", .integer64, key: "id")],
-                              relationships: [Scenario.rel("members", "Person", inverse: "team", toMany: true, ordered: true, key: "members")],
-                              userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Person", attributes: [Scenario.attr("id", .integer64, key: "id")],
-                              relationships: [Scenario.rel("team", "Team", inverse: "members", key: "team")],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Team", attributes: [Scenario.attr("id", .integer64, key: "id")],
+                relationships: [Scenario.rel("members", "Person", inverse: "team", toMany: true, ordered: true, key: "members")],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Person", attributes: [Scenario.attr("id", .integer64, key: "id")],
+                relationships: [Scenario.rel("team", "Team", inverse: "members", key: "team")],
+                userInfo: ["identityAttributes": "id"]),
         ])
     }
 
@@ -32,9 +35,12 @@ import TrellisTestSupport
             #expect(try Self.teams(store) == ["Team:1 id=1 members=[Person:3,Person:2,Person:1]"], "\(kind)")
             // Through the graph: a fresh context reads the order saved.
             let team = try #require(try context.fetch("Team", id: .integer(1)))
-            try team.setDestinations([try #require(try context.fetch("Person", id: .integer(2))),
-                                      try #require(try context.fetch("Person", id: .integer(1))),
-                                      try #require(try context.fetch("Person", id: .integer(3)))], forKey: "members")
+            try team.setDestinations(
+                [
+                    try #require(try context.fetch("Person", id: .integer(2))),
+                    try #require(try context.fetch("Person", id: .integer(1))),
+                    try #require(try context.fetch("Person", id: .integer(3))),
+                ], forKey: "members")
             try context.save()
             let fresh = ObjectContext(store: store)
             let members = try #require(try fresh.fetch("Team", id: .integer(1))).destinations(forKey: "members").map { $0["id"] }
@@ -51,8 +57,9 @@ import TrellisTestSupport
             let context = ObjectContext(store: store)
             var one = ImportOptions()
             one.batchSize = 1
-            _ = try context.importObjects(from: [["id": 1, "members": [["id": 5]]], ["id": 2, "members": [["id": 5], ["id": 6]]]],
-                                          entity: "Team", options: one)
+            _ = try context.importObjects(
+                from: [["id": 1, "members": [["id": 5]]], ["id": 2, "members": [["id": 5], ["id": 6]]]],
+                entity: "Team", options: one)
             #expect(try Self.teams(store) == ["Team:1 id=1 members=[]", "Team:2 id=2 members=[Person:5,Person:6]"], "\(kind)")
             // Person 8 and 7 join team 2 through their to-one: after the listed members, by key
             // (8 was stored first).

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import Trellis
-@testable import TrellisSQLite
 import TrellisTestSupport
+
+@testable import TrellisSQLite
 
 /// Fetch requests compiled to SQL: indexes used, quoting of names and values, entity
 /// hierarchies sharing a table; the hierarchy and quoting cases run on every store.
@@ -27,13 +28,16 @@ import TrellisTestSupport
         let store = try SQLiteStore(path: directory.path("s.sqlite"), model: model)
         let request = try ObjectFetchRequest(
             entity: "Character", predicate: try ObjectPredicate("ANY powers.name ==[c] %@ AND NOT publisher.name BEGINSWITH %@", "flight", "DC"),
-            sortDescriptors: [ObjectSortDescriptor("publisher.name", ascending: false)]).resolved(in: model)
+            sortDescriptors: [ObjectSortDescriptor("publisher.name", ascending: false)]
+        ).resolved(in: model)
         let (sql, parameters) = try store.read { try ($0 as! SQLiteSession).sql(for: request) }
         #expect(parameters == [.string("flight"), .string("DC")])
         #expect(sql.contains(#" LEFT JOIN "Publisher" AS q2 ON q2."_pk" = t."publisher" WHERE"#))
-        #expect(sql.contains(#"(t."_pk" IN (SELECT s1j."source" FROM "Character.powers" AS s1j JOIN "Power" AS s1 ON s1."_pk" = s1j."destination" "#
-                             + #"WHERE s1j."source" IS NOT NULL AND trellis_text(1, s1."name", ?1, 1)) AND "#
-                             + #"NOT coalesce(trellis_text(2, q2."name", ?2, 0), 0))"#))
+        #expect(
+            sql.contains(
+                #"(t."_pk" IN (SELECT s1j."source" FROM "Character.powers" AS s1j JOIN "Power" AS s1 ON s1."_pk" = s1j."destination" "#
+                    + #"WHERE s1j."source" IS NOT NULL AND trellis_text(1, s1."name", ?1, 1)) AND "#
+                    + #"NOT coalesce(trellis_text(2, q2."name", ?2, 0), 0))"#))
         #expect(sql.hasSuffix(#" ORDER BY q2."name" DESC, t."_pk""#))
     }
 
@@ -51,8 +55,10 @@ import TrellisTestSupport
         try order.setDestinations([item], forKey: "items")
         try context.save()
         let before = try store.dump()
-        let request = ObjectFetchRequest(entity: "Order", predicate: try ObjectPredicate(
-            "%K == 3 AND group.from BEGINSWITH %@ AND ANY items._pk == 7 AND select LIKE '*--'", "a\"b;c", "x'; DROP"),
+        let request = ObjectFetchRequest(
+            entity: "Order",
+            predicate: try ObjectPredicate(
+                "%K == 3 AND group.from BEGINSWITH %@ AND ANY items._pk == 7 AND select LIKE '*--'", "a\"b;c", "x'; DROP"),
             sortDescriptors: [ObjectSortDescriptor("group.from"), ObjectSortDescriptor("a\"b;c", ascending: false)])
         #expect(try ObjectContext(store: store.store).fetch(request).map { $0["select"] } == [.string("1; --")])
         #expect(try store.dump() == before)
@@ -73,9 +79,11 @@ import TrellisTestSupport
         try animals[3].setDestination(animals[0], forKey: "friend")
         try context.save()
         func names(_ entity: String, _ predicate: String, sort: String = "name") throws -> [String] {
-            try ObjectContext(store: store.store).fetch(ObjectFetchRequest(
-                entity: entity, predicate: try ObjectPredicate(predicate), sortDescriptors: try ObjectSortDescriptor.list(sort)))
-                .map { "\($0.entity.name):\($0["name"]?.stringValue ?? "")" }
+            try ObjectContext(store: store.store).fetch(
+                ObjectFetchRequest(
+                    entity: entity, predicate: try ObjectPredicate(predicate), sortDescriptors: try ObjectSortDescriptor.list(sort))
+            )
+            .map { "\($0.entity.name):\($0["name"]?.stringValue ?? "")" }
         }
         #expect(try names("Animal", "name BEGINSWITH 'R'") == ["Dog:Rex", "Cat:Rumble", "Dog:Rusty"])
         #expect(try names("Cat", "name BEGINSWITH 'R' OR lives == nil") == ["Cat:Rumble", "Cat:Tom"])
@@ -115,7 +123,8 @@ import TrellisTestSupport
         let other = try SQLiteStore(path: path, model: model)
         let updates = Updates()
         let observation = try ObjectContext(store: observed).observe(
-            ObjectFetchRequest(entity: "Character", sortDescriptors: [ObjectSortDescriptor("name")])) { result in
+            ObjectFetchRequest(entity: "Character", sortDescriptors: [ObjectSortDescriptor("name")])
+        ) { result in
             if case .success(let update) = result { updates.add(update.results.map { $0["name"]?.stringValue ?? "" }) }
         }
         defer { observation.cancel() }
@@ -136,18 +145,23 @@ import TrellisTestSupport
     @Test func anEntityNamedLikeTheLogGetsAnotherTable() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let model = try ObjectModel(entities: [EntityDescription(name: "trellis_commits", attributes: [
-            AttributeDescription(name: "seq", type: .integer64), AttributeDescription(name: "changes", type: .string),
-        ], userInfo: ["identityAttributes": "seq"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "trellis_commits",
+                attributes: [
+                    AttributeDescription(name: "seq", type: .integer64), AttributeDescription(name: "changes", type: .string),
+                ], userInfo: ["identityAttributes": "seq"])
+        ])
         let store = try SQLiteStore(path: directory.path("s.sqlite"), model: model)
         let context = ObjectContext(store: store)
         let object = try context.insert("trellis_commits")
         try object.setValue(.integer(7), forKey: "seq")
         try object.setValue(.string("x"), forKey: "changes")
         try context.save()
-        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        #expect(
+            try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
                 == [["sqlite_sequence"], ["trellis_commits"], ["trellis_commits 2"], ["trellis_metadata"], ["trellis_outbox"]]
-                    .map { $0.map(Optional.some) })  // (the save is local: its insert is in the outbox, AUTOINCREMENT)
+                .map { $0.map(Optional.some) })  // (the save is local: its insert is in the outbox, AUTOINCREMENT)
         #expect(try store.rows(#"SELECT "seq", "changes" FROM "trellis_commits 2""#) == [["7", "x"]])
         #expect(try store.rows(#"SELECT "seq", "changes" FROM "trellis_commits""#) == [["1", #"{"trellis_commits":{"i":[1],"u":[],"d":[]}}"#]])
         let found = try ObjectContext(store: store).fetch(ObjectFetchRequest(entity: "trellis_commits", predicate: try ObjectPredicate("seq == 7")))

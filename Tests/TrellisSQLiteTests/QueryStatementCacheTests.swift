@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import Trellis
-@testable import TrellisSQLite
 import TrellisTestSupport
+
+@testable import TrellisSQLite
 
 /// Query SQL follows the predicate's shape, so a process asked many shapes prepares many
 /// statements: at most `Connection.queryStatementCapacity` stay prepared, and an evicted one
@@ -50,7 +51,8 @@ import TrellisTestSupport
     @Test(arguments: cases)
     func decimalsCompareByValue(a: String, b: String, order: Int) {
         func compare(_ x: String, _ y: String) -> Int {
-            let p = Array(x.utf8), q = Array(y.utf8)
+            let p = Array(x.utf8)
+            let q = Array(y.utf8)
             return p.withUnsafeBufferPointer { p in q.withUnsafeBufferPointer { q in SQLiteDecimalCollation.compare(p, q) } }
         }
         #expect(compare(a, b) == order)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trellis
+
 @testable import TrellisSQLite
 
 /// A read-only store leaves no file behind that was not there (https://sqlite.org/wal.html,

@@ -2,8 +2,9 @@ import CSQLite
 import Foundation
 import Testing
 import Trellis
-@testable import TrellisSQLite
 import TrellisSQL
+
+@testable import TrellisSQLite
 
 /// An audit of every SQL text the store runs: identifiers are always quoted, values never
 /// appear in SQL. Every entity and property name holds the marker `zq` next to quotes,
@@ -21,23 +22,31 @@ import TrellisSQL
         ]
         if withExtras { order.append(AttributeDescription(name: "new \"zq\" column", type: .string)) }
         var entities = [
-            EntityDescription(name: "Order \"zq\"", attributes: order, relationships: [
-                RelationshipDescription(name: "from zq'", destinationEntity: "Item;zq", inverseName: "orders zq"),
-                RelationshipDescription(name: "values \"zq\"", destinationEntity: "Item;zq", isToMany: true),
-                RelationshipDescription(name: "tags zq", destinationEntity: "Tag zq", inverseName: "orders\"zq", isToMany: true, isOrdered: true),
-            ], userInfo: ["identityAttributes": "select\"zq;"]),
+            EntityDescription(
+                name: "Order \"zq\"", attributes: order,
+                relationships: [
+                    RelationshipDescription(name: "from zq'", destinationEntity: "Item;zq", inverseName: "orders zq"),
+                    RelationshipDescription(name: "values \"zq\"", destinationEntity: "Item;zq", isToMany: true),
+                    RelationshipDescription(name: "tags zq", destinationEntity: "Tag zq", inverseName: "orders\"zq", isToMany: true, isOrdered: true),
+                ], userInfo: ["identityAttributes": "select\"zq;"]),
             // An ordered to-many whose inverse is a to-one, and a to-one to a hierarchy of three entities.
-            EntityDescription(name: "Item;zq", attributes: [AttributeDescription(name: "id\"zq", type: .string)], relationships: [
-                RelationshipDescription(name: "orders zq", destinationEntity: "Order \"zq\"", inverseName: "from zq'", isToMany: true, isOrdered: true),
-                RelationshipDescription(name: "vehicle zq", destinationEntity: "Vehicle zq'"),
-            ], userInfo: ["identityAttributes": "id\"zq"]),
-            EntityDescription(name: "Tag zq", attributes: [
-                AttributeDescription(name: "a'zq", type: .string), AttributeDescription(name: "b\"zq", type: .integer64),
-            ], relationships: [
-                RelationshipDescription(name: "orders\"zq", destinationEntity: "Order \"zq\"", inverseName: "tags zq", isToMany: true),
-            ], userInfo: ["identityAttributes": "a'zq, b\"zq"]),
-            EntityDescription(name: "Vehicle zq'", attributes: [AttributeDescription(name: "plate\"zq", type: .string)],
-                              userInfo: ["entityMapperName": "Kind"]),
+            EntityDescription(
+                name: "Item;zq", attributes: [AttributeDescription(name: "id\"zq", type: .string)],
+                relationships: [
+                    RelationshipDescription(name: "orders zq", destinationEntity: "Order \"zq\"", inverseName: "from zq'", isToMany: true, isOrdered: true),
+                    RelationshipDescription(name: "vehicle zq", destinationEntity: "Vehicle zq'"),
+                ], userInfo: ["identityAttributes": "id\"zq"]),
+            EntityDescription(
+                name: "Tag zq",
+                attributes: [
+                    AttributeDescription(name: "a'zq", type: .string), AttributeDescription(name: "b\"zq", type: .integer64),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "orders\"zq", destinationEntity: "Order \"zq\"", inverseName: "tags zq", isToMany: true)
+                ], userInfo: ["identityAttributes": "a'zq, b\"zq"]),
+            EntityDescription(
+                name: "Vehicle zq'", attributes: [AttributeDescription(name: "plate\"zq", type: .string)],
+                userInfo: ["entityMapperName": "Kind"]),
             EntityDescription(name: "Car'zq", parentName: "Vehicle zq'", userInfo: ["identityAttributes": "plate\"zq"]),
             EntityDescription(name: "Bike zq", parentName: "Vehicle zq'"),
         ]
@@ -82,11 +91,13 @@ import TrellisSQL
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let model = try Self.model()
-        let store = try SQLiteStore(path: directory.path("quoting.sqlite"), model: model,
-                                    configuration: .init(lookupChunkSize: 2))
+        let store = try SQLiteStore(
+            path: directory.path("quoting.sqlite"), model: model,
+            configuration: .init(lookupChunkSize: 2))
         let trace = Trace()
         try store.withConnection { connection in
-            let callback: @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = { _, context, _, text in
+            let callback: @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
+                _, context, _, text in
                 guard let context, let text else { return 0 }
                 let trace = Unmanaged<Trace>.fromOpaque(context).takeUnretainedValue()
                 trace.statements.append(String(cString: text.assumingMemoryBound(to: CChar.self)))
@@ -98,31 +109,42 @@ import TrellisSQL
         let kind = EntityMapper(name: "Kind") { object in object["kind"]?.stringValue == "car" ? "Car'zq" : "Bike zq" }
         let context = ObjectContext(store: store, bindings: MappingBindings(entityMappers: [kind]))
         let orders: JSONValue = [
-            ["select\"zq;": "vq1'); DROP TABLE x; --", "group by zq": 1, "x'); DROP TABLE zq; --": "vq\" OR 1=1",
-             "from zq'": "vq-item-1", "values \"zq\"": ["vq-item-2", ["id\"zq": "vq-item-3"]],
-             "tags zq": [["a'zq": "vq-a", "b\"zq": 1], ["a'zq": "vq-b", "b\"zq": 2]]],
-            ["select\"zq;": "vq2", "from zq'": ["id\"zq": "vq-item-1", "vehicle zq": ["plate\"zq": "vq-P2", "kind": "bike"]],
-             "tags zq": [["a'zq": "vq-b", "b\"zq": 2]]],
+            [
+                "select\"zq;": "vq1'); DROP TABLE x; --", "group by zq": 1, "x'); DROP TABLE zq; --": "vq\" OR 1=1",
+                "from zq'": "vq-item-1", "values \"zq\"": ["vq-item-2", ["id\"zq": "vq-item-3"]],
+                "tags zq": [["a'zq": "vq-a", "b\"zq": 1], ["a'zq": "vq-b", "b\"zq": 2]],
+            ],
+            [
+                "select\"zq;": "vq2", "from zq'": ["id\"zq": "vq-item-1", "vehicle zq": ["plate\"zq": "vq-P2", "kind": "bike"]],
+                "tags zq": [["a'zq": "vq-b", "b\"zq": 2]],
+            ],
             ["select\"zq;": "vq3", "new \"zq\" column": "vq-new"],
         ]
         _ = try context.importObjects(from: orders, entity: "Order \"zq\"")
         // Updates (changed columns only), replaced to-manys, lookups of stored identities.
-        _ = try context.importObjects(from: [
-            ["select\"zq;": "vq1'); DROP TABLE x; --", "group by zq": 2, "values \"zq\"": ["vq-item-3"], "tags zq": [["a'zq": "vq-b", "b\"zq": 2]]],
-            ["select\"zq;": "vq2", "from zq'": nil, "x'); DROP TABLE zq; --": "vq-changed"],
-        ], entity: "Order \"zq\"")
-        _ = try context.importObjects(from: [["plate\"zq": "vq-P1", "kind": "car"], ["plate\"zq": "vq-P1", "kind": "car"],
-                                             ["plate\"zq": "vq-P1", "kind": "bike"]], entity: "Vehicle zq'")
+        _ = try context.importObjects(
+            from: [
+                ["select\"zq;": "vq1'); DROP TABLE x; --", "group by zq": 2, "values \"zq\"": ["vq-item-3"], "tags zq": [["a'zq": "vq-b", "b\"zq": 2]]],
+                ["select\"zq;": "vq2", "from zq'": nil, "x'); DROP TABLE zq; --": "vq-changed"],
+            ], entity: "Order \"zq\"")
+        _ = try context.importObjects(
+            from: [
+                ["plate\"zq": "vq-P1", "kind": "car"], ["plate\"zq": "vq-P1", "kind": "car"],
+                ["plate\"zq": "vq-P1", "kind": "bike"],
+            ], entity: "Vehicle zq'")
         let all = try store.read { session in
-            _ = try session.fetch(entity: "Tag zq", identities: [[.string("vq-a"), .integer(1)], [.string("vq-b"), .integer(2)], [.string("vq-c"), .integer(3)]])
+            _ = try session.fetch(
+                entity: "Tag zq", identities: [[.string("vq-a"), .integer(1)], [.string("vq-b"), .integer(2)], [.string("vq-c"), .integer(3)]])
             _ = try session.fetch(entity: "Car'zq", identities: [[.string("vq-P1")]])
             _ = try session.count(entity: "Vehicle zq'", matching: .equals(attribute: "plate\"zq", value: .string("vq-P1")))
             let item = try #require(try session.fetch(entity: "Item;zq", identities: [[.string("vq-item-1")]]).first)
-            _ = try session.fetch(entity: "Order \"zq\"", matching: .and([
-                .or([.equals(attribute: "select\"zq;", value: .string("vq2")), .oneOf(attribute: "x'); DROP TABLE zq; --", values: [.string("vq-x")])]),
-                .not(.relatedTo(relationship: "from zq'", destination: item.id)),
-                .equals(attribute: "group by zq", value: nil),
-            ]))
+            _ = try session.fetch(
+                entity: "Order \"zq\"",
+                matching: .and([
+                    .or([.equals(attribute: "select\"zq;", value: .string("vq2")), .oneOf(attribute: "x'); DROP TABLE zq; --", values: [.string("vq-x")])]),
+                    .not(.relatedTo(relationship: "from zq'", destination: item.id)),
+                    .equals(attribute: "group by zq", value: nil),
+                ]))
             _ = try session.fetch(entity: "Item;zq", matching: nil)
             return try session.fetch(entity: "Order \"zq\"", matching: nil)
         }
@@ -135,13 +157,17 @@ import TrellisSQL
         try context.save()
         #expect(try context.fetch("Order \"zq\"").count == 2)
 
-        let statements = trace.statements + (try SQLiteStore.schemaStatements(for: model))
-            + SQLiteStore.migrationStatements(from: try SchemaDescription(model: try Self.model(withExtras: false), previous: nil),
-                                              to: try SchemaDescription(model: model, previous: nil))
+        let statements =
+            trace.statements + (try SQLiteStore.schemaStatements(for: model))
+            + SQLiteStore.migrationStatements(
+                from: try SchemaDescription(model: try Self.model(withExtras: false), previous: nil),
+                to: try SchemaDescription(model: model, previous: nil))
         // The statements cover every kind of SQL the store writes.
-        for kind in ["CREATE TABLE", "CREATE INDEX", "CREATE UNIQUE INDEX", "ALTER TABLE", "INSERT INTO", "ON CONFLICT", "UPDATE",
-                     "DELETE FROM", "json_each", "FROM (VALUES", "LEFT JOIN", "ORDER BY", "count(*)", "max(\"_pk\")", "NOT coalesce(",
-                     "WHERE \"_entity\" IN ('"] {
+        for kind in [
+            "CREATE TABLE", "CREATE INDEX", "CREATE UNIQUE INDEX", "ALTER TABLE", "INSERT INTO", "ON CONFLICT", "UPDATE",
+            "DELETE FROM", "json_each", "FROM (VALUES", "LEFT JOIN", "ORDER BY", "count(*)", "max(\"_pk\")", "NOT coalesce(",
+            "WHERE \"_entity\" IN ('",
+        ] {
             #expect(statements.contains { $0.contains(kind) }, "no statement with \(kind)")
         }
         for sql in statements {

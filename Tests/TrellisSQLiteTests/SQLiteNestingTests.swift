@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import Trellis
 import TrellisSQL
-@testable import TrellisSQLite
 import TrellisTestSupport
+
+@testable import TrellisSQLite
 
 /// Conditions nested deeper than SQLite parses (``SQLiteDialect/maximumNesting``, 20 levels)
 /// are relaxed out of the SQL and decided in memory; up to it the SQL is exact, and SQLite

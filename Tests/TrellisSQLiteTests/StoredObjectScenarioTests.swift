@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 @testable import TrellisSQLite
 
@@ -12,34 +13,43 @@ import TrellisTestSupport
 /// recording. `TRELLIS_RECORD_SCENARIOS=DIR` writes the outcomes to DIR instead of comparing
 /// (how the recordings were made, in a checkout of that commit).
 enum Scenario {
-    static func attr(_ name: String, _ type: AttributeType, key: String? = nil, optional: Bool = true,
-                     default value: AttributeValue? = nil) -> AttributeDescription {
+    static func attr(
+        _ name: String, _ type: AttributeType, key: String? = nil, optional: Bool = true,
+        default value: AttributeValue? = nil
+    ) -> AttributeDescription {
         var info: [String: String] = [:]
         if let key { info["JSONKeyPath"] = key }
         return AttributeDescription(name: name, type: type, isOptional: optional, defaultValue: value, userInfo: info)
     }
 
-    static func rel(_ name: String, _ destination: String, inverse: String? = nil, toMany: Bool = false,
-                    ordered: Bool = false, key: String? = nil, merge: String? = nil) -> RelationshipDescription {
+    static func rel(
+        _ name: String, _ destination: String, inverse: String? = nil, toMany: Bool = false,
+        ordered: Bool = false, key: String? = nil, merge: String? = nil
+    ) -> RelationshipDescription {
         var info: [String: String] = [:]
         if let key { info["JSONKeyPath"] = key }
         if let merge { info["JSONMergePolicy"] = merge }
-        return RelationshipDescription(name: name, destinationEntity: destination, inverseName: inverse, isToMany: toMany,
-                                       isOrdered: ordered, userInfo: info)
+        return RelationshipDescription(
+            name: name, destinationEntity: destination, inverseName: inverse, isToMany: toMany,
+            isOrdered: ordered, userInfo: info)
     }
 
     /// Team.members (to-many, mapped) ↔ Person.team (to-one, mapped);
     /// Person.mentor ↔ Person.mentee (one-to-one, both mapped).
     static func teamModel() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Team", attributes: [attr("id", .integer64, key: "id"), attr("name", .string, key: "name")],
-                              relationships: [rel("members", "Person", inverse: "team", toMany: true, key: "members")],
-                              userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Person", attributes: [attr("id", .integer64, key: "id"), attr("name", .string, key: "name")],
-                              relationships: [rel("team", "Team", inverse: "members", key: "team"),
-                                              rel("mentor", "Person", inverse: "mentee", key: "mentor"),
-                                              rel("mentee", "Person", inverse: "mentor", key: "mentee")],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Team", attributes: [attr("id", .integer64, key: "id"), attr("name", .string, key: "name")],
+                relationships: [rel("members", "Person", inverse: "team", toMany: true, key: "members")],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Person", attributes: [attr("id", .integer64, key: "id"), attr("name", .string, key: "name")],
+                relationships: [
+                    rel("team", "Team", inverse: "members", key: "team"),
+                    rel("mentor", "Person", inverse: "mentee", key: "mentor"),
+                    rel("mentee", "Person", inverse: "mentor", key: "mentee"),
+                ],
+                userInfo: ["identityAttributes": "id"]),
         ])
     }
 
@@ -80,9 +90,12 @@ enum Scenario {
         }
     }
 
-    static func run(_ label: String, _ model: ObjectModel, bindings: MappingBindings = MappingBindings(),
-                    entity: String, setup: [JSONValue], payload: JSONValue, options: ImportOptions = ImportOptions())
-        throws -> [String: [String]] {
+    static func run(
+        _ label: String, _ model: ObjectModel, bindings: MappingBindings = MappingBindings(),
+        entity: String, setup: [JSONValue], payload: JSONValue, options: ImportOptions = ImportOptions()
+    )
+        throws -> [String: [String]]
+    {
         var results: [String: [String]] = [:]
         for (kind, store, testStore) in try stores(model) {
             defer { withExtendedLifetime(testStore) {} }
@@ -142,8 +155,10 @@ enum Scenario {
     /// Same, in batches of 2 and the one-to-one moving both ways.
     @Test func oneToOneMovesInSmallBatches() throws {
         let setup: [JSONValue] = [[["id": 1, "mentor": 2], ["id": 2], ["id": 3], ["id": 4, "mentor": 5], ["id": 5]]]
-        let payload: JSONValue = [["id": 1], ["id": 3, "mentor": 2], ["id": 5, "name": "five"], ["id": 4, "mentee": 1],
-                                  ["id": 2, "mentee": 3], ["id": 1]]
+        let payload: JSONValue = [
+            ["id": 1], ["id": 3, "mentor": 2], ["id": 5, "name": "five"], ["id": 4, "mentee": 1],
+            ["id": 2, "mentee": 3], ["id": 1],
+        ]
         var options = ImportOptions()
         options.batchSize = 2
         _ = try Scenario.run("oneToOneBatches", try Scenario.teamModel(), entity: "Person", setup: setup, payload: payload, options: options)
@@ -152,8 +167,10 @@ enum Scenario {
     /// Cycles A → B → A with mentor (one-to-one) and nested values that differ at the inner level.
     @Test func cyclesWithDifferingInnerValues() throws {
         let setup: [JSONValue] = [[["id": 1, "name": "A", "mentor": ["id": 2, "name": "B", "mentor": 1]]]]
-        let payload: JSONValue = [["id": 1, "name": "A", "mentor": ["id": 2, "name": "B", "mentor": ["id": 1, "name": "A2"]]],
-                                  ["id": 2, "name": "B"]]
+        let payload: JSONValue = [
+            ["id": 1, "name": "A", "mentor": ["id": 2, "name": "B", "mentor": ["id": 1, "name": "A2"]]],
+            ["id": 2, "name": "B"],
+        ]
         _ = try Scenario.run("cycle", try Scenario.teamModel(), entity: "Person", setup: setup, payload: payload)
         let payload2: JSONValue = [["id": 1, "name": "A", "mentee": ["id": 2, "mentee": ["id": 1, "mentee": 3]]]]
         _ = try Scenario.run("cycle2", try Scenario.teamModel(), entity: "Person", setup: setup, payload: payload2)
@@ -163,16 +180,20 @@ enum Scenario {
     /// repeated across batches.
     @Test func appendAcrossBatches() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Team", attributes: [Scenario.attr("id", .integer64, key: "id")],
-                              relationships: [Scenario.rel("members", "Person", inverse: "teams", toMany: true, key: "members", merge: "append")],
-                              userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Person", attributes: [Scenario.attr("id", .integer64, key: "id")],
-                              relationships: [Scenario.rel("teams", "Team", inverse: "members", toMany: true, key: "teams")],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Team", attributes: [Scenario.attr("id", .integer64, key: "id")],
+                relationships: [Scenario.rel("members", "Person", inverse: "teams", toMany: true, key: "members", merge: "append")],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Person", attributes: [Scenario.attr("id", .integer64, key: "id")],
+                relationships: [Scenario.rel("teams", "Team", inverse: "members", toMany: true, key: "teams")],
+                userInfo: ["identityAttributes": "id"]),
         ])
         let setup: [JSONValue] = [[["id": 1, "members": [1, 2]], ["id": 2, "members": [2]]]]
-        let payload: JSONValue = [["id": 1, "members": [2]], ["id": 2, "members": [3]], ["id": 1, "members": [3]],
-                                  ["id": 2, "members": [["id": 1, "teams": [1]]]], ["id": 3, "members": []]]
+        let payload: JSONValue = [
+            ["id": 1, "members": [2]], ["id": 2, "members": [3]], ["id": 1, "members": [3]],
+            ["id": 2, "members": [["id": 1, "teams": [1]]]], ["id": 3, "members": []],
+        ]
         var options = ImportOptions()
         options.batchSize = 2
         _ = try Scenario.run("append", model, entity: "Team", setup: setup, payload: payload, options: options)
@@ -183,14 +204,19 @@ enum Scenario {
     /// Ordered to-many of the imported entity onto itself.
     @Test func orderedSelfToMany() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Node", attributes: [Scenario.attr("id", .integer64, key: "id"), Scenario.attr("v", .string, key: "v")],
-                              relationships: [Scenario.rel("children", "Node", inverse: "parent", toMany: true, ordered: true, key: "children"),
-                                              Scenario.rel("parent", "Node", inverse: "children", key: "parent")],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Node", attributes: [Scenario.attr("id", .integer64, key: "id"), Scenario.attr("v", .string, key: "v")],
+                relationships: [
+                    Scenario.rel("children", "Node", inverse: "parent", toMany: true, ordered: true, key: "children"),
+                    Scenario.rel("parent", "Node", inverse: "children", key: "parent"),
+                ],
+                userInfo: ["identityAttributes": "id"])
         ])
         let setup: [JSONValue] = [[["id": 1, "children": [2, 3, 4]], ["id": 2], ["id": 3], ["id": 4]]]
-        let payload: JSONValue = [["id": 1, "children": [4, 3, 2]], ["id": 5, "children": [3]], ["id": 2, "parent": 5],
-                                  ["id": 1, "children": [2, 4]]]
+        let payload: JSONValue = [
+            ["id": 1, "children": [4, 3, 2]], ["id": 5, "children": [3]], ["id": 2, "parent": 5],
+            ["id": 1, "children": [2, 4]],
+        ]
         _ = try Scenario.run("ordered", model, entity: "Node", setup: setup, payload: payload)
         var options = ImportOptions()
         options.batchSize = 2
@@ -202,30 +228,40 @@ enum Scenario {
     /// Sub-entities and an entity mapper: stored Dogs imported through Animal.
     @Test func subEntitiesThroughTheParent() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Animal", isAbstract: true, attributes: [Scenario.attr("id", .integer64, key: "id"), Scenario.attr("name", .string, key: "name")],
-                              relationships: [Scenario.rel("friend", "Animal", inverse: "friendOf", key: "friend"),
-                                              Scenario.rel("friendOf", "Animal", inverse: "friend", toMany: true)],
-                              userInfo: ["identityAttributes": "id", "entityMapperName": "M"]),
-            EntityDescription(name: "Dog", parentName: "Animal", attributes: [Scenario.attr("barks", .boolean, key: "barks")],
-                              relationships: [Scenario.rel("toys", "Toy", toMany: true, key: "toys")]),
+            EntityDescription(
+                name: "Animal", isAbstract: true, attributes: [Scenario.attr("id", .integer64, key: "id"), Scenario.attr("name", .string, key: "name")],
+                relationships: [
+                    Scenario.rel("friend", "Animal", inverse: "friendOf", key: "friend"),
+                    Scenario.rel("friendOf", "Animal", inverse: "friend", toMany: true),
+                ],
+                userInfo: ["identityAttributes": "id", "entityMapperName": "M"]),
+            EntityDescription(
+                name: "Dog", parentName: "Animal", attributes: [Scenario.attr("barks", .boolean, key: "barks")],
+                relationships: [Scenario.rel("toys", "Toy", toMany: true, key: "toys")]),
             EntityDescription(name: "Cat", parentName: "Animal", attributes: [Scenario.attr("lives", .integer64, key: "lives")]),
             EntityDescription(name: "Toy", attributes: [Scenario.attr("id", .integer64, key: "id")], userInfo: ["identityAttributes": "id"]),
         ])
         let bindings = MappingBindings(entityMappers: [EntityMapper(name: "M", keyPath: "type", table: ["dog": "Dog", "cat": "Cat"])])
         let setup: [JSONValue] = [[["id": 1, "type": "dog", "barks": true, "toys": [1], "friend": ["id": 2, "type": "cat", "lives": 9]]]]
         // unchanged via parent, changed sub-entity attribute, wrong mapper choice
-        _ = try Scenario.run("animals1", model, bindings: bindings, entity: "Animal", setup: setup,
-                          payload: [["id": 1, "type": "dog", "barks": true, "toys": [1]], ["id": 2, "type": "cat", "lives": 9]])
-        _ = try Scenario.run("animals2", model, bindings: bindings, entity: "Animal", setup: setup,
-                          payload: [["id": 1, "type": "dog", "barks": false], ["id": 2, "type": "cat", "lives": 8, "friend": 1]])
-        _ = try Scenario.run("animals3", model, bindings: bindings, entity: "Animal", setup: setup,
-                          payload: [["id": 1, "type": "cat"]])
-        _ = try Scenario.run("animals4", model, bindings: bindings, entity: "Dog", setup: setup,
-                          payload: [["id": 2, "barks": true]])
-        _ = try Scenario.run("animals5", model, bindings: bindings, entity: "Dog", setup: setup,
-                          payload: [["id": 1, "friend": ["id": 2, "type": "cat", "lives": 9, "friend": 1]]])
-        _ = try Scenario.run("animals7", model, bindings: bindings, entity: "Animal", setup: setup,
-                          payload: [["id": 1, "type": "dog", "friend": 2], ["id": 2, "type": "cat", "friend": 1], 2, 1])
+        _ = try Scenario.run(
+            "animals1", model, bindings: bindings, entity: "Animal", setup: setup,
+            payload: [["id": 1, "type": "dog", "barks": true, "toys": [1]], ["id": 2, "type": "cat", "lives": 9]])
+        _ = try Scenario.run(
+            "animals2", model, bindings: bindings, entity: "Animal", setup: setup,
+            payload: [["id": 1, "type": "dog", "barks": false], ["id": 2, "type": "cat", "lives": 8, "friend": 1]])
+        _ = try Scenario.run(
+            "animals3", model, bindings: bindings, entity: "Animal", setup: setup,
+            payload: [["id": 1, "type": "cat"]])
+        _ = try Scenario.run(
+            "animals4", model, bindings: bindings, entity: "Dog", setup: setup,
+            payload: [["id": 2, "barks": true]])
+        _ = try Scenario.run(
+            "animals5", model, bindings: bindings, entity: "Dog", setup: setup,
+            payload: [["id": 1, "friend": ["id": 2, "type": "cat", "lives": 9, "friend": 1]]])
+        _ = try Scenario.run(
+            "animals7", model, bindings: bindings, entity: "Animal", setup: setup,
+            payload: [["id": 1, "type": "dog", "friend": 2], ["id": 2, "type": "cat", "friend": 1], 2, 1])
     }
 
     /// Placeholders: created by a bare identifier, completed later, in batches, with null policies.
@@ -236,7 +272,8 @@ enum Scenario {
         _ = try Scenario.run("ph2", model, entity: "Person", setup: setup, payload: [2, ["id": 2, "mentee": 1], 1, ["id": 3, "mentee": 2]])
         var ignore = ImportOptions()
         ignore.nullPolicy = .ignore
-        _ = try Scenario.run("null1", model, entity: "Person", setup: setup, payload: [["id": 1, "name": .null, "mentor": .null, "team": .null]], options: ignore)
+        _ = try Scenario.run(
+            "null1", model, entity: "Person", setup: setup, payload: [["id": 1, "name": .null, "mentor": .null, "team": .null]], options: ignore)
         _ = try Scenario.run("null2", model, entity: "Person", setup: setup, payload: [["id": 1, "name": .null, "mentor": .null, "team": .null]])
         _ = try Scenario.run("null3", model, entity: "Person", setup: setup, payload: [["id": 1, "name": "A", "mentor": 2, "team": .null]])
     }
@@ -253,7 +290,8 @@ enum Scenario {
         _ = try Scenario.run("del2", model, entity: "Person", setup: setup, payload: [["id": 1, "name": "A"], 2, ["id": 4]], options: o)
         var n = ImportOptions()
         n.deleteMissing = .allObjects
-        _ = try Scenario.run("del3", model, entity: "Person", setup: setup, payload: [["id": 4, "mentor": ["id": 3, "name": "C"]], ["id": 1, "name": "A"]], options: n)
+        _ = try Scenario.run(
+            "del3", model, entity: "Person", setup: setup, payload: [["id": 4, "mentor": ["id": 3, "name": "C"]], ["id": 1, "name": "A"]], options: n)
     }
 }
 
@@ -267,8 +305,9 @@ enum Scenario {
             _ = try context.importObjects(from: [["id": 1, "name": "A"], ["id": 2, "name": "B"], ["id": 3, "name": "C"]], entity: "Person")
             var options = ImportOptions()
             options.deleteMissing = .allObjects
-            let report = try context.importObjects(from: [["id": 4, "mentor": ["id": 3, "name": "C"]], ["id": 1, "name": "A"]],
-                                                   entity: "Person", options: options)
+            let report = try context.importObjects(
+                from: [["id": 4, "mentor": ["id": 3, "name": "C"]], ["id": 1, "name": "A"]],
+                entity: "Person", options: options)
             let people = try Scenario.dump(store)
             #expect(people.contains { $0.hasPrefix("Person:4 ") }, "\(kind)")
             #expect(people.count == 2, "\(kind)")

@@ -1,5 +1,6 @@
 import Foundation
 import Trellis
+
 @testable import TrellisSQLite
 
 /// A fresh directory under the system temporary directory, removed by `cleanup()`.
@@ -39,29 +40,38 @@ extension SQLiteStore {
 /// The model of the issue's benchmark: characters with powers (to-many, no inverse) and a
 /// publisher (to-one, inverse to-many `characters`).
 func charactersModel(versionLabel: String? = nil, extraCharacterAttributes: [AttributeDescription] = []) throws -> ObjectModel {
-    try ObjectModel(entities: [
-        EntityDescription(name: "Character", attributes: [
-            AttributeDescription(name: "id", type: .string, isOptional: false),
-            AttributeDescription(name: "name", type: .string),
-            AttributeDescription(name: "realName", type: .string),
-            AttributeDescription(name: "createdAt", type: .date),
-            AttributeDescription(name: "rating", type: .double),
-            AttributeDescription(name: "active", type: .boolean),
-        ] + extraCharacterAttributes, relationships: [
-            RelationshipDescription(name: "powers", destinationEntity: "Power", isToMany: true),
-            RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "characters"),
-        ], userInfo: ["identityAttributes": "id"]),
-        EntityDescription(name: "Power", attributes: [
-            AttributeDescription(name: "id", type: .string, isOptional: false),
-            AttributeDescription(name: "name", type: .string),
-        ], userInfo: ["identityAttributes": "id"]),
-        EntityDescription(name: "Publisher", attributes: [
-            AttributeDescription(name: "id", type: .string, isOptional: false),
-            AttributeDescription(name: "name", type: .string),
-        ], relationships: [
-            RelationshipDescription(name: "characters", destinationEntity: "Character", inverseName: "publisher", isToMany: true),
-        ], userInfo: ["identityAttributes": "id"]),
-    ], versionLabel: versionLabel)
+    try ObjectModel(
+        entities: [
+            EntityDescription(
+                name: "Character",
+                attributes: [
+                    AttributeDescription(name: "id", type: .string, isOptional: false),
+                    AttributeDescription(name: "name", type: .string),
+                    AttributeDescription(name: "realName", type: .string),
+                    AttributeDescription(name: "createdAt", type: .date),
+                    AttributeDescription(name: "rating", type: .double),
+                    AttributeDescription(name: "active", type: .boolean),
+                ] + extraCharacterAttributes,
+                relationships: [
+                    RelationshipDescription(name: "powers", destinationEntity: "Power", isToMany: true),
+                    RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "characters"),
+                ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Power",
+                attributes: [
+                    AttributeDescription(name: "id", type: .string, isOptional: false),
+                    AttributeDescription(name: "name", type: .string),
+                ], userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Publisher",
+                attributes: [
+                    AttributeDescription(name: "id", type: .string, isOptional: false),
+                    AttributeDescription(name: "name", type: .string),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "characters", destinationEntity: "Character", inverseName: "publisher", isToMany: true)
+                ], userInfo: ["identityAttributes": "id"]),
+        ], versionLabel: versionLabel)
 }
 
 func tid(_ entity: String, _ n: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: -n) }
@@ -72,35 +82,51 @@ func tid(_ entity: String, _ n: Int64) -> ObjectID { ObjectID(entityName: entity
 /// inherited `plate` (a partial unique index), with SportsCar under Car and Bike beside it.
 func animalsModel() throws -> ObjectModel {
     try ObjectModel(entities: [
-        EntityDescription(name: "Animal", isAbstract: true, attributes: [
-            AttributeDescription(name: "id", type: .integer64),
-            AttributeDescription(name: "name", type: .string),
-        ], userInfo: ["identityAttributes": "id"]),
-        EntityDescription(name: "Dog", parentName: "Animal", attributes: [
-            AttributeDescription(name: "barks", type: .boolean),
-            AttributeDescription(name: "color", type: .string),
-        ]),
-        EntityDescription(name: "Cat", parentName: "Animal", attributes: [
-            AttributeDescription(name: "lives", type: .integer16),
-            AttributeDescription(name: "color", type: .integer16),
-        ], relationships: [
-            RelationshipDescription(name: "friend", destinationEntity: "Animal"),
-        ]),
-        EntityDescription(name: "Seat", attributes: [
-            AttributeDescription(name: "row", type: .string),
-            AttributeDescription(name: "number", type: .integer32),
-        ], relationships: [
-            RelationshipDescription(name: "tags", destinationEntity: "Tag", isToMany: true, isOrdered: true),
-        ], userInfo: ["identityAttributes": "row, number"]),
-        EntityDescription(name: "Tag", attributes: [
-            AttributeDescription(name: "label", type: .string),
-        ], userInfo: ["identityAttributes": "label"]),
-        EntityDescription(name: "Vehicle", attributes: [
-            AttributeDescription(name: "plate", type: .string),
-        ]),
-        EntityDescription(name: "Car", parentName: "Vehicle", attributes: [
-            AttributeDescription(name: "doors", type: .integer16),
-        ], userInfo: ["identityAttributes": "plate"]),
+        EntityDescription(
+            name: "Animal", isAbstract: true,
+            attributes: [
+                AttributeDescription(name: "id", type: .integer64),
+                AttributeDescription(name: "name", type: .string),
+            ], userInfo: ["identityAttributes": "id"]),
+        EntityDescription(
+            name: "Dog", parentName: "Animal",
+            attributes: [
+                AttributeDescription(name: "barks", type: .boolean),
+                AttributeDescription(name: "color", type: .string),
+            ]),
+        EntityDescription(
+            name: "Cat", parentName: "Animal",
+            attributes: [
+                AttributeDescription(name: "lives", type: .integer16),
+                AttributeDescription(name: "color", type: .integer16),
+            ],
+            relationships: [
+                RelationshipDescription(name: "friend", destinationEntity: "Animal")
+            ]),
+        EntityDescription(
+            name: "Seat",
+            attributes: [
+                AttributeDescription(name: "row", type: .string),
+                AttributeDescription(name: "number", type: .integer32),
+            ],
+            relationships: [
+                RelationshipDescription(name: "tags", destinationEntity: "Tag", isToMany: true, isOrdered: true)
+            ], userInfo: ["identityAttributes": "row, number"]),
+        EntityDescription(
+            name: "Tag",
+            attributes: [
+                AttributeDescription(name: "label", type: .string)
+            ], userInfo: ["identityAttributes": "label"]),
+        EntityDescription(
+            name: "Vehicle",
+            attributes: [
+                AttributeDescription(name: "plate", type: .string)
+            ]),
+        EntityDescription(
+            name: "Car", parentName: "Vehicle",
+            attributes: [
+                AttributeDescription(name: "doors", type: .integer16)
+            ], userInfo: ["identityAttributes": "plate"]),
         EntityDescription(name: "SportsCar", parentName: "Car"),
         EntityDescription(name: "Bike", parentName: "Vehicle"),
     ])
@@ -111,17 +137,22 @@ func animalsModel() throws -> ObjectModel {
 /// same as `select` to SQLite, in another table).
 func quotingModel() throws -> ObjectModel {
     try ObjectModel(entities: [
-        EntityDescription(name: "Order", attributes: [
-            AttributeDescription(name: "select", type: .string),
-            AttributeDescription(name: "a\"b;c", type: .integer64),
-        ], relationships: [
-            RelationshipDescription(name: "group", destinationEntity: "a\"b;c"),
-            RelationshipDescription(name: "items", destinationEntity: "a\"b;c", isToMany: true),
-        ], userInfo: ["identityAttributes": "select"]),
-        EntityDescription(name: "a\"b;c", attributes: [
-            AttributeDescription(name: "from", type: .string),
-            AttributeDescription(name: "_pk", type: .integer64),
-            AttributeDescription(name: "Select", type: .string),
-        ], userInfo: ["identityAttributes": "from"]),
+        EntityDescription(
+            name: "Order",
+            attributes: [
+                AttributeDescription(name: "select", type: .string),
+                AttributeDescription(name: "a\"b;c", type: .integer64),
+            ],
+            relationships: [
+                RelationshipDescription(name: "group", destinationEntity: "a\"b;c"),
+                RelationshipDescription(name: "items", destinationEntity: "a\"b;c", isToMany: true),
+            ], userInfo: ["identityAttributes": "select"]),
+        EntityDescription(
+            name: "a\"b;c",
+            attributes: [
+                AttributeDescription(name: "from", type: .string),
+                AttributeDescription(name: "_pk", type: .integer64),
+                AttributeDescription(name: "Select", type: .string),
+            ], userInfo: ["identityAttributes": "from"]),
     ])
 }

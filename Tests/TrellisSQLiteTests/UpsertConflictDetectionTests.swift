@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trellis
+
 @testable import TrellisSQLite
 
 /// Upsert conflicts are told from inserts by `sqlite3_last_insert_rowid`, which is the
@@ -9,18 +10,22 @@ import Trellis
 @Suite struct UpsertConflictDetectionTests {
     /// ``EntityConflictTests/model()`` (Animal, Dog, Cat in one table) and Toy (identity `id`) in another.
     static func model() throws -> ObjectModel {
-        try ObjectModel(entities: try EntityConflictTests.model().entities + [
-            EntityDescription(name: "Toy", attributes: [AttributeDescription(name: "id", type: .integer64)], userInfo: ["identityAttributes": "id"]),
-        ])
+        try ObjectModel(
+            entities: try EntityConflictTests.model().entities + [
+                EntityDescription(name: "Toy", attributes: [AttributeDescription(name: "id", type: .integer64)], userInfo: ["identityAttributes": "id"])
+            ])
     }
 
     /// A store holding Dog 1 (key 1) and a Toy (key 1): the next keys are 2 in both tables.
     func storeWithRexAndAToy(_ directory: TemporaryDirectory) throws -> SQLiteStore {
         let store = try SQLiteStore(path: directory.path("s.sqlite"), model: try Self.model())
-        _ = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: []),
-            ObjectSnapshot(id: tid("Toy", 2), isPlaceholder: false, attributes: [.integer(100)], relationships: []),
-        ])) }
+        _ = try store.write {
+            try $0.apply(
+                ChangeSet(inserted: [
+                    ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: []),
+                    ObjectSnapshot(id: tid("Toy", 2), isPlaceholder: false, attributes: [.integer(100)], relationships: []),
+                ]))
+        }
         return store
     }
 
@@ -31,10 +36,13 @@ import Trellis
         defer { directory.cleanup() }
         let store = try storeWithRexAndAToy(directory)
         let error = #expect(throws: StoreError.self) {
-            try store.write { try $0.apply(ChangeSet(inserted: [
-                ObjectSnapshot(id: tid("Toy", 3), isPlaceholder: false, attributes: [.integer(101)], relationships: []),
-                ObjectSnapshot(id: tid("Cat", 4), isPlaceholder: false, attributes: [.integer(1), .string("Tom"), .integer(9)], relationships: []),
-            ])) }
+            try store.write {
+                try $0.apply(
+                    ChangeSet(inserted: [
+                        ObjectSnapshot(id: tid("Toy", 3), isPlaceholder: false, attributes: [.integer(101)], relationships: []),
+                        ObjectSnapshot(id: tid("Cat", 4), isPlaceholder: false, attributes: [.integer(1), .string("Tom"), .integer(9)], relationships: []),
+                    ]))
+            }
         }
         #expect(error?.code == .constraintViolation)
         #expect(error?.message == "cannot insert Cat (1): the store holds Dog/1 with the same identity, and an object cannot change its entity")
@@ -48,10 +56,13 @@ import Trellis
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try storeWithRexAndAToy(directory)
-        let mapping = try store.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Toy", 3), isPlaceholder: false, attributes: [.integer(101)], relationships: []),
-            ObjectSnapshot(id: tid("Dog", 4), isPlaceholder: false, attributes: [.integer(1), .string("Rex II"), .bool(false)], relationships: []),
-        ])) }
+        let mapping = try store.write {
+            try $0.apply(
+                ChangeSet(inserted: [
+                    ObjectSnapshot(id: tid("Toy", 3), isPlaceholder: false, attributes: [.integer(101)], relationships: []),
+                    ObjectSnapshot(id: tid("Dog", 4), isPlaceholder: false, attributes: [.integer(1), .string("Rex II"), .bool(false)], relationships: []),
+                ]))
+        }
         #expect(mapping[tid("Dog", 4)] == ObjectID(entityName: "Dog", primaryKey: 1))
         #expect(try store.rows(#"SELECT "_pk", "_entity", "id", "name", "barks" FROM "Animal" ORDER BY "_pk""#) == [["1", "Dog", "1", "Rex II", "0"]])
     }
@@ -62,10 +73,13 @@ import Trellis
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
         let first = try SQLiteStore(path: path, model: try Self.model())
-        _ = try first.write { try $0.apply(ChangeSet(inserted: [
-            ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: []),
-            ObjectSnapshot(id: tid("Cat", 2), isPlaceholder: false, attributes: [.integer(2), .string("Tom"), .integer(9)], relationships: []),
-        ])) }
+        _ = try first.write {
+            try $0.apply(
+                ChangeSet(inserted: [
+                    ObjectSnapshot(id: tid("Dog", 1), isPlaceholder: false, attributes: [.integer(1), .string("Rex"), .bool(true)], relationships: []),
+                    ObjectSnapshot(id: tid("Cat", 2), isPlaceholder: false, attributes: [.integer(2), .string("Tom"), .integer(9)], relationships: []),
+                ]))
+        }
         var entities = try Self.model().entities
         let date = Date(timeIntervalSince1970: 1_409_444_155)
         entities[2].attributes += [
@@ -79,7 +93,10 @@ import Trellis
         let store = try SQLiteStore(path: path, model: try ObjectModel(entities: entities))
         let animals = try store.read { try $0.fetch(entity: "Animal", matching: nil) }
         #expect(animals.first { $0.id.entityName == "Dog" }?.attributes == [.integer(1), .string("Rex"), .bool(true), .integer(1)])
-        #expect(animals.first { $0.id.entityName == "Cat" }?.attributes == [.integer(2), .string("Tom"), .integer(9), .date(date), .decimal(Decimal(string: "4.25")!), .bool(false), .string("x")])
+        #expect(
+            animals.first { $0.id.entityName == "Cat" }?.attributes == [
+                .integer(2), .string("Tom"), .integer(9), .date(date), .decimal(Decimal(string: "4.25")!), .bool(false), .string("x"),
+            ])
     }
 
     /// Through a context: saving a new Toy and a new Cat with the identity of a stored Dog, when

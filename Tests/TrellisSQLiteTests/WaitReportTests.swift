@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trellis
+
 @testable import TrellisSQLite
 
 /// ``SQLiteStore/reportWaits(to:)``: a write waiting for another connection's lock is

@@ -1,18 +1,22 @@
 import Foundation
 import Testing
 import Trellis
-@testable import TrellisSync
 import TrellisTestSupport
+
+@testable import TrellisSync
 
 /// The HTTP client against the loopback server: retries and their waits (recorded, not
 /// slept), rate limits, redirects, gzip, credentials, failures that name the page.
 @Suite struct HTTPClientTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func client(_ server: TestServer, clock: RecordingClock, auth: Authentication? = nil, maxAttempts: Int = 3,
-                minInterval: Double = 0, maxWait: Double = 900) -> HTTPClient {
-        let configuration = ClientConfiguration(baseURL: URL(string: server.base + "/")!, auth: auth, timeoutSeconds: 5,
-                                                maxAttempts: maxAttempts, minIntervalSeconds: minInterval, maxRateLimitWaitSeconds: maxWait)
+    func client(
+        _ server: TestServer, clock: RecordingClock, auth: Authentication? = nil, maxAttempts: Int = 3,
+        minInterval: Double = 0, maxWait: Double = 900
+    ) -> HTTPClient {
+        let configuration = ClientConfiguration(
+            baseURL: URL(string: server.base + "/")!, auth: auth, timeoutSeconds: 5,
+            maxAttempts: maxAttempts, minIntervalSeconds: minInterval, maxRateLimitWaitSeconds: maxWait)
         return HTTPClient(configuration: configuration, redactor: SyncSource(client: configuration, resources: []).redactor, clock: clock.clock)
     }
 
@@ -32,30 +36,40 @@ import TrellisTestSupport
         RetryCase(description: "429 with Retry-After: 1", fault: ["status": 429, "retryAfter": "1"], attempts: 2, waits: [1]),
         RetryCase(description: "Retry-After: 0 is no hint", fault: ["status": 429, "retryAfter": "0"], attempts: 2, waits: [0.25]),
         RetryCase(description: "Retry-After: -5 is no hint", fault: ["status": 503, "retryAfter": "-5"], attempts: 2, waits: [0.25]),
-        RetryCase(description: "Retry-After as an HTTP date", fault: ["status": 503, "retryAfter": "Fri, 15 Jan 2027 08:00:30 GMT"],
-                  attempts: 2, waits: [30]),
+        RetryCase(
+            description: "Retry-After as an HTTP date", fault: ["status": 503, "retryAfter": "Fri, 15 Jan 2027 08:00:30 GMT"],
+            attempts: 2, waits: [30]),
         RetryCase(description: "a connection reset mid-body", fault: ["reset": true], attempts: 2, waits: [0.25]),
-        RetryCase(description: "403 naming a secondary rate limit",
-                  fault: ["status": 403, "body": ["message": "You have exceeded a secondary rate limit. Please wait a few minutes."]],
-                  attempts: 2, waits: [60]),
-        RetryCase(description: "Retry-After: 9223372036854775807 is no hint", fault: ["status": 429, "retryAfter": "9223372036854775807"],
-                  attempts: 2, waits: [0.25]),
+        RetryCase(
+            description: "403 naming a secondary rate limit",
+            fault: ["status": 403, "body": ["message": "You have exceeded a secondary rate limit. Please wait a few minutes."]],
+            attempts: 2, waits: [60]),
+        RetryCase(
+            description: "Retry-After: 9223372036854775807 is no hint", fault: ["status": 429, "retryAfter": "9223372036854775807"],
+            attempts: 2, waits: [0.25]),
         RetryCase(description: "Retry-After: 10^14 is no hint", fault: ["status": 503, "retryAfter": "100000000000000"], attempts: 2, waits: [0.25]),
-        RetryCase(description: "Retry-After: 99999999999999999999 (beyond Int64) is no hint", fault: ["status": 503, "retryAfter": "99999999999999999999"],
-                  attempts: 2, waits: [0.25]),
+        RetryCase(
+            description: "Retry-After: 99999999999999999999 (beyond Int64) is no hint", fault: ["status": 503, "retryAfter": "99999999999999999999"],
+            attempts: 2, waits: [0.25]),
         RetryCase(description: "Retry-After: 1e3 is no hint", fault: ["status": 503, "retryAfter": "1e3"], attempts: 2, waits: [0.25]),
         RetryCase(description: "Retry-After: inf is no hint", fault: ["status": 503, "retryAfter": "inf"], attempts: 2, waits: [0.25]),
         RetryCase(description: "Retry-After: +5 is no hint", fault: ["status": 503, "retryAfter": "+5"], attempts: 2, waits: [0.25]),
-        RetryCase(description: "Retry-After: a date in the year 9999 is no hint", fault: ["status": 503, "retryAfter": "Fri, 31 Dec 9999 23:59:59 GMT"],
-                  attempts: 2, waits: [0.25]),
-        RetryCase(description: "x-ratelimit-reset beyond Int64 is no hint",
-                  fault: ["status": 429, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "99999999999999999999"]],
-                  attempts: 2, waits: [0.25]),
-        RetryCase(description: "x-ratelimit-reset below 10^9 is seconds from now",
-                  fault: ["status": 429, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "45"]], attempts: 2, waits: [45]),
-        RetryCase(description: "403 with x-ratelimit-remaining: 0 waits for the reset",
-                  fault: ["status": 403, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000020"],
-                          "body": ["message": "API rate limit exceeded"]], attempts: 2, waits: [20]),
+        RetryCase(
+            description: "Retry-After: a date in the year 9999 is no hint", fault: ["status": 503, "retryAfter": "Fri, 31 Dec 9999 23:59:59 GMT"],
+            attempts: 2, waits: [0.25]),
+        RetryCase(
+            description: "x-ratelimit-reset beyond Int64 is no hint",
+            fault: ["status": 429, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "99999999999999999999"]],
+            attempts: 2, waits: [0.25]),
+        RetryCase(
+            description: "x-ratelimit-reset below 10^9 is seconds from now",
+            fault: ["status": 429, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "45"]], attempts: 2, waits: [45]),
+        RetryCase(
+            description: "403 with x-ratelimit-remaining: 0 waits for the reset",
+            fault: [
+                "status": 403, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000020"],
+                "body": ["message": "API rate limit exceeded"],
+            ], attempts: 2, waits: [20]),
     ]
 
     @Test(arguments: retryCases)
@@ -79,7 +93,9 @@ import TrellisTestSupport
         let clock = RecordingClock(now: Self.now)
         let error = try #require(throws: SyncError.self) { try client(server, clock: clock).get(items(server), resource: "items") }
         #expect(error.code == .httpStatus)
-        #expect(error.description == "resource items, page \(server.base)/items?style=page&per_page=3: HTTP 503 Service Unavailable: down for maintenance (after 3 attempts)")
+        #expect(
+            error.description
+                == "resource items, page \(server.base)/items?style=page&per_page=3: HTTP 503 Service Unavailable: down for maintenance (after 3 attempts)")
         #expect(clock.waits == [0.25, 0.5])  // 0.5 × 0.5, 0.5 × 1: capped exponential, full jitter
     }
 
@@ -114,12 +130,15 @@ import TrellisTestSupport
     /// clear error saying when to retry (before, 9223372036854775807 trapped: "Double value
     /// cannot be converted to Int").
     static let longWaits: [LongWaitCase] = [
-        LongWaitCase(description: "Retry-After: 86400", headers: ["Retry-After": "86400"],
-                     message: "HTTP 429: the server asks to wait 86400 s, more than maxRateLimitWaitSeconds (900); retry after 2027-01-16T08:00:00Z"),
-        LongWaitCase(description: "Retry-After: 315360000 (ten years)", headers: ["Retry-After": "315360000"],
-                     message: "HTTP 429: the server asks to wait 315360000 s, more than maxRateLimitWaitSeconds (900); retry after 2037-01-12T08:00:00Z"),
-        LongWaitCase(description: "a reset in epoch milliseconds a year away", headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1831536000000"],
-                     message: "HTTP 429: the server asks to wait 31536000 s, more than maxRateLimitWaitSeconds (900); retry after 2028-01-15T08:00:00Z"),
+        LongWaitCase(
+            description: "Retry-After: 86400", headers: ["Retry-After": "86400"],
+            message: "HTTP 429: the server asks to wait 86400 s, more than maxRateLimitWaitSeconds (900); retry after 2027-01-16T08:00:00Z"),
+        LongWaitCase(
+            description: "Retry-After: 315360000 (ten years)", headers: ["Retry-After": "315360000"],
+            message: "HTTP 429: the server asks to wait 315360000 s, more than maxRateLimitWaitSeconds (900); retry after 2037-01-12T08:00:00Z"),
+        LongWaitCase(
+            description: "a reset in epoch milliseconds a year away", headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1831536000000"],
+            message: "HTTP 429: the server asks to wait 31536000 s, more than maxRateLimitWaitSeconds (900); retry after 2028-01-15T08:00:00Z"),
     ]
 
     @Test(arguments: longWaits)
@@ -155,8 +174,12 @@ import TrellisTestSupport
     @Test func anExhaustedRateLimitHoldsTheNextRequestUntilItsReset() throws {
         let server = try TestServer(["--heroes", "1"])
         // Milliseconds, as in the recorded GitHub pages: 1,800,000,010,000 ms is 10 s after now.
-        try server.faults([["match": "/items", "status": 200, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000010000"],
-                            "body": []]])
+        try server.faults([
+            [
+                "match": "/items", "status": 200, "headers": ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000010000"],
+                "body": [],
+            ]
+        ])
         let clock = RecordingClock(now: Self.now)
         let http = client(server, clock: clock)
         _ = try http.get(items(server), resource: "items")
@@ -180,7 +203,9 @@ import TrellisTestSupport
         #expect(same.response.url.absoluteString == server.base + "/items?style=page&per_page=50")
         let error = try #require(throws: SyncError.self) { try http.get(URL(string: server.base + "/redirect/other")!, resource: "items") }
         #expect(error.code == .redirectRefused)
-        #expect(error.message == "HTTP 302: a redirect to another host, scheme or port is not followed (http://localhost:\(server.port)/items?style=page&per_page=50)")
+        #expect(
+            error.message
+                == "HTTP 302: a redirect to another host, scheme or port is not followed (http://localhost:\(server.port)/items?style=page&per_page=50)")
     }
 
     @Test func gzipBodiesArriveDecompressed() throws {

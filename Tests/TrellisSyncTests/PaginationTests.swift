@@ -13,8 +13,9 @@ import TrellisTestSupport
     func aServerThatCapsThePageSizeIsNotTheEndOfTheWalk(kind: StoreKind, fullScan: Bool) throws {
         let server = try TestServer(["--heroes", "230", "--ties", "0"])
         let store = try kind.makeStore(model: try SyncTestModels.parse())
-        let source = try SyncTest.parseSource(server: server, limit: 100,
-                                              deletions: fullScan ? #"{"type": "fullScan", "maxFraction": 1}"# : #"{"type": "none"}"#)
+        let source = try SyncTest.parseSource(
+            server: server, limit: 100,
+            deletions: fullScan ? #"{"type": "fullScan", "maxFraction": 1}"# : #"{"type": "none"}"#)
         if fullScan {
             // A store already holding every hero: a capped walk must not take the rest for deleted.
             _ = try Synchronizer(source: source, context: ObjectContext(store: store.store)).run()
@@ -24,8 +25,9 @@ import TrellisTestSupport
         try server.resetLog()
         var options = SyncOptions()
         options.full = true
-        let report = try #require(try Synchronizer(source: source, context: ObjectContext(store: store.store), options: options).run()
-            .resource("heroes"))
+        let report = try #require(
+            try Synchronizer(source: source, context: ObjectContext(store: store.store), options: options).run()
+                .resource("heroes"))
         #expect(try SyncTest.heroDifferences(store, server) == [])
         #expect(report.records == 230)
         #expect(report.pages == 7)  // 5 pages of 40, one of 30, then nothing after the last key
@@ -42,13 +44,14 @@ import TrellisTestSupport
     }
 
     static func offsetSource(_ server: TestServer, total: Bool) throws -> SyncSource {
-        try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/"},
-         "resources": [{"name": "items", "entity": "Item", "path": "items", "records": "data",
-                        "params": {"style": "offset", "direction": "asc", "total": \#(total ? 1 : 0)},
-                        "paginator": {"type": "offset", "limit": 7 \#(total ? #", "totalPath": "total""# : "")},
-                        "incremental": {"cursor": "updated_at", "parameter": "since"}, "deletions": {"type": "fullScan"}}]}
-        """#, server: server)
+        try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/"},
+             "resources": [{"name": "items", "entity": "Item", "path": "items", "records": "data",
+                            "params": {"style": "offset", "direction": "asc", "total": \#(total ? 1 : 0)},
+                            "paginator": {"type": "offset", "limit": 7 \#(total ? #", "totalPath": "total""# : "")},
+                            "incremental": {"cursor": "updated_at", "parameter": "since"}, "deletions": {"type": "fullScan"}}]}
+            """#, server: server)
     }
 
     @Test(arguments: StoreKind.allCases, [true, false])
@@ -56,8 +59,9 @@ import TrellisTestSupport
         let server = try TestServer(["--heroes", "1"])
         try server.configure(["itemsMaxLimit": 5])
         let store = try kind.makeStore(model: try SyncTestModels.items())
-        let report = try #require(try Synchronizer(source: try Self.offsetSource(server, total: total), context: ObjectContext(store: store.store))
-            .run().resource("items"))
+        let report = try #require(
+            try Synchronizer(source: try Self.offsetSource(server, total: total), context: ObjectContext(store: store.store))
+                .run().resource("items"))
         #expect(try SyncTest.itemDifferences(store, server) == [])
         #expect(report.counts.inserted == 30)
         let offsets = try server.requestedPaths().compactMap { URLComponents(string: $0)?.queryItems?.first { $0.name == "offset" }?.value }
@@ -84,22 +88,26 @@ import TrellisTestSupport
     }
 
     static let endless: [EndlessCase] = [
-        EndlessCase(description: "past the end, the last page again", mode: "last", pages: 6,
-                    diagnostic: "page 6 repeats page 5 of the walk: the walk ends there", deletes: true),
-        EndlessCase(description: "past the end, page 1 again", mode: "first", pages: 6,
-                    diagnostic: "page 6 repeats page 1 of the walk: the walk ends there", deletes: true),
-        EndlessCase(description: "past the end, earlier records in another order", mode: "mixed", pages: 10,
-                    diagnostic: "5 pages in a row brought no record new to this walk (maxStalePages): the walk ends there", deletes: false),
+        EndlessCase(
+            description: "past the end, the last page again", mode: "last", pages: 6,
+            diagnostic: "page 6 repeats page 5 of the walk: the walk ends there", deletes: true),
+        EndlessCase(
+            description: "past the end, page 1 again", mode: "first", pages: 6,
+            diagnostic: "page 6 repeats page 1 of the walk: the walk ends there", deletes: true),
+        EndlessCase(
+            description: "past the end, earlier records in another order", mode: "mixed", pages: 10,
+            diagnostic: "5 pages in a row brought no record new to this walk (maxStalePages): the walk ends there", deletes: false),
     ]
 
     static func pageSource(_ server: TestServer, mode: String, strict: Bool = false) throws -> SyncSource {
-        try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/"},
-         "resources": [{"name": "items", "entity": "Item", "path": "items",
-                        "params": {"style": "page", "per_page": 7, "direction": "asc", "past_end": "\#(mode)"},
-                        "paginator": {"type": "pageNumber" \#(strict ? #", "repeatedPage": "error""# : "")},
-                        "incremental": {"cursor": "updated_at", "parameter": "since"}, "deletions": {"type": "fullScan"}}]}
-        """#, server: server)
+        try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/"},
+             "resources": [{"name": "items", "entity": "Item", "path": "items",
+                            "params": {"style": "page", "per_page": 7, "direction": "asc", "past_end": "\#(mode)"},
+                            "paginator": {"type": "pageNumber" \#(strict ? #", "repeatedPage": "error""# : "")},
+                            "incremental": {"cursor": "updated_at", "parameter": "since"}, "deletions": {"type": "fullScan"}}]}
+            """#, server: server)
     }
 
     @Test(arguments: StoreKind.allCases, endless)
@@ -136,8 +144,9 @@ import TrellisTestSupport
         let error = try #require(throws: SyncError.self) { try synchronizer.run() }
         #expect(error.code == .paginationLoop)
         let page6 = "http://127.0.0.1:\(server.port)/items?style=page&per_page=7&direction=asc&past_end=last&page=6"
-        #expect(error.description == "resource items, page \(page6): the page repeats page 5 of this walk (the same records, identities and stamps): "
-            + "the server answers pages past the end with earlier ones (repeatedPage: error)")
+        #expect(
+            error.description == "resource items, page \(page6): the page repeats page 5 of this walk (the same records, identities and stamps): "
+                + "the server answers pages past the end with earlier ones (repeatedPage: error)")
         #expect(try store.snapshots(of: "Item").count == 30)  // pages 1 to 5 are committed
         #expect(try synchronizer.status().first?.checkpoint.walk?.next == page6)
     }
@@ -156,47 +165,62 @@ import TrellisTestSupport
     }
 
     static let foreign: [ForeignCase] = [
-        ForeignCase(description: "linkHeader", resource: #"""
-            {"name": "items", "entity": "Item", "path": "items", "params": {"style": "link", "per_page": 7, "foreign": 1, "key": "${env:QKEY}"},
-             "paginator": {"type": "linkHeader"}}
-            """#, byLink: true),
-        ForeignCase(description: "nextURL", resource: #"""
-            {"name": "items", "entity": "Item", "path": "items", "records": "results",
-             "params": {"style": "next", "per_page": 7, "foreign": 1, "key": "${env:QKEY}"}, "paginator": {"type": "nextURL", "path": "next"}}
-            """#, byLink: true),
-        ForeignCase(description: "a cursor that is a URL", resource: #"""
-            {"name": "items", "entity": "Item", "path": "items", "records": "items",
-             "params": {"style": "cursorurl", "per_page": 7, "foreign": 1, "key": "${env:QKEY}"},
-             "paginator": {"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"}}
-            """#, byLink: true),
-        ForeignCase(description: "offset (a path on the other host)", resource: #"""
-            {"name": "items", "entity": "Item", "path": "FOREIGN/items", "records": "data", "params": {"style": "offset", "key": "${env:QKEY}"},
-             "paginator": {"type": "offset", "limit": 7, "totalPath": "total"}}
-            """#, byLink: false),
-        ForeignCase(description: "pageNumber (a path on the other host)", resource: #"""
-            {"name": "items", "entity": "Item", "path": "FOREIGN/items", "params": {"style": "page", "per_page": 7, "key": "${env:QKEY}"},
-             "paginator": {"type": "pageNumber"}}
-            """#, byLink: false),
-        ForeignCase(description: "cursor (a path on the other host)", resource: #"""
-            {"name": "items", "entity": "Item", "path": "FOREIGN/items", "records": "items",
-             "params": {"style": "cursor", "per_page": 7, "key": "${env:QKEY}"},
-             "paginator": {"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"}}
-            """#, byLink: false),
-        ForeignCase(description: "none (a path on the other host)", resource: #"""
-            {"name": "items", "entity": "Item", "path": "FOREIGN/items", "params": {"style": "page", "per_page": 50, "key": "${env:QKEY}"}}
-            """#, byLink: false),
+        ForeignCase(
+            description: "linkHeader",
+            resource: #"""
+                {"name": "items", "entity": "Item", "path": "items", "params": {"style": "link", "per_page": 7, "foreign": 1, "key": "${env:QKEY}"},
+                 "paginator": {"type": "linkHeader"}}
+                """#, byLink: true),
+        ForeignCase(
+            description: "nextURL",
+            resource: #"""
+                {"name": "items", "entity": "Item", "path": "items", "records": "results",
+                 "params": {"style": "next", "per_page": 7, "foreign": 1, "key": "${env:QKEY}"}, "paginator": {"type": "nextURL", "path": "next"}}
+                """#, byLink: true),
+        ForeignCase(
+            description: "a cursor that is a URL",
+            resource: #"""
+                {"name": "items", "entity": "Item", "path": "items", "records": "items",
+                 "params": {"style": "cursorurl", "per_page": 7, "foreign": 1, "key": "${env:QKEY}"},
+                 "paginator": {"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"}}
+                """#, byLink: true),
+        ForeignCase(
+            description: "offset (a path on the other host)",
+            resource: #"""
+                {"name": "items", "entity": "Item", "path": "FOREIGN/items", "records": "data", "params": {"style": "offset", "key": "${env:QKEY}"},
+                 "paginator": {"type": "offset", "limit": 7, "totalPath": "total"}}
+                """#, byLink: false),
+        ForeignCase(
+            description: "pageNumber (a path on the other host)",
+            resource: #"""
+                {"name": "items", "entity": "Item", "path": "FOREIGN/items", "params": {"style": "page", "per_page": 7, "key": "${env:QKEY}"},
+                 "paginator": {"type": "pageNumber"}}
+                """#, byLink: false),
+        ForeignCase(
+            description: "cursor (a path on the other host)",
+            resource: #"""
+                {"name": "items", "entity": "Item", "path": "FOREIGN/items", "records": "items",
+                 "params": {"style": "cursor", "per_page": 7, "key": "${env:QKEY}"},
+                 "paginator": {"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"}}
+                """#, byLink: false),
+        ForeignCase(
+            description: "none (a path on the other host)",
+            resource: #"""
+                {"name": "items", "entity": "Item", "path": "FOREIGN/items", "params": {"style": "page", "per_page": 50, "key": "${env:QKEY}"}}
+                """#, byLink: false),
     ]
 
     static func foreignSource(_ server: TestServer, _ foreign: ForeignCase, allowed: Bool) throws -> SyncSource {
         let host = String(server.foreignBase.dropFirst("http://".count))
         let resource = foreign.resource.replacingOccurrences(of: "FOREIGN", with: server.foreignBase)
-        return try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/", "auth": {"type": "bearer", "token": "${env:TOKEN}"},
-                    "headers": {"X-Api-Key": "${env:HKEY}", "Cookie": "session=c00kie-s3cr3t", "Accept": "application/json"}
-                    \#(allowed ? #", "allowedHosts": ["\#(host)"]"# : "")},
-         "resources": [\#(resource)]}
-        """#, server: server, environment: ["TOKEN": "t0k3n-s3cr3t", "HKEY": "h3ader-s3cr3t", "QKEY": "qu3ry-s3cr3t"])
+        return try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/", "auth": {"type": "bearer", "token": "${env:TOKEN}"},
+                        "headers": {"X-Api-Key": "${env:HKEY}", "Cookie": "session=c00kie-s3cr3t", "Accept": "application/json"}
+                        \#(allowed ? #", "allowedHosts": ["\#(host)"]"# : "")},
+             "resources": [\#(resource)]}
+            """#, server: server, environment: ["TOKEN": "t0k3n-s3cr3t", "HKEY": "h3ader-s3cr3t", "QKEY": "qu3ry-s3cr3t"])
     }
 
     static let secrets = ["t0k3n-s3cr3t", "h3ader-s3cr3t", "qu3ry-s3cr3t", "c00kie-s3cr3t"]
@@ -209,9 +233,10 @@ import TrellisTestSupport
             // A path on another origin is an error of the source file, before any request.
             let error = try #require(throws: SyncError.self) { try Self.foreignSource(server, foreign, allowed: false) }
             #expect(error.code == .invalidValue)
-            #expect(error.description == #"test.source.json: $.resources[0].path: the path "\#(server.foreignBase)/items" is not requested: "#
-                + "it is on another origin (\(server.foreignBase)) than the base URL (\(server.base)); credentials are never sent there, "
-                + "and it is followed only when client.allowedHosts lists its host")
+            #expect(
+                error.description == #"test.source.json: $.resources[0].path: the path "\#(server.foreignBase)/items" is not requested: "#
+                    + "it is on another origin (\(server.foreignBase)) than the base URL (\(server.base)); credentials are never sent there, "
+                    + "and it is followed only when client.allowedHosts lists its host")
             return
         }
         let error = try #require(throws: SyncError.self) {
@@ -220,8 +245,10 @@ import TrellisTestSupport
         #expect(error.code == .foreignLink)
         #expect(error.message.hasPrefix("the next page \(server.foreignBase)/items?"))
         #expect(error.message.contains("key=***"))
-        #expect(error.message.hasSuffix("is not followed: it is on another origin (\(server.foreignBase)) than the base URL (\(server.base)); "
-            + "credentials are never sent there, and it is followed only when client.allowedHosts lists its host"))
+        #expect(
+            error.message.hasSuffix(
+                "is not followed: it is on another origin (\(server.foreignBase)) than the base URL (\(server.base)); "
+                    + "credentials are never sent there, and it is followed only when client.allowedHosts lists its host"))
         for secret in Self.secrets { #expect(!error.description.contains(secret)) }
         #expect(try server.foreignRequests().isEmpty)
         #expect(try store.dump() == "")  // the page leading away is not committed
@@ -231,8 +258,11 @@ import TrellisTestSupport
     func foreignNextLinksToAllowedHostsNeverGetCredentials(kind: StoreKind, foreign: ForeignCase) throws {
         let server = try TestServer(["--heroes", "1"])
         let store = try kind.makeStore(model: try SyncTestModels.items())
-        let report = try #require(try Synchronizer(source: try Self.foreignSource(server, foreign, allowed: true),
-                                                   context: ObjectContext(store: store.store)).run().resource("items"))
+        let report = try #require(
+            try Synchronizer(
+                source: try Self.foreignSource(server, foreign, allowed: true),
+                context: ObjectContext(store: store.store)
+            ).run().resource("items"))
         #expect(try SyncTest.itemDifferences(store, server) == [])
         #expect(report.counts.inserted == 30)
         let arrived = try server.foreignRequests()

@@ -36,8 +36,13 @@ import TrellisTestSupport
         let second = try #require(URLComponents(string: paths[1])?.queryItems?.first { $0.name == "where" }?.value)
         let keyset = try JSONReader.parse(second)
         let page1 = try server.data("Hero")[99]
-        #expect(keyset == ["$or": [["updatedAt": ["$gt": ["__type": "Date", "iso": page1["updatedAt"]!]]],
-                                   ["updatedAt": ["__type": "Date", "iso": page1["updatedAt"]!], "objectId": ["$gt": page1["objectId"]!]]]])
+        #expect(
+            keyset == [
+                "$or": [
+                    ["updatedAt": ["$gt": ["__type": "Date", "iso": page1["updatedAt"]!]]],
+                    ["updatedAt": ["__type": "Date", "iso": page1["updatedAt"]!], "objectId": ["$gt": page1["objectId"]!]],
+                ]
+            ])
         // The secret header is sent, and never printed.
         // (URLSession on Linux sends the name as X-Parse-Rest-Api-Key: names are case-insensitive, RFC 9110 §5.1.)
         let keys = try server.requestedHeaders().map { headers in
@@ -87,7 +92,10 @@ import TrellisTestSupport
         // The unknown __type is kept as it is (a JSON attribute) with a diagnostic; Relations are noted.
         let mystery = try #require(records.first { $0["mystery"] != nil })
         #expect(try snapshot(mystery["objectId"]!.stringValue!).attributes[entity.attributeIndex(of: "mystery")!] == .json(mystery["mystery"]!))
-        #expect(heroes.diagnostics.contains { $0.hasSuffix(#"$.results[\#(records.firstIndex(of: mystery)!)].mystery: unknown Parse __type "Polygon"; the value is left as it is"#) })
+        #expect(
+            heroes.diagnostics.contains {
+                $0.hasSuffix(#"$.results[\#(records.firstIndex(of: mystery)!)].mystery: unknown Parse __type "Polygon"; the value is left as it is"#)
+            })
         #expect(heroes.diagnostics.filter { $0.contains("a Parse Relation (class Hero) is not inlined in records; skipped") }.count == 40)
     }
 

@@ -31,7 +31,8 @@ import TrellisTestSupport
 
     @Test func customObjectIdsNeedTheOptionAndADuplicateIs137() throws {
         let server = try TestServer(["--heroes", "0", "--ties", "0"])
-        #expect(try server.parse("POST", "classes/Note", body: ["objectId": "mine", "title": "a"]).body
+        #expect(
+            try server.parse("POST", "classes/Note", body: ["objectId": "mine", "title": "a"]).body
                 == ["code": 105, "error": "objectId is an invalid field name."])
         try server.configure(["allowCustomObjectId": true])
         #expect(try server.parse("POST", "classes/Note", body: ["objectId": "mine", "title": "a"]).body["objectId"] == "mine")
@@ -53,10 +54,14 @@ import TrellisTestSupport
         #expect(try server.parse("POST", "classes/Note", body: ["title": "b"], headers: ["X-Parse-Request-Id": "r-2"]).body["code"] == 159)
         #expect(try server.data("Note").count == 1)
         // Inside a batch every sub-request carries the batch's id: only the first create passes.
-        let batch = try server.parse("POST", "batch", body: ["requests": [
-            ["method": "POST", "path": "/parse/classes/Note", "body": ["title": "x"]],
-            ["method": "POST", "path": "/parse/classes/Note", "body": ["title": "y"]],
-        ]], headers: ["X-Parse-Request-Id": "r-3"])
+        let batch = try server.parse(
+            "POST", "batch",
+            body: [
+                "requests": [
+                    ["method": "POST", "path": "/parse/classes/Note", "body": ["title": "x"]],
+                    ["method": "POST", "path": "/parse/classes/Note", "body": ["title": "y"]],
+                ]
+            ], headers: ["X-Parse-Request-Id": "r-3"])
         #expect(batch.body.arrayValue?.count == 2)
         #expect(batch.body[1] == ["error": ["code": 159, "error": "Duplicate request"]])
         #expect(try server.data("Note").count == 2)
@@ -65,12 +70,16 @@ import TrellisTestSupport
     @Test func aBatchAnswersOneResultPerOperationAndAnInjectedErrorFailsOnlyItsOperation() throws {
         let server = try TestServer(["--heroes", "0", "--ties", "0"])
         try server.faults([["match": "batch", "method": "POST", "opError": ["index": 1, "code": 142, "error": "title is required"]]])
-        let batch = try server.parse("POST", "batch", body: ["requests": [
-            ["method": "POST", "path": "/parse/classes/Note", "body": ["title": "a"]],
-            ["method": "POST", "path": "/parse/classes/Note", "body": ["title": "b"]],
-            ["method": "DELETE", "path": "/parse/classes/Note/none"],
-            ["method": "POST", "path": "classes/Note", "body": ["title": "c"]],
-        ]])
+        let batch = try server.parse(
+            "POST", "batch",
+            body: [
+                "requests": [
+                    ["method": "POST", "path": "/parse/classes/Note", "body": ["title": "a"]],
+                    ["method": "POST", "path": "/parse/classes/Note", "body": ["title": "b"]],
+                    ["method": "DELETE", "path": "/parse/classes/Note/none"],
+                    ["method": "POST", "path": "classes/Note", "body": ["title": "c"]],
+                ]
+            ])
         #expect(batch.status == 200)
         let results = try #require(batch.body.arrayValue)
         #expect(results.count == 4)

@@ -7,17 +7,20 @@ import TrellisTestSupport
 /// Walks by page numbers, links, offsets and cursors, over a list sorted by a key that
 /// changes while walking (`sort=updated`), and the recorded GitHub pages.
 @Suite struct PositionalWalkTests {
-    static func itemsSource(_ server: TestServer, style: String, paginator: String, records: String? = nil,
-                            direction: String = "desc") throws -> SyncSource {
+    static func itemsSource(
+        _ server: TestServer, style: String, paginator: String, records: String? = nil,
+        direction: String = "desc"
+    ) throws -> SyncSource {
         let recordsKey = records.map { #""records": "\#($0)","# } ?? ""
-        return try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/"},
-         "resources": [{"name": "items", "entity": "Item", "path": "items", \#(recordsKey)
-                        "params": {"style": "\#(style)", "per_page": 7, "limit": 7, "direction": "\#(direction)"},
-                        "paginator": \#(paginator),
-                        "incremental": {"cursor": "updated_at", "parameter": "since"},
-                        "deletions": {"type": "fullScan"}}]}
-        """#, server: server)
+        return try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/"},
+             "resources": [{"name": "items", "entity": "Item", "path": "items", \#(recordsKey)
+                            "params": {"style": "\#(style)", "per_page": 7, "limit": 7, "direction": "\#(direction)"},
+                            "paginator": \#(paginator),
+                            "incremental": {"cursor": "updated_at", "parameter": "since"},
+                            "deletions": {"type": "fullScan"}}]}
+            """#, server: server)
     }
 
     struct StyleCase: CustomStringConvertible, Sendable {
@@ -29,8 +32,9 @@ import TrellisTestSupport
     static let styles: [StyleCase] = [
         StyleCase(description: "page", records: nil, paginator: #"{"type": "pageNumber", "parameter": "page", "start": 1}"#),
         StyleCase(description: "link", records: nil, paginator: #"{"type": "linkHeader"}"#),
-        StyleCase(description: "offset", records: "data",
-                  paginator: #"{"type": "offset", "limit": 7, "offsetParameter": "offset", "limitParameter": "limit", "totalPath": "total"}"#),
+        StyleCase(
+            description: "offset", records: "data",
+            paginator: #"{"type": "offset", "limit": 7, "offsetParameter": "offset", "limitParameter": "limit", "totalPath": "total"}"#),
         StyleCase(description: "cursor", records: "items", paginator: #"{"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"}"#),
         StyleCase(description: "next", records: "results", paginator: #"{"type": "nextURL", "path": "next"}"#),
     ]
@@ -39,9 +43,11 @@ import TrellisTestSupport
     func everyPaginatorReadsTheWholeList(_ style: StyleCase) throws {
         let server = try TestServer(["--heroes", "1"])
         let store = try StoreKind.sqlite.makeStore(model: try SyncTestModels.items())
-        let synchronizer = Synchronizer(source: try Self.itemsSource(server, style: style.description, paginator: style.paginator,
-                                                                     records: style.records),
-                                        context: ObjectContext(store: store.store))
+        let synchronizer = Synchronizer(
+            source: try Self.itemsSource(
+                server, style: style.description, paginator: style.paginator,
+                records: style.records),
+            context: ObjectContext(store: store.store))
         let report = try #require(try synchronizer.run().resource("items"))
         #expect(try SyncTest.itemDifferences(store, server) == [])
         #expect(report.counts.inserted == 30)
@@ -78,10 +84,15 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases, shifts)
     func pagesThatShiftWhileWalkingLoseNothing(kind: StoreKind, shift: ShiftCase) throws {
         let server = try TestServer(["--heroes", "1"])
-        try server.faults([["match": "/items", "times": 1, "after": [
-            ["op": "update", "class": "items", "id": JSONValue(shift.updated), "set": ["name": "Changed"]],
-            ["op": "delete", "class": "items", "id": JSONValue(shift.deleted)],
-        ]]])
+        try server.faults([
+            [
+                "match": "/items", "times": 1,
+                "after": [
+                    ["op": "update", "class": "items", "id": JSONValue(shift.updated), "set": ["name": "Changed"]],
+                    ["op": "delete", "class": "items", "id": JSONValue(shift.deleted)],
+                ],
+            ]
+        ])
         let store = try kind.makeStore(model: try SyncTestModels.items())
         let source = try Self.itemsSource(server, style: "link", paginator: #"{"type": "linkHeader"}"#, direction: shift.direction)
         let report = try #require(try Synchronizer(source: source, context: ObjectContext(store: store.store)).run().resource("items"))
@@ -97,13 +108,14 @@ import TrellisTestSupport
     func theRecordedGitHubPagesFollowLinksAndComeBackNotModified(kind: StoreKind) throws {
         let server = try TestServer(["--heroes", "1"])
         let store = try kind.makeStore(model: try SyncTestModels.github())
-        let source = try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/github/", "auth": {"type": "bearer", "token": "${env:GITHUB_TOKEN}"},
-                    "headers": {"Accept": "application/vnd.github.v3+json"}},
-         "resources": [{"name": "issues", "entity": "Issue", "path": "repos/octokit-fixture-org/paginate-issues/issues",
-                        "params": {"per_page": 3}, "paginator": {"type": "linkHeader"}, "incremental": {"cursor": "updated_at"}}]}
-        """#, server: server, environment: ["GITHUB_TOKEN": "ghp_s3cr3t"])
+        let source = try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/github/", "auth": {"type": "bearer", "token": "${env:GITHUB_TOKEN}"},
+                        "headers": {"Accept": "application/vnd.github.v3+json"}},
+             "resources": [{"name": "issues", "entity": "Issue", "path": "repos/octokit-fixture-org/paginate-issues/issues",
+                            "params": {"per_page": 3}, "paginator": {"type": "linkHeader"}, "incremental": {"cursor": "updated_at"}}]}
+            """#, server: server, environment: ["GITHUB_TOKEN": "ghp_s3cr3t"])
         let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store))
         let first = try #require(try synchronizer.run().resource("issues"))
         #expect(first.pages == 5)

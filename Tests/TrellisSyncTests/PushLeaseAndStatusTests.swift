@@ -56,7 +56,8 @@ import TrellisTestSupport
 
         let status = OutboxStatus(source: synchronizer.source, model: store.store.model, rows: try store.store.outbox())
         #expect(status.resources.map(\.name) == ["teams", "heroes"])
-        let teams = status.resources[0], heroes = status.resources[1]
+        let teams = status.resources[0]
+        let heroes = status.resources[1]
         #expect([teams.pendingCreates, teams.pendingUpdates, teams.pendingDeletes] == [1, 0, 0] as [Int])
         #expect([heroes.pendingCreates, heroes.pendingUpdates, heroes.pendingDeletes] == [0, 0, 1] as [Int])
         #expect(heroes.rejected == 1 && heroes.conflicts == 0 && heroes.sending == 0 && heroes.uncertain == 0)
@@ -70,14 +71,15 @@ import TrellisTestSupport
     func aDryRunPrintsTheFirstRoundsRequestsRedactedAndSendsNothing(kind: StoreKind) throws {
         let server = try TestServer(["--heroes", "4", "--ties", "0"])
         let store = try kind.makeStore(model: try PushTests.model())
-        let source = try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app", "X-Parse-REST-API-Key": "${env:PARSE_KEY}"},
-                    "dialect": "parse"},
-         "resources": [
-           {"name": "teams", "entity": "Team", "path": "classes/Team", "push": {"createKey": "clientId"}},
-           {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "incremental": {"cursor": "updatedAt"}, "push": {"createKey": "clientId"}}]}
-        """#, server: server, environment: ["PARSE_KEY": "k3y-s3cr3t"])
+        let source = try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app", "X-Parse-REST-API-Key": "${env:PARSE_KEY}"},
+                        "dialect": "parse"},
+             "resources": [
+               {"name": "teams", "entity": "Team", "path": "classes/Team", "push": {"createKey": "clientId"}},
+               {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "incremental": {"cursor": "updatedAt"}, "push": {"createKey": "clientId"}}]}
+            """#, server: server, environment: ["PARSE_KEY": "k3y-s3cr3t"])
         let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store))
         _ = try synchronizer.run()
         let ids = try PushTests.heroIDs(server, 2)
@@ -93,12 +95,14 @@ import TrellisTestSupport
         let before = try store.store.outbox()
 
         let plan = try synchronizer.plannedPush()
-        #expect(plan.requests == [
-            PlannedRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/parse/batch",
-                           body: #"{"requests":[{"method":"PUT","path":"/parse/classes/Hero/\#(ids[0])","body":{"name":"***"}},"#
-                               + #"{"method":"PUT","path":"/parse/classes/Hero/\#(ids[1])","body":{"name":"Plain"}}]}"#, operations: 2),
-            PlannedRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/parse/classes/Team", body: #"{"name":"New"}"#, operations: 1),
-        ])
+        #expect(
+            plan.requests == [
+                PlannedRequest(
+                    method: "POST", url: "http://127.0.0.1:\(server.port)/parse/batch",
+                    body: #"{"requests":[{"method":"PUT","path":"/parse/classes/Hero/\#(ids[0])","body":{"name":"***"}},"#
+                        + #"{"method":"PUT","path":"/parse/classes/Hero/\#(ids[1])","body":{"name":"Plain"}}]}"#, operations: 2),
+                PlannedRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/parse/classes/Team", body: #"{"name":"New"}"#, operations: 1),
+            ])
         #expect(plan.waiting == 1)  // the child waits for its team's objectId
         #expect(try server.writes() == [])
         #expect(try store.store.outbox() == before)

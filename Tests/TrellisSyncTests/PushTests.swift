@@ -15,41 +15,51 @@ import TrellisTestSupport
         return try ObjectModel(entities: [
             EntityDescription(
                 name: "Hero",
-                attributes: [attribute("objectId", .string, "objectId", nil), attribute("name", .string, "name", nil),
-                             attribute("power", .integer64, "power", nil), attribute("updatedAt", .date, "updatedAt", nil),
-                             attribute("createdAt", .date, "createdAt", nil), attribute("clientKey", .string, "clientKey", nil)],
+                attributes: [
+                    attribute("objectId", .string, "objectId", nil), attribute("name", .string, "name", nil),
+                    attribute("power", .integer64, "power", nil), attribute("updatedAt", .date, "updatedAt", nil),
+                    attribute("createdAt", .date, "createdAt", nil), attribute("clientKey", .string, "clientKey", nil),
+                ],
                 relationships: [RelationshipDescription(name: "team", destinationEntity: "Team", inverseName: "heroes", userInfo: ["JSONKeyPath": "team"])],
                 userInfo: ["identityAttributes": "objectId"]),
             EntityDescription(
                 name: "Team",
-                attributes: [attribute("objectId", .string, "objectId", nil), attribute("name", .string, "name", nil),
-                             attribute("updatedAt", .date, "updatedAt", nil), attribute("createdAt", .date, "createdAt", nil),
-                             attribute("clientKey", .string, "clientKey", nil)],
-                relationships: [RelationshipDescription(name: "heroes", destinationEntity: "Hero", inverseName: "team", isToMany: true),
-                                RelationshipDescription(name: "captain", destinationEntity: "Hero", userInfo: ["JSONKeyPath": "captain"])],
+                attributes: [
+                    attribute("objectId", .string, "objectId", nil), attribute("name", .string, "name", nil),
+                    attribute("updatedAt", .date, "updatedAt", nil), attribute("createdAt", .date, "createdAt", nil),
+                    attribute("clientKey", .string, "clientKey", nil),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "heroes", destinationEntity: "Hero", inverseName: "team", isToMany: true),
+                    RelationshipDescription(name: "captain", destinationEntity: "Hero", userInfo: ["JSONKeyPath": "captain"]),
+                ],
                 userInfo: ["identityAttributes": "objectId"]),
         ])
     }
 
     static func source(_ server: TestServer, createKey: String = "clientId", batchSize: Int = 50) throws -> SyncSource {
-        try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"},
-                    "dialect": "parse", "maxAttempts": 4, "timeoutSeconds": 5},
-         "resources": [
-           {"name": "teams", "entity": "Team", "path": "classes/Team", "incremental": {"cursor": "updatedAt"},
-            "push": {"createKey": "\#(createKey)", "batchSize": \#(batchSize)}},
-           {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100}, "incremental": {"cursor": "updatedAt"},
-            "push": {"createKey": "\#(createKey)", "batchSize": \#(batchSize)}}]}
-        """#, server: server)
+        try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"},
+                        "dialect": "parse", "maxAttempts": 4, "timeoutSeconds": 5},
+             "resources": [
+               {"name": "teams", "entity": "Team", "path": "classes/Team", "incremental": {"cursor": "updatedAt"},
+                "push": {"createKey": "\#(createKey)", "batchSize": \#(batchSize)}},
+               {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100}, "incremental": {"cursor": "updatedAt"},
+                "push": {"createKey": "\#(createKey)", "batchSize": \#(batchSize)}}]}
+            """#, server: server)
     }
 
     /// A store holding the server's heroes and teams after a pull.
-    static func pulled(_ kind: StoreKind, _ server: TestServer, createKey: String = "clientId", batchSize: Int = 50,
-                       clock: RecordingClock = RecordingClock()) throws -> (TestStore, Synchronizer) {
+    static func pulled(
+        _ kind: StoreKind, _ server: TestServer, createKey: String = "clientId", batchSize: Int = 50,
+        clock: RecordingClock = RecordingClock()
+    ) throws -> (TestStore, Synchronizer) {
         let store = try kind.makeStore(model: try model())
-        let synchronizer = Synchronizer(source: try source(server, createKey: createKey, batchSize: batchSize),
-                                        context: ObjectContext(store: store.store), clock: clock.clock)
+        let synchronizer = Synchronizer(
+            source: try source(server, createKey: createKey, batchSize: batchSize),
+            context: ObjectContext(store: store.store), clock: clock.clock)
         _ = try synchronizer.run()
         return (store, synchronizer)
     }
@@ -238,8 +248,12 @@ import TrellisTestSupport
         #expect(rows.map(\.state) == [.rejected])
         #expect(rows.map(\.lastError) == ["142 name is invalid"])
         let rejectedID = try #require(rows.first?.serverIdentity?[0]?.stringValue)
-        #expect(report.problems == [PushReport.Problem(entity: "Hero", serverIdentity: rejectedID, operation: .update, state: .rejected,
-                                                       message: "142 name is invalid")])
+        #expect(
+            report.problems == [
+                PushReport.Problem(
+                    entity: "Hero", serverIdentity: rejectedID, operation: .update, state: .rejected,
+                    message: "142 name is invalid")
+            ])
         var intent = try Self.localNames(store)
         intent[rejectedID] = try server.data("Hero").first { $0["objectId"]?.stringValue == rejectedID }?["name"]?.stringValue
         #expect(try Self.serverNames(server) == intent)

@@ -9,8 +9,10 @@ import TrellisTestSupport
 @Suite struct SyncBadInputTests {
     /// Syncs 300 heroes in pages of 100 with `faults`, expecting an error; returns it, the
     /// store, and the server.
-    func failingSync(kind: StoreKind, faults: @Sendable ([JSONValue]) -> JSONValue, mutations: @Sendable ([JSONValue]) -> JSONValue = { _ in [] },
-                     records: String = "results") throws -> (SyncError, TestStore, TestServer, SyncCheckpoint) {
+    func failingSync(
+        kind: StoreKind, faults: @Sendable ([JSONValue]) -> JSONValue, mutations: @Sendable ([JSONValue]) -> JSONValue = { _ in [] },
+        records: String = "results"
+    ) throws -> (SyncError, TestStore, TestServer, SyncCheckpoint) {
         let server = try TestServer(["--heroes", "300", "--ties", "0"])
         let heroes = try server.data("Hero")
         try server.faults(faults(heroes))
@@ -55,25 +57,32 @@ import TrellisTestSupport
 
     /// A `200` whose body is an error names the body's own message.
     static let errorBodies: [ErrorBodyCase] = [
-        ErrorBodyCase(description: "error", body: ["status": "failure", "error": "upstream timeout"],
-                      message: "the records key path 'results' selects nothing in the body; its keys: status, error; the server says: upstream timeout"),
-        ErrorBodyCase(description: "message", body: ["message": "quota exceeded for today", "documentation_url": "https://docs.example"],
-                      message: "the records key path 'results' selects nothing in the body; its keys: message, documentation_url; "
-                        + "the server says: quota exceeded for today"),
-        ErrorBodyCase(description: "errors[0].message", body: ["errors": [["message": "Field 'x' doesn't exist", "locations": []]]],
-                      message: "the records key path 'results' selects nothing in the body; its keys: errors; the server says: Field 'x' doesn't exist"),
-        ErrorBodyCase(description: "Parse's error and code", body: ["code": 141, "error": "Cloud function failed"],
-                      message: "the records key path 'results' selects nothing in the body; its keys: code, error; "
-                        + "the server says: Cloud function failed (Parse error 141)"),
-        ErrorBodyCase(description: "records that are not an array, with a message", body: ["results": "unavailable", "error": "shard down"],
-                      message: #"expected an array of records, found the string "unavailable"; the server says: shard down"#),
+        ErrorBodyCase(
+            description: "error", body: ["status": "failure", "error": "upstream timeout"],
+            message: "the records key path 'results' selects nothing in the body; its keys: status, error; the server says: upstream timeout"),
+        ErrorBodyCase(
+            description: "message", body: ["message": "quota exceeded for today", "documentation_url": "https://docs.example"],
+            message: "the records key path 'results' selects nothing in the body; its keys: message, documentation_url; "
+                + "the server says: quota exceeded for today"),
+        ErrorBodyCase(
+            description: "errors[0].message", body: ["errors": [["message": "Field 'x' doesn't exist", "locations": []]]],
+            message: "the records key path 'results' selects nothing in the body; its keys: errors; the server says: Field 'x' doesn't exist"),
+        ErrorBodyCase(
+            description: "Parse's error and code", body: ["code": 141, "error": "Cloud function failed"],
+            message: "the records key path 'results' selects nothing in the body; its keys: code, error; "
+                + "the server says: Cloud function failed (Parse error 141)"),
+        ErrorBodyCase(
+            description: "records that are not an array, with a message", body: ["results": "unavailable", "error": "shard down"],
+            message: #"expected an array of records, found the string "unavailable"; the server says: shard down"#),
     ]
 
     @Test(arguments: StoreKind.allCases, errorBodies)
     func aSuccessWhoseBodyIsAnErrorSaysWhatTheServerSaid(kind: StoreKind, body: ErrorBodyCase) throws {
-        let (error, store, server, checkpoint) = try failingSync(kind: kind, faults: { _ in
-            [["match": "classes/Hero", "skip": 1, "status": 200, "body": body.body]]
-        })
+        let (error, store, server, checkpoint) = try failingSync(
+            kind: kind,
+            faults: { _ in
+                [["match": "classes/Hero", "skip": 1, "status": 200, "body": body.body]]
+            })
         #expect(error.code == .recordsNotFound)
         #expect(error.status == 200)
         #expect(error.message == body.message)
@@ -83,12 +92,15 @@ import TrellisTestSupport
 
     @Test(arguments: StoreKind.allCases)
     func anHTMLPageIsNotJSON(kind: StoreKind) throws {
-        let (error, store, server, checkpoint) = try failingSync(kind: kind, faults: { _ in
-            [["match": "classes/Hero", "skip": 1, "status": 200, "html": true, "title": "Service Unavailable"]]
-        })
+        let (error, store, server, checkpoint) = try failingSync(
+            kind: kind,
+            faults: { _ in
+                [["match": "classes/Hero", "skip": 1, "status": 200, "html": true, "title": "Service Unavailable"]]
+            })
         #expect(error.code == .malformedPage)
-        #expect(error.message == #"the body is not JSON (Content-Type text/html; charset=utf-8), it looks like an HTML page: "Service Unavailable": "#
-            + "expected a JSON value, found '<'")
+        #expect(
+            error.message == #"the body is not JSON (Content-Type text/html; charset=utf-8), it looks like an HTML page: "Service Unavailable": "#
+                + "expected a JSON value, found '<'")
         #expect(error.line == 1)
         #expect(error.column == 1)
         #expect(error.status == 200)
@@ -100,9 +112,11 @@ import TrellisTestSupport
 
     @Test(arguments: StoreKind.allCases)
     func anHTMLErrorPageIsRetriedThenNamed(kind: StoreKind) throws {
-        let (error, store, server, _) = try failingSync(kind: kind, faults: { _ in
-            [["match": "classes/Hero", "skip": 2, "status": 502, "html": true, "times": 3]]
-        })
+        let (error, store, server, _) = try failingSync(
+            kind: kind,
+            faults: { _ in
+                [["match": "classes/Hero", "skip": 2, "status": 502, "html": true, "times": 3]]
+            })
         #expect(error.code == .httpStatus)
         #expect(error.message == "HTTP 502 Bad Gateway: 502 Bad Gateway (after 3 attempts)")
         #expect(try stored(store) == (try firstRecords(server, 200)))
@@ -110,9 +124,11 @@ import TrellisTestSupport
 
     @Test(arguments: StoreKind.allCases)
     func aBodyCutShort(kind: StoreKind) throws {
-        let (error, store, server, checkpoint) = try failingSync(kind: kind, faults: { _ in
-            [["match": "classes/Hero", "skip": 1, "truncate": true]]
-        })
+        let (error, store, server, checkpoint) = try failingSync(
+            kind: kind,
+            faults: { _ in
+                [["match": "classes/Hero", "skip": 1, "truncate": true]]
+            })
         #expect(error.code == .malformedPage)
         #expect(error.message.hasPrefix("the body is not JSON (Content-Type application/json; charset=utf-8); it ends early ("))
         #expect(error.line == 1)
@@ -122,14 +138,17 @@ import TrellisTestSupport
 
     @Test(arguments: StoreKind.allCases)
     func aRecordThatDoesNotFitTheModel(kind: StoreKind) throws {
-        let (error, store, server, checkpoint) = try failingSync(kind: kind, faults: { _ in [] }, mutations: { heroes in
-            [["op": "update", "objectId": heroes[130]["objectId"]!, "set": ["power": "strong"], "updatedAt": heroes[130]["updatedAt"]!]]
-        })
+        let (error, store, server, checkpoint) = try failingSync(
+            kind: kind, faults: { _ in [] },
+            mutations: { heroes in
+                [["op": "update", "objectId": heroes[130]["objectId"]!, "set": ["power": "strong"], "updatedAt": heroes[130]["updatedAt"]!]]
+            })
         #expect(error.code == .importFailed)
         #expect(error.path == JSONPath.root.appending(key: "results").appending(index: 30).appending(key: "power"))
         #expect(error.entity == "Hero")
         #expect(error.attribute == "power")
-        #expect(error.description.hasPrefix("resource heroes, page http://127.0.0.1:\(server.port)/parse/classes/Hero?limit=100&order=updatedAt%2CobjectId&where="))
+        #expect(
+            error.description.hasPrefix("resource heroes, page http://127.0.0.1:\(server.port)/parse/classes/Hero?limit=100&order=updatedAt%2CobjectId&where="))
         #expect(error.description.hasSuffix(#": $.results[30].power: cannot store "strong" in Hero.power (integer64): not a decimal number"#))
         #expect(try stored(store) == (try firstRecords(server, 100)))
         #expect(checkpoint.walk?.pages == 1)

@@ -11,14 +11,15 @@ import TrellisTestSupport
     func pulledPagesAndTombstoneDeletionsWriteNoOutboxRow(kind: StoreKind) throws {
         let server = try TestServer(["--heroes", "150", "--ties", "0"])
         let store = try kind.makeStore(model: try SyncTestModels.parse())
-        let source = try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
-         "resources": [
-           {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100},
-            "incremental": {"cursor": "updatedAt"}, "deletions": {"type": "tombstones", "resource": "deletedHeroes"}},
-           {"name": "deletedHeroes", "path": "classes/DeletedHero", "incremental": {"cursor": "updatedAt"}}]}
-        """#, server: server)
+        let source = try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
+             "resources": [
+               {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100},
+                "incremental": {"cursor": "updatedAt"}, "deletions": {"type": "tombstones", "resource": "deletedHeroes"}},
+               {"name": "deletedHeroes", "path": "classes/DeletedHero", "incremental": {"cursor": "updatedAt"}}]}
+            """#, server: server)
         // The synchronizer's context is of origin local (the default): its pages are sync all the same.
         let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store))
         #expect(try synchronizer.run().resource("heroes")?.counts.inserted == 150)

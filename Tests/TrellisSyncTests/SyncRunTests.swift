@@ -16,8 +16,11 @@ import TrellisTestSupport
         let store = try kind.makeStore(model: try SyncTestModels.parse())
         var options = SyncOptions()
         options.maxPages = 2
-        let first = try #require(try Synchronizer(source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store),
-                                                  options: options).run().resource("heroes"))
+        let first = try #require(
+            try Synchronizer(
+                source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store),
+                options: options
+            ).run().resource("heroes"))
         #expect(first.pages == 2)
         #expect(first.stoppedAtMaxPages)
         #expect(first.watermark == nil)  // promoted only when the walk ends
@@ -43,8 +46,10 @@ import TrellisTestSupport
         let store = try kind.makeStore(model: try SyncTestModels.parse())
         var options = SyncOptions()
         options.dryRun = true
-        let report = try Synchronizer(source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store),
-                                      options: options).run()
+        let report = try Synchronizer(
+            source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store),
+            options: options
+        ).run()
         #expect(report.isDryRun)
         #expect(report.resource("heroes")?.counts.inserted == 250)
         #expect(report.resource("heroes")?.pagesChanged == 3)
@@ -59,8 +64,11 @@ import TrellisTestSupport
         try server.resetLog()
         var options = SyncOptions()
         options.full = true
-        let report = try #require(try Synchronizer(source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store),
-                                                   options: options).run().resource("heroes"))
+        let report = try #require(
+            try Synchronizer(
+                source: try SyncTest.parseSource(server: server), context: ObjectContext(store: store.store),
+                options: options
+            ).run().resource("heroes"))
         #expect(report.records == 120)
         #expect(report.counts.unchanged == 120)
         #expect(try server.requestedPaths().first?.contains("where") == false)
@@ -100,14 +108,15 @@ import TrellisTestSupport
     func tombstonesDeleteTheObjectsTheyName(kind: StoreKind) throws {
         let server = try TestServer(["--heroes", "150", "--ties", "0"])
         let store = try kind.makeStore(model: try SyncTestModels.parse())
-        let source = try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
-         "resources": [
-           {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100},
-            "incremental": {"cursor": "updatedAt"}, "deletions": {"type": "tombstones", "resource": "deletedHeroes"}},
-           {"name": "deletedHeroes", "path": "classes/DeletedHero", "incremental": {"cursor": "updatedAt"}}]}
-        """#, server: server)
+        let source = try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
+             "resources": [
+               {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100},
+                "incremental": {"cursor": "updatedAt"}, "deletions": {"type": "tombstones", "resource": "deletedHeroes"}},
+               {"name": "deletedHeroes", "path": "classes/DeletedHero", "incremental": {"cursor": "updatedAt"}}]}
+            """#, server: server)
         let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store))
         _ = try synchronizer.run()
         let doomed = try heroes(server)[3]["objectId"]!
@@ -131,8 +140,9 @@ import TrellisTestSupport
         try server.mutate(.array(try heroes(server).prefix(60).map { ["op": "delete", "objectId": $0["objectId"]!] }))
         let error = try #require(throws: SyncError.self) { try Synchronizer(source: source, context: ObjectContext(store: store.store)).run() }
         #expect(error.code == .deletionRefused)
-        #expect(error.description == "resource heroes: the full scan would delete 60 of 100 stored Hero objects, more than maxFraction (0.5); "
-            + "nothing was deleted: run with --full to confirm")
+        #expect(
+            error.description == "resource heroes: the full scan would delete 60 of 100 stored Hero objects, more than maxFraction (0.5); "
+                + "nothing was deleted: run with --full to confirm")
         #expect(try store.snapshots(of: "Hero").count == 100)
         var options = SyncOptions()
         options.full = true
@@ -155,13 +165,14 @@ import TrellisTestSupport
 
     /// A non-incremental Parse source of the heroes in pages of 50, deleting by full scan.
     static func fullWalkSource(_ server: TestServer) throws -> SyncSource {
-        try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse",
-                    "maxAttempts": 2},
-         "resources": [{"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 50},
-                        "deletions": {"type": "fullScan"}}]}
-        """#, server: server)
+        try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse",
+                        "maxAttempts": 2},
+             "resources": [{"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 50},
+                            "deletions": {"type": "fullScan"}}]}
+            """#, server: server)
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -200,11 +211,12 @@ import TrellisTestSupport
              "incremental": {"cursor": "updatedAt"}, "deletions": {"type": "fullScan"\#(scoped ? #", "scope": "\#(scope)""# : "")}}
             """#
         }
-        return try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
-         "resources": [\#(resource("low", #"{"$lt": 50}"#, "power < 50")), \#(resource("high", #"{"$gte": 50}"#, "power >= 50"))]}
-        """#, server: server)
+        return try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
+             "resources": [\#(resource("low", #"{"$lt": 50}"#, "power < 50")), \#(resource("high", #"{"$gte": 50}"#, "power >= 50"))]}
+            """#, server: server)
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -212,8 +224,9 @@ import TrellisTestSupport
         let server = try TestServer(["--heroes", "100", "--ties", "0"])
         let error = try #require(throws: SyncError.self) { try Self.splitSource(server, scoped: false) }
         #expect(error.code == .invalidValue)
-        #expect(error.description == "test.source.json: $.resources[0].deletions: resources 'low' and 'high' both fill Hero, and 'low' deletes "
-            + #"by full scan: it would delete the objects 'high' brought in; give it a "scope" (a predicate selecting its own objects, e.g. "power < 50")"#)
+        #expect(
+            error.description == "test.source.json: $.resources[0].deletions: resources 'low' and 'high' both fill Hero, and 'low' deletes "
+                + #"by full scan: it would delete the objects 'high' brought in; give it a "scope" (a predicate selecting its own objects, e.g. "power < 50")"#)
 
         let store = try kind.makeStore(model: try SyncTestModels.parse())
         let source = try Self.splitSource(server, scoped: true)
@@ -250,22 +263,25 @@ import TrellisTestSupport
     func aFullScanOverASubEntityOfAnotherResourceIsRefusedBeforeAnyRequest(kind: StoreKind) throws {
         let server = try TestServer(["--heroes", "10", "--ties", "0"])
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Hero", attributes: [SyncTestModels.attribute("objectId", .string, "objectId")],
-                              userInfo: ["identityAttributes": "objectId"]),
+            EntityDescription(
+                name: "Hero", attributes: [SyncTestModels.attribute("objectId", .string, "objectId")],
+                userInfo: ["identityAttributes": "objectId"]),
             EntityDescription(name: "SuperHero", parentName: "Hero"),
         ])
         let store = try kind.makeStore(model: model)
-        let source = try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
-         "resources": [{"name": "heroes", "entity": "Hero", "path": "classes/Hero", "deletions": {"type": "fullScan"}},
-                       {"name": "supers", "entity": "SuperHero", "path": "classes/SuperHero"}]}
-        """#, server: server)
+        let source = try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"}, "dialect": "parse"},
+             "resources": [{"name": "heroes", "entity": "Hero", "path": "classes/Hero", "deletions": {"type": "fullScan"}},
+                           {"name": "supers", "entity": "SuperHero", "path": "classes/SuperHero"}]}
+            """#, server: server)
         let error = try #require(throws: SyncError.self) { try Synchronizer(source: source, context: ObjectContext(store: store.store)).run() }
         #expect(error.code == .invalidValue)
-        #expect(error.description == "resource heroes: resources 'heroes' and 'supers' fill Hero and SuperHero (one inheritance hierarchy), and "
-            + #"'heroes' deletes by full scan: it would delete the objects 'supers' brought in; give it a "scope" (a predicate selecting its own "#
-            + #"objects, e.g. "power < 50")"#)
+        #expect(
+            error.description == "resource heroes: resources 'heroes' and 'supers' fill Hero and SuperHero (one inheritance hierarchy), and "
+                + #"'heroes' deletes by full scan: it would delete the objects 'supers' brought in; give it a "scope" (a predicate selecting its own "#
+                + #"objects, e.g. "power < 50")"#)
         #expect(try server.requestedPaths() == [])
         #expect(try store.dump() == "")
     }
@@ -274,11 +290,12 @@ import TrellisTestSupport
     func aFullWalkAnsweredNotModifiedDecidesDeletionsByAScan(kind: StoreKind) throws {
         let server = try TestServer(["--heroes", "1"])
         let store = try kind.makeStore(model: try SyncTestModels.items())
-        let source = try SyncTest.source(#"""
-        {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/"},
-         "resources": [{"name": "items", "entity": "Item", "path": "items", "records": "items", "params": {"style": "cursor", "per_page": 7},
-                        "paginator": {"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"}, "deletions": {"type": "fullScan"}}]}
-        """#, server: server)
+        let source = try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/"},
+             "resources": [{"name": "items", "entity": "Item", "path": "items", "records": "items", "params": {"style": "cursor", "per_page": 7},
+                            "paginator": {"type": "cursor", "path": "meta.next_cursor", "parameter": "cursor"}, "deletions": {"type": "fullScan"}}]}
+            """#, server: server)
         let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store))
         _ = try synchronizer.run()
         try server.mutate([["op": "delete", "class": "items", "id": 12]])

@@ -80,10 +80,12 @@ import TrellisTestSupport
     @Test func theResponseMapsOntoTheResponseModel() throws {
         let server = try TestServer()
         let (source, model) = try example(server)
-        let synchronizer = Synchronizer(source: source, context: ObjectContext(store: InMemoryStore(model: model)),
-                                        clock: RecordingClock().clock)
-        let response = try synchronizer.fetch("articles", request: ArticleSearch(query: "moon landing", beginDate: Self.july1, endDate: Self.july31),
-                                              as: ArticleSearchResponse.self)
+        let synchronizer = Synchronizer(
+            source: source, context: ObjectContext(store: InMemoryStore(model: model)),
+            clock: RecordingClock().clock)
+        let response = try synchronizer.fetch(
+            "articles", request: ArticleSearch(query: "moon landing", beginDate: Self.july1, endDate: Self.july31),
+            as: ArticleSearchResponse.self)
         #expect(response.status == "OK")
         #expect(response.hits == 14)
         #expect(response.docs.count == 10)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// `json(from:as:)` writes the export form of each attribute type, and `value(from:as:)`

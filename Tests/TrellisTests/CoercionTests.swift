@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// A JSON number from literal text (test constants only).
@@ -232,10 +233,12 @@ func numberLiteral(_ text: String) -> JSONValue {
         Success("aA==", .binary, .binary(Data("h".utf8))),
         Success("aGk=", .binary, .binary(Data("hi".utf8))),
         Success("////", .binary, .binary(Data([255, 255, 255]))),
-        Success("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", .uuid,
-                .uuid(UUID(uuid: (0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F)))),
-        Success("e621e1f8-c36c-495a-93fc-0c247a3e6e5f", .uuid,
-                .uuid(UUID(uuid: (0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F)))),
+        Success(
+            "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", .uuid,
+            .uuid(UUID(uuid: (0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F)))),
+        Success(
+            "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", .uuid,
+            .uuid(UUID(uuid: (0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F)))),
         Success("https://example.org/a?b=c#d", .uri, uri("https://example.org/a?b=c#d")),
         Success([1, "a", nil], .json, .json([1, "a", nil])),
         Success(["a": nil], .json, .json(["a": nil])),
@@ -327,7 +330,8 @@ func numberLiteral(_ text: String) -> JSONValue {
         #expect(arrayError.description == "array [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1… is not a valid string: expected a string, a number or a boolean")
         let object: JSONValue = ["k": "a\"b\nc", "n": nil]
         let objectError = try #require(throws: CoercionError.self) { try JSONCoercion.value(from: object, as: .date) }
-        #expect(objectError.description == #"object {"k":"a\"b\nc","n":null} is not a valid date: expected an RFC 3339 string or a number of seconds since 1970"#)
+        #expect(
+            objectError.description == #"object {"k":"a\"b\nc","n":null} is not a valid date: expected an RFC 3339 string or a number of seconds since 1970"#)
     }
 
     @Test func codesMatchInCatchPatterns() {

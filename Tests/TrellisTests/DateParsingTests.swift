@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 @Suite struct DateParsingTests {
@@ -85,11 +86,13 @@ import TrellisTestSupport
     /// `Double("<seconds>.<milliseconds>")`, and writing the date gives the text back.
     @Test func millisecondDatesAreCorrectlyRounded() throws {
         var generator = SplitMix64(seed: 0x5EED_1985)
-        let low: Int64 = 482_112_000 /* 1985-04-12 */, high: Int64 = 253_402_300_799
+        let low: Int64 = 482_112_000  // 1985-04-12
+        let high: Int64 = 253_402_300_799
         var mismatches: [String] = []
         for i in 0..<50_000 {
             // Half the cases near today, half across the whole range.
-            let seconds = i % 2 == 0
+            let seconds =
+                i % 2 == 0
                 ? Int64(generator.next() % UInt64(high - low)) + low
                 : 1_700_000_000 + Int64(generator.next() % 200_000_000)
             let milliseconds = Int(generator.next() % 1000)
@@ -97,7 +100,7 @@ import TrellisTestSupport
             let whole = RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds)), fractionDigits: 0)
             let text = whole.dropLast() + "." + fraction + "Z"
             guard let date = RFC3339.date(from: text), date.timeIntervalSince1970 == Double("\(seconds).\(fraction)"),
-                  RFC3339.string(from: date) == text
+                RFC3339.string(from: date) == text
             else {
                 mismatches.append(String(text))
                 continue
@@ -158,8 +161,9 @@ import TrellisTestSupport
             let seconds = Int64(generator.next() % 265_046_774_400) - 11_644_473_600  // 1601 ... 9999
             let date = Date(timeIntervalSince1970: Double(seconds))
             let c = calendar.dateComponents([.era, .year, .month, .day, .hour, .minute, .second], from: date)
-            let text = String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
-                              c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+            let text = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
+                c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
             #expect(RFC3339.date(from: text)?.timeIntervalSince1970 == Double(seconds), "\(text)")
             #expect(RFC3339.string(from: date, fractionDigits: 0) == text)
         }
@@ -217,23 +221,24 @@ import TrellisTestSupport
 
     // MARK: - Writing
 
-    @Test(arguments: [
-        (1_314_131_052.249, 3, "2011-08-23T20:24:12.249Z"),
-        (1_314_131_052.249, 0, "2011-08-23T20:24:12Z"),
-        (1_314_131_052.249, 1, "2011-08-23T20:24:12.2Z"),
-        (1_314_131_052.249, 6, "2011-08-23T20:24:12.249000Z"),
-        (1_314_131_052.9996, 3, "2011-08-23T20:24:13.000Z"),
-        (0, 3, "1970-01-01T00:00:00.000Z"),
-        (-0.001, 3, "1969-12-31T23:59:59.999Z"),
-        (-62_167_219_200, 0, "0000-01-01T00:00:00Z"),
-        (-62_167_219_201, 0, "-0001-12-31T23:59:59Z"),
-        (253_402_300_800, 0, "+10000-01-01T00:00:00Z"),
-        (1_483_228_800, 3, "2017-01-01T00:00:00.000Z"),
-        (.nan, 0, "1970-01-01T00:00:00Z"),
-        (.infinity, 0, "+275760-09-13T00:00:00Z"),
-        (1_314_131_052.249, 12, "2011-08-23T20:24:12.249000072Z"),
-        (1_314_131_052.249, -1, "2011-08-23T20:24:12Z"),
-    ] as [(Double, Int, String)])
+    @Test(
+        arguments: [
+            (1_314_131_052.249, 3, "2011-08-23T20:24:12.249Z"),
+            (1_314_131_052.249, 0, "2011-08-23T20:24:12Z"),
+            (1_314_131_052.249, 1, "2011-08-23T20:24:12.2Z"),
+            (1_314_131_052.249, 6, "2011-08-23T20:24:12.249000Z"),
+            (1_314_131_052.9996, 3, "2011-08-23T20:24:13.000Z"),
+            (0, 3, "1970-01-01T00:00:00.000Z"),
+            (-0.001, 3, "1969-12-31T23:59:59.999Z"),
+            (-62_167_219_200, 0, "0000-01-01T00:00:00Z"),
+            (-62_167_219_201, 0, "-0001-12-31T23:59:59Z"),
+            (253_402_300_800, 0, "+10000-01-01T00:00:00Z"),
+            (1_483_228_800, 3, "2017-01-01T00:00:00.000Z"),
+            (.nan, 0, "1970-01-01T00:00:00Z"),
+            (.infinity, 0, "+275760-09-13T00:00:00Z"),
+            (1_314_131_052.249, 12, "2011-08-23T20:24:12.249000072Z"),
+            (1_314_131_052.249, -1, "2011-08-23T20:24:12Z"),
+        ] as [(Double, Int, String)])
     func writesUTC(_ seconds: Double, _ digits: Int, _ expected: String) {
         #expect(RFC3339.string(from: Date(timeIntervalSince1970: seconds), fractionDigits: digits) == expected)
     }

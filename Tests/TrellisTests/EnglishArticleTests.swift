@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Trellis
 
 @Suite struct EnglishArticleTests {
@@ -12,8 +13,10 @@ import Testing
     }
 
     @Test func messagesNameEntitiesAndTypesWithTheRightArticle() throws {
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Item", attributes: [GraphFixture.attribute("id", .integer64, key: "id")], userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item", attributes: [GraphFixture.attribute("id", .integer64, key: "id")], userInfo: ["identityAttributes": "id"])
+        ])
         let context = ObjectContext(store: InMemoryStore(model: model))
         let error = #expect(throws: ImportError.self) { try context.importObjects(from: [true], entity: "Item") }
         #expect(error?.description == "$[0]: expected an Item object or identifier, found true")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// Streamed exports (issue 28 point 5): `ObjectExporter.write(_:as:batchSize:to:)` reads a
 /// request's objects a batch at a time and writes each as it is built, on every store, giving
@@ -10,12 +11,15 @@ import TrellisTestSupport
     /// Characters 1…n, each with two powers out of five and one publisher out of three; power
     /// 5 and publisher 3 are placeholders (known by their identifier only).
     static func payload(count: Int) -> JSONValue {
-        .array((1...count).map { i -> JSONValue in
-            let powers: [JSONValue] = [["id": .number(JSONNumber(Int64(i % 4 + 1))), "name": .string("Power \(i % 4 + 1)")], 5]
-            let publisher: JSONValue = i % 3 == 0 ? 3 : ["id": .number(JSONNumber(Int64(i % 3))), "name": .string("Publisher \(i % 3)")]
-            return ["id": .number(JSONNumber(Int64(i))), "name": .string("Hero \(i)"), "real_name": .string(String(repeating: "x", count: i % 7)),
-                    "powers": .array(powers), "publisher": publisher]
-        })
+        .array(
+            (1...count).map { i -> JSONValue in
+                let powers: [JSONValue] = [["id": .number(JSONNumber(Int64(i % 4 + 1))), "name": .string("Power \(i % 4 + 1)")], 5]
+                let publisher: JSONValue = i % 3 == 0 ? 3 : ["id": .number(JSONNumber(Int64(i % 3))), "name": .string("Publisher \(i % 3)")]
+                return [
+                    "id": .number(JSONNumber(Int64(i))), "name": .string("Hero \(i)"), "real_name": .string(String(repeating: "x", count: i % 7)),
+                    "powers": .array(powers), "publisher": publisher,
+                ]
+            })
     }
 
     static func store(_ kind: StoreKind, count: Int) throws -> TestStore {
@@ -24,8 +28,10 @@ import TrellisTestSupport
         return store
     }
 
-    static func streamed(_ context: ObjectContext, _ request: ObjectFetchRequest, _ format: ObjectExporter.TextFormat,
-                         batchSize: Int, options: ExportOptions = ExportOptions()) throws -> (text: String, count: Int) {
+    static func streamed(
+        _ context: ObjectContext, _ request: ObjectFetchRequest, _ format: ObjectExporter.TextFormat,
+        batchSize: Int, options: ExportOptions = ExportOptions()
+    ) throws -> (text: String, count: Int) {
         var data = Data()
         let count = try ObjectExporter(context: context, options: options).write(request, as: format, batchSize: batchSize) {
             data.append($0)
@@ -56,10 +62,12 @@ import TrellisTestSupport
                 let compact = try Self.streamed(context, request, .array(.compact), batchSize: batchSize)
                 #expect(compact.text == (try JSONWriter.string(for: array)) + "\n")
                 #expect(compact.count == elements.count)
-                #expect(try Self.streamed(context, request, .array(.pretty), batchSize: batchSize).text
-                            == (try JSONWriter.string(for: array, options: .pretty)) + "\n")
-                #expect(try Self.streamed(context, request, .lines, batchSize: batchSize).text
-                            == (try elements.map { try JSONWriter.string(for: $0) + "\n" }.joined()))
+                #expect(
+                    try Self.streamed(context, request, .array(.pretty), batchSize: batchSize).text
+                        == (try JSONWriter.string(for: array, options: .pretty)) + "\n")
+                #expect(
+                    try Self.streamed(context, request, .lines, batchSize: batchSize).text
+                        == (try elements.map { try JSONWriter.string(for: $0) + "\n" }.joined()))
                 #expect(context.registeredObjectCount == 0)
             }
         }
@@ -67,8 +75,9 @@ import TrellisTestSupport
         #expect(power.text == #"[{"id":2,"name":"Power 2"},5,{"id":3,"name":"Power 3"},{"id":4,"name":"Power 4"},{"id":1,"name":"Power 1"}]"# + "\n")
         var excluding = ExportOptions()
         excluding.placeholders = .exclude
-        let publishers = try Self.streamed(ObjectContext(store: store.store), ObjectFetchRequest(entity: "Publisher"), .lines,
-                                           batchSize: 1, options: excluding)
+        let publishers = try Self.streamed(
+            ObjectContext(store: store.store), ObjectFetchRequest(entity: "Publisher"), .lines,
+            batchSize: 1, options: excluding)
         #expect(publishers.text == "{\"id\":1,\"name\":\"Publisher 1\"}\n{\"id\":2,\"name\":\"Publisher 2\"}\n")
         #expect(publishers.count == 2)
     }
@@ -116,8 +125,10 @@ import TrellisTestSupport
             #expect(batches.flatMap { $0 } == whole)
             #expect(whole.compactMap { $0.attributes[0]?.integerValue } == [7, 6, 5, 4, 3, 2, 1])
             var none = 0
-            try session.fetch(try ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("id > 99")).resolved(in: model),
-                              batchSize: 3) { _ in none += 1 }
+            try session.fetch(
+                try ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("id > 99")).resolved(in: model),
+                batchSize: 3
+            ) { _ in none += 1 }
             #expect(none == 0)
         }
     }
@@ -127,21 +138,31 @@ import TrellisTestSupport
     /// (`$[1].code`), a reverse that throws the same ``ExportError``, on every store.
     @Test(arguments: StoreKind.allCases)
     func errorsAreThoseOfTheWholeExport(kind: StoreKind) throws {
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Item", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                                       GraphFixture.attribute("code", .string, key: "code", transformer: "Odd")],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("code", .string, key: "code", transformer: "Odd"),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
         var registry = JSONValueTransformerRegistry()
-        registry.register(JSONValueTransformer(name: "Odd", forward: { $0.stringValue.map(AttributeValue.string) }, reverse: { value in
-            switch value.stringValue {
-            case "inf": return .number(JSONNumber(Double.infinity))
-            case "bad": throw TransformError(code: .invalidValue, transformerName: "Odd", message: "no way back")
-            default: return .string(value.stringValue ?? "")
-            }
-        }))
+        registry.register(
+            JSONValueTransformer(
+                name: "Odd", forward: { $0.stringValue.map(AttributeValue.string) },
+                reverse: { value in
+                    switch value.stringValue {
+                    case "inf": return .number(JSONNumber(Double.infinity))
+                    case "bad": throw TransformError(code: .invalidValue, transformerName: "Odd", message: "no way back")
+                    default: return .string(value.stringValue ?? "")
+                    }
+                }))
         let bindings = MappingBindings(transformers: registry)
-        for (codes, expected) in [(["a", "inf", "b"], "$[1].code: cannot write the non-finite number inf as JSON"),
-                                  (["a", "b", "bad"], #"Item/3.code: value transformer 'Odd' cannot reverse "bad": no way back"#)] {
+        for (codes, expected) in [
+            (["a", "inf", "b"], "$[1].code: cannot write the non-finite number inf as JSON"),
+            (["a", "b", "bad"], #"Item/3.code: value transformer 'Odd' cannot reverse "bad": no way back"#),
+        ] {
             let store = try kind.makeStore(model: model)
             let payload = JSONValue.array(codes.enumerated().map { ["id": .number(JSONNumber(Int64($0.offset + 1))), "code": .string($0.element)] })
             _ = try ObjectContext(store: store.store, bindings: bindings).importObjects(from: payload, entity: "Item")
@@ -168,9 +189,10 @@ import TrellisTestSupport
     func manyObjectsGiveTheSameBytesOnEveryStore(kind: StoreKind) throws {
         let requests = [
             ObjectFetchRequest(entity: "Character"),
-            ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("id > 100"),
-                               sortDescriptors: [ObjectSortDescriptor("realName", ascending: false), ObjectSortDescriptor("name")],
-                               limit: 1500, offset: 700),
+            ObjectFetchRequest(
+                entity: "Character", predicate: try ObjectPredicate("id > 100"),
+                sortDescriptors: [ObjectSortDescriptor("realName", ascending: false), ObjectSortDescriptor("name")],
+                limit: 1500, offset: 700),
         ]
         let reference = try Self.store(.inMemory, count: 2500)
         let store = try Self.store(kind, count: 2500)

@@ -1,24 +1,33 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 @Suite struct ExportTests {
     @Test func valuesTakeTheirTypesJSONForm() throws {
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Item",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("when", .date, key: "when"),
-                         GraphFixture.attribute("price", .decimal, key: "price"), GraphFixture.attribute("blob", .binary, key: "blob"),
-                         GraphFixture.attribute("ratio", .float, key: "ratio"), GraphFixture.attribute("note", .string, key: "meta.note")],
-            userInfo: ["identityAttributes": "id"])])
-        let context = ObjectContext(store: InMemoryStore(model: model))
-        _ = try context.importObjects(from: [[
-            "id": 9007199254740993, "when": "2011-08-21T20:02:52.249+02:00", "price": "19.90", "blob": "AAEC", "ratio": 0.1,
-        ]], entity: "Item")
-        let item = try #require(try context.fetch("Item", id: .integer(9007199254740993)))
-        #expect(try context.exportJSON(item) == [
-            "id": 9007199254740993, "when": "2011-08-21T18:02:52.249Z", "price": .number(JSONNumber(text: "19.9")!),
-            "blob": "AAEC", "ratio": .number(JSONNumber(text: "0.1")!), "meta": ["note": nil],
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("when", .date, key: "when"),
+                    GraphFixture.attribute("price", .decimal, key: "price"), GraphFixture.attribute("blob", .binary, key: "blob"),
+                    GraphFixture.attribute("ratio", .float, key: "ratio"), GraphFixture.attribute("note", .string, key: "meta.note"),
+                ],
+                userInfo: ["identityAttributes": "id"])
         ])
+        let context = ObjectContext(store: InMemoryStore(model: model))
+        _ = try context.importObjects(
+            from: [
+                [
+                    "id": 9_007_199_254_740_993, "when": "2011-08-21T20:02:52.249+02:00", "price": "19.90", "blob": "AAEC", "ratio": 0.1,
+                ]
+            ], entity: "Item")
+        let item = try #require(try context.fetch("Item", id: .integer(9_007_199_254_740_993)))
+        #expect(
+            try context.exportJSON(item) == [
+                "id": 9_007_199_254_740_993, "when": "2011-08-21T18:02:52.249Z", "price": .number(JSONNumber(text: "19.9")!),
+                "blob": "AAEC", "ratio": .number(JSONNumber(text: "0.1")!), "meta": ["note": nil],
+            ])
         var options = ExportOptions()
         options.nilPolicy = .omit
         #expect(try context.exportJSON(item, options: options)["meta"] == nil)
@@ -30,8 +39,10 @@ import Testing
         try ObjectModel(entities: [
             EntityDescription(
                 name: "Item",
-                attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("detail", .integer64, key: "code.detail"),
-                             GraphFixture.attribute("code", .string, key: "code"), GraphFixture.attribute("ownerID", .integer64, key: "owner.id")],
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("detail", .integer64, key: "code.detail"),
+                    GraphFixture.attribute("code", .string, key: "code"), GraphFixture.attribute("ownerID", .integer64, key: "owner.id"),
+                ],
                 relationships: [GraphFixture.relationship("owner", "Owner", key: "owner")],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(name: "Owner", attributes: [GraphFixture.attribute("id", .integer64, key: "id")], userInfo: ["identityAttributes": "id"]),
@@ -67,9 +78,10 @@ import Testing
         let character = try #require(try context.fetch("Character", id: .integer(1)))
         var options = ExportOptions()
         options.relationshipStyle = .identifiers
-        #expect(try context.exportJSON(character, options: options) == [
-            "id": 1, "name": nil, "real_name": nil, "powers": [4, 30, 200], "publisher": nil,
-        ])
+        #expect(
+            try context.exportJSON(character, options: options) == [
+                "id": 1, "name": nil, "real_name": nil, "powers": [4, 30, 200], "publisher": nil,
+            ])
     }
 
     /// A composite identifier is an object of the identity key paths, so the export imports
@@ -78,26 +90,39 @@ import Testing
     /// there imported as clearing the link).
     @Test func compositeIdentitiesAreObjectsOfTheirKeyPathsAndEntitiesWithoutIdentityNested() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Hand", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
-                              relationships: [GraphFixture.relationship("cards", "Card", toMany: true, ordered: true, key: "cards"),
-                                              GraphFixture.relationship("note", "Note", key: "note")],
-                              userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Card", attributes: [GraphFixture.attribute("suit", .string, key: "suit"),
-                                                         GraphFixture.attribute("value", .string, key: "value")],
-                              userInfo: ["identityAttributes": "suit value"]),
+            EntityDescription(
+                name: "Hand", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
+                relationships: [
+                    GraphFixture.relationship("cards", "Card", toMany: true, ordered: true, key: "cards"),
+                    GraphFixture.relationship("note", "Note", key: "note"),
+                ],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Card",
+                attributes: [
+                    GraphFixture.attribute("suit", .string, key: "suit"),
+                    GraphFixture.attribute("value", .string, key: "value"),
+                ],
+                userInfo: ["identityAttributes": "suit value"]),
             EntityDescription(name: "Note", attributes: [GraphFixture.attribute("text", .string, key: "text")]),
         ])
         let context = ObjectContext(store: InMemoryStore(model: model))
-        _ = try context.importObjects(from: [["id": 1, "cards": [["suit": "Hearts", "value": "A"], ["suit": "Clubs", "value": "2"]],
-                                              "note": ["text": "hi"]]], entity: "Hand")
+        _ = try context.importObjects(
+            from: [
+                [
+                    "id": 1, "cards": [["suit": "Hearts", "value": "A"], ["suit": "Clubs", "value": "2"]],
+                    "note": ["text": "hi"],
+                ]
+            ], entity: "Hand")
         let hand = try #require(try context.fetch("Hand", id: .integer(1)))
         var options = ExportOptions()
         options.relationshipStyle = .identifiers
         let exported = try context.exportJSON(hand, options: options)
         #expect(exported == ["id": 1, "cards": [["suit": "Hearts", "value": "A"], ["suit": "Clubs", "value": "2"]], "note": ["text": "hi"]])
-        #expect(try context.exportJSON(hand) == [
-            "id": 1, "cards": [["suit": "Hearts", "value": "A"], ["suit": "Clubs", "value": "2"]], "note": ["text": "hi"],
-        ])
+        #expect(
+            try context.exportJSON(hand) == [
+                "id": 1, "cards": [["suit": "Hearts", "value": "A"], ["suit": "Clubs", "value": "2"]], "note": ["text": "hi"],
+            ])
 
         // The export imports back into another store: the same hand, linking the same cards.
         let copy = ObjectContext(store: InMemoryStore(model: model))
@@ -109,10 +134,12 @@ import Testing
     }
 
     @Test func longChainsStopAtTheMaximumDepth() throws {
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Status", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
-            relationships: [GraphFixture.relationship("retweeted", "Status", key: "retweeted_status")],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Status", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
+                relationships: [GraphFixture.relationship("retweeted", "Status", key: "retweeted_status")],
+                userInfo: ["identityAttributes": "id"])
+        ])
         let context = ObjectContext(store: InMemoryStore(model: model))
         var json: JSONValue = ["id": 0]
         for i in 1..<200 { json = ["id": JSONValue(i), "retweeted_status": json] }
@@ -120,7 +147,10 @@ import Testing
         let top = try #require(try context.fetch("Status", id: .integer(199)))
         var options = ExportOptions()
         options.maximumDepth = 3
-        #expect(try context.exportJSON(top, options: options) == ["id": 199, "retweeted_status": ["id": 198, "retweeted_status": ["id": 197, "retweeted_status": 196]]])
+        #expect(
+            try context.exportJSON(top, options: options) == [
+                "id": 199, "retweeted_status": ["id": 198, "retweeted_status": ["id": 197, "retweeted_status": 196]],
+            ])
         var depth = 0
         var node = try context.exportJSON(top)
         while case .object(let object) = node, let next = object["retweeted_status"] {
@@ -132,14 +162,21 @@ import Testing
     }
 
     @Test func aReverseTransformerThatThrowsIsAnErrorNamingTheObject() throws {
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Item", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                                       GraphFixture.attribute("code", .string, key: "code", transformer: "Broken")],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("code", .string, key: "code", transformer: "Broken"),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
         struct Nope: Error {}
         var registry = JSONValueTransformerRegistry()
-        registry.register(JSONValueTransformer(name: "Broken", forward: { $0.stringValue.map(AttributeValue.string) },
-                                           reverse: { _ in throw TransformError(code: .invalidValue, transformerName: "Broken", message: "no way back") }))
+        registry.register(
+            JSONValueTransformer(
+                name: "Broken", forward: { $0.stringValue.map(AttributeValue.string) },
+                reverse: { _ in throw TransformError(code: .invalidValue, transformerName: "Broken", message: "no way back") }))
         let context = ObjectContext(store: InMemoryStore(model: model), bindings: MappingBindings(transformers: registry))
         _ = try context.importObjects(from: [["id": 1, "code": "x"]], entity: "Item")
         let item = try #require(try context.fetch("Item", id: .integer(1)))

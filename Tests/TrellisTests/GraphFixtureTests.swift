@@ -1,30 +1,38 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 /// Models and helpers shared by the graph, import, export and store tests.
 enum GraphFixture {
-    static func attribute(_ name: String, _ type: AttributeType, key: String? = nil, optional: Bool = true,
-                          default value: AttributeValue? = nil, transformer: String? = nil) -> AttributeDescription {
+    static func attribute(
+        _ name: String, _ type: AttributeType, key: String? = nil, optional: Bool = true,
+        default value: AttributeValue? = nil, transformer: String? = nil
+    ) -> AttributeDescription {
         var info: [String: String] = [:]
         if let key { info["JSONKeyPath"] = key }
         if let transformer { info["JSONTransformerName"] = transformer }
         return AttributeDescription(name: name, type: type, isOptional: optional, defaultValue: value, userInfo: info)
     }
 
-    static func relationship(_ name: String, _ destination: String, inverse: String? = nil, toMany: Bool = false,
-                             ordered: Bool = false, key: String? = nil, rule: RelationshipDescription.DeleteRule = .nullify,
-                             merge: String? = nil) -> RelationshipDescription {
+    static func relationship(
+        _ name: String, _ destination: String, inverse: String? = nil, toMany: Bool = false,
+        ordered: Bool = false, key: String? = nil, rule: RelationshipDescription.DeleteRule = .nullify,
+        merge: String? = nil
+    ) -> RelationshipDescription {
         var info: [String: String] = [:]
         if let key { info["JSONKeyPath"] = key }
         if let merge { info["JSONMergePolicy"] = merge }
-        return RelationshipDescription(name: name, destinationEntity: destination, inverseName: inverse, isToMany: toMany,
-                                       isOrdered: ordered, deleteRule: rule, userInfo: info)
+        return RelationshipDescription(
+            name: name, destinationEntity: destination, inverseName: inverse, isToMany: toMany,
+            isOrdered: ordered, deleteRule: rule, userInfo: info)
     }
 
     /// Groot's test model: Character (ordered powers, publisher), Power, Publisher; ids are integer64.
-    static func grootModel(powersOrdered: Bool = true, publisherRule: RelationshipDescription.DeleteRule = .nullify,
-                           charactersRule: RelationshipDescription.DeleteRule = .nullify) throws -> ObjectModel {
+    static func grootModel(
+        powersOrdered: Bool = true, publisherRule: RelationshipDescription.DeleteRule = .nullify,
+        charactersRule: RelationshipDescription.DeleteRule = .nullify
+    ) throws -> ObjectModel {
         try ObjectModel(entities: [
             EntityDescription(
                 name: "Character",
@@ -51,11 +59,13 @@ enum GraphFixture {
         ])
     }
 
-    static let batman: JSONValue = [[
-        "id": "1699", "name": "Batman", "real_name": "Bruce Wayne",
-        "powers": [["id": "4", "name": "Agility"], ["id": "9", "name": "Insanely Rich"]],
-        "publisher": ["id": "10", "name": "DC Comics"],
-    ]]
+    static let batman: JSONValue = [
+        [
+            "id": "1699", "name": "Batman", "real_name": "Bruce Wayne",
+            "powers": [["id": "4", "name": "Agility"], ["id": "9", "name": "Insanely Rich"]],
+            "publisher": ["id": "10", "name": "DC Comics"],
+        ]
+    ]
 
     /// All stored objects of `entity` (and sub-entities) as `[identity-or-name: [attribute: value]]` rows, by object ID.
     static func rows(_ store: any PersistentStore, _ entity: String) throws -> [ObjectSnapshot] {

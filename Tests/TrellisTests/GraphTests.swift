@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// The object graph over every store (``StoreKind/allCases``).
 @Suite struct GraphTests {
@@ -9,8 +10,10 @@ import TrellisTestSupport
 
     static func id(_ entity: String, _ key: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: key) }
 
-    func make(_ kind: StoreKind, publisherRule: RelationshipDescription.DeleteRule = .nullify,
-              charactersRule: RelationshipDescription.DeleteRule = .nullify) throws -> (any PersistentStore, ObjectContext) {
+    func make(
+        _ kind: StoreKind, publisherRule: RelationshipDescription.DeleteRule = .nullify,
+        charactersRule: RelationshipDescription.DeleteRule = .nullify
+    ) throws -> (any PersistentStore, ObjectContext) {
         let store = try stores.make(kind, model: try GraphFixture.grootModel(publisherRule: publisherRule, charactersRule: charactersRule))
         return (store, ObjectContext(store: store))
     }
@@ -164,7 +167,8 @@ import TrellisTestSupport
         #expect(counting.changeSets.isEmpty)
         try batman.setValue(.string("Dark Knight"), forKey: "name")
         try context.save()
-        #expect(counting.changeSets.map(\.updated) == [[ObjectChange(id: batman.objectID, attributes: [AttributeChange(index: 1, value: .string("Dark Knight"))])]])
+        #expect(
+            counting.changeSets.map(\.updated) == [[ObjectChange(id: batman.objectID, attributes: [AttributeChange(index: 1, value: .string("Dark Knight"))])]])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -189,11 +193,13 @@ import TrellisTestSupport
         var testDescription: String { rule.rawValue }
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        DeleteCase(rule: .nullify, remaining: ["Character": 2, "Publisher": 0], characterPublisher: []),
-        DeleteCase(rule: .cascade, remaining: ["Character": 0, "Publisher": 0], characterPublisher: nil),
-        DeleteCase(rule: .noAction, remaining: ["Character": 2, "Publisher": 0], characterPublisher: nil),
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            DeleteCase(rule: .nullify, remaining: ["Character": 2, "Publisher": 0], characterPublisher: []),
+            DeleteCase(rule: .cascade, remaining: ["Character": 0, "Publisher": 0], characterPublisher: nil),
+            DeleteCase(rule: .noAction, remaining: ["Character": 2, "Publisher": 0], characterPublisher: nil),
+        ])
     func deleteRulesOfAPublishersCharacters(kind: StoreKind, _ c: DeleteCase) throws {
         let (store, context) = try make(kind, charactersRule: c.rule)
         _ = try context.importObjects(from: [["id": 1, "publisher": ["id": 10]], ["id": 2, "publisher": 10]], entity: "Character")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// Groot's documented scenarios, and the defects its users reported.
 /// On every store (``StoreKind/allCases``): each test runs once per store kind, on a fresh
@@ -80,8 +81,9 @@ import TrellisTestSupport
         #expect(try describeAll("Power") == ["id=4 name=nil placeholder", "id=9 name=nil placeholder"])
         #expect(try describeAll("Publisher") == ["id=10 name=nil placeholder"])
 
-        let powers = try context.importObjects(from: [["id": "4", "name": "Agility"], ["id": "9", "name": "Insanely Rich"]],
-                                               entity: "Power")
+        let powers = try context.importObjects(
+            from: [["id": "4", "name": "Agility"], ["id": "9", "name": "Insanely Rich"]],
+            entity: "Power")
         #expect(powers.counts(for: "Power") == .init(updated: 2))
         _ = try context.importObjects(from: [["id": 10, "name": "DC Comics"]], entity: "Publisher")
         #expect(try describeAll("Power") == [#"id=4 name="Agility""#, #"id=9 name="Insanely Rich""#])
@@ -95,28 +97,35 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func cardsWithACompositeIdentity(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Card",
-            attributes: [GraphFixture.attribute("suit", .string, key: "suit"), GraphFixture.attribute("value", .string, key: "value"),
-                         GraphFixture.attribute("numberOfPeople", .integer16, key: "numberOfPeople")],
-            userInfo: ["identityAttributes": "suit,value"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Card",
+                attributes: [
+                    GraphFixture.attribute("suit", .string, key: "suit"), GraphFixture.attribute("value", .string, key: "value"),
+                    GraphFixture.attribute("numberOfPeople", .integer16, key: "numberOfPeople"),
+                ],
+                userInfo: ["identityAttributes": "suit,value"])
+        ])
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
-        let first = try context.importObjects(from: [
-            ["suit": "Hearts", "value": "A", "numberOfPeople": 1], ["suit": "Spades", "value": "A", "numberOfPeople": 1],
-            ["suit": "Hearts", "value": "K", "numberOfPeople": 1],
-        ], entity: "Card")
+        let first = try context.importObjects(
+            from: [
+                ["suit": "Hearts", "value": "A", "numberOfPeople": 1], ["suit": "Spades", "value": "A", "numberOfPeople": 1],
+                ["suit": "Hearts", "value": "K", "numberOfPeople": 1],
+            ], entity: "Card")
         #expect(first.counts(for: "Card") == .init(inserted: 3))
-        let second = try context.importObjects(from: [
-            ["suit": "Hearts", "value": "K", "numberOfPeople": 2], ["suit": "Hearts", "value": "A", "numberOfPeople": 1],
-            ["suit": "Clubs", "value": "A", "numberOfPeople": 1],
-        ], entity: "Card")
+        let second = try context.importObjects(
+            from: [
+                ["suit": "Hearts", "value": "K", "numberOfPeople": 2], ["suit": "Hearts", "value": "A", "numberOfPeople": 1],
+                ["suit": "Clubs", "value": "A", "numberOfPeople": 1],
+            ], entity: "Card")
         #expect(second.counts(for: "Card") == .init(inserted: 1, updated: 1, unchanged: 1))
         #expect(second.objectIDs.map(\.primaryKey) == [3, 1, 4])
-        #expect(try GraphFixture.rows(store, "Card").map { GraphFixture.describe($0, model) } == [
-            #"suit="Hearts" value="A" numberOfPeople=1"#, #"suit="Spades" value="A" numberOfPeople=1"#,
-            #"suit="Hearts" value="K" numberOfPeople=2"#, #"suit="Clubs" value="A" numberOfPeople=1"#,
-        ])
+        #expect(
+            try GraphFixture.rows(store, "Card").map { GraphFixture.describe($0, model) } == [
+                #"suit="Hearts" value="A" numberOfPeople=1"#, #"suit="Spades" value="A" numberOfPeople=1"#,
+                #"suit="Hearts" value="K" numberOfPeople=2"#, #"suit="Clubs" value="A" numberOfPeople=1"#,
+            ])
         #expect(try context.fetch("Card", identity: [.string("Hearts"), .string("K")])?["numberOfPeople"] == .integer(2))
         // A bare identifier cannot name a composite identity.
         #expect(throws: ImportError.self) { try context.importObjects(from: ["Hearts"], entity: "Card") }
@@ -138,7 +147,7 @@ import TrellisTestSupport
     }
 
     static let shapeBindings = MappingBindings(entityMappers: [
-        EntityMapper(name: "ShapeMapper", keyPath: "type", table: ["circle": "Circle", "triangle": "Triangle", "box": "Container"]),
+        EntityMapper(name: "ShapeMapper", keyPath: "type", table: ["circle": "Circle", "triangle": "Triangle", "box": "Container"])
     ])
 
     @Test(arguments: StoreKind.allCases)
@@ -147,10 +156,13 @@ import TrellisTestSupport
         let model = try Self.shapesModel()
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store, bindings: Self.shapeBindings)
-        let report = try context.importObjects(from: [[
-            "id": 1,
-            "shapes": [["id": 1, "type": "triangle", "sides": 3], ["id": 2, "type": "circle", "radius": 10]],
-        ]], entity: "Container")
+        let report = try context.importObjects(
+            from: [
+                [
+                    "id": 1,
+                    "shapes": [["id": 1, "type": "triangle", "sides": 3], ["id": 2, "type": "circle", "radius": 10]],
+                ]
+            ], entity: "Container")
         #expect(report.counts(for: "Triangle") == .init(inserted: 1))
         #expect(report.counts(for: "Circle") == .init(inserted: 1))
         let shapes = try GraphFixture.rows(store, "Shape")
@@ -159,8 +171,9 @@ import TrellisTestSupport
         let container = try #require(try context.fetch("Container", id: .integer(1)))
         #expect(try container.destinations(forKey: "shapes").map(\.entity.name) == ["Triangle", "Circle"])
         // Existing shapes are found through the abstract entity and keep their sub-entity.
-        let again = try context.importObjects(from: [["id": 1, "shapes": [["id": 2, "type": "circle", "radius": 11]]]],
-                                              entity: "Container")
+        let again = try context.importObjects(
+            from: [["id": 1, "shapes": [["id": 2, "type": "circle", "radius": 11]]]],
+            entity: "Container")
         #expect(again.counts(for: "Circle") == .init(updated: 1))
         #expect(try context.fetch("Shape", id: .integer(2))?["radius"] == .integer(11))
     }
@@ -203,11 +216,13 @@ import TrellisTestSupport
             var options = ImportOptions()
             options.batchSize = batchSize
             do {
-                _ = try context.importObjects(from: [["id": 1, "type": "circle"], ["id": 1, "type": "triangle"]], entity: "Shape",
-                                              options: options)
+                _ = try context.importObjects(
+                    from: [["id": 1, "type": "circle"], ["id": 1, "type": "triangle"]], entity: "Shape",
+                    options: options)
                 Issue.record("expected an error")
             } catch let error as ImportError {
-                #expect(error.description == "$[1]: Circle 1 exists, but the entity mapper chose Triangle for it, "
+                #expect(
+                    error.description == "$[1]: Circle 1 exists, but the entity mapper chose Triangle for it, "
                         + "and an object cannot change its entity", "batch size \(batchSize)")
             }
         }
@@ -216,10 +231,12 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func dictionaryTransformerDerivesIDFromLegacyID(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Character",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("name", .string, key: "name")],
-            userInfo: ["identityAttributes": "id", "JSONDictionaryTransformerName": "LegacyIDs"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Character",
+                attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("name", .string, key: "name")],
+                userInfo: ["identityAttributes": "id", "JSONDictionaryTransformerName": "LegacyIDs"])
+        ])
         let bindings = MappingBindings(dictionaryTransformers: [
             DictionaryTransformer(name: "LegacyIDs") { object in
                 var copy = object
@@ -228,16 +245,18 @@ import TrellisTestSupport
                     copy["legacy_id"] = nil
                 }
                 return copy
-            },
+            }
         ])
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store, bindings: bindings)
         _ = try context.importObjects(from: [["legacy_id": "CHR-1699", "name": "Batman"]], entity: "Character")
-        let report = try context.importObjects(from: [["legacy_id": "CHR-1699", "name": "The Batman"], ["id": 2, "name": "Robin"]],
-                                               entity: "Character")
+        let report = try context.importObjects(
+            from: [["legacy_id": "CHR-1699", "name": "The Batman"], ["id": 2, "name": "Robin"]],
+            entity: "Character")
         #expect(report.counts(for: "Character") == .init(inserted: 1, updated: 1))
-        #expect(try GraphFixture.rows(store, "Character").map { GraphFixture.describe($0, model) }
-            == [#"id=1699 name="The Batman""#, #"id=2 name="Robin""#])
+        #expect(
+            try GraphFixture.rows(store, "Character").map { GraphFixture.describe($0, model) }
+                == [#"id=1699 name="The Batman""#, #"id=2 name="Robin""#])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -245,26 +264,34 @@ import TrellisTestSupport
         try use(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
         let batman = try #require(try context.fetch("Character", id: .integer(1699)))
-        #expect(try context.exportJSON(batman) == [
-            "id": 1699, "name": "Batman", "real_name": "Bruce Wayne",
-            "powers": [["id": 4, "name": "Agility"], ["id": 9, "name": "Insanely Rich"]],
-            "publisher": ["id": 10, "name": "DC Comics"],
-        ])
+        #expect(
+            try context.exportJSON(batman) == [
+                "id": 1699, "name": "Batman", "real_name": "Bruce Wayne",
+                "powers": [["id": 4, "name": "Agility"], ["id": 9, "name": "Insanely Rich"]],
+                "publisher": ["id": 10, "name": "DC Comics"],
+            ])
         var options = ExportOptions()
         options.relationshipStyle = .identifiers
-        #expect(try context.exportJSON([batman], options: options) == [[
-            "id": 1699, "name": "Batman", "real_name": "Bruce Wayne", "powers": [4, 9], "publisher": 10,
-        ]])
+        #expect(
+            try context.exportJSON([batman], options: options) == [
+                [
+                    "id": 1699, "name": "Batman", "real_name": "Bruce Wayne", "powers": [4, 9], "publisher": 10,
+                ]
+            ])
     }
 
     @Test(arguments: StoreKind.allCases)
     func exportsANestedKeyPath(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Character",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                         GraphFixture.attribute("realName", .string, key: "real_name.foo.bar.name")],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Character",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("realName", .string, key: "real_name.foo.bar.name"),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
         let context = ObjectContext(store: try stores.make(kind, model: model))
         _ = try context.importObjects(from: [["id": 1699, "real_name": ["foo": ["bar": ["name": "Bruce Wayne"]]]]], entity: "Character")
         let batman = try #require(try context.fetch("Character", id: .integer(1699)))
@@ -287,11 +314,15 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func aNullInTheMiddleOfAKeyPathLeavesTheValueAlone(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "User",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                         GraphFixture.attribute("city", .string, key: "address.city")],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "User",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("city", .string, key: "address.city"),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1, "address": ["city": "Gotham"]]], entity: "User")
@@ -305,7 +336,7 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func aStringIdentityFindsTheIntegerObjectAndSixtyFourBitIDsStayExact(kind: StoreKind) throws {
         try use(kind)
-        _ = try context.importObjects(from: [["id": 505874924095815681, "name": "Big"]], entity: "Character")
+        _ = try context.importObjects(from: [["id": 505_874_924_095_815_681, "name": "Big"]], entity: "Character")
         let report = try context.importObjects(from: [["id": "505874924095815681", "real_name": "Exact"]], entity: "Character")
         #expect(report.counts(for: "Character") == .init(updated: 1))
         #expect(try describeAll("Character") == [#"id=505874924095815681 name="Big" realName="Exact""#])
@@ -320,36 +351,46 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func exportCutsCyclesWithoutInverseRelationships(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Status",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("text", .string, key: "text")],
-            relationships: [GraphFixture.relationship("retweetedStatus", "Status", key: "retweeted_status")],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Status",
+                attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("text", .string, key: "text")],
+                relationships: [GraphFixture.relationship("retweetedStatus", "Status", key: "retweeted_status")],
+                userInfo: ["identityAttributes": "id"])
+        ])
         let context = ObjectContext(store: try stores.make(kind, model: model))
         // 1 → 2 → 1 (a two-object cycle), and 3 → 3 (self-reference).
-        _ = try context.importObjects(from: [
-            ["id": 1, "text": "one", "retweeted_status": ["id": 2, "text": "two", "retweeted_status": 1]],
-            ["id": 3, "text": "three", "retweeted_status": 3],
-        ], entity: "Status")
+        _ = try context.importObjects(
+            from: [
+                ["id": 1, "text": "one", "retweeted_status": ["id": 2, "text": "two", "retweeted_status": 1]],
+                ["id": 3, "text": "three", "retweeted_status": 3],
+            ], entity: "Status")
         let one = try #require(try context.fetch("Status", id: .integer(1)))
         let three = try #require(try context.fetch("Status", id: .integer(3)))
-        #expect(try context.exportJSON([one, three]) == [
-            ["id": 1, "text": "one", "retweeted_status": ["id": 2, "text": "two", "retweeted_status": 1]],
-            ["id": 3, "text": "three", "retweeted_status": 3],
-        ])
+        #expect(
+            try context.exportJSON([one, three]) == [
+                ["id": 1, "text": "one", "retweeted_status": ["id": 2, "text": "two", "retweeted_status": 1]],
+                ["id": 3, "text": "three", "retweeted_status": 3],
+            ])
     }
 
     @Test(arguments: StoreKind.allCases)
     func aReverseTransformerReturningNilExportsNull(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Character",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                         GraphFixture.attribute("name", .string, key: "name", transformer: "Secret")],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Character",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("name", .string, key: "name", transformer: "Secret"),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
         var transformers = JSONValueTransformerRegistry()
-        transformers.register(JSONValueTransformer(name: "Secret", forward: { json in json.stringValue.map(AttributeValue.string) },
-                                               reverse: { _ in .null }))
+        transformers.register(
+            JSONValueTransformer(
+                name: "Secret", forward: { json in json.stringValue.map(AttributeValue.string) },
+                reverse: { _ in .null }))
         let context = ObjectContext(store: try stores.make(kind, model: model), bindings: MappingBindings(transformers: transformers))
         _ = try context.importObjects(from: [["id": 1, "name": "Batman"]], entity: "Character")
         let batman = try #require(try context.fetch("Character", id: .integer(1)))
@@ -399,18 +440,24 @@ extension GrootTests {
     @Test(arguments: StoreKind.allCases)
     func newObjectsWithDefaultedIdentityAttributesStayDistinct(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Card",
-            attributes: [GraphFixture.attribute("suit", .string, key: "suit", default: .string("spades")),
-                         GraphFixture.attribute("rank", .integer16, key: "rank", default: .integer(1))],
-            userInfo: ["identityAttributes": "suit,rank"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Card",
+                attributes: [
+                    GraphFixture.attribute("suit", .string, key: "suit", default: .string("spades")),
+                    GraphFixture.attribute("rank", .integer16, key: "rank", default: .integer(1)),
+                ],
+                userInfo: ["identityAttributes": "suit,rank"])
+        ])
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
-        let report = try context.importObjects(from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1], ["rank": 2]],
-                                               entity: "Card")
+        let report = try context.importObjects(
+            from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1], ["rank": 2]],
+            entity: "Card")
         #expect(report.counts(for: "Card") == .init(inserted: 3))
-        #expect(try GraphFixture.rows(store, "Card").map { GraphFixture.describe($0, model) }
-            == [#"suit="hearts" rank=1"#, #"suit="spades" rank=1"#, #"suit=nil rank=2"#])
+        #expect(
+            try GraphFixture.rows(store, "Card").map { GraphFixture.describe($0, model) }
+                == [#"suit="hearts" rank=1"#, #"suit="spades" rank=1"#, #"suit=nil rank=2"#])
     }
 }
 
@@ -429,11 +476,14 @@ extension GrootTests {
         let characters = try context.fetch("Character")
         var options = ExportOptions()
         options.nilPolicy = .omit
-        #expect(try context.exportJSON(characters, options: options) == [
-            ["id": 1699, "name": "Batman", "real_name": "Bruce Thomas Wayne",
-             "powers": [["id": 4, "name": "Agility"], ["id": 9, "name": "Insanely Rich"], ["id": 12, "name": "Gadgets"]],
-             "publisher": ["id": 10, "name": "DC Comics"]],
-            ["id": 1700, "name": "Robin", "powers": [], "publisher": ["id": 10, "name": "DC Comics"]],
-        ])
+        #expect(
+            try context.exportJSON(characters, options: options) == [
+                [
+                    "id": 1699, "name": "Batman", "real_name": "Bruce Thomas Wayne",
+                    "powers": [["id": 4, "name": "Agility"], ["id": 9, "name": "Insanely Rich"], ["id": 12, "name": "Gadgets"]],
+                    "publisher": ["id": 10, "name": "DC Comics"],
+                ],
+                ["id": 1700, "name": "Robin", "powers": [], "publisher": ["id": 10, "name": "DC Comics"]],
+            ])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// Hostile input for the JSON readers (``JSONReader``, ``JSONLinesReader``,
@@ -145,7 +146,8 @@ import TrellisTestSupport
         #expect(error.byteOffset == 4 + 512)
         #expect(error.line == 3 && error.column == 3 + 512)
 
-        let objects = Array(String(repeating: #"{"a":"#, count: 100_000).utf8) + [UInt8(ascii: "1")]
+        let objects =
+            Array(String(repeating: #"{"a":"#, count: 100_000).utf8) + [UInt8(ascii: "1")]
             + [UInt8](repeating: UInt8(ascii: "}"), count: 100_000)
         let objectError = try #require(throws: JSONParseError.self) { try JSONReader.parse(objects) }
         #expect(objectError.code == .depthLimitExceeded)
@@ -215,10 +217,12 @@ import TrellisTestSupport
         .init(label: "truncated before the quote", prefix: #"["€ "#, bad: [0xE2, 0x82], suffix: #""]"#, byte: "0xE2", line: 1, column: 5),
         .init(label: "0xFF after characters of 2, 3 and 4 bytes", prefix: #"["é日😀"#, bad: [0xFF], suffix: #""]"#, byte: "0xFF", line: 1, column: 6),
         .init(label: "in a key", prefix: #"{"k"#, bad: [0xFE], suffix: #"": 1}"#, byte: "0xFE", line: 1, column: 4),
-        .init(label: "after an escape, on line 3", prefix: "{\n  \"name\": \"日本語 é\",\n  \"bio\": \"\\t", bad: [0xC3, 0x28],
-              suffix: "\"\n}", byte: "0xC3", line: 3, column: 13),
-        .init(label: "after 10,000 plain bytes", prefix: "[\"" + String(repeating: "x", count: 10_000), bad: [0xC3], suffix: #""]"#,
-              byte: "0xC3", line: 1, column: 10_003),
+        .init(
+            label: "after an escape, on line 3", prefix: "{\n  \"name\": \"日本語 é\",\n  \"bio\": \"\\t", bad: [0xC3, 0x28],
+            suffix: "\"\n}", byte: "0xC3", line: 3, column: 13),
+        .init(
+            label: "after 10,000 plain bytes", prefix: "[\"" + String(repeating: "x", count: 10_000), bad: [0xC3], suffix: #""]"#,
+            byte: "0xC3", line: 1, column: 10_003),
         .init(label: "in an unterminated string", prefix: #"["ab"#, bad: [0xC3], suffix: "", byte: "0xC3", line: 1, column: 5),
     ]
 

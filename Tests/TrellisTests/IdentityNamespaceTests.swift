@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// Identities are unique across the entity that declares them and its sub-entities (the
 /// store holds one unique index per namespace). An object of one entity that carries the
@@ -14,15 +15,20 @@ import TrellisTestSupport
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
             EntityDescription(
-                name: "Shape", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                                            GraphFixture.attribute("name", .string, key: "name")],
+                name: "Shape",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("name", .string, key: "name"),
+                ],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(name: "Circle", parentName: "Shape", attributes: [GraphFixture.attribute("radius", .integer32, key: "radius")]),
             EntityDescription(name: "Triangle", parentName: "Shape", attributes: [GraphFixture.attribute("sides", .integer32, key: "sides")]),
             EntityDescription(
                 name: "Holder", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
-                relationships: [GraphFixture.relationship("circle", "Circle", key: "circle"),
-                                GraphFixture.relationship("triangle", "Triangle", key: "triangle")],
+                relationships: [
+                    GraphFixture.relationship("circle", "Circle", key: "circle"),
+                    GraphFixture.relationship("triangle", "Triangle", key: "triangle"),
+                ],
                 userInfo: ["identityAttributes": "id"]),
         ])
     }
@@ -43,16 +49,30 @@ import TrellisTestSupport
 
     static let before = [#"Circle id=1 name="round" radius=10"#, #"Shape id=5 name="plain""#]
 
-    @Test(arguments: StoreKind.allCases, [
-        (entity: "Triangle", json: ["id": 1, "sides": 3] as JSONValue,
-         message: "$[0]: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
-        (entity: "Circle", json: ["id": 5, "radius": 2] as JSONValue,
-         message: "$[0]: Circle 5 has the identity of Shape 5: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
-        (entity: "Holder", json: ["id": 9, "triangle": 1] as JSONValue,
-         message: "$[0].triangle: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
-        (entity: "Holder", json: ["id": 9, "triangle": ["id": 1, "sides": 4]] as JSONValue,
-         message: "$[0].triangle: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"),
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            (
+                entity: "Triangle", json: ["id": 1, "sides": 3] as JSONValue,
+                message:
+                    "$[0]: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"
+            ),
+            (
+                entity: "Circle", json: ["id": 5, "radius": 2] as JSONValue,
+                message:
+                    "$[0]: Circle 5 has the identity of Shape 5: identities are unique across Shape and its sub-entities, and an object cannot change its entity"
+            ),
+            (
+                entity: "Holder", json: ["id": 9, "triangle": 1] as JSONValue,
+                message:
+                    "$[0].triangle: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"
+            ),
+            (
+                entity: "Holder", json: ["id": 9, "triangle": ["id": 1, "sides": 4]] as JSONValue,
+                message:
+                    "$[0].triangle: Triangle 1 has the identity of Circle 1: identities are unique across Shape and its sub-entities, and an object cannot change its entity"
+            ),
+        ])
     func anotherEntitysIdentityIsAnErrorAndChangesNothing(kind: StoreKind, _ test: (entity: String, json: JSONValue, message: String)) throws {
         let stores = TestStores()
         let (store, model) = try Self.seeded(kind, stores)
@@ -72,8 +92,9 @@ import TrellisTestSupport
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         let error = try #require(throws: ImportError.self) {
-            try context.importObjects(from: [["id": 1, "circle": ["id": 7, "name": "Rex"], "triangle": ["id": 7, "name": "Tom"]]],
-                                      entity: "Holder")
+            try context.importObjects(
+                from: [["id": 1, "circle": ["id": 7, "name": "Rex"], "triangle": ["id": 7, "name": "Tom"]]],
+                entity: "Holder")
         }
         #expect(error.code == .identityConflict)
         #expect(error.path.description == "$[0].triangle")

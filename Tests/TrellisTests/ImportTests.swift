@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// The import contract, on every store (``StoreKind/allCases``): each test runs once per
@@ -38,12 +39,13 @@ import TrellisTestSupport
 
     /// 600 characters, 300 powers, 100 publishers: 1,000 objects over 3 entities.
     static func nestedPayload(names: String = "") -> JSONValue {
-        .array((0..<600).map { (i: Int) -> JSONValue in
-            let power: JSONValue = ["id": JSONValue(i % 300), "name": JSONValue("P\(i % 300)")]
-            let powers: JSONValue = [power, JSONValue(String((i + 1) % 300))]
-            let publisher: JSONValue = ["id": JSONValue(i % 100), "name": JSONValue("Pub\(i % 100)")]
-            return ["id": JSONValue(String(i)), "name": JSONValue("C\(i)\(names)"), "powers": powers, "publisher": publisher]
-        })
+        .array(
+            (0..<600).map { (i: Int) -> JSONValue in
+                let power: JSONValue = ["id": JSONValue(i % 300), "name": JSONValue("P\(i % 300)")]
+                let powers: JSONValue = [power, JSONValue(String((i + 1) % 300))]
+                let publisher: JSONValue = ["id": JSONValue(i % 100), "name": JSONValue("Pub\(i % 100)")]
+                return ["id": JSONValue(String(i)), "name": JSONValue("C\(i)\(names)"), "powers": powers, "publisher": publisher]
+            })
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -56,8 +58,9 @@ import TrellisTestSupport
         #expect(report.counts(for: "Power") == .init(inserted: 300))
         #expect(report.counts(for: "Publisher") == .init(inserted: 100))
         #expect(counting.identityFetches.sorted() == ["Character", "Power", "Publisher"])
-        #expect(Dictionary(uniqueKeysWithValues: zip(counting.identityFetches, counting.identityCounts))
-            == ["Character": 600, "Power": 300, "Publisher": 100])
+        #expect(
+            Dictionary(uniqueKeysWithValues: zip(counting.identityFetches, counting.identityCounts))
+                == ["Character": 600, "Power": 300, "Publisher": 100])
         #expect(counting.otherFetches == 0)
         #expect(counting.applies == 1)
         #expect(try counting.base.countObjects() == 1000)
@@ -127,8 +130,10 @@ import TrellisTestSupport
     func anIdentityConflictRollsTheImportBack(kind: StoreKind) throws {
         try use(kind)
         var entities = try GraphFixture.grootModel().entities
-        entities.append(EntityDescription(name: "Villain", parentName: "Character",
-                                          attributes: [GraphFixture.attribute("lair", .string, key: "lair")]))
+        entities.append(
+            EntityDescription(
+                name: "Villain", parentName: "Character",
+                attributes: [GraphFixture.attribute("lair", .string, key: "lair")]))
         let model = try ObjectModel(entities: entities)
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
@@ -141,7 +146,10 @@ import TrellisTestSupport
             Issue.record("expected an error")
         } catch let error as ImportError {
             #expect(error.code == .identityConflict)
-            #expect(error.description == "$[1]: Villain 1 has the identity of Character 1: identities are unique across Character and its sub-entities, and an object cannot change its entity")
+            #expect(
+                error.description
+                    == "$[1]: Villain 1 has the identity of Character 1: identities are unique across Character and its sub-entities, and an object cannot change its entity"
+            )
         }
         #expect(try GraphFixture.rows(store, "Character").map { GraphFixture.describe($0, model) } == [#"id=1 name="Joker" realName=nil"#])
         #expect(context.registeredObjectCount == 0)
@@ -160,22 +168,31 @@ import TrellisTestSupport
         var testDescription: String { name }
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        NullCase(name: "missing keys", json: ["id": 1699], policy: .clear,
-                 character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 2, publisher: true),
-        NullCase(name: "null attribute", json: ["id": 1699, "real_name": nil], policy: .clear,
-                 character: #"id=1699 name="Batman" realName=nil"#, powers: 2, publisher: true),
-        NullCase(name: "null to-one", json: ["id": 1699, "publisher": nil], policy: .clear,
-                 character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 2, publisher: false),
-        NullCase(name: "null to-many", json: ["id": 1699, "powers": nil], policy: .clear,
-                 character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 0, publisher: true),
-        NullCase(name: "empty to-many", json: ["id": 1699, "powers": []], policy: .clear,
-                 character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 0, publisher: true),
-        NullCase(name: "ignored nulls", json: ["id": 1699, "real_name": nil, "powers": nil, "publisher": nil], policy: .ignore,
-                 character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 2, publisher: true),
-        NullCase(name: "ignored nulls, values still set", json: ["id": 1699, "real_name": "B.", "powers": []], policy: .ignore,
-                 character: #"id=1699 name="Batman" realName="B.""#, powers: 0, publisher: true),
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            NullCase(
+                name: "missing keys", json: ["id": 1699], policy: .clear,
+                character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 2, publisher: true),
+            NullCase(
+                name: "null attribute", json: ["id": 1699, "real_name": nil], policy: .clear,
+                character: #"id=1699 name="Batman" realName=nil"#, powers: 2, publisher: true),
+            NullCase(
+                name: "null to-one", json: ["id": 1699, "publisher": nil], policy: .clear,
+                character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 2, publisher: false),
+            NullCase(
+                name: "null to-many", json: ["id": 1699, "powers": nil], policy: .clear,
+                character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 0, publisher: true),
+            NullCase(
+                name: "empty to-many", json: ["id": 1699, "powers": []], policy: .clear,
+                character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 0, publisher: true),
+            NullCase(
+                name: "ignored nulls", json: ["id": 1699, "real_name": nil, "powers": nil, "publisher": nil], policy: .ignore,
+                character: #"id=1699 name="Batman" realName="Bruce Wayne""#, powers: 2, publisher: true),
+            NullCase(
+                name: "ignored nulls, values still set", json: ["id": 1699, "real_name": "B.", "powers": []], policy: .ignore,
+                character: #"id=1699 name="Batman" realName="B.""#, powers: 0, publisher: true),
+        ])
     func nullClearsButAMissingKeyKeeps(kind: StoreKind, _ c: NullCase) throws {
         try use(kind)
         _ = try context.importObjects(from: GraphFixture.batman, entity: "Character")
@@ -194,12 +211,16 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func newObjectsGetTheModelDefaultForMissingKeys(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Item",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                         GraphFixture.attribute("rating", .double, key: "rating", default: .double(2.5)),
-                         GraphFixture.attribute("active", .boolean, key: "active", default: .bool(true))],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("rating", .double, key: "rating", default: .double(2.5)),
+                    GraphFixture.attribute("active", .boolean, key: "active", default: .bool(true)),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         _ = try context.importObjects(from: [["id": 1], ["id": 2, "rating": nil, "active": "no"]], entity: "Item")
@@ -221,8 +242,9 @@ import TrellisTestSupport
         options.toManyPolicy = .append
         let report = try context.importObjects(from: [["id": 1699, "powers": [4, 9]]], entity: "Character", options: options)
         #expect(report.counts(for: "Character") == .init(updated: 1))
-        #expect(try GraphFixture.rows(store, "Character")[0].relationships[0]
-            == [Self.id("Power", 2), Self.id("Power", 3), Self.id("Power", 1)])
+        #expect(
+            try GraphFixture.rows(store, "Character")[0].relationships[0]
+                == [Self.id("Power", 2), Self.id("Power", 3), Self.id("Power", 1)])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -243,8 +265,9 @@ import TrellisTestSupport
     func orderedRelationshipsKeepJSONOrderAndUnorderedOnesIgnoreIt(kind: StoreKind) throws {
         try use(kind)
         _ = try context.importObjects(from: [["id": 1, "powers": [9, 4, 7]]], entity: "Character")
-        #expect(try #require(try context.fetch("Character", id: .integer(1))).destinations(forKey: "powers").map { $0["id"] }
-            == [.integer(9), .integer(4), .integer(7)])
+        #expect(
+            try #require(try context.fetch("Character", id: .integer(1))).destinations(forKey: "powers").map { $0["id"] }
+                == [.integer(9), .integer(4), .integer(7)])
         let reordered = try context.importObjects(from: [["id": 1, "powers": [4, 9, 7]]], entity: "Character")
         #expect(reordered.counts(for: "Character") == .init(updated: 1))
         #expect(try GraphFixture.rows(store, "Character")[0].relationships[0].map(\.primaryKey) == [2, 1, 3])
@@ -266,10 +289,12 @@ import TrellisTestSupport
         let model = try ObjectModel(entities: [
             EntityDescription(
                 name: "User",
-                attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("name", .string, key: "name"),
-                             GraphFixture.attribute("screenName", .string, key: "screen_name"),
-                             GraphFixture.attribute("followers", .integer32, key: "followers_count"),
-                             GraphFixture.attribute("location", .string, key: "location")],
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("name", .string, key: "name"),
+                    GraphFixture.attribute("screenName", .string, key: "screen_name"),
+                    GraphFixture.attribute("followers", .integer32, key: "followers_count"),
+                    GraphFixture.attribute("location", .string, key: "location"),
+                ],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(
                 name: "Status", attributes: [GraphFixture.attribute("id", .integer64, key: "id_str")],
@@ -278,18 +303,31 @@ import TrellisTestSupport
         ])
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
-        _ = try context.importObjects(from: [["id": 6253282, "name": "Twitter API", "screen_name": "twitterapi",
-                                               "followers_count": 1000, "location": "San Francisco"]], entity: "User")
-        let report = try context.importObjects(from: [[
-            "id_str": "505874924095815681",
-            "entities": ["user_mentions": [["id": 6253282, "name": "Twitter API v2", "screen_name": "twitterapi"],
-                                           ["id": 99, "name": "New", "screen_name": "new"]]],
-        ]], entity: "Status")
+        _ = try context.importObjects(
+            from: [
+                [
+                    "id": 6_253_282, "name": "Twitter API", "screen_name": "twitterapi",
+                    "followers_count": 1000, "location": "San Francisco",
+                ]
+            ], entity: "User")
+        let report = try context.importObjects(
+            from: [
+                [
+                    "id_str": "505874924095815681",
+                    "entities": [
+                        "user_mentions": [
+                            ["id": 6_253_282, "name": "Twitter API v2", "screen_name": "twitterapi"],
+                            ["id": 99, "name": "New", "screen_name": "new"],
+                        ]
+                    ],
+                ]
+            ], entity: "Status")
         #expect(report.counts(for: "User") == .init(inserted: 1, updated: 1))
-        #expect(try describeAll("User", in: store) == [
-            #"id=6253282 name="Twitter API v2" screenName="twitterapi" followers=1000 location="San Francisco""#,
-            #"id=99 name="New" screenName="new" followers=nil location=nil"#,
-        ])
+        #expect(
+            try describeAll("User", in: store) == [
+                #"id=6253282 name="Twitter API v2" screenName="twitterapi" followers=1000 location="San Francisco""#,
+                #"id=99 name="New" screenName="new" followers=nil location=nil"#,
+            ])
         #expect(try GraphFixture.rows(store, "Status").map { GraphFixture.describe($0, model) } == ["id=505874924095815681"])
     }
 
@@ -301,28 +339,41 @@ import TrellisTestSupport
         var testDescription: String { description }
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        ErrorCase(json: [["id": 1, "publisher": [["id": 1]]]], entity: "Character", code: .arrayForToOne,
-                  description: #"$[0].publisher: Character.publisher is a to-one relationship; found an array [{"id":1}]"#),
-        ErrorCase(json: [["id": 1, "powers": "4"]], entity: "Character", code: .notAnArray,
-                  description: #"$[0].powers: Character.powers is a to-many relationship; expected an array or null, found "4""#),
-        ErrorCase(json: [["id": 1, "powers": [4, true]]], entity: "Character", code: .notAnObject,
-                  description: "$[0].powers[1]: Character.powers takes objects or identifiers; found true"),
-        ErrorCase(json: [["id": 1, "publisher": false]], entity: "Character", code: .notAnObject,
-                  description: "$[0].publisher: Character.publisher takes an object or an identifier; found false"),
-        ErrorCase(json: [["name": "Nobody"]], entity: "Character", code: .missingRequiredValue,
-                  description: "$[0].id: Character.id is required; the object has no value at 'id'"),
-        ErrorCase(json: [["id": 1], true], entity: "Character", code: .notAnObject,
-                  description: "$[1]: expected a Character object or identifier, found true"),
-        ErrorCase(json: [["id": 1, "powers": [["id": 1.5]]]], entity: "Character", code: .invalidValue,
-                  description: "$[0].powers[0].id: cannot store 1.5 in Power.id (integer64): not a whole number"),
-        ErrorCase(json: [["id": 1, "name": ["first": "B"]]], entity: "Character", code: .invalidValue,
-                  description: #"$[0].name: cannot store {"first":"B"} in Character.name (string): expected a string, a number or a boolean"#),
-        ErrorCase(json: [["id": 1, "name": "xxxxxxxxxx", "real_name": [true]]], entity: "Character", code: .invalidValue,
-                  description: "$[0].real_name: cannot store [true] in Character.realName (string): expected a string, a number or a boolean"),
-        ErrorCase(json: [["id": 1, "powers": [["id": "40000000000000000000"]]]], entity: "Character", code: .invalidValue,
-                  description: #"$[0].powers[0].id: cannot store "40000000000000000000" in Power.id (integer64): out of range -9223372036854775808...9223372036854775807"#),
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            ErrorCase(
+                json: [["id": 1, "publisher": [["id": 1]]]], entity: "Character", code: .arrayForToOne,
+                description: #"$[0].publisher: Character.publisher is a to-one relationship; found an array [{"id":1}]"#),
+            ErrorCase(
+                json: [["id": 1, "powers": "4"]], entity: "Character", code: .notAnArray,
+                description: #"$[0].powers: Character.powers is a to-many relationship; expected an array or null, found "4""#),
+            ErrorCase(
+                json: [["id": 1, "powers": [4, true]]], entity: "Character", code: .notAnObject,
+                description: "$[0].powers[1]: Character.powers takes objects or identifiers; found true"),
+            ErrorCase(
+                json: [["id": 1, "publisher": false]], entity: "Character", code: .notAnObject,
+                description: "$[0].publisher: Character.publisher takes an object or an identifier; found false"),
+            ErrorCase(
+                json: [["name": "Nobody"]], entity: "Character", code: .missingRequiredValue,
+                description: "$[0].id: Character.id is required; the object has no value at 'id'"),
+            ErrorCase(
+                json: [["id": 1], true], entity: "Character", code: .notAnObject,
+                description: "$[1]: expected a Character object or identifier, found true"),
+            ErrorCase(
+                json: [["id": 1, "powers": [["id": 1.5]]]], entity: "Character", code: .invalidValue,
+                description: "$[0].powers[0].id: cannot store 1.5 in Power.id (integer64): not a whole number"),
+            ErrorCase(
+                json: [["id": 1, "name": ["first": "B"]]], entity: "Character", code: .invalidValue,
+                description: #"$[0].name: cannot store {"first":"B"} in Character.name (string): expected a string, a number or a boolean"#),
+            ErrorCase(
+                json: [["id": 1, "name": "xxxxxxxxxx", "real_name": [true]]], entity: "Character", code: .invalidValue,
+                description: "$[0].real_name: cannot store [true] in Character.realName (string): expected a string, a number or a boolean"),
+            ErrorCase(
+                json: [["id": 1, "powers": [["id": "40000000000000000000"]]]], entity: "Character", code: .invalidValue,
+                description:
+                    #"$[0].powers[0].id: cannot store "40000000000000000000" in Power.id (integer64): out of range -9223372036854775808...9223372036854775807"#),
+        ])
     func badValuesAreErrorsNamingPathEntityAndValue(kind: StoreKind, _ c: ErrorCase) throws {
         try use(kind)
         do {
@@ -352,9 +403,10 @@ import TrellisTestSupport
     func bareIdentifiersNeedASingleIdentityAttribute(kind: StoreKind) throws {
         try use(kind)
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Post", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
-                              relationships: [GraphFixture.relationship("tags", "Tag", toMany: true, key: "tags")],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Post", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
+                relationships: [GraphFixture.relationship("tags", "Tag", toMany: true, key: "tags")],
+                userInfo: ["identityAttributes": "id"]),
             EntityDescription(name: "Tag", attributes: [GraphFixture.attribute("text", .string, key: "text")]),
         ])
         let context = ObjectContext(store: try stores.make(kind, model: model))
@@ -380,17 +432,24 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func valueTransformersAreAppliedAndUnknownNamesListTheRegisteredOnes(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Item",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                         GraphFixture.attribute("code", .integer32, key: "code", transformer: "Hex"),
-                         GraphFixture.attribute("other", .string, key: "other", transformer: "Missing")],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("code", .integer32, key: "code", transformer: "Hex"),
+                    GraphFixture.attribute("other", .string, key: "other", transformer: "Missing"),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
         var registry = JSONValueTransformerRegistry()
-        registry.register(JSONValueTransformer(name: "Hex", forward: { json in
-            guard let s = json.stringValue else { return .string("not hex") }
-            return Int64(s, radix: 16).map(AttributeValue.integer)
-        }, reverse: { value in .string(String(value.integerValue ?? 0, radix: 16)) }))
+        registry.register(
+            JSONValueTransformer(
+                name: "Hex",
+                forward: { json in
+                    guard let s = json.stringValue else { return .string("not hex") }
+                    return Int64(s, radix: 16).map(AttributeValue.integer)
+                }, reverse: { value in .string(String(value.integerValue ?? 0, radix: 16)) }))
         registry.register(JSONValueTransformer(name: "Upper", forward: { _ in nil }, reverse: nil))
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store, bindings: MappingBindings(transformers: registry))
@@ -419,11 +478,15 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func aTransformerFailureKeepsItsCause(kind: StoreKind) throws {
         try use(kind)
-        let model = try ObjectModel(entities: [EntityDescription(
-            name: "Item",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                         GraphFixture.attribute("at", .date, key: "at", transformer: "iso8601")],
-            userInfo: ["identityAttributes": "id"])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("at", .date, key: "at", transformer: "iso8601"),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
         do {
@@ -500,8 +563,9 @@ import TrellisTestSupport
         let publisher = try #require(try context.fetch("Publisher", id: .integer(10)))
         var options = ImportOptions()
         options.deleteMissing = .relationship("characters", of: publisher.objectID)
-        let report = try context.importObjects(from: [["id": 2, "publisher": 10], ["id": 6, "publisher": 10]], entity: "Character",
-                                               options: options)
+        let report = try context.importObjects(
+            from: [["id": 2, "publisher": 10], ["id": 6, "publisher": 10]], entity: "Character",
+            options: options)
         #expect(report.deletedObjectIDs.map(\.primaryKey) == [1, 3])
         #expect(report.counts(for: "Character") == .init(inserted: 1, unchanged: 1, deleted: 2))
         #expect(try storedIDs() == [.integer(2), .integer(4), .integer(5), .integer(6)])
@@ -537,8 +601,9 @@ import TrellisTestSupport
         var options = ImportOptions()
         options.dryRun = true
         options.batchSize = 1
-        let report = try context.importObjects(from: [["id": 1699, "name": "B"], ["id": 2, "powers": [4, 5]]], entity: "Character",
-                                               options: options)
+        let report = try context.importObjects(
+            from: [["id": 1699, "name": "B"], ["id": 2, "powers": [4, 5]]], entity: "Character",
+            options: options)
         #expect(report.isDryRun)
         #expect(report.counts(for: "Character") == .init(inserted: 1, updated: 1))
         #expect(report.counts(for: "Power") == .init(inserted: 1))
@@ -573,8 +638,9 @@ import TrellisTestSupport
         try use(kind)
         var options = ImportOptions()
         options.keyAttribute = "id"
-        let report = try context.importObjects(from: ["1699": ["name": "Batman"], "7": ["name": "Robin"]], entity: "Character",
-                                               options: options)
+        let report = try context.importObjects(
+            from: ["1699": ["name": "Batman"], "7": ["name": "Robin"]], entity: "Character",
+            options: options)
         #expect(report.counts(for: "Character") == .init(inserted: 2))
         #expect(try describeAll("Character") == [#"id=1699 name="Batman" realName=nil"#, #"id=7 name="Robin" realName=nil"#])
         do {
@@ -619,10 +685,14 @@ import TrellisTestSupport
     func errorPathsShowArrayIndexesOfKeyPaths(kind: StoreKind) throws {
         try use(kind)
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Item", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                                                         GraphFixture.attribute("second", .integer64, key: "codes.1"),
-                                                         GraphFixture.attribute("seven", .integer64, key: "byNumber.7")],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("second", .integer64, key: "codes.1"),
+                    GraphFixture.attribute("seven", .integer64, key: "byNumber.7"),
+                ],
+                userInfo: ["identityAttributes": "id"])
         ])
         let context = ObjectContext(store: try stores.make(kind, model: model))
         for (json, expected) in [
@@ -644,16 +714,21 @@ import TrellisTestSupport
     func duplicateIdentitiesAreDiagnosedAcrossBatches(kind: StoreKind) throws {
         try use(kind)
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Person", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                                                           GraphFixture.attribute("name", .string, key: "name")],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Person",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("name", .string, key: "name"),
+                ],
+                userInfo: ["identityAttributes": "id"])
         ])
         for batchSize in [5000, 2, 1] {
             let context = ObjectContext(store: try stores.make(kind, model: model))
             var options = ImportOptions()
             options.batchSize = batchSize
-            let report = try context.importObjects(from: [["id": 1, "name": "a"], ["id": 1, "name": "b"], ["id": "1"], ["id": 2]],
-                                                   entity: "Person", options: options)
+            let report = try context.importObjects(
+                from: [["id": 1, "name": "a"], ["id": 1, "name": "b"], ["id": "1"], ["id": 2]],
+                entity: "Person", options: options)
             #expect(report.diagnostics.map(\.code) == [.duplicateIdentity, .duplicateIdentity], "batch size \(batchSize)")
             #expect(report.diagnostics.map { $0.path?.description ?? "-" } == ["$[1]", "$[2]"], "batch size \(batchSize)")
             #expect(report.counts(for: "Person") == .init(inserted: 2), "batch size \(batchSize)")

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Trellis
 import Synchronization
+import Testing
+
+@testable import Trellis
 
 @Suite struct InMemoryStoreTests {
     let model: ObjectModel
@@ -9,8 +10,10 @@ import Synchronization
 
     init() throws {
         var entities = try GraphFixture.grootModel().entities
-        entities.append(EntityDescription(name: "Villain", parentName: "Character",
-                                          attributes: [GraphFixture.attribute("lair", .string, key: "lair")]))
+        entities.append(
+            EntityDescription(
+                name: "Villain", parentName: "Character",
+                attributes: [GraphFixture.attribute("lair", .string, key: "lair")]))
         model = try ObjectModel(entities: entities)
         store = InMemoryStore(model: model)
     }
@@ -18,12 +21,15 @@ import Synchronization
     static func temp(_ entity: String, _ key: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: -key) }
     static func id(_ entity: String, _ key: Int64) -> ObjectID { ObjectID(entityName: entity, primaryKey: key) }
 
-    func character(_ temp: Int64, id: Int64, name: String? = nil, entity: String = "Character",
-                   powers: [ObjectID] = [], publisher: [ObjectID] = []) -> ObjectSnapshot {
+    func character(
+        _ temp: Int64, id: Int64, name: String? = nil, entity: String = "Character",
+        powers: [ObjectID] = [], publisher: [ObjectID] = []
+    ) -> ObjectSnapshot {
         var attributes: [AttributeValue?] = [.integer(id), name.map(AttributeValue.string), nil]
         if entity == "Villain" { attributes.append(nil) }
-        return ObjectSnapshot(id: Self.temp(entity, temp), isPlaceholder: false, attributes: attributes,
-                              relationships: [powers, publisher])
+        return ObjectSnapshot(
+            id: Self.temp(entity, temp), isPlaceholder: false, attributes: attributes,
+            relationships: [powers, publisher])
     }
 
     func power(_ temp: Int64, id: Int64) -> ObjectSnapshot {
@@ -32,14 +38,18 @@ import Synchronization
 
     @Test func appliesInsertsWithTemporaryIDsAndKeepsInversesSorted() throws {
         let mapping = try store.write { session in
-            try session.apply(ChangeSet(inserted: [
-                power(1, id: 4), power(2, id: 9),
-                character(3, id: 1699, powers: [Self.temp("Power", 2), Self.temp("Power", 1)]),
-                character(4, id: 7, powers: [Self.temp("Power", 2)]),
-            ]))
+            try session.apply(
+                ChangeSet(inserted: [
+                    power(1, id: 4), power(2, id: 9),
+                    character(3, id: 1699, powers: [Self.temp("Power", 2), Self.temp("Power", 1)]),
+                    character(4, id: 7, powers: [Self.temp("Power", 2)]),
+                ]))
         }
-        #expect(mapping == [Self.temp("Power", 1): Self.id("Power", 1), Self.temp("Power", 2): Self.id("Power", 2),
-                            Self.temp("Character", 3): Self.id("Character", 1), Self.temp("Character", 4): Self.id("Character", 2)])
+        #expect(
+            mapping == [
+                Self.temp("Power", 1): Self.id("Power", 1), Self.temp("Power", 2): Self.id("Power", 2),
+                Self.temp("Character", 3): Self.id("Character", 1), Self.temp("Character", 4): Self.id("Character", 2),
+            ])
         let characters = try store.read { try $0.fetch(entity: "Character", matching: nil) }
         // Character.powers is ordered (kept as given); Power.characters is not (sorted by object ID).
         #expect(characters.map(\.relationships[0]) == [[Self.id("Power", 2), Self.id("Power", 1)], [Self.id("Power", 2)]])
@@ -47,8 +57,9 @@ import Synchronization
         #expect(powers.map(\.id.primaryKey) == [2, 1])
         #expect(powers[0].relationships == [[Self.id("Character", 1), Self.id("Character", 2)]])
         #expect(try store.read { try $0.count(entity: "Character", matching: nil) } == 2)
-        #expect(try store.read { try $0.fetch(entity: "Character", identities: [[.integer(7)], [.integer(8)]]) }.map(\.id)
-            == [Self.id("Character", 2)])
+        #expect(
+            try store.read { try $0.fetch(entity: "Character", identities: [[.integer(7)], [.integer(8)]]) }.map(\.id)
+                == [Self.id("Character", 2)])
     }
 
     @Test func identityValuesAreUniquePerHierarchy() throws {
@@ -101,8 +112,12 @@ import Synchronization
         _ = try store.write { try $0.apply(ChangeSet(inserted: [character(1, id: 1, name: "Before")])) }
         try store.read { session in
             try store.write { write in
-                _ = try write.apply(ChangeSet(updated: [ObjectChange(id: Self.id("Character", 1),
-                                                                     attributes: [AttributeChange(index: 1, value: .string("After"))])]))
+                _ = try write.apply(
+                    ChangeSet(updated: [
+                        ObjectChange(
+                            id: Self.id("Character", 1),
+                            attributes: [AttributeChange(index: 1, value: .string("After"))])
+                    ]))
             }
             #expect(try session.fetch(ids: [Self.id("Character", 1)]).first?.attributes[1] == .string("Before"))
             #expect(throws: StoreError.self) { try session.apply(ChangeSet()) }
@@ -127,11 +142,12 @@ import Synchronization
 
     @Test func deletionRemovesTheObjectFromInverses() throws {
         _ = try store.write {
-            try $0.apply(ChangeSet(inserted: [
-                power(1, id: 4),
-                ObjectSnapshot(id: Self.temp("Publisher", 2), isPlaceholder: false, attributes: [.integer(10), nil], relationships: [[]]),
-                character(3, id: 1, powers: [Self.temp("Power", 1)], publisher: [Self.temp("Publisher", 2)]),
-            ]))
+            try $0.apply(
+                ChangeSet(inserted: [
+                    power(1, id: 4),
+                    ObjectSnapshot(id: Self.temp("Publisher", 2), isPlaceholder: false, attributes: [.integer(10), nil], relationships: [[]]),
+                    character(3, id: 1, powers: [Self.temp("Power", 1)], publisher: [Self.temp("Publisher", 2)]),
+                ]))
         }
         #expect(try store.read { try $0.fetch(ids: [Self.id("Publisher", 1)]) }.first?.relationships == [[Self.id("Character", 1)]])
         _ = try store.write { try $0.apply(ChangeSet(deleted: [Self.id("Character", 1)])) }
@@ -146,8 +162,12 @@ import Synchronization
             try $0.apply(ChangeSet(inserted: [character(1, id: 1, name: "A"), character(2, id: 2, name: "B"), character(3, id: 3, name: "A")]))
         }
         let result = try store.read {
-            try $0.fetch(entity: "Character", matching: .and([.equals(attribute: "name", value: .string("A")),
-                                                              .not(.oneOf(attribute: "id", values: [.integer(3)]))]))
+            try $0.fetch(
+                entity: "Character",
+                matching: .and([
+                    .equals(attribute: "name", value: .string("A")),
+                    .not(.oneOf(attribute: "id", values: [.integer(3)])),
+                ]))
         }
         #expect(result.map(\.id) == [Self.id("Character", 1)])
         #expect(try store.read { try $0.count(entity: "Character", matching: .equals(attribute: "realName", value: nil)) } == 3)
@@ -165,12 +185,15 @@ extension InMemoryStoreTests {
                 let base = Int64(thread * 1000 + i * 2)
                 do {
                     _ = try store.write { session in
-                        try session.apply(ChangeSet(inserted: [
-                            ObjectSnapshot(id: ObjectID(entityName: "Power", primaryKey: -1), isPlaceholder: false,
-                                           attributes: [.integer(base), nil], relationships: [[]]),
-                            ObjectSnapshot(id: ObjectID(entityName: "Power", primaryKey: -2), isPlaceholder: false,
-                                           attributes: [.integer(base + 1), nil], relationships: [[]]),
-                        ]))
+                        try session.apply(
+                            ChangeSet(inserted: [
+                                ObjectSnapshot(
+                                    id: ObjectID(entityName: "Power", primaryKey: -1), isPlaceholder: false,
+                                    attributes: [.integer(base), nil], relationships: [[]]),
+                                ObjectSnapshot(
+                                    id: ObjectID(entityName: "Power", primaryKey: -2), isPlaceholder: false,
+                                    attributes: [.integer(base + 1), nil], relationships: [[]]),
+                            ]))
                     }
                     let count = try store.read { try $0.count(entity: "Power", matching: nil) }
                     if count % 2 != 0 { failures.withLock { $0 += 1 } }

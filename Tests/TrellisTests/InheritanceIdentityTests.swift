@@ -22,29 +22,36 @@ import TrellisTestSupport
         }
         let identity = ["identityAttributes": "id"]
         return try ObjectModel(entities: [
-            EntityDescription(name: "Owner", attributes: [attribute("id", .integer64, optional: false)], relationships: [
-                RelationshipDescription(name: "animals", destinationEntity: "Animal", inverseName: "owner", isToMany: true,
-                                        userInfo: ["JSONKeyPath": "animals"]),
-                RelationshipDescription(name: "favorite", destinationEntity: "Cat", inverseName: "fan", userInfo: ["JSONKeyPath": "favorite_id"]),
-                RelationshipDescription(name: "pet", destinationEntity: "Animal", inverseName: "keeper", userInfo: ["JSONKeyPath": "pet_id"]),
-            ], userInfo: identity),
-            EntityDescription(name: "Animal", isAbstract: abstract,
-                              attributes: [attribute("id", .integer64, optional: false), attribute("name", .string), attribute("kind", .string)],
-                              relationships: [
-                                  RelationshipDescription(name: "owner", destinationEntity: "Owner", inverseName: "animals",
-                                                          userInfo: ["JSONKeyPath": "owner_id"]),
-                                  RelationshipDescription(name: "keeper", destinationEntity: "Owner", inverseName: "pet"),
-                              ],
-                              userInfo: (identityOn == .parent ? identity : [:]).merging(["entityMapperName": "AnimalKind"]) { a, _ in a }),
-            EntityDescription(name: "Cat", parentName: "Animal", attributes: [attribute("age", .integer64)], relationships: [
-                RelationshipDescription(name: "fan", destinationEntity: "Owner", inverseName: "favorite"),
-            ], userInfo: identityOn == .subEntities ? identity : [:]),
+            EntityDescription(
+                name: "Owner", attributes: [attribute("id", .integer64, optional: false)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "animals", destinationEntity: "Animal", inverseName: "owner", isToMany: true,
+                        userInfo: ["JSONKeyPath": "animals"]),
+                    RelationshipDescription(name: "favorite", destinationEntity: "Cat", inverseName: "fan", userInfo: ["JSONKeyPath": "favorite_id"]),
+                    RelationshipDescription(name: "pet", destinationEntity: "Animal", inverseName: "keeper", userInfo: ["JSONKeyPath": "pet_id"]),
+                ], userInfo: identity),
+            EntityDescription(
+                name: "Animal", isAbstract: abstract,
+                attributes: [attribute("id", .integer64, optional: false), attribute("name", .string), attribute("kind", .string)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "owner", destinationEntity: "Owner", inverseName: "animals",
+                        userInfo: ["JSONKeyPath": "owner_id"]),
+                    RelationshipDescription(name: "keeper", destinationEntity: "Owner", inverseName: "pet"),
+                ],
+                userInfo: (identityOn == .parent ? identity : [:]).merging(["entityMapperName": "AnimalKind"]) { a, _ in a }),
+            EntityDescription(
+                name: "Cat", parentName: "Animal", attributes: [attribute("age", .integer64)],
+                relationships: [
+                    RelationshipDescription(name: "fan", destinationEntity: "Owner", inverseName: "favorite")
+                ], userInfo: identityOn == .subEntities ? identity : [:]),
             EntityDescription(name: "Dog", parentName: "Animal", userInfo: identityOn == .subEntities ? identity : [:]),
         ])
     }
 
     static let bindings = MappingBindings(entityMappers: [
-        EntityMapper(name: "AnimalKind", keyPath: "kind", table: ["cat": "Cat", "dog": "Dog"]),
+        EntityMapper(name: "AnimalKind", keyPath: "kind", table: ["cat": "Cat", "dog": "Dog"])
     ])
 
     static func json(_ text: String) throws -> JSONValue { try JSONReader.parse(Data(text.utf8)) }
@@ -180,20 +187,32 @@ import TrellisTestSupport
     /// became (`Dog inserted 1`, never `Animal`), and the top-level IDs name the Dog, on every
     /// store. Seeded: the placeholder is stored before the import (`Dog updated 1`). `pet`:
     /// the Owner whose `pet` the placeholder is.
-    @Test(arguments: StoreKind.allCases.flatMap { k in [1, 5000].map { (k, $0) } }, [
-        (false, #"[{"id":5,"pet_id":12},{"id":6,"animals":[{"kind":"dog","id":12,"name":"Rex"}]}]"#, "Owner",
-         ImportReport.Counts(inserted: 1), ImportReport.Counts(inserted: 2), ["Owner", "Owner"], 5),
-        (false, #"[12,{"kind":"dog","id":12,"name":"Rex"}]"#, "Animal",
-         ImportReport.Counts(inserted: 1), ImportReport.Counts(), ["Dog", "Dog"], nil),
-        (true, #"[{"id":6,"pet_id":12},{"id":7,"animals":[{"kind":"dog","id":12,"name":"Rex"}]}]"#, "Owner",
-         ImportReport.Counts(updated: 1), ImportReport.Counts(inserted: 2), ["Owner", "Owner"], 6),
-        (true, #"[12,{"kind":"dog","id":12,"name":"Rex"}]"#, "Animal",
-         ImportReport.Counts(updated: 1), ImportReport.Counts(), ["Dog", "Dog"], 5),
-    ])
+    @Test(
+        arguments: StoreKind.allCases.flatMap { k in [1, 5000].map { (k, $0) } },
+        [
+            (
+                false, #"[{"id":5,"pet_id":12},{"id":6,"animals":[{"kind":"dog","id":12,"name":"Rex"}]}]"#, "Owner",
+                ImportReport.Counts(inserted: 1), ImportReport.Counts(inserted: 2), ["Owner", "Owner"], 5
+            ),
+            (
+                false, #"[12,{"kind":"dog","id":12,"name":"Rex"}]"#, "Animal",
+                ImportReport.Counts(inserted: 1), ImportReport.Counts(), ["Dog", "Dog"], nil
+            ),
+            (
+                true, #"[{"id":6,"pet_id":12},{"id":7,"animals":[{"kind":"dog","id":12,"name":"Rex"}]}]"#, "Owner",
+                ImportReport.Counts(updated: 1), ImportReport.Counts(inserted: 2), ["Owner", "Owner"], 6
+            ),
+            (
+                true, #"[12,{"kind":"dog","id":12,"name":"Rex"}]"#, "Animal",
+                ImportReport.Counts(updated: 1), ImportReport.Counts(), ["Dog", "Dog"], 5
+            ),
+        ])
     func aPlaceholderCompletedLaterInTheImportIsCountedAsTheSubEntity(
         store: (kind: StoreKind, batchSize: Int),
-        c: (seeded: Bool, payload: String, entity: String, dog: ImportReport.Counts, owner: ImportReport.Counts, ids: [String],
-           pet: Int?)
+        c: (
+            seeded: Bool, payload: String, entity: String, dog: ImportReport.Counts, owner: ImportReport.Counts, ids: [String],
+            pet: Int?
+        )
     ) throws {
         let f = try Fixture(store.kind, .parent)
         if c.seeded { try f.load(#"[{"id":5,"pet_id":12}]"#, as: "Owner") }
@@ -238,15 +257,18 @@ import TrellisTestSupport
     /// a bare identifier to a parent without identity (cats and dogs numbered apart: which
     /// one?); a bare identifier to a Cat whose identity a stored Dog has; a full Cat found
     /// where the mapper chose a Dog.
-    @Test(arguments: StoreKind.allCases, [
-        (IdentityOn.subEntities, #"[{"id":9,"pet_id":1}]"#, "Owner", ImportError.Code.noSingleIdentity, "$[0].pet_id", "Animal"),
-        (IdentityOn.parent, #"[{"id":9,"favorite_id":2}]"#, "Owner", ImportError.Code.identityConflict, "$[0].favorite_id", "Cat"),
-        (IdentityOn.parent, #"[{"kind":"dog","id":1}]"#, "Animal", ImportError.Code.invalidEntity, "$[0]", "Animal"),
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            (IdentityOn.subEntities, #"[{"id":9,"pet_id":1}]"#, "Owner", ImportError.Code.noSingleIdentity, "$[0].pet_id", "Animal"),
+            (IdentityOn.parent, #"[{"id":9,"favorite_id":2}]"#, "Owner", ImportError.Code.identityConflict, "$[0].favorite_id", "Cat"),
+            (IdentityOn.parent, #"[{"kind":"dog","id":1}]"#, "Animal", ImportError.Code.invalidEntity, "$[0]", "Animal"),
+        ])
     func refusedAcrossTheHierarchy(kind: StoreKind, refusal: (IdentityOn, String, String, ImportError.Code, String, String)) throws {
         let f = try Fixture(kind, refusal.0)
         try f.seed()
-        let dump = try f.store.dump(), checksum = try f.store.fileChecksum()
+        let dump = try f.store.dump()
+        let checksum = try f.store.fileChecksum()
         let error = try #require(throws: ImportError.self) { try f.load(refusal.1, as: refusal.2) }
         #expect(error.code == refusal.3)
         #expect(error.path.description == refusal.4)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// JSONTestSuite (Tests/Fixtures/jsontestsuite): `y_` accepted, `n_` rejected with a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 @Suite struct JSONKeyPathTests {
@@ -21,15 +22,15 @@ import Testing
         ReadCase(path: "user.name", expected: .present("Ada")),
         ReadCase(path: "user.address.city", expected: .present("London")),
         ReadCase(path: "user.bio", expected: .null),
-        ReadCase(path: "user.bio.x", expected: .missing),           // null in the middle → missing
-        ReadCase(path: "count.x", expected: .missing),              // scalar in the middle → missing
+        ReadCase(path: "user.bio.x", expected: .missing),  // null in the middle → missing
+        ReadCase(path: "count.x", expected: .missing),  // scalar in the middle → missing
         ReadCase(path: "user.missing", expected: .missing),
         ReadCase(path: "tags.0", expected: .present("x")),
         ReadCase(path: "tags.1", expected: .present("y")),
-        ReadCase(path: "tags.2", expected: .missing),               // out of bounds
-        ReadCase(path: "tags.name", expected: .missing),            // key into an array
-        ReadCase(path: "names.138586341", expected: .present("Opera")), // digits as an object key
-        ReadCase(path: #"a\.b"#, expected: .present(1)),             // escaped dot
+        ReadCase(path: "tags.2", expected: .missing),  // out of bounds
+        ReadCase(path: "tags.name", expected: .missing),  // key into an array
+        ReadCase(path: "names.138586341", expected: .present("Opera")),  // digits as an object key
+        ReadCase(path: #"a\.b"#, expected: .present(1)),  // escaped dot
         ReadCase(path: "a.b", expected: .missing),
     ])
     func lookupDistinguishesMissingNullAndPresent(_ c: ReadCase) throws {

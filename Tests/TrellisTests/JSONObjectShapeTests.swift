@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 /// Objects read from records with the same keys share one ``JSONObjectShape``; changing
@@ -48,7 +49,8 @@ import Testing
 
     @Test func cachedLookupsFollowEachObjectsShape() throws {
         let r = try Self.records()
-        var name = JSONObject.KeyPositionCache(key: "name"), id = JSONObject.KeyPositionCache(key: "id")
+        var name = JSONObject.KeyPositionCache(key: "name")
+        var id = JSONObject.KeyPositionCache(key: "id")
         #expect(r.map { $0.value(cachedIn: &name) } == ["a", "b", "c", "d"])
         #expect(r.map { $0.value(cachedIn: &id) } == [1, 2, 3, 4])
         var missing = JSONObject.KeyPositionCache(key: "nope")

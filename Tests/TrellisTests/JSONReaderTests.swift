@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 @Suite struct JSONReaderTests {
@@ -14,24 +15,52 @@ import TrellisTestSupport
     }
 
     @Test func integersInInt64RangeAreStoredAsInt64() throws {
-        let value = try JSONReader.parse("[0, -0, 9223372036854775807, -9223372036854775808, 9223372036854775808, -9223372036854775809, 1e2, 1.0, 123456789012345678]")
+        let value = try JSONReader.parse(
+            "[0, -0, 9223372036854775807, -9223372036854775808, 9223372036854775808, -9223372036854775809, 1e2, 1.0, 123456789012345678]")
         let numbers = try #require(value.arrayValue).compactMap(\.numberValue)
         #expect(numbers.count == 9)
-        guard case .int(0) = numbers[0].storage else { Issue.record("0: \(numbers[0].storage)"); return }
-        guard case .int(0) = numbers[1].storage else { Issue.record("-0: \(numbers[1].storage)"); return }
-        guard case .int(.max) = numbers[2].storage else { Issue.record("max: \(numbers[2].storage)"); return }
-        guard case .int(.min) = numbers[3].storage else { Issue.record("min: \(numbers[3].storage)"); return }
-        guard case .text("9223372036854775808") = numbers[4].storage else { Issue.record("max+1: \(numbers[4].storage)"); return }
-        guard case .text("-9223372036854775809") = numbers[5].storage else { Issue.record("min-1: \(numbers[5].storage)"); return }
-        guard case .text("1e2") = numbers[6].storage else { Issue.record("1e2: \(numbers[6].storage)"); return }
-        guard case .text("1.0") = numbers[7].storage else { Issue.record("1.0: \(numbers[7].storage)"); return }
-        guard case .int(123456789012345678) = numbers[8].storage else { Issue.record("18 digits: \(numbers[8].storage)"); return }
+        guard case .int(0) = numbers[0].storage else {
+            Issue.record("0: \(numbers[0].storage)")
+            return
+        }
+        guard case .int(0) = numbers[1].storage else {
+            Issue.record("-0: \(numbers[1].storage)")
+            return
+        }
+        guard case .int(.max) = numbers[2].storage else {
+            Issue.record("max: \(numbers[2].storage)")
+            return
+        }
+        guard case .int(.min) = numbers[3].storage else {
+            Issue.record("min: \(numbers[3].storage)")
+            return
+        }
+        guard case .text("9223372036854775808") = numbers[4].storage else {
+            Issue.record("max+1: \(numbers[4].storage)")
+            return
+        }
+        guard case .text("-9223372036854775809") = numbers[5].storage else {
+            Issue.record("min-1: \(numbers[5].storage)")
+            return
+        }
+        guard case .text("1e2") = numbers[6].storage else {
+            Issue.record("1e2: \(numbers[6].storage)")
+            return
+        }
+        guard case .text("1.0") = numbers[7].storage else {
+            Issue.record("1.0: \(numbers[7].storage)")
+            return
+        }
+        guard case .int(123_456_789_012_345_678) = numbers[8].storage else {
+            Issue.record("18 digits: \(numbers[8].storage)")
+            return
+        }
     }
 
     @Test func twitterIdsStayExact() throws {
         let value = try JSONReader.parse(Fixtures.data("corpus/twitter.json"))
         let first = try #require(value["statuses"]?[0])
-        #expect(first["id"]?.int64Value == 505874924095815681)
+        #expect(first["id"]?.int64Value == 505_874_924_095_815_681)
         #expect(first["id_str"]?.stringValue == "505874924095815681")
         let statuses = try #require(value["statuses"]?.arrayValue)
         #expect(statuses.count == 100)
@@ -99,7 +128,8 @@ import TrellisTestSupport
     }
 
     @Test func repeatedSmallObjectsAreIndependentValues() throws {
-        let text = #"[{"id":"16","name":"Valiant 1"}, {"id":"16","name":"Valiant 1"}, {"id":"16", "name":"Valiant 1"}, {"id":"17","name":"Valiant 1"}, {"n":[1]}, {"n":[1]}, {"a":1,"a":2}, {"a":1,"a":2}]"#
+        let text =
+            #"[{"id":"16","name":"Valiant 1"}, {"id":"16","name":"Valiant 1"}, {"id":"16", "name":"Valiant 1"}, {"id":"17","name":"Valiant 1"}, {"n":[1]}, {"n":[1]}, {"a":1,"a":2}, {"a":1,"a":2}]"#
         var elements = try #require(JSONReader.parse(text).arrayValue)
         #expect(elements[0] == ["id": "16", "name": "Valiant 1"])
         #expect(elements[1] == elements[0] && elements[2] == elements[0])
@@ -173,7 +203,9 @@ import TrellisTestSupport
         .init(text: "", code: .unexpectedEndOfInput, line: 1, column: 1, message: "expected a JSON value, found end of input"),
         .init(text: "  \n ", code: .unexpectedEndOfInput, line: 2, column: 2, message: "expected a JSON value, found end of input"),
         .init(text: "{\"a\": 1 \"b\": 2}", code: .unexpectedCharacter, line: 1, column: 9, message: "expected ',' or '}' after object member"),
-        .init(text: "{\n  \"name\": \"x\",\n  \"id\": 1 2\n}", code: .unexpectedCharacter, line: 3, column: 11, message: "expected ',' or '}' after object member"),
+        .init(
+            text: "{\n  \"name\": \"x\",\n  \"id\": 1 2\n}", code: .unexpectedCharacter, line: 3, column: 11, message: "expected ',' or '}' after object member"
+        ),
         .init(text: "[1, 2", code: .unexpectedEndOfInput, line: 1, column: 6, message: "expected ',' or ']' after array element, found end of input"),
         .init(text: "[1 2]", code: .unexpectedCharacter, line: 1, column: 4, message: "expected ',' or ']' after array element"),
         .init(text: "[1,]", code: .unexpectedCharacter, line: 1, column: 4, message: "expected a JSON value, found ']'"),
@@ -185,13 +217,17 @@ import TrellisTestSupport
         .init(text: "[01]", code: .invalidNumber, line: 1, column: 2, message: "invalid number: leading zeros are not allowed"),
         .init(text: "[1.]", code: .invalidNumber, line: 1, column: 4, message: "invalid number: expected a digit after '.', found ']'"),
         .init(text: "[-x]", code: .invalidNumber, line: 1, column: 3, message: "invalid number: expected a digit after '-', found 'x'"),
-        .init(text: "1e+", code: .unexpectedEndOfInput, line: 1, column: 4, message: "invalid number: expected a digit after the exponent marker, found end of input"),
+        .init(
+            text: "1e+", code: .unexpectedEndOfInput, line: 1, column: 4,
+            message: "invalid number: expected a digit after the exponent marker, found end of input"),
         .init(text: "[.5]", code: .unexpectedCharacter, line: 1, column: 2, message: "expected a JSON value, found '.'"),
         .init(text: "\"abc", code: .unexpectedEndOfInput, line: 1, column: 5, message: "unterminated string, found end of input"),
         .init(text: "[\"a\tb\"]", code: .controlCharacterInString, line: 1, column: 4, message: "unescaped control character U+0009 in string"),
         .init(text: "[\"a\\xb\"]", code: .invalidEscape, line: 1, column: 4, message: "invalid escape sequence '\\x' in string"),
         .init(text: "[\"\\u12G4\"]", code: .invalidEscape, line: 1, column: 3, message: "invalid \\u escape in string: expected 4 hexadecimal digits"),
-        .init(text: "[\"é\\uD800\"]", code: .loneSurrogate, line: 1, column: 4, message: "lone surrogate \\uD800 in string (a UTF-16 surrogate must be part of a pair)"),
+        .init(
+            text: "[\"é\\uD800\"]", code: .loneSurrogate, line: 1, column: 4,
+            message: "lone surrogate \\uD800 in string (a UTF-16 surrogate must be part of a pair)"),
         .init(text: "[1] x", code: .trailingData, line: 1, column: 5, message: "expected end of input after the JSON value, found 'x'"),
         .init(text: "[1]]", code: .trailingData, line: 1, column: 4, message: "expected end of input after the JSON value, found ']'"),
         .init(text: "[\u{7F}]", code: .unexpectedCharacter, line: 1, column: 2, message: "expected a JSON value, found control character U+007F"),
@@ -243,7 +279,9 @@ import TrellisTestSupport
         #expect(error.excerpt == "  \"id\": 1 2\n          ^")
         let long = "[" + String(repeating: "1, ", count: 40) + "x" + String(repeating: ", 1", count: 40) + "]"
         let longError = try #require(throws: JSONParseError.self) { try JSONReader.parse(long) }
-        #expect(longError.excerpt == "… " + String(repeating: "1, ", count: 13) + "x" + String(repeating: ", 1", count: 13) + "…\n" + String(repeating: " ", count: 41) + "^")
+        #expect(
+            longError.excerpt == "… " + String(repeating: "1, ", count: 13) + "x" + String(repeating: ", 1", count: 13) + "…\n"
+                + String(repeating: " ", count: 41) + "^")
     }
 
     @Test func errorCodesMatchInCatchClauses() {

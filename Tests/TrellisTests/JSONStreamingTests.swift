@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 @Suite struct JSONStreamingTests {
@@ -94,7 +95,9 @@ import TrellisTestSupport
 
         let badUTF8 = JSONArrayStream(bytes: Array(#"{"x": ""#.utf8) + [0xFF] + Array(#"", "a": []}"#.utf8), at: "a")
         #expect((try? badUTF8.next()) == nil)
-        let badError = try #require(throws: JSONParseError.self) { try JSONArrayStream(bytes: Array(#"{"x": ""#.utf8) + [0xFF] + Array(#"", "a": []}"#.utf8), at: "a").next() }
+        let badError = try #require(throws: JSONParseError.self) {
+            try JSONArrayStream(bytes: Array(#"{"x": ""#.utf8) + [0xFF] + Array(#"", "a": []}"#.utf8), at: "a").next()
+        }
         #expect(badError.code == .invalidUTF8)
         #expect(badError.byteOffset == 7)
     }
@@ -128,7 +131,7 @@ import TrellisTestSupport
             let values = try stream.readAll().map(\.value)
             #expect(values.count == 100)
             #expect(values == expected)
-            #expect(values.first?["id"]?.int64Value == 505874924095815681)
+            #expect(values.first?["id"]?.int64Value == 505_874_924_095_815_681)
             #expect(stream.bytesConsumed == data.count)
             #expect(stream.totalBytes == data.count)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 /// `JSONTextPosition.advanced(over:)` counts many bytes at a time; these compare it with a
@@ -21,14 +22,16 @@ import Testing
     }
 
     @Test func countsLikeTheByteByByteDefinition() {
-        let pieces: [[UInt8]] = [Array("a".utf8), Array("\n".utf8), Array("é".utf8), Array("€".utf8), Array("😀".utf8),
-                                 Array("{\"id\":1}".utf8), [0x00], [0xFF], [0x0A, 0x0A],
-                                 Array(String(repeating: "x", count: 40).utf8)]  // runs for the 32-byte ASCII path
+        let pieces: [[UInt8]] = [
+            Array("a".utf8), Array("\n".utf8), Array("é".utf8), Array("€".utf8), Array("😀".utf8),
+            Array("{\"id\":1}".utf8), [0x00], [0xFF], [0x0A, 0x0A],
+            Array(String(repeating: "x", count: 40).utf8),
+        ]  // runs for the 32-byte ASCII path
         var state: UInt64 = 7
         for length in 0..<400 {
             var bytes: [UInt8] = []
             while bytes.count < length {
-                state = state &* 6364136223846793005 &+ 1442695040888963407
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 bytes += pieces[Int(state >> 33) % pieces.count]
             }
             let start = JSONTextPosition(byteOffset: 5, line: 3, column: 9)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 @Suite struct JSONValueTests {
@@ -36,7 +37,8 @@ import Testing
     }
 
     @Test func numberEqualityAndHashAgree() {
-        let a = JSONNumber(text: "100")!, b = JSONNumber(text: "1e2")!
+        let a = JSONNumber(text: "100")!
+        let b = JSONNumber(text: "1e2")!
         #expect(a == b)
         #expect(a.hashValue == b.hashValue)
         #expect(JSONNumber(2.5) == JSONNumber(text: "2.5")!)

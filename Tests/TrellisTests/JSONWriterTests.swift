@@ -1,16 +1,19 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 @Suite struct JSONWriterTests {
     static let sample: JSONValue = [
-        "name": "Ada", "id": 505874924095815681, "score": 2.5, "ok": true, "none": nil,
+        "name": "Ada", "id": 505_874_924_095_815_681, "score": 2.5, "ok": true, "none": nil,
         "tags": ["x", "y"], "empty": [], "nested": ["a": [:], "b": [1, ["c": "d"]]],
     ]
 
     @Test func compactOutputIsExact() throws {
-        #expect(try JSONWriter.string(for: Self.sample) == #"{"name":"Ada","id":505874924095815681,"score":2.5,"ok":true,"none":null,"tags":["x","y"],"empty":[],"nested":{"a":{},"b":[1,{"c":"d"}]}}"#)
+        #expect(
+            try JSONWriter.string(for: Self.sample)
+                == #"{"name":"Ada","id":505874924095815681,"score":2.5,"ok":true,"none":null,"tags":["x","y"],"empty":[],"nested":{"a":{},"b":[1,{"c":"d"}]}}"#)
         #expect(try JSONWriter.string(for: 1) == "1")
         #expect(try JSONWriter.string(for: "x") == #""x""#)
         #expect(try JSONWriter.string(for: []) == "[]")
@@ -61,7 +64,9 @@ import TrellisTestSupport
             .number(JSONNumber(text: "1.50E+300")!), .number(JSONNumber(text: "123456789012345678901234567890")!),
             .number(JSONNumber(0.1)), .number(JSONNumber(1e-7)), .number(JSONNumber(-0.0)), .number(JSONNumber(1e300)),
         ]
-        #expect(try JSONWriter.string(for: value) == "[-9223372036854775808,9223372036854775807,0,-7,1.50E+300,123456789012345678901234567890,0.1,1e-07,-0.0,1e+300]")
+        #expect(
+            try JSONWriter.string(for: value)
+                == "[-9223372036854775808,9223372036854775807,0,-7,1.50E+300,123456789012345678901234567890,0.1,1e-07,-0.0,1e+300]")
         #expect(try JSONReader.parse(JSONWriter.bytes(for: value)) == value)
     }
 
@@ -129,7 +134,7 @@ import TrellisTestSupport
         let ours = try JSONSerialization.jsonObject(with: JSONWriter.data(for: sample)) as? NSArray
         #expect(pretty != nil && pretty == ours)
         let first = try #require(ours?.firstObject as? NSDictionary)
-        #expect((first["id"] as? NSNumber)?.int64Value == 505874924095815681)
+        #expect((first["id"] as? NSNumber)?.int64Value == 505_874_924_095_815_681)
         #expect(first["text"] as? String == statuses[0]["text"]?.stringValue)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 /// A one-property model: reads `v` as `T`.
@@ -15,8 +16,10 @@ struct MappingOptionalBox<T: JSONMapValue>: JSONMappable {
 }
 
 /// Reads `json` as a `T` property; returns the value or the error code.
-func mappingRead<T: JSONMapValue>(_ json: JSONValue, as type: T.Type,
-                                  options: JSONMap.Options = .init()) -> Result<T, MappingError.Code> {
+func mappingRead<T: JSONMapValue>(
+    _ json: JSONValue, as type: T.Type,
+    options: JSONMap.Options = .init()
+) -> Result<T, MappingError.Code> {
     do {
         return .success(try MappingBox<T>(json: ["v": json], options: options).v)
     } catch let error as MappingError {
@@ -117,7 +120,8 @@ extension MappingError.Code: Error {}
         #expect(mappingRead(.number(JSONNumber(text: "1e39")!), as: Float.self) == .failure(.overflow))
         #expect(mappingRead(.number(JSONNumber(text: "0.1")!), as: Decimal.self) == .success(Decimal(string: "0.1")!))
         #expect(mappingRead("12.34", as: Decimal.self) == .success(Decimal(string: "12.34")!))
-        #expect(mappingRead(.number(JSONNumber(text: "123456789012345678901234567890")!), as: Decimal.self)
+        #expect(
+            mappingRead(.number(JSONNumber(text: "123456789012345678901234567890")!), as: Decimal.self)
                 == .success(Decimal(string: "123456789012345678901234567890")!))
         #expect(mappingRead([], as: Decimal.self) == .failure(.typeMismatch))
     }
@@ -177,9 +181,11 @@ extension MappingError.Code: Error {}
 
     @Test func dateStrategies() {
         let ms = JSONMap.Options(dateStrategy: .epochMilliseconds)
-        #expect(mappingRead(1_313_949_772_249, as: Date.self, options: ms).map { ($0.timeIntervalSince1970 * 1000).rounded() }
+        #expect(
+            mappingRead(1_313_949_772_249, as: Date.self, options: ms).map { ($0.timeIntervalSince1970 * 1000).rounded() }
                 == .success(1_313_949_772_249))
-        #expect(mappingRead("1313949772249", as: Date.self, options: ms).map { ($0.timeIntervalSince1970 * 1000).rounded() }
+        #expect(
+            mappingRead("1313949772249", as: Date.self, options: ms).map { ($0.timeIntervalSince1970 * 1000).rounded() }
                 == .success(1_313_949_772_249))
         #expect(mappingRead("2011-08-21T18:02:52Z", as: Date.self, options: ms) == .failure(.invalidValue))
         #expect(mappingRead(true, as: Date.self, options: ms) == .failure(.typeMismatch))
@@ -188,10 +194,11 @@ extension MappingError.Code: Error {}
         #expect(mappingRead("2011-08-21", as: Date.self).map(\.timeIntervalSince1970) == .success(1_313_884_800))
         let rfc = JSONMap.Options(dateStrategy: .rfc3339)
         #expect(mappingRead(1_313_949_772, as: Date.self, options: rfc) == .failure(.typeMismatch))
-        let custom = JSONMap.Options(dateStrategy: .custom { json in
-            guard let days = json.intValue else { throw MappingError.Code.typeMismatch }
-            return Date(timeIntervalSince1970: Double(days) * 86_400)
-        })
+        let custom = JSONMap.Options(
+            dateStrategy: .custom { json in
+                guard let days = json.intValue else { throw MappingError.Code.typeMismatch }
+                return Date(timeIntervalSince1970: Double(days) * 86_400)
+            })
         #expect(mappingRead(2, as: Date.self, options: custom) == .success(Date(timeIntervalSince1970: 172_800)))
         #expect(mappingRead("x", as: Date.self, options: custom) == .failure(.invalidValue))
     }

@@ -4,7 +4,10 @@ import Trellis
 
 // Declared as Mappable's users write them: only `JSONMappable`, no code.
 private enum Continent: String, JSONMappable { case asia, europe }
-private enum Rank: Int, JSONMappable { case low = 1, high = 2 }
+private enum Rank: Int, JSONMappable {
+    case low = 1
+    case high = 2
+}
 // Both ways, through the alias.
 private enum Tint: String, JSONMappableEnum, Equatable { case red, blue }
 
@@ -42,12 +45,15 @@ private struct Place: JSONMappable {
     }
 
     static let badCases: [BadCase] = [
-        BadCase(json: ["location": ["continent": "mars"], "visited": []], code: .invalidValue, path: "$.location.continent",
-                description: #"$.location.continent: expected Continent, found string "mars": no case has the raw value mars"#),
-        BadCase(json: ["location": ["continent": "asia"], "visited": ["asia", 7]], code: .invalidValue, path: "$.visited[1]",
-                description: #"$.visited[1]: expected Continent, found number 7: no case has the raw value 7"#),
-        BadCase(json: ["location": ["continent": ["asia"]], "visited": []], code: .typeMismatch, path: "$.location.continent",
-                description: #"$.location.continent: expected Continent, found array ["asia"]: expected a string, a number or a boolean"#),
+        BadCase(
+            json: ["location": ["continent": "mars"], "visited": []], code: .invalidValue, path: "$.location.continent",
+            description: #"$.location.continent: expected Continent, found string "mars": no case has the raw value mars"#),
+        BadCase(
+            json: ["location": ["continent": "asia"], "visited": ["asia", 7]], code: .invalidValue, path: "$.visited[1]",
+            description: #"$.visited[1]: expected Continent, found number 7: no case has the raw value 7"#),
+        BadCase(
+            json: ["location": ["continent": ["asia"]], "visited": []], code: .typeMismatch, path: "$.location.continent",
+            description: #"$.location.continent: expected Continent, found array ["asia"]: expected a string, a number or a boolean"#),
     ]
 
     @Test(arguments: badCases) func aRawValueNoCaseHasIsAnErrorNamingTheEnum(_ c: BadCase) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 private struct Address: JSONMappable {
@@ -46,30 +47,38 @@ private struct Document: JSONMappable {
     static let person: JSONValue = ["name": "Ada", "address": ["city": "London", "zip": 1]]
 
     @Test(arguments: [
-        PathCase(json: ["people": [person, person, ["name": "Bob", "address": ["city": ["x"], "zip": 2]]]],
-                 code: .typeMismatch,
-                 description: #"$.people[2].address.city: expected String, found array ["x"]: expected a string, a number or a boolean"#),
-        PathCase(json: ["people": [["name": "Ada", "address": ["city": "London"]]]],
-                 code: .missing,
-                 description: "$.people[0].address.zip: missing value (expected Int)"),
-        PathCase(json: ["people": [["name": "Ada", "address": nil]]],
-                 code: .null,
-                 description: "$.people[0].address: null value (expected Address)"),
-        PathCase(json: ["people": [["name": "Ada", "address": "London"]]],
-                 code: .typeMismatch,
-                 description: #"$.people[0].address: expected object, found string "London": cannot read "city" (String) from a string"#),
-        PathCase(json: ["people": [person, nil]],
-                 code: .null,
-                 description: "$.people[1]: null element (expected Person)"),
-        PathCase(json: ["people": "everyone"],
-                 code: .typeMismatch,
-                 description: #"$.people: expected [Person], found string "everyone""#),
-        PathCase(json: [:],
-                 code: .missing,
-                 description: "$.people: missing value (expected [Person])"),
-        PathCase(json: ["people": [["name": "Ada", "address": ["city": "London", "zip": "1e3x"]]]],
-                 code: .invalidValue,
-                 description: #"$.people[0].address.zip: expected Int, found string "1e3x": not a decimal number"#),
+        PathCase(
+            json: ["people": [person, person, ["name": "Bob", "address": ["city": ["x"], "zip": 2]]]],
+            code: .typeMismatch,
+            description: #"$.people[2].address.city: expected String, found array ["x"]: expected a string, a number or a boolean"#),
+        PathCase(
+            json: ["people": [["name": "Ada", "address": ["city": "London"]]]],
+            code: .missing,
+            description: "$.people[0].address.zip: missing value (expected Int)"),
+        PathCase(
+            json: ["people": [["name": "Ada", "address": nil]]],
+            code: .null,
+            description: "$.people[0].address: null value (expected Address)"),
+        PathCase(
+            json: ["people": [["name": "Ada", "address": "London"]]],
+            code: .typeMismatch,
+            description: #"$.people[0].address: expected object, found string "London": cannot read "city" (String) from a string"#),
+        PathCase(
+            json: ["people": [person, nil]],
+            code: .null,
+            description: "$.people[1]: null element (expected Person)"),
+        PathCase(
+            json: ["people": "everyone"],
+            code: .typeMismatch,
+            description: #"$.people: expected [Person], found string "everyone""#),
+        PathCase(
+            json: [:],
+            code: .missing,
+            description: "$.people: missing value (expected [Person])"),
+        PathCase(
+            json: ["people": [["name": "Ada", "address": ["city": "London", "zip": "1e3x"]]]],
+            code: .invalidValue,
+            description: #"$.people[0].address.zip: expected Int, found string "1e3x": not a decimal number"#),
     ])
     func errorsNameTheFullPath(_ c: PathCase) throws {
         let error = try #require(throws: MappingError.self) { try Document(json: c.json) }

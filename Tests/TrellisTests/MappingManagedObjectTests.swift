@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 /// The Groot fixture's Character, read from JSON and from the stored object.
@@ -64,9 +65,11 @@ private struct Unknown: JSONMappable {
         #expect(character.publisher == "DC Comics")
 
         // The same init reads the JSON form (with property names as keys).
-        let json: JSONValue = ["id": 1699, "name": "Batman", "realName": "Bruce Wayne",
-                               "powers": [["id": "4", "name": "Agility"], ["id": 9, "name": "Insanely Rich"]],
-                               "publisher": ["name": "DC Comics"]]
+        let json: JSONValue = [
+            "id": 1699, "name": "Batman", "realName": "Bruce Wayne",
+            "powers": [["id": "4", "name": "Agility"], ["id": 9, "name": "Insanely Rich"]],
+            "publisher": ["name": "DC Comics"],
+        ]
         #expect(try Character(json: json) == character)
     }
 
@@ -82,10 +85,11 @@ private struct Unknown: JSONMappable {
     @Test func rootOfAManagedObjectStopsAfterOneLevelOfRelationships() throws {
         let batman = try #require(try context.fetch("Character", id: .integer(1699)))
         let root = try JSONMap(record: batman).root
-        #expect(root == [
-            "id": 1699, "name": "Batman", "realName": "Bruce Wayne",
-            "powers": [["id": 4, "name": "Agility"], ["id": 9, "name": "Insanely Rich"]],
-            "publisher": ["id": 10, "name": "DC Comics"],
-        ])
+        #expect(
+            root == [
+                "id": 1699, "name": "Batman", "realName": "Bruce Wayne",
+                "powers": [["id": 4, "name": "Agility"], ["id": 9, "name": "Insanely Rich"]],
+                "publisher": ["id": 10, "name": "DC Comics"],
+            ])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 // Models exercising the typed layer's API the way users write it.
@@ -29,7 +30,8 @@ private enum Role: String, JSONMappableEnum {
 }
 
 private enum Level: Int, JSONMappableEnum {
-    case low = 1, high = 2
+    case low = 1
+    case high = 2
 }
 
 private struct User: JSONMappable, Equatable {
@@ -340,8 +342,11 @@ private struct Invoice: JSONMappable, JSONRepresentable, Equatable {
 @Suite struct MappingCustomLeafTests {
     @Test func customLeafTypesReadAndWrite() throws {
         let invoice = try Invoice(json: ["total": "$300", "lines": ["$100", "$200"], "meta": ["x": [1, nil]], "a.b": "dotted"])
-        #expect(invoice == Invoice(total: Cents(value: 300), lines: [Cents(value: 100), Cents(value: 200)],
-                                   raw: ["x": [1, nil]], literal: "dotted"))
+        #expect(
+            invoice
+                == Invoice(
+                    total: Cents(value: 300), lines: [Cents(value: 100), Cents(value: 200)],
+                    raw: ["x": [1, nil]], literal: "dotted"))
         #expect(try invoice.jsonValue() == ["total": "$300", "lines": ["$100", "$200"], "meta": ["x": [1, nil]], "a.b": "dotted"])
         #expect(try Invoice(json: invoice.jsonValue()) == invoice)
     }

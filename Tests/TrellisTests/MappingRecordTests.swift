@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 private struct Power: JSONMappable, Equatable {
@@ -44,9 +45,9 @@ private struct Hero: JSONMappable, Equatable {
 
     static let record = AttributeRecord(
         attributes: [
-            "id": .integer(1699),           // an integer attribute read as a String property
+            "id": .integer(1699),  // an integer attribute read as a String property
             "name": .string("Batman"),
-            "created_at": .date(created),   // a date attribute: taken as is, full precision
+            "created_at": .date(created),  // a date attribute: taken as is, full precision
             "rating": .decimal(Decimal(string: "4.5")!),
             "active": .bool(true),
             "nickname": nil,
@@ -108,9 +109,10 @@ private struct Hero: JSONMappable, Equatable {
 
     @Test func rootRendersTheRecordAsJSONWithOneLevelOfRelationships() throws {
         let deep = AttributeRecord(attributes: ["e": .bool(true)])
-        let map = JSONMap(record: AttributeRecord(
-            attributes: ["a": .integer(1), "b": .date(Date(timeIntervalSince1970: 0))],
-            relationships: ["c": .toMany([AttributeRecord(attributes: ["d": nil], relationships: ["deeper": .toOne(deep)])])]))
+        let map = JSONMap(
+            record: AttributeRecord(
+                attributes: ["a": .integer(1), "b": .date(Date(timeIntervalSince1970: 0))],
+                relationships: ["c": .toMany([AttributeRecord(attributes: ["d": nil], relationships: ["deeper": .toOne(deep)])])]))
         #expect(try map.root == ["a": 1, "b": "1970-01-01T00:00:00.000Z", "c": [["d": nil]]])
         #expect(try map.rawValue("c.0") == ["d": nil, "deeper": ["e": true]])
         #expect(try map.rawValue("c.0.d") == nil)
@@ -134,14 +136,18 @@ private struct Hero: JSONMappable, Equatable {
 
     static var registry: JSONValueTransformerRegistry {
         var registry = JSONValueTransformerRegistry()
-        registry.register(JSONValueTransformer(name: "cents", forward: { json in
-            guard case .string(let text) = json, text.hasPrefix("$"), let value = Decimal(string: String(text.dropFirst())) else {
-                return nil
-            }
-            return .integer(Int64(truncating: (value * 100) as NSDecimalNumber))
-        }, reverse: { value in
-            .string("$" + String(format: "%.2f", Double(value.integerValue ?? 0) / 100))
-        }))
+        registry.register(
+            JSONValueTransformer(
+                name: "cents",
+                forward: { json in
+                    guard case .string(let text) = json, text.hasPrefix("$"), let value = Decimal(string: String(text.dropFirst())) else {
+                        return nil
+                    }
+                    return .integer(Int64(truncating: (value * 100) as NSDecimalNumber))
+                },
+                reverse: { value in
+                    .string("$" + String(format: "%.2f", Double(value.integerValue ?? 0) / 100))
+                }))
         return registry
     }
 

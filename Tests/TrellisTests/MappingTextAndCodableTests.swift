@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 private struct Point: Codable, Equatable {
@@ -50,8 +51,9 @@ private struct Drawing: JSONMappable, JSONRepresentable, Equatable {
 @Suite struct MappingTextAndCodableTests {
     static let text = #"{"shape":{"origin":{"x":1,"y":2},"path":[{"x":0,"y":0},{"x":3.5,"y":-1}]},"anchor":{"x":9,"y":9},"tags":[{"name":"a"}],"note":null}"#
 
-    fileprivate static let drawing = Drawing(origin: Point(x: 1, y: 2), path: [Point(x: 0, y: 0), Point(x: 3.5, y: -1)],
-                                 anchor: Point(x: 9, y: 9), tags: [Tag(label: "a")], note: nil)
+    fileprivate static let drawing = Drawing(
+        origin: Point(x: 1, y: 2), path: [Point(x: 0, y: 0), Point(x: 3.5, y: -1)],
+        anchor: Point(x: 9, y: 9), tags: [Tag(label: "a")], note: nil)
 
     @Test func readsFromStringAndData() throws {
         #expect(try Drawing(jsonString: Self.text) == Self.drawing)
@@ -65,13 +67,14 @@ private struct Drawing: JSONMappable, JSONRepresentable, Equatable {
         #expect(written == Self.text)
         #expect(try Self.drawing.jsonData() == Data(Self.text.utf8))
         let pretty = try [Tag(label: "a")].jsonString(pretty: true)
-        #expect(pretty == """
-            [
-              {
-                "name": "a"
-              }
-            ]
-            """)
+        #expect(
+            pretty == """
+                [
+                  {
+                    "name": "a"
+                  }
+                ]
+                """)
         #expect(try Self.drawing.jsonString(options: .init(nilPolicy: .omit)).hasSuffix(#""tags":[{"name":"a"}]}"#))
     }
 
@@ -103,8 +106,9 @@ private struct Drawing: JSONMappable, JSONRepresentable, Equatable {
         #expect(drawing.anchor == nil)
         #expect(drawing.path == [])
         let error = try #require(throws: MappingError.self) {
-            try Drawing(jsonString: #"{"shape":{"origin":{"x":1,"y":2}},"anchor":"left","tags":[]}"#,
-                        options: .init(strict: true))
+            try Drawing(
+                jsonString: #"{"shape":{"origin":{"x":1,"y":2}},"anchor":"left","tags":[]}"#,
+                options: .init(strict: true))
         }
         #expect(error.code == .typeMismatch)
         #expect(error.path.description == "$.anchor")
@@ -148,7 +152,10 @@ private struct Drawing: JSONMappable, JSONRepresentable, Equatable {
     }
 
     @Test func codableLeavesUseTrellisCoders() throws {
-        struct Event: Codable, Equatable { var at: Date; var count: UInt64 }
+        struct Event: Codable, Equatable {
+            var at: Date
+            var count: UInt64
+        }
         struct Log: JSONMappable, JSONRepresentable {
             let event: Event
             init(event: Event) { self.event = event }

@@ -1,26 +1,30 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 extension MappingTransformer where Value == Date {
     /// A custom transformer: calendar days as `yyyyMMdd` strings, in UTC.
     static var compactDay: MappingTransformer<Date> {
-        MappingTransformer(name: "compact-day", forward: { json in
-            guard case .string(let text) = json, text.count == 8, let number = Int(text) else {
-                throw MappingError.Code.invalidValue
-            }
-            var components = DateComponents()
-            components.year = number / 10_000
-            components.month = number / 100 % 100
-            components.day = number % 100
-            guard components.isValidDate(in: .utcGregorian), let date = Calendar.utcGregorian.date(from: components) else {
-                throw MappingError.Code.invalidValue
-            }
-            return date
-        }, reverse: { date in
-            let c = Calendar.utcGregorian.dateComponents([.year, .month, .day], from: date)
-            return .string(String(format: "%04d%02d%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0))
-        })
+        MappingTransformer(
+            name: "compact-day",
+            forward: { json in
+                guard case .string(let text) = json, text.count == 8, let number = Int(text) else {
+                    throw MappingError.Code.invalidValue
+                }
+                var components = DateComponents()
+                components.year = number / 10_000
+                components.month = number / 100 % 100
+                components.day = number % 100
+                guard components.isValidDate(in: .utcGregorian), let date = Calendar.utcGregorian.date(from: components) else {
+                    throw MappingError.Code.invalidValue
+                }
+                return date
+            },
+            reverse: { date in
+                let c = Calendar.utcGregorian.dateComponents([.year, .month, .day], from: date)
+                return .string(String(format: "%04d%02d%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0))
+            })
     }
 }
 
@@ -33,7 +37,10 @@ extension Calendar {
 }
 
 private enum Tone: String, JSONMappableEnum, Equatable { case light, dark }
-private enum Priority: UInt8, JSONMappableEnum, Equatable { case low = 1, high = 9 }
+private enum Priority: UInt8, JSONMappableEnum, Equatable {
+    case low = 1
+    case high = 9
+}
 
 /// Every supported property type, read and written.
 private struct Everything: JSONMappable, JSONRepresentable, Equatable {
@@ -219,7 +226,8 @@ private struct Everything: JSONMappable, JSONRepresentable, Equatable {
         let date = Date(timeIntervalSince1970: 1_313_949_772.249)
         #expect(try date.jsonValue() == "2011-08-21T18:02:52.249Z")
         #expect(try date.jsonValue(options: .init(dateStrategy: .epochMilliseconds)) == 1_313_949_772_249)
-        #expect(try Date(timeIntervalSince1970: 1_313_949_772).jsonValue(options: .init(dateStrategy: .epochSeconds))
+        #expect(
+            try Date(timeIntervalSince1970: 1_313_949_772).jsonValue(options: .init(dateStrategy: .epochSeconds))
                 == 1_313_949_772)
         #expect(try date.jsonValue(options: .init(dateStrategy: .epochSeconds)) == 1_313_949_772.249)
         #expect(try date.jsonValue(options: .init(dateStrategy: .custom { _ in "then" })) == "then")
@@ -354,14 +362,15 @@ private struct Atlas: JSONMappable, JSONRepresentable, Equatable {
 
     @Test func nestedModelsWriteNestedObjects() throws {
         let json = try Self.atlas.jsonValue()
-        #expect(json == [
-            "capital": ["name": "London", "stats": ["population": 8_900_000]],
-            "cities": [["name": "Leeds", "stats": ["population": nil]], ["name": "York", "stats": ["population": 210_000]]],
-            "by_code": ["LDN": ["name": "London", "stats": ["population": 1]], "YRK": ["name": "York", "stats": ["population": nil]]],
-            "tags": ["a", "b"],
-            "grid": [[["name": "A1", "stats": ["population": 0]]], []],
-            "optional": nil,
-        ])
+        #expect(
+            json == [
+                "capital": ["name": "London", "stats": ["population": 8_900_000]],
+                "cities": [["name": "Leeds", "stats": ["population": nil]], ["name": "York", "stats": ["population": 210_000]]],
+                "by_code": ["LDN": ["name": "London", "stats": ["population": 1]], "YRK": ["name": "York", "stats": ["population": nil]]],
+                "tags": ["a", "b"],
+                "grid": [[["name": "A1", "stats": ["population": 0]]], []],
+                "optional": nil,
+            ])
         #expect(try Atlas(json: json) == Self.atlas)
         #expect(try Atlas(jsonString: Self.atlas.jsonString(pretty: true)) == Self.atlas)
         let omitted = try Self.atlas.jsonValue(options: .init(nilPolicy: .omit))

@@ -9,14 +9,20 @@ import TrellisTestSupport
 @Suite struct ObjectContextBatchTests {
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Item",
-                              attributes: [AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
-                                           AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"])],
-                              userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Pair",
-                              attributes: [AttributeDescription(name: "left", type: .string, userInfo: ["JSONKeyPath": "left"]),
-                                           AttributeDescription(name: "right", type: .integer64, userInfo: ["JSONKeyPath": "right"])],
-                              userInfo: ["identityAttributes": "left, right"]),
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
+                    AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"]),
+                ],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Pair",
+                attributes: [
+                    AttributeDescription(name: "left", type: .string, userInfo: ["JSONKeyPath": "left"]),
+                    AttributeDescription(name: "right", type: .integer64, userInfo: ["JSONKeyPath": "right"]),
+                ],
+                userInfo: ["identityAttributes": "left, right"]),
         ])
     }
 
@@ -67,7 +73,8 @@ import TrellisTestSupport
         let seven = try #require(try context.fetch("Item", id: .integer(7)))
         let doomed = try #require(try context.fetch("Item", id: .integer(8)))
         try context.delete(doomed)
-        let identities: [[AttributeValue]] = [[.integer(7)], [.integer(8)], [.integer(123_456)]] + (1...3000).reversed().map { [.integer(Int64($0))] }
+        let identities: [[AttributeValue]] =
+            [[.integer(7)], [.integer(8)], [.integer(123_456)]] + (1...3000).reversed().map { [.integer(Int64($0))] }
             + [[.integer(7)]]
         let objects = try context.fetch("Item", identities: identities)
         #expect(objects.count == 2999)

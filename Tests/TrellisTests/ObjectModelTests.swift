@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Trellis
 
 @Suite struct ObjectModelTests {
@@ -10,8 +11,9 @@ import Testing
                 AttributeDescription(name: "realName", type: .string, userInfo: ["JSONKeyPath": "real_name"]),
             ],
             relationships: [
-                RelationshipDescription(name: "powers", destinationEntity: "Power", inverseName: "characters",
-                                        isToMany: true, userInfo: ["JSONKeyPath": "powers"]),
+                RelationshipDescription(
+                    name: "powers", destinationEntity: "Power", inverseName: "characters",
+                    isToMany: true, userInfo: ["JSONKeyPath": "powers"])
             ],
             userInfo: extra)
     }
@@ -19,14 +21,18 @@ import Testing
     static let power = EntityDescription(
         name: "Power",
         attributes: [AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"])],
-        relationships: [RelationshipDescription(name: "characters", destinationEntity: "Character",
-                                                inverseName: "powers", isToMany: true)],
+        relationships: [
+            RelationshipDescription(
+                name: "characters", destinationEntity: "Character",
+                inverseName: "powers", isToMany: true)
+        ],
         userInfo: ["identityAttribute": "id"])
 
     @Test func resolvesIdentityMappingsAndInheritance() throws {
-        let villain = EntityDescription(name: "Villain", parentName: "Character",
-                                        attributes: [AttributeDescription(name: "lair", type: .string)],
-                                        userInfo: ["identityAttributes": "realName, lair"])
+        let villain = EntityDescription(
+            name: "Villain", parentName: "Character",
+            attributes: [AttributeDescription(name: "lair", type: .string)],
+            userInfo: ["identityAttributes": "realName, lair"])
         let model = try ObjectModel(entities: [Self.character(), Self.power, villain])
         let v = try model.requireEntity("Villain")
         #expect(v.attributes.map(\.name) == ["id", "realName", "lair"])
@@ -42,8 +48,11 @@ import Testing
     @Test func reportsEveryProblemWithoutTrapping() {
         let badCharacter = EntityDescription(
             name: "Character",
-            attributes: [AttributeDescription(name: "id", type: .integer16, defaultValue: .integer(1 << 20),
-                                              userInfo: ["JSONKeyPath": "a..b"])],
+            attributes: [
+                AttributeDescription(
+                    name: "id", type: .integer16, defaultValue: .integer(1 << 20),
+                    userInfo: ["JSONKeyPath": "a..b"])
+            ],
             relationships: [
                 RelationshipDescription(name: "powers", destinationEntity: "Power", inverseName: "owner", isToMany: true),
                 RelationshipDescription(name: "team", destinationEntity: "Team"),
@@ -56,16 +65,17 @@ import Testing
             Issue.record("expected a validation error")
         } catch let error as ModelValidationError {
             let found = Set(error.problems.map { "\($0.code.rawValue) \($0.entity).\($0.property ?? "")" })
-            #expect(found == [
-                "unknownIdentityAttribute Character.uuid",
-                "invalidKeyPath Character.id",
-                "invalidDefaultValue Character.id",
-                "inverseMismatch Character.powers",
-                "inverseMismatch Power.characters",  // its inverse 'powers' names 'owner', not it
-                "unknownDestination Character.team",
-                "inheritanceCycle A.",
-                "inheritanceCycle B.",
-            ])
+            #expect(
+                found == [
+                    "unknownIdentityAttribute Character.uuid",
+                    "invalidKeyPath Character.id",
+                    "invalidDefaultValue Character.id",
+                    "inverseMismatch Character.powers",
+                    "inverseMismatch Power.characters",  // its inverse 'powers' names 'owner', not it
+                    "unknownDestination Character.team",
+                    "inheritanceCycle A.",
+                    "inheritanceCycle B.",
+                ])
         } catch {
             Issue.record("unexpected error \(error)")
         }
@@ -76,8 +86,9 @@ import Testing
             name: "Order",
             attributes: ["select", "group", "a\"b", "x; DROP TABLE y", "it's", "a b.c"].map { AttributeDescription(name: $0, type: .string) },
             relationships: [RelationshipDescription(name: "from", destinationEntity: "Order'); DROP TABLE \"Order\"; --")])
-        let other = EntityDescription(name: "Order'); DROP TABLE \"Order\"; --",
-                                      attributes: [AttributeDescription(name: "index", type: .integer64)], userInfo: ["identityAttributes": "index"])
+        let other = EntityDescription(
+            name: "Order'); DROP TABLE \"Order\"; --",
+            attributes: [AttributeDescription(name: "index", type: .integer64)], userInfo: ["identityAttributes": "index"])
         let model = try ObjectModel(entities: [order, other])
         #expect(model.entity(named: "Order")?.attributes.map(\.name) == ["select", "group", "a\"b", "x; DROP TABLE y", "it's", "a b.c"])
         #expect(model.entity(named: "Order'); DROP TABLE \"Order\"; --")?.identityAttributes.map(\.name) == ["index"])
@@ -88,19 +99,21 @@ import Testing
     @Test func namesWithControlCharactersOrEmptyPropertyNamesAreRefused() throws {
         let entities = [
             EntityDescription(name: "T\u{0}x", attributes: [AttributeDescription(name: "a\u{1B}[31m", type: .string)]),
-            EntityDescription(name: "U", attributes: [AttributeDescription(name: "", type: .string), AttributeDescription(name: "tab\there", type: .string)],
-                              relationships: [RelationshipDescription(name: "del\u{7F}", destinationEntity: "U")]),
+            EntityDescription(
+                name: "U", attributes: [AttributeDescription(name: "", type: .string), AttributeDescription(name: "tab\there", type: .string)],
+                relationships: [RelationshipDescription(name: "del\u{7F}", destinationEntity: "U")]),
         ]
         let error = try #require(throws: ModelValidationError.self) { try ObjectModel(entities: entities) }
         #expect(error.problems.map(\.code) == Array(repeating: .invalidName, count: 5))
-        #expect(error.description == """
-            invalid model (5 problems):
-              entity T\\u0000x: the name contains the control character U+0000; names cannot hold control characters (U+0000–U+001F, U+007F)
-              entity T\\u0000x, property a\\u001b[31m: the name contains the control character U+001B; names cannot hold control characters (U+0000–U+001F, U+007F)
-              entity U, property : a property needs a name
-              entity U, property tab\\u0009here: the name contains the control character U+0009; names cannot hold control characters (U+0000–U+001F, U+007F)
-              entity U, property del\\u007f: the name contains the control character U+007F; names cannot hold control characters (U+0000–U+001F, U+007F)
-            """)
+        #expect(
+            error.description == """
+                invalid model (5 problems):
+                  entity T\\u0000x: the name contains the control character U+0000; names cannot hold control characters (U+0000–U+001F, U+007F)
+                  entity T\\u0000x, property a\\u001b[31m: the name contains the control character U+001B; names cannot hold control characters (U+0000–U+001F, U+007F)
+                  entity U, property : a property needs a name
+                  entity U, property tab\\u0009here: the name contains the control character U+0009; names cannot hold control characters (U+0000–U+001F, U+007F)
+                  entity U, property del\\u007f: the name contains the control character U+007F; names cannot hold control characters (U+0000–U+001F, U+007F)
+                """)
     }
 
     @Test func unknownEntityListsTheModelsEntities() throws {
@@ -111,8 +124,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [("userID", "user_id"), ("realName", "real_name"), ("profileImageURL", "profile_image_url"),
-                      ("URLString", "url_string"), ("id", "id"), ("retweetCount2", "retweet_count2")])
+    @Test(arguments: [
+        ("userID", "user_id"), ("realName", "real_name"), ("profileImageURL", "profile_image_url"),
+        ("URLString", "url_string"), ("id", "id"), ("retweetCount2", "retweet_count2"),
+    ])
     func snakeCaseConvention(property: String, key: String) {
         #expect(KeyConvention.snakeCase.jsonKey(forPropertyName: property) == key)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 /// Overlapping key paths in export: a to-one at `owner` and an attribute at `owner.id`.
@@ -12,9 +13,13 @@ import Testing
                 attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("ownerID", .integer64, key: "owner.id")],
                 relationships: [GraphFixture.relationship("owner", "Owner", key: "owner")],
                 userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Owner", attributes: [GraphFixture.attribute("id", .integer64, key: "id"),
-                                                          GraphFixture.attribute("name", .string, key: "name")],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Owner",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id"),
+                    GraphFixture.attribute("name", .string, key: "name"),
+                ],
+                userInfo: ["identityAttributes": "id"]),
         ])
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// ``RFC3339/exactString(from:)``: as many fraction digits (3, 6 or 9) as the date needs
 /// to read back as itself.
@@ -42,7 +43,8 @@ import TrellisTestSupport
         for _ in 0..<20_000 {
             let seconds = Int64(generator.next() % (4_294_967_295 - 482_112_000)) + 482_112_000
             let micro = String(String(generator.next() % 1_000_000 + 1_000_000).dropFirst())
-            let text = String(RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds)), fractionDigits: 0).dropLast())
+            let text =
+                String(RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds)), fractionDigits: 0).dropLast())
                 + "." + micro + "Z"
             guard let date = RFC3339.date(from: text) else {
                 mismatches.append(text)

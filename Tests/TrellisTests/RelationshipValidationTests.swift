@@ -14,26 +14,38 @@ import TrellisTestSupport
         }
         let identity = ["identityAttributes": "id"]
         return try ObjectModel(entities: [
-            EntityDescription(name: "League", attributes: [attribute("id")], relationships: [
-                RelationshipDescription(name: "teams", destinationEntity: "Team", inverseName: "league", isToMany: true,
-                                        userInfo: ["JSONKeyPath": "teams"]),
-            ], userInfo: identity),
-            EntityDescription(name: "Team", attributes: [attribute("id")], relationships: [
-                RelationshipDescription(name: "players", destinationEntity: "Player", inverseName: "team", isToMany: true,
-                                        minCount: 2, maxCount: 3, userInfo: ["JSONKeyPath": "players"]),
-                RelationshipDescription(name: "captain", destinationEntity: "Player", inverseName: "captainOf", isOptional: false,
-                                        userInfo: ["JSONKeyPath": "captain"]),
-                RelationshipDescription(name: "coaches", destinationEntity: "Coach", inverseName: "team", isToMany: true, isOptional: false,
-                                        userInfo: ["JSONKeyPath": "coaches"]),
-                RelationshipDescription(name: "league", destinationEntity: "League", inverseName: "teams"),
-            ], userInfo: identity),
-            EntityDescription(name: "Player", attributes: [attribute("id")], relationships: [
-                RelationshipDescription(name: "team", destinationEntity: "Team", inverseName: "players"),
-                RelationshipDescription(name: "captainOf", destinationEntity: "Team", inverseName: "captain", isToMany: true),
-            ], userInfo: identity),
-            EntityDescription(name: "Coach", attributes: [attribute("id")], relationships: [
-                RelationshipDescription(name: "team", destinationEntity: "Team", inverseName: "coaches"),
-            ], userInfo: identity),
+            EntityDescription(
+                name: "League", attributes: [attribute("id")],
+                relationships: [
+                    RelationshipDescription(
+                        name: "teams", destinationEntity: "Team", inverseName: "league", isToMany: true,
+                        userInfo: ["JSONKeyPath": "teams"])
+                ], userInfo: identity),
+            EntityDescription(
+                name: "Team", attributes: [attribute("id")],
+                relationships: [
+                    RelationshipDescription(
+                        name: "players", destinationEntity: "Player", inverseName: "team", isToMany: true,
+                        minCount: 2, maxCount: 3, userInfo: ["JSONKeyPath": "players"]),
+                    RelationshipDescription(
+                        name: "captain", destinationEntity: "Player", inverseName: "captainOf", isOptional: false,
+                        userInfo: ["JSONKeyPath": "captain"]),
+                    RelationshipDescription(
+                        name: "coaches", destinationEntity: "Coach", inverseName: "team", isToMany: true, isOptional: false,
+                        userInfo: ["JSONKeyPath": "coaches"]),
+                    RelationshipDescription(name: "league", destinationEntity: "League", inverseName: "teams"),
+                ], userInfo: identity),
+            EntityDescription(
+                name: "Player", attributes: [attribute("id")],
+                relationships: [
+                    RelationshipDescription(name: "team", destinationEntity: "Team", inverseName: "players"),
+                    RelationshipDescription(name: "captainOf", destinationEntity: "Team", inverseName: "captain", isToMany: true),
+                ], userInfo: identity),
+            EntityDescription(
+                name: "Coach", attributes: [attribute("id")],
+                relationships: [
+                    RelationshipDescription(name: "team", destinationEntity: "Team", inverseName: "coaches")
+                ], userInfo: identity),
         ])
     }
 
@@ -61,10 +73,14 @@ import TrellisTestSupport
         (#"[{"id":1,"players":[1,2],"captain":1,"coaches":[]}]"#, "Team", "$[0].coaches", "Team", "coaches", .relationshipCount),
         (#"[{"id":2,"players":[1,2],"coaches":[7]}]"#, "Team", "$[0].captain", "Team", "captain", .missingRequiredValue),
         (#"[{"id":1,"captain":null}]"#, "Team", "$[0].captain", "Team", "captain", .missingRequiredValue),
-        (#"[{"id":1,"teams":[{"id":1},{"id":3,"players":[5,6,7,8],"captain":5,"coaches":[8]}]}]"#, "League", "$[0].teams[1].players",
-         "Team", "players", .relationshipCount),
-        (#"[{"id":1,"teams":[{"id":1},{"id":3,"players":[5,6],"captain":5,"coaches":[7]}]}]"#, "League", "$[0].teams[0].coaches",
-         "Team", "coaches", .relationshipCount),
+        (
+            #"[{"id":1,"teams":[{"id":1},{"id":3,"players":[5,6,7,8],"captain":5,"coaches":[8]}]}]"#, "League", "$[0].teams[1].players",
+            "Team", "players", .relationshipCount
+        ),
+        (
+            #"[{"id":1,"teams":[{"id":1},{"id":3,"players":[5,6],"captain":5,"coaches":[7]}]}]"#, "League", "$[0].teams[0].coaches",
+            "Team", "coaches", .relationshipCount
+        ),
     ]
 
     @Test(arguments: StoreKind.allCases, refusals)
@@ -72,7 +88,8 @@ import TrellisTestSupport
         let store = try kind.makeStore(model: try Self.model())
         let context = ObjectContext(store: store.store)
         _ = try context.importObjects(from: try Self.json(Self.valid), entity: "Team")
-        let dump = try store.dump(), checksum = try store.fileChecksum()
+        let dump = try store.dump()
+        let checksum = try store.fileChecksum()
         let error = try #require(throws: ImportError.self) {
             try context.importObjects(from: try Self.json(refusal.0), entity: refusal.1)
         }
@@ -100,4 +117,3 @@ import TrellisTestSupport
         #expect(try team.destination(forKey: "captain")?["id"] == .integer(1))
     }
 }
-

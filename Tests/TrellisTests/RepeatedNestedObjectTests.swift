@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// Nested objects without mapped relationships (a character's powers) repeat throughout a
 /// payload; the importer applies an identical repeat by reusing the earlier occurrence's
@@ -44,8 +45,10 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func theLastDifferingValueWinsAcrossIdenticalRepeats(kind: StoreKind) throws {
         try use(kind)
-        let payload: JSONValue = [Self.character(1, power: "A"), Self.character(2, power: "B"), Self.character(3, power: "B"),
-                                  Self.character(4, power: "A"), Self.character(5, power: "A")]
+        let payload: JSONValue = [
+            Self.character(1, power: "A"), Self.character(2, power: "B"), Self.character(3, power: "B"),
+            Self.character(4, power: "A"), Self.character(5, power: "A"),
+        ]
         let report = try context.importObjects(from: payload, entity: "Character")
         #expect(report.counts(for: "Power") == .init(inserted: 1))
         #expect(report.counts(for: "Character") == .init(inserted: 5))
@@ -65,8 +68,10 @@ import TrellisTestSupport
     func numbersEqualByValueButNotByTextAreAppliedAgain(kind: StoreKind) throws {
         try use(kind)
         // 1 and 1.0 are == as JSON numbers, but a string attribute keeps their text.
-        let payload: JSONValue = [Self.character(1, power: .number(JSONNumber(Int64(1)))),
-                                  Self.character(2, power: .number(try #require(JSONNumber(text: "1.0"))))]
+        let payload: JSONValue = [
+            Self.character(1, power: .number(JSONNumber(Int64(1)))),
+            Self.character(2, power: .number(try #require(JSONNumber(text: "1.0")))),
+        ]
         _ = try context.importObjects(from: payload, entity: "Character")
         #expect(try powers() == ["id=1 name=\"1.0\""])
     }
@@ -76,9 +81,10 @@ import TrellisTestSupport
         try use(kind)
         var options = ImportOptions()
         options.batchSize = 2
-        let payload: JSONValue = .array((1...5).map { i -> JSONValue in
-            ["id": JSONValue(String(i)), "powers": [["id": "1", "name": "A"], ["id": "2", "name": "B"], ["id": "1", "name": "A"]]]
-        })
+        let payload: JSONValue = .array(
+            (1...5).map { i -> JSONValue in
+                ["id": JSONValue(String(i)), "powers": [["id": "1", "name": "A"], ["id": "2", "name": "B"], ["id": "1", "name": "A"]]]
+            })
         let report = try context.importObjects(from: payload, entity: "Character", options: options)
         #expect(report.counts(for: "Power") == .init(inserted: 2))
         #expect(try powers() == ["id=1 name=\"A\"", "id=2 name=\"B\""])
@@ -88,11 +94,13 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func identicalIsStricterThanEquality(kind: StoreKind) throws {
         try use(kind)
-        let one = JSONValue.number(JSONNumber(Int64(1))), oneText = JSONValue.number(try #require(JSONNumber(text: "1.0")))
+        let one = JSONValue.number(JSONNumber(Int64(1)))
+        let oneText = JSONValue.number(try #require(JSONNumber(text: "1.0")))
         #expect(one == oneText)
         #expect(!one.isIdentical(to: oneText))
         #expect(JSONValue.number(JSONNumber(2.5)).isIdentical(to: .number(JSONNumber(2.5))))
-        let ab: JSONObject = ["a": 1, "b": "x"], ba: JSONObject = ["b": "x", "a": 1]
+        let ab: JSONObject = ["a": 1, "b": "x"]
+        let ba: JSONObject = ["b": "x", "a": 1]
         #expect(ab == ba)
         #expect(!ab.isIdentical(to: ba))
         #expect(ab.isIdentical(to: ["a": 1, "b": "x"]))

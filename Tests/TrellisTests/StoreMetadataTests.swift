@@ -8,10 +8,13 @@ import TrellisTestSupport
 @Suite struct StoreMetadataTests {
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Cat",
-                              attributes: [AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
-                                           AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"])],
-                              userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Cat",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
+                    AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"]),
+                ],
+                userInfo: ["identityAttributes": "id"])
         ])
     }
 
@@ -112,7 +115,7 @@ import TrellisTestSupport
         try context.delete(tom)
         #expect(throws: Failure.self) { try context.save { _ in throw Failure() } }
         #expect(try store.snapshots(of: "Cat").count == 2)  // nothing written
-        #expect(context.hasChanges)                          // the deletion is still pending
+        #expect(context.hasChanges)  // the deletion is still pending
         try context.save { session in try session.setMetadataValue("deleted 1", forKey: "sync/cats") }
         #expect(try store.snapshots(of: "Cat").count == 1)
         #expect(try value(store) == "deleted 1")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// Stored objects of the imported entity are compared with the JSON before they are
 /// registered (`Importer`'s `StoredObject`): these tests pin that the outcome is the one of
@@ -30,13 +31,19 @@ import TrellisTestSupport
     /// Batman (powers 4, 9; publisher 10), Superman (power 1; publisher 10), Hulk (power 2; publisher 11).
     static func characters(batmanName: String = "Batman", batmanPowers: [JSONValue] = ["4", "9"]) -> JSONValue {
         [
-            ["id": "1699", "name": .string(batmanName), "real_name": "Bruce Wayne",
-             "powers": .array(batmanPowers.map { ["id": $0, "name": .string("P\($0.stringValue ?? "")")] }),
-             "publisher": ["id": "10", "name": "DC Comics"]],
-            ["id": "1700", "name": "Superman", "real_name": "Clark Kent",
-             "powers": [["id": "1", "name": "P1"]], "publisher": ["id": "10", "name": "DC Comics"]],
-            ["id": "1701", "name": "Hulk", "real_name": "Bruce Banner",
-             "powers": [["id": "2", "name": "P2"]], "publisher": ["id": "11", "name": "Marvel"]],
+            [
+                "id": "1699", "name": .string(batmanName), "real_name": "Bruce Wayne",
+                "powers": .array(batmanPowers.map { ["id": $0, "name": .string("P\($0.stringValue ?? "")")] }),
+                "publisher": ["id": "10", "name": "DC Comics"],
+            ],
+            [
+                "id": "1700", "name": "Superman", "real_name": "Clark Kent",
+                "powers": [["id": "1", "name": "P1"]], "publisher": ["id": "10", "name": "DC Comics"],
+            ],
+            [
+                "id": "1701", "name": "Hulk", "real_name": "Bruce Banner",
+                "powers": [["id": "2", "name": "P2"]], "publisher": ["id": "11", "name": "Marvel"],
+            ],
         ]
     }
 
@@ -124,8 +131,11 @@ import TrellisTestSupport
         let model = try ObjectModel(entities: [
             EntityDescription(
                 name: "Character", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
-                relationships: [GraphFixture.relationship("powers", "Power", inverse: "characters", toMany: true, key: "powers",
-                                                          merge: "append")],
+                relationships: [
+                    GraphFixture.relationship(
+                        "powers", "Power", inverse: "characters", toMany: true, key: "powers",
+                        merge: "append")
+                ],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(
                 name: "Power", attributes: [GraphFixture.attribute("id", .integer64, key: "id")],
@@ -140,19 +150,24 @@ import TrellisTestSupport
         let more = try context.importObjects(from: [["id": 1, "powers": [5]]], entity: "Character")
         #expect(more.counts(for: "Character") == .init(updated: 1))
         let character = try #require(try context.fetch("Character", id: .integer(1)))
-        #expect(try character.destinations(forKey: "powers").compactMap { $0["id"] }.sorted { $0.description < $1.description }
-            == [.integer(4), .integer(5), .integer(9)])
+        #expect(
+            try character.destinations(forKey: "powers").compactMap { $0["id"] }.sorted { $0.description < $1.description }
+                == [.integer(4), .integer(5), .integer(9)])
     }
 
     // MARK: - Objects of the imported entity nested in the payload
 
     static func peopleModel() throws -> ObjectModel {
-        try ObjectModel(entities: [EntityDescription(
-            name: "Person",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("name", .string, key: "name")],
-            relationships: [GraphFixture.relationship("friends", "Person", toMany: true, key: "friends"),
-                            GraphFixture.relationship("mentor", "Person", key: "mentor")],
-            userInfo: ["identityAttributes": "id"])])
+        try ObjectModel(entities: [
+            EntityDescription(
+                name: "Person",
+                attributes: [GraphFixture.attribute("id", .integer64, key: "id"), GraphFixture.attribute("name", .string, key: "name")],
+                relationships: [
+                    GraphFixture.relationship("friends", "Person", toMany: true, key: "friends"),
+                    GraphFixture.relationship("mentor", "Person", key: "mentor"),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 @Suite struct TransformerTests {
@@ -52,11 +53,13 @@ import Testing
     // MARK: - Registry
 
     @Test func standardRegistryHoldsTheBuiltIns() {
-        #expect(JSONValueTransformerRegistry.standard.names == [
-            "base64", "decimal-from-string", "epoch-milliseconds", "epoch-seconds", "integer-from-string", "iso8601",
-            "iso8601-date", "parse", "string-from-number", "url", "uuid",
-        ])
-        #expect(JSONValueTransformerRegistry.standard.names.allSatisfy { (try? JSONValueTransformerRegistry.standard.transformer(named: $0).isReversible) == true })
+        #expect(
+            JSONValueTransformerRegistry.standard.names == [
+                "base64", "decimal-from-string", "epoch-milliseconds", "epoch-seconds", "integer-from-string", "iso8601",
+                "iso8601-date", "parse", "string-from-number", "url", "uuid",
+            ])
+        #expect(
+            JSONValueTransformerRegistry.standard.names.allSatisfy { (try? JSONValueTransformerRegistry.standard.transformer(named: $0).isReversible) == true })
     }
 
     @Test func unknownNameListsTheRegisteredNames() throws {
@@ -64,11 +67,12 @@ import Testing
         #expect(error.code == .unknownTransformer)
         #expect(error.transformerName == "Iso8601")
         #expect(error.value == nil)
-        #expect(error.description == """
-            value transformer "Iso8601": no value transformer of this name is registered; registered: base64, \
-            decimal-from-string, epoch-milliseconds, epoch-seconds, integer-from-string, iso8601, iso8601-date, parse, \
-            string-from-number, url, uuid
-            """)
+        #expect(
+            error.description == """
+                value transformer "Iso8601": no value transformer of this name is registered; registered: base64, \
+                decimal-from-string, epoch-milliseconds, epoch-seconds, integer-from-string, iso8601, iso8601-date, parse, \
+                string-from-number, url, uuid
+                """)
         let empty = try #require(throws: TransformError.self) { try JSONValueTransformerRegistry().transformer(named: "x") }
         #expect(empty.message == "no value transformer of this name is registered; registered: none")
     }
@@ -76,9 +80,12 @@ import Testing
     @Test func registerReplacesByNameAndCopiesAreIndependent() throws {
         var registry = JSONValueTransformerRegistry.standard
         registry.register(JSONValueTransformer(name: "iso8601", forward: { _ in .string("custom") }, reverse: nil))
-        registry.register(JSONValueTransformer(name: "shout", forward: { json in
-            try JSONCoercion.string(from: json).map { .string($0.uppercased()) }
-        }, reverse: nil))
+        registry.register(
+            JSONValueTransformer(
+                name: "shout",
+                forward: { json in
+                    try JSONCoercion.string(from: json).map { .string($0.uppercased()) }
+                }, reverse: nil))
         #expect(try registry.transformer(named: "iso8601").transformedValue("2015-02-16") == .string("custom"))
         #expect(try registry.transformer(named: "shout").transformedValue("hi") == .string("HI"))
         #expect(registry.names.count == 12)
@@ -202,41 +209,54 @@ import Testing
     // MARK: - Errors
 
     static let failures: [Failure] = [
-        Failure("iso8601", "2015-02-30", .invalidValue,
-                #"value transformer "iso8601": string "2015-02-30" is not valid: not an RFC 3339 date-time or full-date"#),
+        Failure(
+            "iso8601", "2015-02-30", .invalidValue,
+            #"value transformer "iso8601": string "2015-02-30" is not valid: not an RFC 3339 date-time or full-date"#),
         Failure("iso8601", 42, .typeMismatch, #"value transformer "iso8601": number 42 is not valid: expected an RFC 3339 date string"#),
-        Failure("iso8601-date", "2015-02-16T00:00:00Z", .invalidValue,
-                #"value transformer "iso8601-date": string "2015-02-16T00:00:00Z" is not valid: not an RFC 3339 full-date (yyyy-MM-dd)"#),
+        Failure(
+            "iso8601-date", "2015-02-16T00:00:00Z", .invalidValue,
+            #"value transformer "iso8601-date": string "2015-02-16T00:00:00Z" is not valid: not an RFC 3339 full-date (yyyy-MM-dd)"#),
         Failure("epoch-seconds", "abc", .invalidValue, #"value transformer "epoch-seconds": string "abc" is not valid: not a decimal number"#),
-        Failure("epoch-seconds", true, .typeMismatch,
-                #"value transformer "epoch-seconds": boolean true is not valid: expected a number or a numeric string"#),
+        Failure(
+            "epoch-seconds", true, .typeMismatch,
+            #"value transformer "epoch-seconds": boolean true is not valid: expected a number or a numeric string"#),
         Failure("epoch-seconds", numberLiteral("1e400"), .overflow, #"value transformer "epoch-seconds": number 1e400 is not valid: out of range for a date"#),
-        Failure("epoch-milliseconds", [], .typeMismatch,
-                #"value transformer "epoch-milliseconds": array [] is not valid: expected a number or a numeric string"#),
-        Failure("integer-from-string", "9223372036854775808", .overflow,
-                #"value transformer "integer-from-string": string "9223372036854775808" is not valid: out of range -9223372036854775808...9223372036854775807"#),
+        Failure(
+            "epoch-milliseconds", [], .typeMismatch,
+            #"value transformer "epoch-milliseconds": array [] is not valid: expected a number or a numeric string"#),
+        Failure(
+            "integer-from-string", "9223372036854775808", .overflow,
+            #"value transformer "integer-from-string": string "9223372036854775808" is not valid: out of range -9223372036854775808...9223372036854775807"#),
         Failure("integer-from-string", "1.5", .inexact, #"value transformer "integer-from-string": string "1.5" is not valid: not a whole number"#),
         Failure("integer-from-string", "12a", .invalidValue, #"value transformer "integer-from-string": string "12a" is not valid: not a decimal number"#),
-        Failure("integer-from-string", true, .typeMismatch,
-                #"value transformer "integer-from-string": boolean true is not valid: expected a number or a numeric string"#),
-        Failure("decimal-from-string", "1234567890123456789012345678901234567890", .inexact,
-                #"value transformer "decimal-from-string": string "123456789012345678901234567890123456789… is not valid: more than 38 significant digits (39)"#),
+        Failure(
+            "integer-from-string", true, .typeMismatch,
+            #"value transformer "integer-from-string": boolean true is not valid: expected a number or a numeric string"#),
+        Failure(
+            "decimal-from-string", "1234567890123456789012345678901234567890", .inexact,
+            #"value transformer "decimal-from-string": string "123456789012345678901234567890123456789… is not valid: more than 38 significant digits (39)"#),
         Failure("string-from-number", [1], .typeMismatch, #"value transformer "string-from-number": array [1] is not valid: expected a number"#),
         Failure("url", "foo bar", .invalidValue, #"value transformer "url": string "foo bar" is not valid: not a URI reference (RFC 3986)"#),
         Failure("uuid", "x", .invalidValue, #"value transformer "uuid": string "x" is not valid: not a UUID (8-4-4-4-12 hexadecimal digits)"#),
         Failure("base64", "aGk", .invalidValue, #"value transformer "base64": string "aGk" is not valid: not base64 (RFC 4648 §4, padded)"#),
         Failure("parse", "x", .typeMismatch, #"value transformer "parse": string "x" is not valid: expected a Parse object with a "__type" key"#),
-        Failure("parse", ["__type": "GeoPoint", "latitude": 1], .invalidValue,
-                #"value transformer "parse": object {"__type":"GeoPoint","latitude":1} is not valid: unsupported __type "GeoPoint" (supported: Bytes, Date, Pointer)"#),
+        Failure(
+            "parse", ["__type": "GeoPoint", "latitude": 1], .invalidValue,
+            #"value transformer "parse": object {"__type":"GeoPoint","latitude":1} is not valid: unsupported __type "GeoPoint" (supported: Bytes, Date, Pointer)"#
+        ),
         Failure("parse", [:], .invalidValue, #"value transformer "parse": object {} is not valid: expected a string "__type" member"#),
-        Failure("parse", ["__type": "Date"], .invalidValue,
-                #"value transformer "parse": object {"__type":"Date"} is not valid: expected a string "iso" member"#),
-        Failure("parse", ["__type": "Date", "iso": "x"], .invalidValue,
-                #"value transformer "parse": object {"__type":"Date","iso":"x"} is not valid: "iso" is not an RFC 3339 date-time"#),
-        Failure("parse", ["__type": "Bytes", "base64": "a"], .invalidValue,
-                #"value transformer "parse": object {"__type":"Bytes","base64":"a"} is not valid: "base64" is not base64 (RFC 4648 §4, padded)"#),
-        Failure("parse", ["__type": "Pointer", "objectId": "a"], .invalidValue,
-                #"value transformer "parse": object {"__type":"Pointer","objectId":"a"} is not valid: expected a string "className" member"#),
+        Failure(
+            "parse", ["__type": "Date"], .invalidValue,
+            #"value transformer "parse": object {"__type":"Date"} is not valid: expected a string "iso" member"#),
+        Failure(
+            "parse", ["__type": "Date", "iso": "x"], .invalidValue,
+            #"value transformer "parse": object {"__type":"Date","iso":"x"} is not valid: "iso" is not an RFC 3339 date-time"#),
+        Failure(
+            "parse", ["__type": "Bytes", "base64": "a"], .invalidValue,
+            #"value transformer "parse": object {"__type":"Bytes","base64":"a"} is not valid: "base64" is not base64 (RFC 4648 §4, padded)"#),
+        Failure(
+            "parse", ["__type": "Pointer", "objectId": "a"], .invalidValue,
+            #"value transformer "parse": object {"__type":"Pointer","objectId":"a"} is not valid: expected a string "className" member"#),
     ]
 
     @Test(arguments: failures)
@@ -251,21 +271,26 @@ import Testing
         #expect(throws: error) { try transformer.forward(c.json) }
     }
 
-    @Test(arguments: [
-        ("iso8601", AttributeValue.string("x"), TransformError.Code.typeMismatch, #"value transformer "iso8601": expected a date, got "x""#),
-        ("epoch-seconds", .integer(1), .typeMismatch, #"value transformer "epoch-seconds": expected a date, got 1"#),
-        ("epoch-seconds", .date(Date(timeIntervalSinceReferenceDate: .nan)), .invalidValue, #"value transformer "epoch-seconds": the date is not finite"#),
-        ("integer-from-string", .string("1"), .typeMismatch, #"value transformer "integer-from-string": expected an integer, got "1""#),
-        ("decimal-from-string", .decimal(.nan), .invalidValue, #"value transformer "decimal-from-string": NaN has no decimal text"#),
-        ("string-from-number", .string("abc"), .invalidValue,
-         #"value transformer "string-from-number": string "abc" is not valid: not a JSON number (RFC 8259 §6)"#),
-        ("string-from-number", .string("+1"), .invalidValue,
-         #"value transformer "string-from-number": string "+1" is not valid: not a JSON number (RFC 8259 §6)"#),
-        ("url", .string("https://x.org"), .typeMismatch, #"value transformer "url": expected a URL, got "https://x.org""#),
-        ("uuid", .bool(true), .typeMismatch, #"value transformer "uuid": expected a UUID, got true"#),
-        ("base64", .string("aGk="), .typeMismatch, #"value transformer "base64": expected binary data, got "aGk=""#),
-        ("parse", .string("Ed1nuqPvcm"), .typeMismatch, #"value transformer "parse": expected a date or binary data, got "Ed1nuqPvcm""#),
-    ] as [(String, AttributeValue, TransformError.Code, String)])
+    @Test(
+        arguments: [
+            ("iso8601", AttributeValue.string("x"), TransformError.Code.typeMismatch, #"value transformer "iso8601": expected a date, got "x""#),
+            ("epoch-seconds", .integer(1), .typeMismatch, #"value transformer "epoch-seconds": expected a date, got 1"#),
+            ("epoch-seconds", .date(Date(timeIntervalSinceReferenceDate: .nan)), .invalidValue, #"value transformer "epoch-seconds": the date is not finite"#),
+            ("integer-from-string", .string("1"), .typeMismatch, #"value transformer "integer-from-string": expected an integer, got "1""#),
+            ("decimal-from-string", .decimal(.nan), .invalidValue, #"value transformer "decimal-from-string": NaN has no decimal text"#),
+            (
+                "string-from-number", .string("abc"), .invalidValue,
+                #"value transformer "string-from-number": string "abc" is not valid: not a JSON number (RFC 8259 §6)"#
+            ),
+            (
+                "string-from-number", .string("+1"), .invalidValue,
+                #"value transformer "string-from-number": string "+1" is not valid: not a JSON number (RFC 8259 §6)"#
+            ),
+            ("url", .string("https://x.org"), .typeMismatch, #"value transformer "url": expected a URL, got "https://x.org""#),
+            ("uuid", .bool(true), .typeMismatch, #"value transformer "uuid": expected a UUID, got true"#),
+            ("base64", .string("aGk="), .typeMismatch, #"value transformer "base64": expected binary data, got "aGk=""#),
+            ("parse", .string("Ed1nuqPvcm"), .typeMismatch, #"value transformer "parse": expected a date or binary data, got "Ed1nuqPvcm""#),
+        ] as [(String, AttributeValue, TransformError.Code, String)])
     func rejectsInReverse(_ name: String, _ value: AttributeValue, _ code: TransformError.Code, _ description: String) throws {
         let transformer = try JSONValueTransformerRegistry.standard.transformer(named: name)
         let error = try #require(throws: TransformError.self) { try transformer.reverseTransformedValue(value) }
@@ -275,15 +300,18 @@ import Testing
 
     /// The example in `JSONValueTransformer`'s documentation.
     @Test func customTransformerFromTheDocumentation() throws {
-        let cents = JSONValueTransformer(name: "cents", forward: { json in
-            guard let value = try JSONCoercion.decimal(from: json) else { return nil }
-            return .decimal(value / 100)
-        }, reverse: { value in
-            guard case .decimal(let d) = value else {
-                throw TransformError(code: .typeMismatch, transformerName: "cents", message: "expected a decimal")
-            }
-            return JSONCoercion.json(from: .decimal(d * 100), as: .decimal)
-        })
+        let cents = JSONValueTransformer(
+            name: "cents",
+            forward: { json in
+                guard let value = try JSONCoercion.decimal(from: json) else { return nil }
+                return .decimal(value / 100)
+            },
+            reverse: { value in
+                guard case .decimal(let d) = value else {
+                    throw TransformError(code: .typeMismatch, transformerName: "cents", message: "expected a decimal")
+                }
+                return JSONCoercion.json(from: .decimal(d * 100), as: .decimal)
+            })
         var registry = JSONValueTransformerRegistry.standard
         registry.register(cents)
         let transformer = try registry.transformer(named: "cents")
@@ -338,8 +366,10 @@ import Testing
     /// Foundation's DateFormatter trapped ("Incorrect range CFRange(location: 0, length:
     /// 14)") on a combining mark right after what it matched; found by Fuzz/import in a
     /// tweet's `created_at`. Such text is not a date in the format, and never a crash.
-    @Test(arguments: ["Sun Aug 31 00:\u{0613}\u{1F60B}\u{2728}\u{2728}", "Sun Aug 31 00:29:15 +0000 2014\u{0301}",
-                      "Sun Aug\u{00A0}31 00:29:15 +0000 2014", "\u{1F60B}"])
+    @Test(arguments: [
+        "Sun Aug 31 00:\u{0613}\u{1F60B}\u{2728}\u{2728}", "Sun Aug 31 00:29:15 +0000 2014\u{0301}",
+        "Sun Aug\u{00A0}31 00:29:15 +0000 2014", "\u{1F60B}",
+    ])
     func textThatCannotMatchIsInvalidNotACrash(_ text: String) throws {
         let twitter = JSONValueTransformer.dateFormat(name: "twitter", format: "EEE MMM dd HH:mm:ss Z yyyy")
         let error = try #require(throws: TransformError.self) { try twitter.transformedValue(.string(text)) }

@@ -38,14 +38,18 @@ final class CodableDecodingState {
 
     private func checkNotNull(_ value: JSONValue, _ type: Any.Type, path: CodablePath, key: (any CodingKey)?) throws {
         if case .null = value {
-            throw DecodingError.valueNotFound(type, DecodingError.Context(
-                codingPath: path.keys(appending: key), debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+            throw DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: path.keys(appending: key), debugDescription: "Cannot get value of type \(type) -- found null value instead"))
         }
     }
 
     func typeMismatch(_ type: Any.Type, _ value: JSONValue, at codingPath: [any CodingKey]) -> DecodingError {
-        DecodingError.typeMismatch(type, DecodingError.Context(
-            codingPath: codingPath, debugDescription: "Expected to decode \(type) but found \(value.codableTypeDescription) instead."))
+        DecodingError.typeMismatch(
+            type,
+            DecodingError.Context(
+                codingPath: codingPath, debugDescription: "Expected to decode \(type) but found \(value.codableTypeDescription) instead."))
     }
 
     /// Foundation's error for a number that does not fit the requested type: the whole
@@ -146,8 +150,9 @@ final class CodableDecodingState {
         case .formatted(let formatter):
             let string = try unwrapString(value, path: path, key: key)
             guard let date = formatter.date(from: string) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: path.keys(appending: key), debugDescription: "Date string does not match format expected by formatter."))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: path.keys(appending: key), debugDescription: "Date string does not match format expected by formatter."))
             }
             return date
         case .custom(let closure):
@@ -165,8 +170,9 @@ final class CodableDecodingState {
                 throw typeMismatch(String.self, value, at: path.keys(appending: key))
             }
             guard let data = Data(base64Encoded: string) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: path.keys(appending: key), debugDescription: "Encountered Data is not valid Base64."))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: path.keys(appending: key), debugDescription: "Encountered Data is not valid Base64."))
             }
             return data
         case .custom(let closure):
@@ -198,9 +204,11 @@ final class CodableDecodingState {
     private func unwrapDictionary(_ value: JSONValue, as type: any CodableStringDictionary.Type, path: CodablePath, key: (any CodingKey)?) throws -> Any {
         try checkNotNull(value, [String: Any].self, path: path, key: key)
         guard case .object(let object) = value else {
-            throw DecodingError.typeMismatch([String: Any].self, DecodingError.Context(
-                codingPath: path.keys(appending: key),
-                debugDescription: "Expected to decode \([String: Any].self) but found \(value.codableTypeDescription) instead."))
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                DecodingError.Context(
+                    codingPath: path.keys(appending: key),
+                    debugDescription: "Expected to decode \([String: Any].self) but found \(value.codableTypeDescription) instead."))
         }
         let dictionaryPath = path.appending(key)
         return try type.decodeElements(of: object, state: self, path: dictionaryPath)

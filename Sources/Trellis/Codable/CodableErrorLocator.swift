@@ -84,7 +84,10 @@ enum CodableErrorLocator {
             pos += 1
             while pos < bytes.count {
                 let b = bytes[pos]
-                if b == UInt8(ascii: "\\") { pos += 2; continue }
+                if b == UInt8(ascii: "\\") {
+                    pos += 2
+                    continue
+                }
                 pos += 1
                 if b == UInt8(ascii: "\"") { return }
             }
@@ -99,8 +102,12 @@ enum CodableErrorLocator {
                 let b = bytes[pos]
                 switch b {
                 case UInt8(ascii: "\""): skipString()
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; pos += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; pos += 1
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                    pos += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    pos += 1
                 default:
                     if depth == 0 {
                         // A scalar: up to the next delimiter.

@@ -32,14 +32,24 @@ struct CodableJSONWriter {
             let values = array.values
             bytes.append(UInt8(ascii: "["))
             if values.isEmpty {
-                if pretty { newline(); newline(); spaces(indent) }
+                if pretty {
+                    newline()
+                    newline()
+                    spaces(indent)
+                }
             } else {
                 for i in values.indices {
                     if i > 0 { bytes.append(UInt8(ascii: ",")) }
-                    if pretty { newline(); spaces(indent + 2) }
+                    if pretty {
+                        newline()
+                        spaces(indent + 2)
+                    }
                     write(values[i], indent: indent + 2)
                 }
-                if pretty { newline(); spaces(indent) }
+                if pretty {
+                    newline()
+                    spaces(indent)
+                }
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let object):
@@ -47,19 +57,29 @@ struct CodableJSONWriter {
             let values = object.values
             bytes.append(UInt8(ascii: "{"))
             if keys.isEmpty {
-                if pretty { newline(); newline(); spaces(indent) }
+                if pretty {
+                    newline()
+                    newline()
+                    spaces(indent)
+                }
             } else {
                 let order = sorted ? keys.indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) } : Array(keys.indices)
                 var first = true
                 for i in order {
                     if !first { bytes.append(UInt8(ascii: ",")) }
                     first = false
-                    if pretty { newline(); spaces(indent + 2) }
+                    if pretty {
+                        newline()
+                        spaces(indent + 2)
+                    }
                     appendString(keys[i])
                     append(pretty ? " : " : ":")
                     write(values[i], indent: indent + 2)
                 }
-                if pretty { newline(); spaces(indent) }
+                if pretty {
+                    newline()
+                    spaces(indent)
+                }
             }
             bytes.append(UInt8(ascii: "}"))
         }

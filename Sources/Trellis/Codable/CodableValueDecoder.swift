@@ -12,7 +12,8 @@ struct CodableValueDecoder: Decoder, SingleValueDecodingContainer {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else {
-            throw Self.containerError([String: Any].self, value, path: path, null: "Cannot get keyed decoding container -- found null value instead", state: state)
+            throw Self.containerError(
+                [String: Any].self, value, path: path, null: "Cannot get keyed decoding container -- found null value instead", state: state)
         }
         return KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(object: object, path: path, decoderPath: path, state: state))
     }
@@ -130,8 +131,10 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     @inline(__always)
     private func value(_ key: some CodingKey) throws -> JSONValue {
         guard let value = valueIfPresent(key) else {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(
-                codingPath: path.keys, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: path.keys, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
         return value
     }
@@ -250,8 +253,10 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     private func next(_ type: Any.Type, message: String = "Unkeyed container is at end.") throws -> JSONValue {
         guard currentIndex < array.count else {
-            throw DecodingError.valueNotFound(type, DecodingError.Context(
-                codingPath: path.keys(appending: CodableKey(index: currentIndex)), debugDescription: message))
+            throw DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: path.keys(appending: CodableKey(index: currentIndex)), debugDescription: message))
         }
         return array[currentIndex]
     }

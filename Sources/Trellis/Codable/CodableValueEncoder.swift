@@ -86,8 +86,10 @@ final class CodableEncodingState {
         if case .convertToString(let positiveInfinity, let negativeInfinity, let nan) = options.nonConformingFloatEncodingStrategy {
             return .string(value.isNaN ? nan : value > 0 ? positiveInfinity : negativeInfinity)
         }
-        throw EncodingError.invalidValue(value, EncodingError.Context(
-            codingPath: path.keys(appending: key), debugDescription: "Unable to encode \(T.self).\(value) directly in JSON."))
+        throw EncodingError.invalidValue(
+            value,
+            EncodingError.Context(
+                codingPath: path.keys(appending: key), debugDescription: "Unable to encode \(T.self).\(value) directly in JSON."))
     }
 
     /// `value` encoded, nil when it encoded nothing.

@@ -105,8 +105,9 @@ public final class DecodedElements<Element: Decodable>: AsyncSequence {
             do {
                 isArray = try source.firstSignificantByte() == UInt8(ascii: "[")
             } catch {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: [], debugDescription: "The given data was not valid JSON. reading the input failed: \(error.reason)"))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: [], debugDescription: "The given data was not valid JSON. reading the input failed: \(error.reason)"))
             }
         }
         if isArray {
@@ -145,8 +146,10 @@ public final class DecodedElements<Element: Decodable>: AsyncSequence {
                 guard let element = try stream.nextElement() else { return nil }
                 if element.isWholeValue {
                     // A top-level value that is not an array.
-                    throw DecodingError.typeMismatch([Any].self, DecodingError.Context(
-                        codingPath: [], debugDescription: "Expected to decode Array<Any> but found \(element.value.codableTypeDescription) instead."))
+                    throw DecodingError.typeMismatch(
+                        [Any].self,
+                        DecodingError.Context(
+                            codingPath: [], debugDescription: "Expected to decode Array<Any> but found \(element.value.codableTypeDescription) instead."))
                 }
                 value = element.value
                 text = stream.lastElementText
@@ -156,8 +159,9 @@ public final class DecodedElements<Element: Decodable>: AsyncSequence {
                 text = lines.lastRecordText
             }
         } catch let error as JSONParseError {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: [], debugDescription: "The given data was not valid JSON. \(error.description)", underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [], debugDescription: "The given data was not valid JSON. \(error.description)", underlyingError: error))
         }
         let index = count
         let state = CodableDecodingState(options: options)

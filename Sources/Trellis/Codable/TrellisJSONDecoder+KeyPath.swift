@@ -40,8 +40,10 @@ extension TrellisJSONDecoder {
         case .object(let object):
             let key = CodableKey(stringValue: component.key)
             guard let member = object[component.key] else {
-                throw DecodingError.keyNotFound(key, DecodingError.Context(
-                    codingPath: path.keys, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+                throw DecodingError.keyNotFound(
+                    key,
+                    DecodingError.Context(
+                        codingPath: path.keys, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
             }
             return (member, path.appending(key))
         case .array(let elements):
@@ -49,9 +51,11 @@ extension TrellisJSONDecoder {
                 throw state.typeMismatch([String: Any].self, value, at: path.keys)
             }
             guard index < elements.count else {
-                throw DecodingError.valueNotFound(JSONValue.self, DecodingError.Context(
-                    codingPath: path.appending(index: index).keys,
-                    debugDescription: "Unkeyed container is at end (the array has \(elements.count) elements, the key path asks for element \(index))."))
+                throw DecodingError.valueNotFound(
+                    JSONValue.self,
+                    DecodingError.Context(
+                        codingPath: path.appending(index: index).keys,
+                        debugDescription: "Unkeyed container is at end (the array has \(elements.count) elements, the key path asks for element \(index))."))
             }
             return (elements[index], path.appending(index: index))
         default:

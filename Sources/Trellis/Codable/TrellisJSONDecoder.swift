@@ -161,8 +161,10 @@ open class TrellisJSONDecoder: @unchecked Sendable {
         if let encoding = Self.nonUTF8Encoding(of: bytes) {
             // UTF-16 and UTF-32 input, as Foundation detects it (RFC 4627 §3), read as UTF-8.
             guard var text = String(bytes: bytes.dropFirst(encoding.byteOrderMarkLength), encoding: encoding.encoding) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: [], debugDescription: "The given data was not valid JSON. line 1, column 1: the input is not valid \(encoding.encoding) text"))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: [],
+                        debugDescription: "The given data was not valid JSON. line 1, column 1: the input is not valid \(encoding.encoding) text"))
             }
             return try text.withUTF8 { utf8 in try decodeUTF8(type, fromBytes: UnsafeRawBufferPointer(utf8), at: keyPath) }
         }
@@ -196,8 +198,9 @@ open class TrellisJSONDecoder: @unchecked Sendable {
         do {
             root = try JSONReader.parseForCodable(bytes)
         } catch {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: [], debugDescription: "The given data was not valid JSON. \(error.description)", underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [], debugDescription: "The given data was not valid JSON. \(error.description)", underlyingError: error))
         }
         let state = CodableDecodingState(options: options)
         do {
@@ -208,8 +211,9 @@ open class TrellisJSONDecoder: @unchecked Sendable {
             }
             return try state.unwrap(value, as: T.self, path: path, key: nil)
         } catch let error as DecodingError {
-            throw CodableErrorLocator.located(error, state: state, in: bytes,
-                                              frame: CodableErrorLocator.Frame(rawKeys: keyPath?.components.count ?? 0))
+            throw CodableErrorLocator.located(
+                error, state: state, in: bytes,
+                frame: CodableErrorLocator.Frame(rawKeys: keyPath?.components.count ?? 0))
         }
     }
 }

@@ -71,10 +71,12 @@ struct ExportArrayShape: Sendable {
                 isEnd = true
                 return
             }
-            let i = children.firstIndex { $0.component.key.hasSameCodeUnits(as: first.key) } ?? {
-                children.append((first, Trie()))
-                return children.count - 1
-            }()
+            let i =
+                children.firstIndex { $0.component.key.hasSameCodeUnits(as: first.key) }
+                ?? {
+                    children.append((first, Trie()))
+                    return children.count - 1
+                }()
             children[i].trie.insert(components.dropFirst())
         }
 
@@ -85,7 +87,8 @@ struct ExportArrayShape: Sendable {
                 if let shape = child.trie.shape() { members.append((child.component.key, shape)) }
             }
             let indexes = Set(children.compactMap(\.component.index))
-            let isArray = !isEnd && !children.isEmpty && indexes.count == children.count
+            let isArray =
+                !isEnd && !children.isEmpty && indexes.count == children.count
                 && indexes.allSatisfy { $0 < children.count }
             if !isArray && members.isEmpty { return nil }
             return ExportArrayShape(members: members, arrayCount: isArray ? children.count : nil)

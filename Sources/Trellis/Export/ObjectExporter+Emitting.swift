@@ -32,8 +32,10 @@ extension ObjectExporter {
 
     /// `object` in full at exporter depth `depth` (the exported object is 1), as
     /// ``write(_:depth:tree:)`` builds it, for an entity that ``ResolvedEntity/exportsFlat``.
-    private func emitFlat(_ object: ManagedObject, depth: Int, indent: Int, tree: inout Tree,
-                          into emitter: inout JSONEmitter) throws {
+    private func emitFlat(
+        _ object: ManagedObject, depth: Int, indent: Int, tree: inout Tree,
+        into emitter: inout JSONEmitter
+    ) throws {
         tree.enter(object.objectID)
         defer { tree.leave(object.objectID) }
         let entity = object.entity
@@ -60,7 +62,8 @@ extension ObjectExporter {
             try emitValue(value, indent: indent + 1, into: &emitter)
         }
         for (n, mapping) in entity.relationshipMappings.enumerated() {
-            let slot = mapping.index, key = attributeCount + n
+            let slot = mapping.index
+            let key = attributeCount + n
             let relationship = entity.relationships[slot]
             let ids = context.links(of: object, slot)
             if !relationship.isToMany {
@@ -105,8 +108,10 @@ extension ObjectExporter {
     }
 
     /// A destination of an object at exporter depth `depth`, in `form`, at `indent`.
-    private func emitDestination(_ destination: ManagedObject, _ form: DestinationForm, depth: Int, indent: Int,
-                                 tree: inout Tree, into emitter: inout JSONEmitter) throws {
+    private func emitDestination(
+        _ destination: ManagedObject, _ form: DestinationForm, depth: Int, indent: Int,
+        tree: inout Tree, into emitter: inout JSONEmitter
+    ) throws {
         switch form {
         case .omitted:
             return

@@ -40,8 +40,10 @@ extension ObjectExporter {
     ///   ``ExportError``; `JSONWriteError` (a non-finite number); store errors; what `sink`
     ///   throws. The text written until then is incomplete.
     @discardableResult
-    public func write(_ request: ObjectFetchRequest, as format: TextFormat = .array(.compact), batchSize: Int = 1000,
-                      to sink: (Data) throws -> Void) throws -> Int {
+    public func write(
+        _ request: ObjectFetchRequest, as format: TextFormat = .array(.compact), batchSize: Int = 1000,
+        to sink: (Data) throws -> Void
+    ) throws -> Int {
         let resolved = try request.resolved(in: context.model)
         var emitter: JSONEmitter
         switch format {

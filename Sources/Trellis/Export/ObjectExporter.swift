@@ -123,8 +123,10 @@ public struct ObjectExporter {
     /// `4` could be Cat 4 or Dog 4): the reference is then the object's attributes, without
     /// its relationships, from which the import's entity mapper chooses the sub-entity and
     /// finds the object by its identity.
-    private func destinationJSON(_ destination: ManagedObject, of relationship: RelationshipDescription, depth: Int,
-                                 tree: inout Tree) throws -> JSONValue? {
+    private func destinationJSON(
+        _ destination: ManagedObject, of relationship: RelationshipDescription, depth: Int,
+        tree: inout Tree
+    ) throws -> JSONValue? {
         switch try destinationForm(destination, of: relationship, depth: depth, tree: tree) {
         case .omitted: return nil
         case .reference(let value): return value
@@ -143,14 +145,17 @@ public struct ObjectExporter {
     }
 
     /// The form of `destination` nested at `depth` in `tree` (see ``destinationJSON(_:of:depth:tree:)``).
-    func destinationForm(_ destination: ManagedObject, of relationship: RelationshipDescription, depth: Int,
-                         tree: Tree) throws -> DestinationForm {
+    func destinationForm(
+        _ destination: ManagedObject, of relationship: RelationshipDescription, depth: Int,
+        tree: Tree
+    ) throws -> DestinationForm {
         if destination.entity.identityAttributeIndexes.isEmpty {
             if tree.isOnPath(destination.objectID) || depth >= options.maximumDepth { return .omitted }
             return .full
         }
         if destination.isPlaceholder || options.relationshipStyle == .identifiers || depth >= options.maximumDepth
-            || tree.hasWritten(destination.objectID) {
+            || tree.hasWritten(destination.objectID)
+        {
             let declared = context.model.entity(named: relationship.destinationEntity)
             if let declared, declared.identityAttributeIndexes != destination.entity.identityAttributeIndexes {
                 return .reference(try attributes(of: destination))
@@ -210,9 +215,10 @@ public struct ObjectExporter {
             transformer = try context.bindings.transformers.transformer(named: name)
         } catch {
             let names = context.bindings.transformers.names
-            throw ExportError(.unknownName, objectID: object.objectID, property: entity.attributes[index].name,
-                              message: "value transformer '\(name)' is not registered; registered: "
-                                  + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+            throw ExportError(
+                .unknownName, objectID: object.objectID, property: entity.attributes[index].name,
+                message: "value transformer '\(name)' is not registered; registered: "
+                    + (names.isEmpty ? "none" : names.joined(separator: ", ")))
         }
         guard transformer.isReversible else { return exportJSON(value, as: entity.attributeTypes[index]) }
         do {
@@ -220,8 +226,9 @@ public struct ObjectExporter {
             if json.isNull { return Optional<JSONValue>.none }  // (a bare `nil` would be JSONValue.null)
             return json
         } catch let error as TransformError {
-            throw ExportError(.transformFailed, objectID: object.objectID, property: entity.attributes[index].name,
-                              message: "value transformer '\(name)' cannot reverse \(value): \(error.message)")
+            throw ExportError(
+                .transformFailed, objectID: object.objectID, property: entity.attributes[index].name,
+                message: "value transformer '\(name)' cannot reverse \(value): \(error.message)")
         }
     }
 
@@ -231,26 +238,31 @@ public struct ObjectExporter {
     /// nested destination over the attributes written inside it); a relationship's value
     /// replaces the rest (an identifier over `owner.id`); an attribute's value meeting another
     /// attribute's different value is `.keyPathConflict`, as is a scalar in the way.
-    private func set(_ value: JSONValue, at keyPath: JSONKeyPath, in out: inout JSONValue, _ object: ManagedObject,
-                     _ property: String, isRelationship: Bool) throws {
+    private func set(
+        _ value: JSONValue, at keyPath: JSONKeyPath, in out: inout JSONValue, _ object: ManagedObject,
+        _ property: String, isRelationship: Bool
+    ) throws {
         var value = value
         if object.entity.mappedKeyPathsOverlap, case .present(let existing) = keyPath.lookup(in: out),
-           !ObjectExporter.holdsOnlyNulls(existing), existing != value {
+            !ObjectExporter.holdsOnlyNulls(existing), existing != value
+        {
             if case .object(let before) = existing, case .object(let after) = value {
                 var merged = before
                 for (key, member) in after { merged[key] = member }
                 value = .object(merged)
             } else if !isRelationship {
-                throw ExportError(.keyPathConflict, objectID: object.objectID, property: property,
-                                  message: "cannot write \(jsonSnippet(value)) at '\(keyPath)': another property's value is there "
-                                      + "(\(jsonSnippet(existing)))")
+                throw ExportError(
+                    .keyPathConflict, objectID: object.objectID, property: property,
+                    message: "cannot write \(jsonSnippet(value)) at '\(keyPath)': another property's value is there "
+                        + "(\(jsonSnippet(existing)))")
             }
         }
         do {
             try keyPath.set(value, in: &out)
         } catch {
-            throw ExportError(.keyPathConflict, objectID: object.objectID, property: property,
-                              message: "cannot write at '\(keyPath)': \(error)")
+            throw ExportError(
+                .keyPathConflict, objectID: object.objectID, property: property,
+                message: "cannot write at '\(keyPath)': \(error)")
         }
     }
 
@@ -259,7 +271,8 @@ public struct ObjectExporter {
     /// nor makes the export fail (a string at `a` when this is `a.b`). Nulls replace nulls.
     private func setNull(at keyPath: JSONKeyPath, in out: inout JSONValue, _ object: ManagedObject) {
         if object.entity.mappedKeyPathsOverlap, case .present(let existing) = keyPath.lookup(in: out),
-           !ObjectExporter.holdsOnlyNulls(existing) {
+            !ObjectExporter.holdsOnlyNulls(existing)
+        {
             return
         }
         try? keyPath.set(.null, in: &out)  // leaves `out` as it was when something is in the way
@@ -294,7 +307,8 @@ public struct ObjectExporter {
 
     /// Orders objects by identity values (numbers numerically, strings by UTF-8 bytes), then object ID.
     static func identityOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
-        let ai = a.entity.identityAttributeIndexes, bi = b.entity.identityAttributeIndexes
+        let ai = a.entity.identityAttributeIndexes
+        let bi = b.entity.identityAttributeIndexes
         if ai.count == 1, bi.count == 1, case .integer(let x)? = a.values[ai[0]], case .integer(let y)? = b.values[bi[0]] {
             return x != y ? x < y : a.objectID < b.objectID  // (the common case, without the loop)
         }

@@ -44,8 +44,10 @@ public final class ManagedObject: CustomStringConvertible {
     /// next save writes the new entity, ``ObjectChange/entityName``).
     @exclusivity(unchecked) var retypedFrom: ObjectID?
 
-    init(info: EntityInfo, id: ObjectID, isPlaceholder: Bool, values: [AttributeValue?], links: [[ObjectID]],
-         committed: CommittedState?, context: ObjectContext, epoch: Int) {
+    init(
+        info: EntityInfo, id: ObjectID, isPlaceholder: Bool, values: [AttributeValue?], links: [[ObjectID]],
+        committed: CommittedState?, context: ObjectContext, epoch: Int
+    ) {
         self.entity = info.entity
         self.info = info
         self.objectID = id
@@ -113,13 +115,15 @@ public final class ManagedObject: CustomStringConvertible {
     /// - Throws: as ``setValue(_:forKey:)``.
     public func setValue(_ value: AttributeValue?, at index: Int) throws {
         guard values.indices.contains(index) else {
-            throw ContextError(.unknownProperty, entity: entity.name, property: "#\(index)",
-                               message: "\(entity.name) has \(values.count) attributes")
+            throw ContextError(
+                .unknownProperty, entity: entity.name, property: "#\(index)",
+                message: "\(entity.name) has \(values.count) attributes")
         }
         let attribute = entity.attributes[index]
         if let value, !ModelResolver.value(value, fits: attribute.type) {
-            throw ContextError(.typeMismatch, entity: entity.name, property: attribute.name,
-                               message: "\(value) is not a value of type \(attribute.type)")
+            throw ContextError(
+                .typeMismatch, entity: entity.name, property: attribute.name,
+                message: "\(value) is not a value of type \(attribute.type)")
         }
         try requireContext().setAttribute(self, index, value)
     }
@@ -152,8 +156,9 @@ public final class ManagedObject: CustomStringConvertible {
     /// The object IDs linked by the relationship at `index` in ``ResolvedEntity/relationships``.
     public func destinationIDs(at index: Int) throws -> [ObjectID] {
         guard links.indices.contains(index) else {
-            throw ContextError(.unknownProperty, entity: entity.name, property: "#\(index)",
-                               message: "\(entity.name) has \(links.count) relationships")
+            throw ContextError(
+                .unknownProperty, entity: entity.name, property: "#\(index)",
+                message: "\(entity.name) has \(links.count) relationships")
         }
         return try requireContext().links(of: self, index)
     }
@@ -192,8 +197,9 @@ public final class ManagedObject: CustomStringConvertible {
 
     private func requireContext() throws -> ObjectContext {
         guard let context else {
-            throw ContextError(.objectDeleted, entity: entity.name, property: nil,
-                               message: "\(objectID) is no longer registered in a context")
+            throw ContextError(
+                .objectDeleted, entity: entity.name, property: nil,
+                message: "\(objectID) is no longer registered in a context")
         }
         return context
     }
@@ -205,8 +211,9 @@ public final class ManagedObject: CustomStringConvertible {
 
     private func relationshipIndex(_ key: String, toMany: Bool) throws -> Int {
         guard let i = entity.relationshipIndex(of: key), entity.relationships[i].isToMany == toMany else {
-            throw ContextError(.unknownProperty, entity: entity.name, property: key,
-                               message: "\(entity.name) has no \(toMany ? "to-many" : "to-one") relationship '\(key)'")
+            throw ContextError(
+                .unknownProperty, entity: entity.name, property: key,
+                message: "\(entity.name) has no \(toMany ? "to-many" : "to-one") relationship '\(key)'")
         }
         return i
     }

@@ -42,16 +42,18 @@ final class ModelSchema: Sendable {
                 } else {
                     storage = .joinTable
                 }
-                relationships.append(RelationshipInfo(
-                    description: r, destinationNumber: byName[r.destinationEntity] ?? 0,
-                    inverseIndex: inverseIndex, inverseIsToMany: inverse?.isToMany ?? false,
-                    inverseIsOrdered: inverse?.isOrdered ?? false, storage: storage))
+                relationships.append(
+                    RelationshipInfo(
+                        description: r, destinationNumber: byName[r.destinationEntity] ?? 0,
+                        inverseIndex: inverseIndex, inverseIsToMany: inverse?.isToMany ?? false,
+                        inverseIsOrdered: inverse?.isOrdered ?? false, storage: storage))
             }
             let root = model.entity(named: e.rootName) ?? e
-            infos.append(EntityInfo(
-                entity: e, number: i, rootNumber: byName[root.name] ?? i,
-                namespace: e.identityAttributeIndexes.isEmpty ? -1 : (byName[namespaceRoot(e)] ?? i),
-                lineageNamespaces: namespaces, kinds: kinds, relationships: relationships))
+            infos.append(
+                EntityInfo(
+                    entity: e, number: i, rootNumber: byName[root.name] ?? i,
+                    namespace: e.identityAttributeIndexes.isEmpty ? -1 : (byName[namespaceRoot(e)] ?? i),
+                    lineageNamespaces: namespaces, kinds: kinds, relationships: relationships))
         }
         self.entities = infos
         self.byName = byName
@@ -94,8 +96,10 @@ final class EntityInfo: Sendable {
     /// An empty slot per relationship.
     let emptyLinks: [[ObjectID]]
 
-    init(entity: ResolvedEntity, number: Int, rootNumber: Int, namespace: Int, lineageNamespaces: [Int],
-         kinds: [Bool], relationships: [RelationshipInfo]) {
+    init(
+        entity: ResolvedEntity, number: Int, rootNumber: Int, namespace: Int, lineageNamespaces: [Int],
+        kinds: [Bool], relationships: [RelationshipInfo]
+    ) {
         self.entity = entity
         self.number = number
         self.rootNumber = rootNumber

@@ -68,12 +68,14 @@ extension ObjectContext {
     func checkIdentity(_ identity: [AttributeValue], of info: EntityInfo) throws {
         let indexes = info.entity.identityAttributeIndexes
         guard !indexes.isEmpty, indexes.count == identity.count else {
-            throw ContextError(.invalidIdentity, entity: info.name, property: nil,
-                               message: "\(info.name) has \(indexes.count) identity attribute(s); got \(identity.count) value(s)")
+            throw ContextError(
+                .invalidIdentity, entity: info.name, property: nil,
+                message: "\(info.name) has \(indexes.count) identity attribute(s); got \(identity.count) value(s)")
         }
         for (value, i) in zip(identity, indexes) where !ModelResolver.value(value, fits: info.entity.attributes[i].type) {
-            throw ContextError(.invalidIdentity, entity: info.name, property: info.entity.attributes[i].name,
-                               message: "\(value) is not a value of type \(info.entity.attributes[i].type)")
+            throw ContextError(
+                .invalidIdentity, entity: info.name, property: info.entity.attributes[i].name,
+                message: "\(value) is not a value of type \(info.entity.attributes[i].type)")
         }
     }
 }

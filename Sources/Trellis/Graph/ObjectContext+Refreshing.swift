@@ -16,7 +16,8 @@ extension ObjectContext {
     /// earlier).
     func refresh(_ object: ManagedObject, from snapshot: ObjectSnapshot) {
         guard let old = object.committed, snapshot.id == object.objectID,
-              snapshot.attributes.count == object.values.count, snapshot.relationships.count == object.links.count else { return }
+            snapshot.attributes.count == object.values.count, snapshot.relationships.count == object.links.count
+        else { return }
         let stored = CommittedState(values: snapshot.attributes, links: snapshot.relationships, isPlaceholder: snapshot.isPlaceholder)
         guard stored.values != old.values || stored.links != old.links || stored.isPlaceholder != old.isPlaceholder else { return }
         var values = object.values
@@ -28,7 +29,8 @@ extension ObjectContext {
         }
         if object.isPlaceholder == old.isPlaceholder { object.isPlaceholder = stored.isPlaceholder }
         for i in object.links.indices {
-            let changed = object.links[i] != old.links[i] || object.directBit(i)
+            let changed =
+                object.links[i] != old.links[i] || object.directBit(i)
                 || object.pending?.contains(where: { $0.slot == i }) == true
             if !changed { object.links[i] = stored.links[i] }
         }

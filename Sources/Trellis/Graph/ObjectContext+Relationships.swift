@@ -51,18 +51,21 @@ extension ObjectContext {
     func setLinks(_ object: ManagedObject, _ slot: Int, _ ids: [ObjectID], checking destinations: [ManagedObject]) throws {
         let rel = object.info.relationships[slot]
         guard !object.isDeletedFlag else {
-            throw ContextError(.objectDeleted, entity: object.entity.name, property: rel.description.name,
-                               message: "\(object.objectID) is deleted")
+            throw ContextError(
+                .objectDeleted, entity: object.entity.name, property: rel.description.name,
+                message: "\(object.objectID) is deleted")
         }
         let destinationInfo = schema.entities[rel.destinationNumber]
         for d in destinations {
             guard d.context === self, !d.isDeletedFlag else {
-                throw ContextError(.objectDeleted, entity: object.entity.name, property: rel.description.name,
-                                   message: "\(d.objectID) is deleted or belongs to another context")
+                throw ContextError(
+                    .objectDeleted, entity: object.entity.name, property: rel.description.name,
+                    message: "\(d.objectID) is deleted or belongs to another context")
             }
             guard destinationInfo.includes(d.info.number) else {
-                throw ContextError(.wrongDestination, entity: object.entity.name, property: rel.description.name,
-                                   message: "\(d.objectID) is not \(withIndefiniteArticle(destinationInfo.name))")
+                throw ContextError(
+                    .wrongDestination, entity: object.entity.name, property: rel.description.name,
+                    message: "\(d.objectID) is not \(withIndefiniteArticle(destinationInfo.name))")
             }
         }
         var unique = ids
@@ -105,7 +108,8 @@ extension ObjectContext {
         if old.count * new.count <= 256 {
             return (old.filter { !new.contains($0) }, new.filter { !old.contains($0) })
         }
-        let oldSet = Set(old), newSet = Set(new)
+        let oldSet = Set(old)
+        let newSet = Set(new)
         return (old.filter { !newSet.contains($0) }, new.filter { !oldSet.contains($0) })
     }
 
@@ -131,8 +135,10 @@ extension ObjectContext {
     }
 
     /// `destination` gained `source` in the relationship whose inverse is slot `inverse`.
-    private func inverseAdd(_ destination: ObjectID, _ inverse: Int, source: ObjectID, _ rel: RelationshipInfo,
-                            _ slot: Int) throws {
+    private func inverseAdd(
+        _ destination: ObjectID, _ inverse: Int, source: ObjectID, _ rel: RelationshipInfo,
+        _ slot: Int
+    ) throws {
         if rel.inverseIsToMany {
             addPending(destination, inverse, add: true, source)
             return

@@ -17,8 +17,9 @@ extension ObjectContext {
     /// with the same primary key, values (the sub-entity's own attributes nil) and links.
     /// - Returns: the replacement, registered and dirty.
     func retype(_ placeholder: ManagedObject, as entity: EntityInfo) -> ManagedObject {
-        precondition(placeholder.isPlaceholder && placeholder.info.includes(entity.number) && placeholder.info !== entity,
-                     "only a placeholder becomes one of its sub-entities")
+        precondition(
+            placeholder.isPlaceholder && placeholder.info.includes(entity.number) && placeholder.info !== entity,
+            "only a placeholder becomes one of its sub-entities")
         let old = placeholder.objectID
         let id = ObjectID(entityName: entity.name, primaryKey: old.primaryKey)
         let extraValues = entity.entity.attributes.count - placeholder.values.count
@@ -28,8 +29,9 @@ extension ObjectContext {
         let committed = placeholder.committed.map {
             CommittedState(values: widened($0.values), links: widened($0.links), isPlaceholder: $0.isPlaceholder)
         }
-        let object = ManagedObject(info: entity, id: id, isPlaceholder: true, values: widened(placeholder.values),
-                                   links: widened(placeholder.links), committed: committed, context: self, epoch: placeholder.epoch)
+        let object = ManagedObject(
+            info: entity, id: id, isPlaceholder: true, values: widened(placeholder.values),
+            links: widened(placeholder.links), committed: committed, context: self, epoch: placeholder.epoch)
         object.isInsertedFlag = placeholder.isInsertedFlag
         object.pending = placeholder.pending
         object.directLinks = placeholder.directLinks

@@ -89,8 +89,9 @@ extension ObjectContext {
     func validateRequiredValues(registeredBefore epoch: Int = .max) throws {
         for object in dirty where object.epoch < epoch && !object.isDeletedFlag && !object.isPlaceholder && object.replacement == nil {
             for (i, attribute) in object.entity.attributes.enumerated() where !attribute.isOptional && object.values[i] == nil {
-                throw ContextError(.missingRequiredValue, entity: object.entity.name, property: attribute.name,
-                                   message: "\(object.objectID) has no value for required attribute \(attribute.name)")
+                throw ContextError(
+                    .missingRequiredValue, entity: object.entity.name, property: attribute.name,
+                    message: "\(object.objectID) has no value for required attribute \(attribute.name)")
             }
         }
     }
@@ -119,12 +120,17 @@ extension ObjectContext {
             }
             if object.isInsertedFlag {
                 materializeLinks(object)
-                changes.inserted.append(ObjectSnapshot(id: object.objectID, isPlaceholder: object.isPlaceholder,
-                                                       attributes: object.values, relationships: object.links))
+                changes.inserted.append(
+                    ObjectSnapshot(
+                        id: object.objectID, isPlaceholder: object.isPlaceholder,
+                        attributes: object.values, relationships: object.links))
                 object.flushWrote = true
                 continue
             }
-            guard let committed = object.committed else { object.flushWrote = false; continue }
+            guard let committed = object.committed else {
+                object.flushWrote = false
+                continue
+            }
             var change = ObjectChange(id: object.retypedFrom ?? object.objectID)
             if object.retypedFrom != nil { change.entityName = object.entity.name }
             if object.isPlaceholder != committed.isPlaceholder { change.isPlaceholder = object.isPlaceholder }
@@ -143,7 +149,8 @@ extension ObjectContext {
                     }
                 }
             }
-            let changed = change.entityName != nil || change.isPlaceholder != nil || !change.attributes.isEmpty
+            let changed =
+                change.entityName != nil || change.isPlaceholder != nil || !change.attributes.isEmpty
                 || !change.relationships.isEmpty
             if changed { changes.updated.append(change) }
             object.flushWrote = changed
@@ -215,7 +222,8 @@ extension ObjectContext {
             }
             if object.pending != nil { materializeLinks(object) }
             if object.committed == nil || object.committed?.values != object.values || object.committed?.links != object.links
-                || object.committed?.isPlaceholder != object.isPlaceholder {
+                || object.committed?.isPlaceholder != object.isPlaceholder
+            {
                 object.committed = CommittedState(values: object.values, links: object.links, isPlaceholder: object.isPlaceholder)
             }
         }
@@ -258,9 +266,10 @@ extension ObjectContext {
                 switch rel.description.deleteRule {
                 case .deny:
                     if let first = destinations.first {
-                        throw ContextError(.deleteDenied, entity: o.entity.name, property: rel.description.name,
-                                           message: "cannot delete \(o.objectID): \(rel.description.name) still links \(first)"
-                                               + (destinations.count > 1 ? " and \(destinations.count - 1) more" : ""))
+                        throw ContextError(
+                            .deleteDenied, entity: o.entity.name, property: rel.description.name,
+                            message: "cannot delete \(o.objectID): \(rel.description.name) still links \(first)"
+                                + (destinations.count > 1 ? " and \(destinations.count - 1) more" : ""))
                     }
                 case .cascade:
                     for d in destinations { if let dObject = try self.object(with: d) { stack.append(dObject) } }

@@ -14,8 +14,10 @@ extension ObjectContext {
     /// (everything stays registered, as with a plain fetch) while the context holds inverse
     /// changes for unregistered objects, which registering applies and dropping would lose.
     /// - Throws: store errors; what `body` throws.
-    func forEachBatch(of request: ResolvedFetchRequest, batchSize: Int,
-                      _ body: (_ objects: [ManagedObject], _ drops: Bool) throws -> Void) throws {
+    func forEachBatch(
+        of request: ResolvedFetchRequest, batchSize: Int,
+        _ body: (_ objects: [ManagedObject], _ drops: Bool) throws -> Void
+    ) throws {
         epoch += 1
         let callEpoch = epoch
         let registeredBefore = registered.count

@@ -57,8 +57,10 @@ public final class ObjectContext {
 
     /// A context over `store`, with `bindings` for imports and exports, saving changes of
     /// `origin` (default ``ChangeOrigin/local``) under `pushRules`.
-    public init(store: any PersistentStore, bindings: MappingBindings = MappingBindings(), origin: ChangeOrigin = .local,
-                pushRules: PushRules = PushRules()) {
+    public init(
+        store: any PersistentStore, bindings: MappingBindings = MappingBindings(), origin: ChangeOrigin = .local,
+        pushRules: PushRules = PushRules()
+    ) {
         self.store = store
         self.bindings = bindings
         self.origin = origin
@@ -87,8 +89,9 @@ public final class ObjectContext {
     public func insert(_ entity: String) throws -> ManagedObject {
         let info = try entityInfo(entity)
         guard !info.entity.isAbstract else {
-            throw ContextError(.abstractEntity, entity: entity, property: nil,
-                               message: "\(entity) is abstract; insert one of: \(info.entity.kindNames.dropFirst().joined(separator: ", "))")
+            throw ContextError(
+                .abstractEntity, entity: entity, property: nil,
+                message: "\(entity) is abstract; insert one of: \(info.entity.kindNames.dropFirst().joined(separator: ", "))")
         }
         return createObject(info, isPlaceholder: false)
     }
@@ -144,16 +147,22 @@ public final class ObjectContext {
         do {
             request = try StorePredicate.request(entity: info.entity, matching: predicate, model: model)
         } catch {
-            throw ContextError(error.code == .typeMismatch ? .typeMismatch : .unknownProperty, entity: entity,
-                               property: error.keyPath, message: error.message)
+            throw ContextError(
+                error.code == .typeMismatch ? .typeMismatch : .unknownProperty, entity: entity,
+                property: error.keyPath, message: error.message)
         }
         let snapshots = try withSession { try $0.fetch(entity: entity, matching: predicate) }
         // Unsaved values decide for objects with changes; destinations on a key path are the
         // registered objects as they are now.
-        let evaluator = predicate == nil ? nil : RequestEvaluator(request, lookup: { [unowned self] id in
-            if let object = self.registered[id] { return object.isDeletedFlag ? nil : object.currentSnapshot }
-            return try self.withSession { try $0.fetch(ids: [id]).first }
-        })
+        let evaluator =
+            predicate == nil
+            ? nil
+            : RequestEvaluator(
+                request,
+                lookup: { [unowned self] id in
+                    if let object = self.registered[id] { return object.isDeletedFlag ? nil : object.currentSnapshot }
+                    return try self.withSession { try $0.fetch(ids: [id]).first }
+                })
         var result: [ManagedObject] = []
         var seen = Set<ObjectID>()
         for snapshot in snapshots {
@@ -208,8 +217,10 @@ public final class ObjectContext {
     /// A new object with defaults (or the given values) and a temporary ID, registered and dirty.
     /// `indexingIdentity: false` leaves it out of the identity map (the importer indexes it
     /// once the payload's identity values are set; default values must not stay indexed).
-    func createObject(_ info: EntityInfo, isPlaceholder: Bool, values: [AttributeValue?]? = nil,
-                      indexingIdentity: Bool = true) -> ManagedObject {
+    func createObject(
+        _ info: EntityInfo, isPlaceholder: Bool, values: [AttributeValue?]? = nil,
+        indexingIdentity: Bool = true
+    ) -> ManagedObject {
         let id = ObjectID(entityName: info.name, primaryKey: nextTemporaryKey)
         nextTemporaryKey -= 1
         let object = ManagedObject(
@@ -232,7 +243,8 @@ public final class ObjectContext {
     /// declares the identity (which the store holds unique across the namespace).
     func registeredObject(inNamespaceOf info: EntityInfo, _ key: IdentityKey) -> ManagedObject? {
         guard info.namespace >= 0, let object = identityMap[NamespacedIdentity(namespace: info.namespace, key: key)],
-              !object.isDeletedFlag else { return nil }
+            !object.isDeletedFlag
+        else { return nil }
         return object
     }
 
@@ -270,8 +282,9 @@ public final class ObjectContext {
 
     func setAttribute(_ object: ManagedObject, _ index: Int, _ value: AttributeValue?) throws {
         guard !object.isDeletedFlag else {
-            throw ContextError(.objectDeleted, entity: object.entity.name, property: object.entity.attributes[index].name,
-                               message: "\(object.objectID) is deleted")
+            throw ContextError(
+                .objectDeleted, entity: object.entity.name, property: object.entity.attributes[index].name,
+                message: "\(object.objectID) is deleted")
         }
         if object.values[index] == value { return }
         if object.entity.identityAttributeIndexes.contains(index) {
@@ -279,10 +292,12 @@ public final class ObjectContext {
             values[index] = value
             for namespace in object.info.lineageNamespaces {
                 guard let key = schema.entities[namespace].identity(of: values),
-                      let other = identityMap[NamespacedIdentity(namespace: namespace, key: key)],
-                      other !== object, !other.isDeletedFlag else { continue }
-                throw ContextError(.invalidIdentity, entity: object.entity.name, property: object.entity.attributes[index].name,
-                                   message: "\(other.objectID) already has identity \(key)")
+                    let other = identityMap[NamespacedIdentity(namespace: namespace, key: key)],
+                    other !== object, !other.isDeletedFlag
+                else { continue }
+                throw ContextError(
+                    .invalidIdentity, entity: object.entity.name, property: object.entity.attributes[index].name,
+                    message: "\(other.objectID) already has identity \(key)")
             }
             unindexIdentity(object)
             object.values[index] = value

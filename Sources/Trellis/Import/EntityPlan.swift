@@ -12,24 +12,27 @@ final class EntityPlan {
         let identityIndexes = entity.identityAttributeIndexes
         attributes = entity.attributeMappings.map { m in
             let a = entity.attributes[m.index]
-            return AttributePlan(index: m.index, keyPath: m.keyPath, type: a.type, name: a.name,
-                                 transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: m.index) ?? -1,
-                                 isOptional: a.isOptional)
+            return AttributePlan(
+                index: m.index, keyPath: m.keyPath, type: a.type, name: a.name,
+                transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: m.index) ?? -1,
+                isOptional: a.isOptional)
         }
         let identity = identityIndexes.compactMap { i in
             entity.attributeMappings.first(where: { $0.index == i }).map { m in
                 let a = entity.attributes[i]
-                return AttributePlan(index: i, keyPath: m.keyPath, type: a.type, name: a.name,
-                                     transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: i) ?? -1,
-                                     isOptional: a.isOptional)
+                return AttributePlan(
+                    index: i, keyPath: m.keyPath, type: a.type, name: a.name,
+                    transformerName: a.transformerName, identityPosition: identityIndexes.firstIndex(of: i) ?? -1,
+                    isOptional: a.isOptional)
             }
         }
         self.identity = identity.count == identityIndexes.count ? identity : []
         relationships = entity.relationshipMappings.map { m in
             let r = info.relationships[m.index]
-            return RelationshipPlan(slot: m.index, keyPath: m.keyPath, name: r.description.name, isToMany: r.isToMany,
-                                    destination: schema.entities[r.destinationNumber],
-                                    append: r.isToMany && (r.description.mergePolicy ?? defaultPolicy) == .append)
+            return RelationshipPlan(
+                slot: m.index, keyPath: m.keyPath, name: r.description.name, isToMany: r.isToMany,
+                destination: schema.entities[r.destinationNumber],
+                append: r.isToMany && (r.description.mergePolicy ?? defaultPolicy) == .append)
         }
     }
 }
@@ -45,8 +48,10 @@ final class AttributePlan {
     let identityPosition: Int
     let isOptional: Bool
 
-    init(index: Int, keyPath: JSONKeyPath, type: AttributeType, name: String, transformerName: String?, identityPosition: Int,
-         isOptional: Bool) {
+    init(
+        index: Int, keyPath: JSONKeyPath, type: AttributeType, name: String, transformerName: String?, identityPosition: Int,
+        isOptional: Bool
+    ) {
         self.index = index
         self.isOptional = isOptional
         self.keyPath = keyPath

@@ -72,8 +72,10 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
     public let cause: (any Error)?
 
     /// An error at `path` about `entity`'s `property` and the offending `value`, caused by `cause`.
-    public init(_ code: Code, path: JSONPath, entity: String, property: String?, value: JSONValue?, message: String,
-                cause: (any Error)? = nil) {
+    public init(
+        _ code: Code, path: JSONPath, entity: String, property: String?, value: JSONValue?, message: String,
+        cause: (any Error)? = nil
+    ) {
         self.code = code
         self.path = path
         self.entity = entity

@@ -47,8 +47,10 @@ extension Importer {
     }
 
     /// Sets the JSON's attributes and relationships on a registered (or new) object.
-    func applyValues(to object: ManagedObject, _ plan: EntityPlan, isNew: Bool, _ p: Prepared, _ json: JSONObject,
-                     _ requested: EntityInfo, _ position: Int) throws -> ObjectID {
+    func applyValues(
+        to object: ManagedObject, _ plan: EntityPlan, isNew: Bool, _ p: Prepared, _ json: JSONObject,
+        _ requested: EntityInfo, _ position: Int
+    ) throws -> ObjectID {
         if p.leaf == Prepared.firstLeaf { resolvedLeaves[position] = object.objectID }
         touch(object)
         var values = object.values

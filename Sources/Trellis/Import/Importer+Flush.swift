@@ -81,14 +81,17 @@ extension Importer {
     func captureScope() throws {
         guard let scope = options.deleteMissing, case .relationship(let parent, let name) = scope.kind else { return }
         guard let snapshot = try session.fetch(ids: [parent]).first, let info = schema.info(named: parent.entityName) else {
-            throw ImportError(.invalidOption, path: .root, entity: parent.entityName, property: name, value: nil,
-                              message: "the deletion scope's parent \(parent) does not exist")
+            throw ImportError(
+                .invalidOption, path: .root, entity: parent.entityName, property: name, value: nil,
+                message: "the deletion scope's parent \(parent) does not exist")
         }
         guard let slot = info.entity.relationshipIndex(of: name),
-              schema.entities[info.relationships[slot].destinationNumber].includes(root.number)
-                || root.includes(info.relationships[slot].destinationNumber) else {
-            throw ImportError(.invalidOption, path: .root, entity: info.name, property: name, value: nil,
-                              message: "\(info.name) has no relationship '\(name)' to \(root.name)")
+            schema.entities[info.relationships[slot].destinationNumber].includes(root.number)
+                || root.includes(info.relationships[slot].destinationNumber)
+        else {
+            throw ImportError(
+                .invalidOption, path: .root, entity: info.name, property: name, value: nil,
+                message: "\(info.name) has no relationship '\(name)' to \(root.name)")
         }
         scopeCandidates = snapshot.relationships[slot]
     }
@@ -103,8 +106,9 @@ extension Importer {
             do {
                 _ = try StorePredicate.request(entity: root.entity, matching: predicate, model: context.model)
             } catch {
-                throw ImportError(.invalidOption, path: .root, entity: root.name, property: error.keyPath, value: nil,
-                                  message: "the deletion scope's predicate does not fit \(root.name): \(error.message)")
+                throw ImportError(
+                    .invalidOption, path: .root, entity: root.name, property: error.keyPath, value: nil,
+                    message: "the deletion scope's predicate does not fit \(root.name): \(error.message)")
             }
             candidates = try session.fetch(entity: root.name, matching: predicate).map(\.id)
         case .relationship:

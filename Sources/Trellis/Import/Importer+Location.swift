@@ -30,8 +30,10 @@ extension Importer {
         return (path, node)
     }
 
-    func fail(_ code: ImportError.Code, _ keyPath: JSONKeyPath?, _ entity: String, _ property: String?,
-                      _ value: JSONValue?, _ message: String, cause: (any Error)? = nil) -> ImportError {
+    func fail(
+        _ code: ImportError.Code, _ keyPath: JSONKeyPath?, _ entity: String, _ property: String?,
+        _ value: JSONValue?, _ message: String, cause: (any Error)? = nil
+    ) -> ImportError {
         var (path, node) = currentLocation()
         if let keyPath { path = path.appending(keyPath, readingFrom: node) }
         return ImportError(code, path: path, entity: entity, property: property, value: value, message: message, cause: cause)

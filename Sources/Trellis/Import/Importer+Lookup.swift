@@ -12,7 +12,8 @@ extension Importer {
             for key in keys {
                 if let object = context.identityMap[NamespacedIdentity(namespace: namespace, key: key)] {
                     guard object.epoch < importEpoch, !object.isInsertedFlag, !object.isDeletedFlag,
-                          rereadIDs.insert(object.objectID).inserted else { continue }
+                        rereadIDs.insert(object.objectID).inserted
+                    else { continue }
                     reread.append(object)
                 }
                 missing.append(key.values)
@@ -22,8 +23,10 @@ extension Importer {
             // Objects registered before the import are refreshed from complete rows; the
             // import's own lookups may leave unread inverse to-manys empty (`fetchForImport`).
             let name = schema.entities[namespace].name
-            let snapshots = reread.isEmpty ? try session.fetchForImport(entity: name, identities: missing)
-                                           : try session.fetch(entity: name, identities: missing)
+            let snapshots =
+                reread.isEmpty
+                ? try session.fetchForImport(entity: name, identities: missing)
+                : try session.fetch(entity: name, identities: missing)
             // The top-level entity's objects (and its sub-entities') stay unregistered until
             // they differ; nested destinations are registered, for the inverses a new source
             // maintains on them.

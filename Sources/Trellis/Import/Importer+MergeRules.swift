@@ -21,8 +21,10 @@ extension Importer {
     /// otherwise the identity value prepared in phase 1 (an attribute of the identity looked
     /// up) or the JSON value converted.
     @inline(__always)
-    func incomingValue(_ a: AttributePlan, _ json: JSONObject, _ info: EntityInfo, _ p: Prepared,
-                       _ requested: EntityInfo) throws -> AttributeValue?? {
+    func incomingValue(
+        _ a: AttributePlan, _ json: JSONObject, _ info: EntityInfo, _ p: Prepared,
+        _ requested: EntityInfo
+    ) throws -> AttributeValue?? {
         switch a.lookup(in: json) {
         case .missing:
             return nil
@@ -43,16 +45,19 @@ extension Importer {
     /// (when not empty) the attributes the JSON sets. Returns whether a value changed.
     /// - Throws: `.missingRequiredValue` for a null that would clear a required attribute of
     ///   a full object; conversion errors.
-    func mergeAttributes(_ plan: EntityPlan, _ json: JSONObject, into values: inout [AttributeValue?], of object: ManagedObject,
-                         _ p: Prepared, _ requested: EntityInfo, given: inout [Bool]) throws -> Bool {
+    func mergeAttributes(
+        _ plan: EntityPlan, _ json: JSONObject, into values: inout [AttributeValue?], of object: ManagedObject,
+        _ p: Prepared, _ requested: EntityInfo, given: inout [Bool]
+    ) throws -> Bool {
         var changed = false
         let records = !given.isEmpty
         for a in plan.attributes {
             guard let new = try incomingValue(a, json, object.info, p, requested) else { continue }
             if records { given[a.index] = true }
             if new == nil, !a.isOptional, !object.isPlaceholder, values[a.index] != nil {
-                throw fail(.missingRequiredValue, a.keyPath, object.entity.name, a.name, .null,
-                           "\(object.entity.name).\(a.name) is required; null cannot clear it")
+                throw fail(
+                    .missingRequiredValue, a.keyPath, object.entity.name, a.name, .null,
+                    "\(object.entity.name).\(a.name) is required; null cannot clear it")
             }
             if values[a.index] != new {
                 values[a.index] = new
@@ -64,8 +69,10 @@ extension Importer {
 
     /// `true` when merging the JSON's attributes into a stored snapshot's `attributes` would
     /// change nothing (the test of ``mergeAttributes(_:_:into:of:_:_:given:)``).
-    func attributesMatch(_ attributes: [AttributeValue?], _ info: EntityInfo, _ plan: EntityPlan, _ json: JSONObject,
-                         _ p: Prepared, _ requested: EntityInfo) throws -> Bool {
+    func attributesMatch(
+        _ attributes: [AttributeValue?], _ info: EntityInfo, _ plan: EntityPlan, _ json: JSONObject,
+        _ p: Prepared, _ requested: EntityInfo
+    ) throws -> Bool {
         for a in plan.attributes {
             guard let new = try incomingValue(a, json, info, p, requested) else { continue }
             if attributes[a.index] != new { return false }

@@ -17,8 +17,10 @@ extension Importer {
     /// Assigns the JSON objects of relationship `r`'s `value` (the elements phase 3 applies
     /// next, from ``cursor``) to the current destinations `current` of the object being
     /// applied, in ``ownedDestinations``, by the rules above.
-    func matchOwnedDestinations(_ r: RelationshipPlan, _ value: JSONValue, of source: EntityInfo,
-                                current: [ObjectID]) throws {
+    func matchOwnedDestinations(
+        _ r: RelationshipPlan, _ value: JSONValue, of source: EntityInfo,
+        current: [ObjectID]
+    ) throws {
         // The JSON objects without identity, by their position in `prepared` (an object of a
         // sub-entity with identity attributes of its own is found by them).
         var positions: [Int] = []

@@ -21,9 +21,10 @@ extension Importer {
     /// - Throws: `.abstractEntity`.
     func checkCompletable(_ object: ManagedObject, _ json: JSONObject) throws {
         guard object.entity.isAbstract else { return }
-        throw fail(.abstractEntity, nil, object.entity.name, nil, .object(json),
-                   "\(object.entity.name) is abstract: its placeholder is completed only by an object of one of its sub-entities "
-                       + "(\(object.entity.kindNames.dropFirst().joined(separator: ", "))), and no entity mapper chose one for this object")
+        throw fail(
+            .abstractEntity, nil, object.entity.name, nil, .object(json),
+            "\(object.entity.name) is abstract: its placeholder is completed only by an object of one of its sub-entities "
+                + "(\(object.entity.kindNames.dropFirst().joined(separator: ", "))), and no entity mapper chose one for this object")
     }
 
     /// Completes placeholder `object` with the JSON's `values`: like a new object, it takes the
@@ -45,7 +46,8 @@ extension Importer {
     /// old ID is renamed wherever it was recorded (``retypedIDs``). The batch's own objects
     /// are counted at the flush, as their replacements (``currentObjects()``).
     func retype(_ placeholder: ManagedObject, as entity: EntityInfo) -> ManagedObject {
-        let old = placeholder.info, oldID = placeholder.objectID
+        let old = placeholder.info
+        let oldID = placeholder.objectID
         let object = context.retype(placeholder, as: entity)
         if !oldID.isTemporary {
             retypedIDs[oldID] = object.objectID

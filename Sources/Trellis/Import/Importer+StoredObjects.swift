@@ -38,8 +38,10 @@ extension Importer {
     /// `true` when setting the JSON's attributes on stored object `s` would change nothing
     /// (the same test as ``applyValues(to:_:isNew:_:_:_:_:)``); `false` also for a
     /// placeholder (it completes) and for an object with inverse changes waiting.
-    func storedAttributesMatch(_ s: Int, _ plan: EntityPlan, _ json: JSONObject, _ p: Prepared,
-                               _ requested: EntityInfo) throws -> Bool {
+    func storedAttributesMatch(
+        _ s: Int, _ plan: EntityPlan, _ json: JSONObject, _ p: Prepared,
+        _ requested: EntityInfo
+    ) throws -> Bool {
         let id = stored[s].snapshot.id
         if stored[s].snapshot.isPlaceholder || isAheadOfSnapshot(id) { return false }
         return try attributesMatch(stored[s].snapshot.attributes, stored[s].info, plan, json, p, requested)
@@ -57,7 +59,9 @@ extension Importer {
         // Where the object is (touched below, inside the walk), kept only for relationship rules.
         let path: [PathStep]? = relationshipRules[stored[s].info.number] != nil ? steps : nil
         try walkRelationships(of: json, walkPlan) { r, value in
-            let current = !r.findsOwnedObjects ? nil
+            let current =
+                !r.findsOwnedObjects
+                ? nil
                 : registered(id).map { context.links(of: $0, r.slot) } ?? stored[s].snapshot.relationships[r.slot]
             guard let links = try destinations(r, value, of: stored[s].info, current: current) else { return }
             if object == nil {

@@ -86,26 +86,32 @@ extension Importer {
     /// Left out of the identity map until its values are set (``applyValues(to:_:isNew:_:_:_:_:)``).
     private func createObject(_ p: Prepared, _ json: JSONObject) throws -> ManagedObject {
         guard !p.walk.entity.isAbstract else {
-            throw fail(.abstractEntity, nil, p.walk.name, nil, .object(json),
-                       "\(p.walk.name) is abstract and has no entity mapper choosing a sub-entity for this object")
+            throw fail(
+                .abstractEntity, nil, p.walk.name, nil, .object(json),
+                "\(p.walk.name) is abstract and has no entity mapper choosing a sub-entity for this object")
         }
         // Without an identity in the JSON, identity attributes get no default (the object
         // would take over the stored object that has the default as its identity).
-        return context.createObject(p.walk, isPlaceholder: false,
-                                    values: p.identity == nil ? p.walk.defaultValuesWithoutIdentity : nil, indexingIdentity: false)
+        return context.createObject(
+            p.walk, isPlaceholder: false,
+            values: p.identity == nil ? p.walk.defaultValuesWithoutIdentity : nil, indexingIdentity: false)
     }
 
     /// The checks on an object found by identity for a JSON object: the entity mapper's
     /// choice must include it; a top-level object met twice in a batch, or met as a
     /// top-level element of an earlier batch, is diagnosed.
-    private func checkFound(_ found: EntityInfo, _ requested: EntityInfo, _ p: Prepared, _ identity: IdentityKey, _ json: JSONObject,
-                            duplicate: Bool, _ id: ObjectID) throws {
+    private func checkFound(
+        _ found: EntityInfo, _ requested: EntityInfo, _ p: Prepared, _ identity: IdentityKey, _ json: JSONObject,
+        duplicate: Bool, _ id: ObjectID
+    ) throws {
         guard p.walk.includes(found.number) else {
-            throw fail(.invalidEntity, nil, requested.name, nil, .object(json),
-                       "\(found.name) \(identity) exists, but the entity mapper chose \(p.walk.name) for it, and an object cannot change its entity")
+            throw fail(
+                .invalidEntity, nil, requested.name, nil, .object(json),
+                "\(found.name) \(identity) exists, but the entity mapper chose \(p.walk.name) for it, and an object cannot change its entity")
         }
         if requested === root, steps.isEmpty,
-           duplicate || (!id.isTemporary && status[root.rootNumber].isTopLevel(id.primaryKey)) {
+            duplicate || (!id.isTemporary && status[root.rootNumber].isTopLevel(id.primaryKey))
+        {
             diagnose(.duplicateIdentity, "\(requested.name) \(identity) appears more than once; merged, last value wins")
         }
     }
@@ -115,8 +121,9 @@ extension Importer {
     /// Creating the Cat would make the store's upsert overwrite the Dog's row.
     private func identityConflict(_ existing: EntityInfo, _ requested: EntityInfo, _ identity: IdentityKey, _ p: Prepared) -> ImportError {
         let declaring = schema.entities[p.walk.namespace].name
-        return fail(.identityConflict, nil, requested.name, nil, p.object.map(JSONValue.object) ?? .string(identity.description),
-                    "\(requested.name) \(identity) has the identity of \(existing.name) \(identity): "
-                        + "identities are unique across \(declaring) and its sub-entities, and an object cannot change its entity")
+        return fail(
+            .identityConflict, nil, requested.name, nil, p.object.map(JSONValue.object) ?? .string(identity.description),
+            "\(requested.name) \(identity) has the identity of \(existing.name) \(identity): "
+                + "identities are unique across \(declaring) and its sub-entities, and an object cannot change its entity")
     }
 }

@@ -18,8 +18,9 @@ extension Importer {
     func checkRequiredAttributes(_ object: ManagedObject, _ plan: EntityPlan) throws {
         for (i, attribute) in object.entity.attributes.enumerated() where !attribute.isOptional && object.values[i] == nil {
             let keyPath = plan.attributes.first(where: { $0.index == i })?.keyPath
-            throw fail(.missingRequiredValue, keyPath, object.entity.name, attribute.name, nil,
-                       "\(object.entity.name).\(attribute.name) is required" + (keyPath.map { "; the object has no value at '\($0)'" } ?? ""))
+            throw fail(
+                .missingRequiredValue, keyPath, object.entity.name, attribute.name, nil,
+                "\(object.entity.name).\(attribute.name) is required" + (keyPath.map { "; the object has no value at '\($0)'" } ?? ""))
         }
     }
 
@@ -36,7 +37,8 @@ extension Importer {
     func validateRelationships() throws {
         for (object, element, path) in constrained {
             guard let rules = relationshipRules[object.info.number], !object.isPlaceholder, !object.isDeletedFlag,
-                  object.replacement == nil else { continue }
+                object.replacement == nil
+            else { continue }
             let readByImport = object.epoch >= importEpoch
             for rule in rules {
                 if readByImport, unreadInverses.unread[object.info.number][rule.slot] { continue }
@@ -45,21 +47,24 @@ extension Importer {
                 if !rule.isToMany {
                     guard count == 0 else { continue }
                     throw located(element, path) {
-                        fail(.missingRequiredValue, rule.keyPath, entity, rule.name, nil,
-                             "\(entity).\(rule.name) is required" + (rule.keyPath.map { "; the object has no destination at '\($0)'" } ?? ""))
+                        fail(
+                            .missingRequiredValue, rule.keyPath, entity, rule.name, nil,
+                            "\(entity).\(rule.name) is required" + (rule.keyPath.map { "; the object has no destination at '\($0)'" } ?? ""))
                     }
                 }
                 if rule.maxCount > 0, count > rule.maxCount {
                     throw located(element, path) {
-                        fail(.relationshipCount, rule.keyPath, entity, rule.name, nil,
-                             "\(entity).\(rule.name) has \(count) destinations; at most \(rule.maxCount) allowed (maxCount)")
+                        fail(
+                            .relationshipCount, rule.keyPath, entity, rule.name, nil,
+                            "\(entity).\(rule.name) has \(count) destinations; at most \(rule.maxCount) allowed (maxCount)")
                     }
                 }
                 if count < rule.minCount, count > 0 || !rule.isOptional {
                     throw located(element, path) {
-                        fail(.relationshipCount, rule.keyPath, entity, rule.name, nil,
-                             "\(entity).\(rule.name) has \(count) destination\(count == 1 ? "" : "s"); at least \(rule.minCount) required"
-                                 + (rule.isOptional ? " (minCount; it may also be empty)" : " (minCount)"))
+                        fail(
+                            .relationshipCount, rule.keyPath, entity, rule.name, nil,
+                            "\(entity).\(rule.name) has \(count) destination\(count == 1 ? "" : "s"); at least \(rule.minCount) required"
+                                + (rule.isOptional ? " (minCount; it may also be empty)" : " (minCount)"))
                     }
                 }
             }
@@ -96,8 +101,10 @@ struct RelationshipRule {
             let minCount = d.isToMany && !d.isOptional ? max(1, d.minCount) : d.minCount
             guard (!d.isToMany && !d.isOptional) || (d.isToMany && (minCount > 0 || d.maxCount > 0)) else { continue }
             let keyPath = info.entity.relationshipMappings.first(where: { $0.index == slot })?.keyPath
-            rules.append(RelationshipRule(slot: slot, name: d.name, keyPath: keyPath, isToMany: d.isToMany, isOptional: d.isOptional,
-                                          minCount: minCount, maxCount: d.maxCount))
+            rules.append(
+                RelationshipRule(
+                    slot: slot, name: d.name, keyPath: keyPath, isToMany: d.isToMany, isOptional: d.isOptional,
+                    minCount: minCount, maxCount: d.maxCount))
         }
         return rules.isEmpty ? nil : rules
     }

@@ -108,9 +108,11 @@ final class Importer {
     func run<Source: ImportSource>(_ source: inout Source) throws -> ImportReport {
         if let keyAttribute = options.keyAttribute {
             guard let i = root.entity.attributeIndex(of: keyAttribute),
-                  root.entity.attributeMappings.contains(where: { $0.index == i }) else {
-                throw ImportError(.invalidOption, path: .root, entity: root.name, property: keyAttribute, value: nil,
-                                  message: "keyAttribute '\(keyAttribute)' is not a mapped attribute of \(root.name)")
+                root.entity.attributeMappings.contains(where: { $0.index == i })
+            else {
+                throw ImportError(
+                    .invalidOption, path: .root, entity: root.name, property: keyAttribute, value: nil,
+                    message: "keyAttribute '\(keyAttribute)' is not a mapped attribute of \(root.name)")
             }
         }
         try captureScope()

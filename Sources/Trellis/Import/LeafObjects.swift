@@ -28,10 +28,13 @@ struct LeafObjects {
     /// it (for the same requested and walked entity); otherwise records `object`, at
     /// `position`, as the occurrence later ones may repeat and returns ``Prepared/firstLeaf``.
     /// - Complexity: one hash lookup, plus O(size of `object`) to compare.
-    mutating func occurrence(of object: JSONObject, _ key: NamespacedIdentity, requested: EntityInfo, walk: EntityInfo,
-                             at position: Int) -> Int {
+    mutating func occurrence(
+        of object: JSONObject, _ key: NamespacedIdentity, requested: EntityInfo, walk: EntityInfo,
+        at position: Int
+    ) -> Int {
         if let entry = entries[key], entry.requested == requested.number, entry.walk == walk.number,
-           entry.object.isIdentical(to: object) {
+            entry.object.isIdentical(to: object)
+        {
             return entry.position
         }
         entries[key] = Entry(object: object, requested: requested.number, walk: walk.number, position: position)

@@ -84,8 +84,10 @@ extension ObjectContext {
     ///   throws. Atomic: nothing is kept on error. When the store runs the transaction again
     ///   after a conflict with a concurrent one, the source starts over
     ///   (``ImportSource/rewind()``); one that cannot gives `StoreError.transactionConflict`.
-    public func importObjects<Source: ImportSource>(from source: inout Source, entity: String,
-                                                    options: ImportOptions = ImportOptions()) throws -> ImportReport {
+    public func importObjects<Source: ImportSource>(
+        from source: inout Source, entity: String,
+        options: ImportOptions = ImportOptions()
+    ) throws -> ImportReport {
         try importObjects(from: &source, entity: entity, options: options, inTransaction: { _, _ in })
     }
 
@@ -120,9 +122,11 @@ extension ObjectContext {
                 if runs > 1 {
                     checkpoint.restore(self)
                     guard try source.rewind() else {
-                        throw StoreError(.transactionConflict, message: "the import conflicted with a concurrent transaction "
-                                         + "(a serialization failure or a deadlock) and was rolled back; it was not run again "
-                                         + "because its input cannot be read a second time")
+                        throw StoreError(
+                            .transactionConflict,
+                            message: "the import conflicted with a concurrent transaction "
+                                + "(a serialization failure or a deadlock) and was rolled back; it was not run again "
+                                + "because its input cannot be read a second time")
                     }
                 }
                 if options.origin != origin, !dirty.isEmpty {
@@ -201,10 +205,14 @@ struct ContextCheckpoint {
         nextTemporaryKey = context.nextTemporaryKey
         retyped = context.retyped
         objects = context.registered.values.map { o in
-            (o, ObjectState(id: o.objectID, isPlaceholder: o.isPlaceholder, values: o.values, links: o.links, pending: o.pending,
-                            committed: o.committed, isInserted: o.isInsertedFlag, isDeleted: o.isDeletedFlag,
-                            directLinks: o.directLinks, isInDirtyList: o.isInDirtyList, replacement: o.replacement,
-                            retypedFrom: o.retypedFrom))
+            (
+                o,
+                ObjectState(
+                    id: o.objectID, isPlaceholder: o.isPlaceholder, values: o.values, links: o.links, pending: o.pending,
+                    committed: o.committed, isInserted: o.isInsertedFlag, isDeleted: o.isDeletedFlag,
+                    directLinks: o.directLinks, isInDirtyList: o.isInDirtyList, replacement: o.replacement,
+                    retypedFrom: o.retypedFrom)
+            )
         }
     }
 

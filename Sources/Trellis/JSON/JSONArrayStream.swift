@@ -289,7 +289,9 @@ public final class JSONArrayStream {
                 try findIndex(index, component: component.key)
                 collectionPath = collectionPath.appending(index: index)
             } else {
-                throw unexpected("key path '\(JSONKeyPath(components: keyPath))': expected an object holding '\(component.key)', found \(JSONParser.describe(byte))", code: .keyPathNotFound)
+                throw unexpected(
+                    "key path '\(JSONKeyPath(components: keyPath))': expected an object holding '\(component.key)', found \(JSONParser.describe(byte))",
+                    code: .keyPathNotFound)
             }
         }
         guard let byte = try peek("expected a JSON value") else { return }
@@ -377,7 +379,8 @@ public final class JSONArrayStream {
             guard p.pos < p.end else { throw p.endFailure("expected a string key") }
             let byte = p.base[p.pos]
             guard byte == UInt8(ascii: "\"") else {
-                let message = afterComma && byte == UInt8(ascii: "}")
+                let message =
+                    afterComma && byte == UInt8(ascii: "}")
                     ? "expected a string key after ',' (trailing commas are not allowed)"
                     : "expected a string key, found \(JSONParser.describe(byte))"
                 throw JSONParser.Failure(code: .unexpectedCharacter, offset: p.pos, message: message)
@@ -387,7 +390,8 @@ public final class JSONArrayStream {
             p.skipWhitespace()
             guard p.pos < p.end else { throw p.endFailure("expected ':' after object key") }
             guard p.base[p.pos] == UInt8(ascii: ":") else {
-                throw JSONParser.Failure(code: .unexpectedCharacter, offset: p.pos, message: "expected ':' after object key, found \(JSONParser.describe(p.base[p.pos]))")
+                throw JSONParser.Failure(
+                    code: .unexpectedCharacter, offset: p.pos, message: "expected ':' after object key, found \(JSONParser.describe(p.base[p.pos]))")
             }
             p.pos += 1
             return key

@@ -66,7 +66,8 @@ public struct JSONArrayWriter {
         do {
             try sink(chunk)
         } catch {
-            throw JSONWriteError(code: .writeFailed, path: JSONPath.root.appending(index: count), message: "writing the output failed: \(error)", underlying: error)
+            throw JSONWriteError(
+                code: .writeFailed, path: JSONPath.root.appending(index: count), message: "writing the output failed: \(error)", underlying: error)
         }
         bytesWritten += chunk.count
     }

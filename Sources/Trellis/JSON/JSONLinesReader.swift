@@ -121,7 +121,8 @@ public final class JSONLinesReader {
             let window = buffer.window
             var lineLength = -1
             if let base = window.baseAddress, window.count > 0,
-               let lf = memchr(base, 0x0A, window.count) {
+                let lf = memchr(base, 0x0A, window.count)
+            {
                 lineLength = base.distance(to: UnsafeRawPointer(lf))
             }
             if lineLength < 0 {

@@ -80,7 +80,8 @@ extension JSONParser {
         guard pos < end else { throw endFailure("expected a string key") }
         let byte = base[pos]
         guard byte == UInt8(ascii: "\"") else {
-            let message = afterComma && byte == UInt8(ascii: "}")
+            let message =
+                afterComma && byte == UInt8(ascii: "}")
                 ? "expected a string key after ',' (trailing commas are not allowed)"
                 : "expected a string key, found \(JSONParser.describe(byte))"
             throw Failure(code: .unexpectedCharacter, offset: pos, message: message)
@@ -103,7 +104,8 @@ extension JSONParser {
             let word = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
             let quote = word ^ 0x2222_2222_2222_2222
             let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let special = ((quote &- 0x0101_0101_0101_0101) & ~quote)
+            let special =
+                ((quote &- 0x0101_0101_0101_0101) & ~quote)
                 | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
                 | ((word &- 0x2020_2020_2020_2020) & ~word)
             if special & 0x8080_8080_8080_8080 != 0 { break }
@@ -117,7 +119,9 @@ extension JSONParser {
                     let bytes = UnsafeBufferPointer(start: base + start, count: pos &- start)
                     let bad = JSONParser.firstInvalidUTF8(bytes)
                     if bad < bytes.count {
-                        throw Failure(code: .invalidUTF8, offset: start &+ bad, message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
+                        throw Failure(
+                            code: .invalidUTF8, offset: start &+ bad,
+                            message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
                     }
                 }
                 pos &+= 1

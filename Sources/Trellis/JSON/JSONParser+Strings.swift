@@ -20,9 +20,10 @@ extension JSONParser {
             let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
             let quote = word ^ 0x2222_2222_2222_2222
             let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let special = (((quote &- 0x0101_0101_0101_0101) & ~quote)
-                | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
-                | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
+            let special =
+                (((quote &- 0x0101_0101_0101_0101) & ~quote)
+                    | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
+                    | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
             if special != 0 {
                 let plainBits = UInt64(truncatingIfNeeded: special.trailingZeroBitCount) & ~7
                 high |= word & ((1 &<< plainBits) &- 1)
@@ -86,7 +87,8 @@ extension JSONParser {
         let bytes = UnsafeBufferPointer(start: base + start, count: end - start)
         if high & 0x8080_8080_8080_8080 != 0, String(validating: bytes, as: UTF8.self) == nil {
             let bad = JSONParser.firstInvalidUTF8(bytes)
-            throw Failure(code: .invalidUTF8, offset: start &+ bad, message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
+            throw Failure(
+                code: .invalidUTF8, offset: start &+ bad, message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
         }
         throw endFailure("unterminated string")
     }
@@ -98,7 +100,8 @@ extension JSONParser {
         if isASCII { return String(decoding: bytes, as: UTF8.self) }
         if let string = String(validating: bytes, as: UTF8.self) { return string }
         let bad = JSONParser.firstInvalidUTF8(bytes)
-        throw Failure(code: .invalidUTF8, offset: start &+ bad, message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
+        throw Failure(
+            code: .invalidUTF8, offset: start &+ bad, message: "invalid UTF-8 byte 0x\(JSONParser.hex(UInt32(base[start &+ bad]), width: 2)) in string")
     }
 
     /// The escape path: copies runs of plain bytes into `scratch` in bulk (found 8 bytes
@@ -133,9 +136,10 @@ extension JSONParser {
                     let word = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
                     let quote = word ^ 0x2222_2222_2222_2222
                     let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                    let special = (((quote &- 0x0101_0101_0101_0101) & ~quote)
-                        | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
-                        | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
+                    let special =
+                        (((quote &- 0x0101_0101_0101_0101) & ~quote)
+                            | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
+                            | ((word &- 0x2020_2020_2020_2020) & ~word)) & 0x8080_8080_8080_8080
                     if special != 0 {
                         let plainBits = UInt64(truncatingIfNeeded: special.trailingZeroBitCount) & ~7
                         high |= word & ((1 &<< plainBits) &- 1)
@@ -315,12 +319,20 @@ extension JSONParser {
         var upper: UInt8 = 0xBF
         switch b0 {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lower = 0xA0
+        case 0xE0:
+            length = 3
+            lower = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upper = 0x9F
-        case 0xF0: length = 4; lower = 0x90
+        case 0xED:
+            length = 3
+            upper = 0x9F
+        case 0xF0:
+            length = 4
+            lower = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upper = 0x8F
+        case 0xF4:
+            length = 4
+            upper = 0x8F
         default: return -1
         }
         for i in 1..<length {

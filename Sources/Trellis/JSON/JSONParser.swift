@@ -232,7 +232,8 @@ struct JSONParser: ~Copyable {
         guard pos < end else { throw endFailure("expected a string key") }
         let byte = base[pos]
         guard byte == UInt8(ascii: "\"") else {
-            let message = afterComma && byte == UInt8(ascii: "}")
+            let message =
+                afterComma && byte == UInt8(ascii: "}")
                 ? "expected a string key after ',' (trailing commas are not allowed)"
                 : "expected a string key, found \(JSONParser.describe(byte))"
             throw Failure(code: .unexpectedCharacter, offset: pos, message: message)

@@ -47,7 +47,8 @@ struct JSONStringCache: ~Copyable {
                 masked(raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), 0),
                 masked(raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self), 1),
                 masked(raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), 2),
-                masked(raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self), 3))
+                masked(raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self), 3)
+            )
         }
         var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &w) { $0.baseAddress?.copyMemory(from: p, byteCount: count) }
@@ -100,7 +101,8 @@ struct JSONStringCache: ~Copyable {
     func lookup(_ w: (UInt64, UInt64, UInt64, UInt64), count: Int, hash: UInt64) -> String? {
         let entry = entries + Int(truncatingIfNeeded: hash >> 20) & mask
         if entry.pointee.length == count, entry.pointee.w0 == w.0, entry.pointee.w1 == w.1,
-           entry.pointee.w2 == w.2, entry.pointee.w3 == w.3 {
+            entry.pointee.w2 == w.2, entry.pointee.w3 == w.3
+        {
             return entry.pointee.string
         }
         return nil

@@ -34,7 +34,10 @@ struct JSONTextPosition: Sendable, Equatable {
         var scalars = 0
         var i = lastLF + 1
         while i + 32 <= count {
-            let a = Self.word(base, i), b = Self.word(base, i + 8), c = Self.word(base, i + 16), d = Self.word(base, i + 24)
+            let a = Self.word(base, i)
+            let b = Self.word(base, i + 8)
+            let c = Self.word(base, i + 16)
+            let d = Self.word(base, i + 24)
             if (a | b | c | d) & 0x8080_8080_8080_8080 == 0 {
                 scalars += 32
             } else {

@@ -36,7 +36,8 @@ extension JSONObject {
         let sameKeys = hasSameShape(as: other)
         for i in 0..<count {
             guard sameKeys || key(at: i).hasSameCodeUnits(as: other.key(at: i)),
-                  values[i].isIdentical(to: other.values[i]) else { return false }
+                values[i].isIdentical(to: other.values[i])
+            else { return false }
         }
         return true
     }

@@ -39,7 +39,9 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The kind of a JSON value, as used in error messages ("expected a string, found an array").
     public enum Kind: String, Sendable, Hashable, CustomStringConvertible {
-        case null, bool = "boolean", number, string, array, object
+        case null
+        case bool = "boolean"
+        case number, string, array, object
         public var description: String { rawValue }
     }
 

@@ -11,12 +11,16 @@ extension String {
         // Identical representations hold identical code units: equal small strings (up to
         // 15 UTF-8 bytes, stored inline: keys, ids, most names) and two references to one
         // buffer are settled without a call. Anything else is compared below.
-        if MemoryLayout<String>.size == 16, withUnsafeBytes(of: self, { a in
-            withUnsafeBytes(of: other) { b in
-                a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
-                    && a.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-            }
-        }) {
+        if MemoryLayout<String>.size == 16,
+            withUnsafeBytes(
+                of: self,
+                { a in
+                    withUnsafeBytes(of: other) { b in
+                        a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                            && a.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    }
+                })
+        {
             return true
         }
         let x = utf8

@@ -71,8 +71,9 @@ public struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible, Expressi
             position += 1
             if escaping {
                 guard scalar == "." || scalar == "\\" else {
-                    throw JSONKeyPathError(.invalidEscape, keyPath: text, position: position,
-                                           message: "'\\\(scalar)' is not an escape; use '\\.' for a dot and '\\\\' for a backslash")
+                    throw JSONKeyPathError(
+                        .invalidEscape, keyPath: text, position: position,
+                        message: "'\\\(scalar)' is not an escape; use '\\.' for a dot and '\\\\' for a backslash")
                 }
                 current.unicodeScalars.append(scalar)
                 componentHasText = true
@@ -81,8 +82,9 @@ public struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible, Expressi
                 escaping = true
             } else if scalar == "." {
                 guard componentHasText else {
-                    throw JSONKeyPathError(.emptyComponent, keyPath: text, position: position,
-                                           message: "empty component before '.'")
+                    throw JSONKeyPathError(
+                        .emptyComponent, keyPath: text, position: position,
+                        message: "empty component before '.'")
                 }
                 components.append(JSONKeyPath.component(current))
                 current = ""
@@ -93,15 +95,17 @@ public struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible, Expressi
             }
         }
         if escaping {
-            throw JSONKeyPathError(.danglingEscape, keyPath: text, position: position,
-                                   message: "the key path ends with a lone '\\'")
+            throw JSONKeyPathError(
+                .danglingEscape, keyPath: text, position: position,
+                message: "the key path ends with a lone '\\'")
         }
         if text.isEmpty {
             throw JSONKeyPathError(.empty, keyPath: text, position: 0, message: "the key path is empty")
         }
         guard componentHasText else {
-            throw JSONKeyPathError(.emptyComponent, keyPath: text, position: position,
-                                   message: "the key path ends with '.'")
+            throw JSONKeyPathError(
+                .emptyComponent, keyPath: text, position: position,
+                message: "the key path ends with '.'")
         }
         components.append(JSONKeyPath.component(current))
         self.components = components
@@ -244,8 +248,10 @@ public struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible, Expressi
         return Int(text)
     }
 
-    private static func set(_ value: JSONValue, in node: inout JSONValue, components: ArraySlice<Component>,
-                            keyPath: JSONKeyPath) throws {
+    private static func set(
+        _ value: JSONValue, in node: inout JSONValue, components: ArraySlice<Component>,
+        keyPath: JSONKeyPath
+    ) throws {
         guard let component = components.first else {
             node = value
             return
@@ -273,8 +279,9 @@ public struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible, Expressi
             node = .object(object)
         case .array(var array):
             guard let i = component.index, i <= array.count else {
-                throw JSONKeyPathError(.cannotWrite, keyPath: keyPath.description, position: 0,
-                                       message: "cannot write key '\(component.key)' into an array")
+                throw JSONKeyPathError(
+                    .cannotWrite, keyPath: keyPath.description, position: 0,
+                    message: "cannot write key '\(component.key)' into an array")
             }
             node = .null
             var child = i < array.count ? array[i] : .null
@@ -287,8 +294,9 @@ public struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible, Expressi
             if i < array.count { array[i] = child } else { array.append(child) }
             node = .array(array)
         default:
-            throw JSONKeyPathError(.cannotWrite, keyPath: keyPath.description, position: 0,
-                                   message: "cannot write key '\(component.key)' into \(withIndefiniteArticle(node.kind.description))")
+            throw JSONKeyPathError(
+                .cannotWrite, keyPath: keyPath.description, position: 0,
+                message: "cannot write key '\(component.key)' into \(withIndefiniteArticle(node.kind.description))")
         }
     }
 }

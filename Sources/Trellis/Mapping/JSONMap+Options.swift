@@ -56,12 +56,14 @@ extension JSONMap {
         /// Options with the defaults: flexible dates, lenient optionals, the standard
         /// transformers, the reader's default limits, a default `TrellisJSONDecoder`
         /// (`makeDecoder`, when given, chooses a Foundation `JSONDecoder` instead).
-        public init(dateStrategy: DateStrategy = .flexible, strict: Bool = false,
-                    transformers: JSONValueTransformerRegistry = .standard,
-                    readerOptions: JSONReader.Options = JSONReader.Options(),
-                    maximumDepth: Int = 512,
-                    makeDecoder: (@Sendable () -> JSONDecoder)? = nil,
-                    makeCodableDecoder: @escaping @Sendable () -> TrellisJSONDecoder = { TrellisJSONDecoder() }) {
+        public init(
+            dateStrategy: DateStrategy = .flexible, strict: Bool = false,
+            transformers: JSONValueTransformerRegistry = .standard,
+            readerOptions: JSONReader.Options = JSONReader.Options(),
+            maximumDepth: Int = 512,
+            makeDecoder: (@Sendable () -> JSONDecoder)? = nil,
+            makeCodableDecoder: @escaping @Sendable () -> TrellisJSONDecoder = { TrellisJSONDecoder() }
+        ) {
             self.dateStrategy = dateStrategy
             self.strict = strict
             self.transformers = transformers

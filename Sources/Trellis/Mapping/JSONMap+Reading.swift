@@ -173,11 +173,13 @@ extension JSONMap {
     /// scalar (keys cannot be read from `"abc"`).
     func missingError(keyPath: String, verbatim: Bool, expected: Any.Type) -> MappingError {
         if source == nil, !isContainer, !json.isNull {
-            return MappingError(code: .typeMismatch, path: path, expected: "object", found: json,
-                                message: "cannot read \"\(keyPath)\" (\(JSONMapTypeName.of(expected))) from \(withIndefiniteArticle(json.kind.description))")
+            return MappingError(
+                code: .typeMismatch, path: path, expected: "object", found: json,
+                message: "cannot read \"\(keyPath)\" (\(JSONMapTypeName.of(expected))) from \(withIndefiniteArticle(json.kind.description))")
         }
-        return MappingError(code: .missing, path: requestedPath(keyPath, verbatim: verbatim),
-                            expected: JSONMapTypeName.of(expected), message: "missing value")
+        return MappingError(
+            code: .missing, path: requestedPath(keyPath, verbatim: verbatim),
+            expected: JSONMapTypeName.of(expected), message: "missing value")
     }
 
     /// `.null` at this map.
@@ -187,8 +189,9 @@ extension JSONMap {
 
     /// `.null` at `step` below this map.
     func nullError(at step: MappingLocation.Step, expected: Any.Type) -> MappingError {
-        MappingError(code: .null, path: location.appending(step).path, expected: JSONMapTypeName.of(expected),
-                     found: .null, message: "null value")
+        MappingError(
+            code: .null, path: location.appending(step).path, expected: JSONMapTypeName.of(expected),
+            found: .null, message: "null value")
     }
 
     /// `error`, thrown while reading a value of `expected` from this map, as the error to
@@ -217,17 +220,20 @@ extension JSONMap {
         let expectedName = JSONMapTypeName.of(expected)
         switch error {
         case let error as CoercionError:
-            return MappingError(code: MappingError.Code(rawValue: error.code.rawValue), path: path, expected: expectedName,
-                                found: found, message: error.message, underlyingError: error)
+            return MappingError(
+                code: MappingError.Code(rawValue: error.code.rawValue), path: path, expected: expectedName,
+                found: found, message: error.message, underlyingError: error)
         case let error as TransformError:
             let message = error.value == nil ? error.description : "value transformer \"\(error.transformerName)\": \(error.message)"
-            return MappingError(code: MappingError.Code(rawValue: error.code.rawValue), path: path, expected: expectedName,
-                                found: found, message: message, underlyingError: error)
+            return MappingError(
+                code: MappingError.Code(rawValue: error.code.rawValue), path: path, expected: expectedName,
+                found: found, message: message, underlyingError: error)
         case let error as DecodingError:
             return located(error, expected: expectedName)
         default:
-            return MappingError(code: .invalidValue, path: path, expected: expectedName, found: found,
-                                message: String(describing: error), underlyingError: error)
+            return MappingError(
+                code: .invalidValue, path: path, expected: expectedName, found: found,
+                message: String(describing: error), underlyingError: error)
         }
     }
 
@@ -277,9 +283,10 @@ extension JSONMap {
         do {
             return try options.transformers.transformer(named: name)
         } catch {
-            throw MappingError(code: .unknownTransformer, path: requestedPath(keyPath),
-                               expected: JSONMapTypeName.of(expected), message: String(describing: error),
-                               underlyingError: error)
+            throw MappingError(
+                code: .unknownTransformer, path: requestedPath(keyPath),
+                expected: JSONMapTypeName.of(expected), message: String(describing: error),
+                underlyingError: error)
         }
     }
 
@@ -305,8 +312,9 @@ extension JSONMap {
                 value = value?[key.stringValue]
             }
         }
-        return MappingError(code: code, path: path, expected: expected, found: code == .missing ? nil : value,
-                            message: context?.debugDescription ?? String(describing: error), underlyingError: error)
+        return MappingError(
+            code: code, path: path, expected: expected, found: code == .missing ? nil : value,
+            message: context?.debugDescription ?? String(describing: error), underlyingError: error)
     }
 }
 

@@ -156,8 +156,9 @@ public struct JSONMap {
         case .present(let child):
             return MappingError(code: code, path: child.path, expected: expected, found: child.foundValue, message: message)
         case .null(let step):
-            return MappingError(code: code, path: location.appending(step).path, expected: expected,
-                                found: .null, message: message)
+            return MappingError(
+                code: code, path: location.appending(step).path, expected: expected,
+                found: .null, message: message)
         case .missing:
             return MappingError(code: code, path: requestedPath(keyPath), expected: expected, message: message)
         }

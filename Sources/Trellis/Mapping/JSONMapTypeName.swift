@@ -27,8 +27,12 @@ enum JSONMapTypeName {
         var current = ""
         for character in text {
             switch character {
-            case "<": depth += 1; current.append(character)
-            case ">": depth -= 1; current.append(character)
+            case "<":
+                depth += 1
+                current.append(character)
+            case ">":
+                depth -= 1
+                current.append(character)
             case "," where depth == 0:
                 parts.append(current.trimmingLeadingSpaces())
                 current = ""
@@ -40,8 +44,8 @@ enum JSONMapTypeName {
     }
 }
 
-private extension String {
-    func trimmingLeadingSpaces() -> String {
+extension String {
+    fileprivate func trimmingLeadingSpaces() -> String {
         String(drop(while: { $0 == " " }))
     }
 }

@@ -17,8 +17,9 @@ extension JSONMap {
         if source == nil, case .array(let elements) = json, elements.indices.contains(index) {
             let element = elements[index]
             if element.isNull, !JSONMap.acceptsNull(expected) {
-                throw MappingError(code: .null, path: path.appending(index: index), expected: JSONMapTypeName.of(expected),
-                                   found: .null, message: "null element")
+                throw MappingError(
+                    code: .null, path: path.appending(index: index), expected: JSONMapTypeName.of(expected),
+                    found: .null, message: "null element")
             }
             return child(json: element, at: .index(index))
         }

@@ -94,8 +94,9 @@ extension JSONMap {
     @usableFromInline
     func checkDepth(expected: Any.Type) throws {
         guard location.depth > options.maximumDepth else { return }
-        throw MappingError(code: .depthLimitExceeded, path: path, expected: JSONMapTypeName.of(expected),
-                           message: "models nest deeper than \(options.maximumDepth) levels")
+        throw MappingError(
+            code: .depthLimitExceeded, path: path, expected: JSONMapTypeName.of(expected),
+            message: "models nest deeper than \(options.maximumDepth) levels")
     }
 
     /// The root map of a document read as `expected`.
@@ -104,8 +105,9 @@ extension JSONMap {
     @usableFromInline
     init(root json: JSONValue, options: Options, expected: Any.Type) throws {
         if json.isNull, !JSONMap.acceptsNull(expected) {
-            throw MappingError(code: .null, path: .root, expected: JSONMapTypeName.of(expected), found: .null,
-                               message: "null value")
+            throw MappingError(
+                code: .null, path: .root, expected: JSONMapTypeName.of(expected), found: .null,
+                message: "null value")
         }
         self.init(json: json, options: options)
     }

@@ -15,15 +15,17 @@ extension JSONWriteMap {
         do {
             return try transformer.reverseTransformedValue(.date(date))
         } catch let error as TransformError {
-            throw MappingError(code: MappingError.Code(rawValue: error.code.rawValue), path: path, expected: "Date",
-                               message: error.description, underlyingError: error)
+            throw MappingError(
+                code: MappingError.Code(rawValue: error.code.rawValue), path: path, expected: "Date",
+                message: error.description, underlyingError: error)
         }
     }
 
     /// `.invalidValue` for a number JSON cannot hold (NaN, ±infinity).
     func nonFinite(_ type: Any.Type, _ description: String) -> MappingError {
-        MappingError(code: .invalidValue, path: path, expected: JSONMapTypeName.of(type),
-                     message: "\(description) is not a JSON number (RFC 8259 has no NaN or infinity)")
+        MappingError(
+            code: .invalidValue, path: path, expected: JSONMapTypeName.of(type),
+            message: "\(description) is not a JSON number (RFC 8259 has no NaN or infinity)")
     }
 }
 

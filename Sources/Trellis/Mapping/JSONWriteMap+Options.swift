@@ -53,11 +53,13 @@ extension JSONWriteMap {
         /// Options with the defaults: nil as `null`, RFC 3339 dates, the standard
         /// transformers, a `TrellisJSONEncoder` with sorted keys (`makeEncoder`, when
         /// given, chooses a Foundation `JSONEncoder` instead).
-        public init(nilPolicy: NilPolicy = .null, dateStrategy: DateStrategy = .rfc3339,
-                    transformers: JSONValueTransformerRegistry = .standard,
-                    maximumDepth: Int = 512,
-                    makeEncoder: (@Sendable () -> JSONEncoder)? = nil,
-                    makeCodableEncoder: @escaping @Sendable () -> TrellisJSONEncoder = JSONWriteMap.Options.sortedKeysCodableEncoder) {
+        public init(
+            nilPolicy: NilPolicy = .null, dateStrategy: DateStrategy = .rfc3339,
+            transformers: JSONValueTransformerRegistry = .standard,
+            maximumDepth: Int = 512,
+            makeEncoder: (@Sendable () -> JSONEncoder)? = nil,
+            makeCodableEncoder: @escaping @Sendable () -> TrellisJSONEncoder = JSONWriteMap.Options.sortedKeysCodableEncoder
+        ) {
             self.nilPolicy = nilPolicy
             self.dateStrategy = dateStrategy
             self.transformers = transformers

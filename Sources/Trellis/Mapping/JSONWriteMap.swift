@@ -76,8 +76,9 @@ public struct JSONWriteMap {
     ///   the reverse's errors at the value's path.
     public mutating func write<T>(_ value: T, to keyPath: String, using transformer: MappingTransformer<T>) throws {
         guard let reverse = transformer.reverse else {
-            throw MappingError(code: .notReversible, path: requestedPath(keyPath), expected: JSONMapTypeName.of(T.self),
-                               message: "transformer \"\(transformer.name)\" cannot write")
+            throw MappingError(
+                code: .notReversible, path: requestedPath(keyPath), expected: JSONMapTypeName.of(T.self),
+                message: "transformer \"\(transformer.name)\" cannot write")
         }
         try put(keyPath, verbatim: false, T.self) { _ in try reverse(value) }
     }
@@ -110,17 +111,20 @@ public struct JSONWriteMap {
         do {
             transformer = try options.transformers.transformer(named: transformerName)
         } catch {
-            throw MappingError(code: .unknownTransformer, path: requestedPath(keyPath), expected: JSONMapTypeName.of(T.self),
-                               message: String(describing: error), underlyingError: error)
+            throw MappingError(
+                code: .unknownTransformer, path: requestedPath(keyPath), expected: JSONMapTypeName.of(T.self),
+                message: String(describing: error), underlyingError: error)
         }
         guard let reverse = transformer.reverse else {
-            throw MappingError(code: .notReversible, path: requestedPath(keyPath), expected: JSONMapTypeName.of(T.self),
-                               message: "value transformer \"\(transformerName)\" cannot write")
+            throw MappingError(
+                code: .notReversible, path: requestedPath(keyPath), expected: JSONMapTypeName.of(T.self),
+                message: "value transformer \"\(transformerName)\" cannot write")
         }
         try put(keyPath, verbatim: false, T.self) { map in
             guard let attribute = AttributeValue(mappingValue: value) else {
-                throw map.error(.typeMismatch, expected: JSONMapTypeName.of(T.self),
-                                message: "value transformer \"\(transformerName)\" takes attribute values; \(T.self) is not one")
+                throw map.error(
+                    .typeMismatch, expected: JSONMapTypeName.of(T.self),
+                    message: "value transformer \"\(transformerName)\" takes attribute values; \(T.self) is not one")
             }
             return try reverse(attribute)
         }
@@ -138,8 +142,9 @@ public struct JSONWriteMap {
     func nested(expected: Any.Type) throws -> JSONWriteMap {
         let location = location.materialized
         guard location.depth <= options.maximumDepth else {
-            throw MappingError(code: .depthLimitExceeded, path: location.path, expected: JSONMapTypeName.of(expected),
-                               message: "models nest deeper than \(options.maximumDepth) levels (a cycle?)")
+            throw MappingError(
+                code: .depthLimitExceeded, path: location.path, expected: JSONMapTypeName.of(expected),
+                message: "models nest deeper than \(options.maximumDepth) levels (a cycle?)")
         }
         return JSONWriteMap(root: .object(JSONObject()), location: location, context: context)
     }
@@ -150,8 +155,10 @@ public struct JSONWriteMap {
     }
 
     /// Converts with `make` (given the value's map) and stores the result at `keyPath`.
-    private mutating func put<T>(_ keyPath: String, verbatim: Bool, _ type: T.Type,
-                                 _ make: (JSONWriteMap) throws -> JSONValue) throws {
+    private mutating func put<T>(
+        _ keyPath: String, verbatim: Bool, _ type: T.Type,
+        _ make: (JSONWriteMap) throws -> JSONValue
+    ) throws {
         let plain = verbatim || JSONMap.isPlainKey(keyPath)
         let parsed: JSONKeyPath? = plain ? nil : ((try? JSONKeyPath(parsing: keyPath)) ?? JSONKeyPath(key: keyPath))
         let step: MappingLocation.Step
@@ -167,8 +174,9 @@ public struct JSONWriteMap {
         } catch let error as MappingError {
             throw error
         } catch {
-            throw MappingError(code: .invalidValue, path: valueMap.path, expected: JSONMapTypeName.of(T.self),
-                               message: String(describing: error), underlyingError: error)
+            throw MappingError(
+                code: .invalidValue, path: valueMap.path, expected: JSONMapTypeName.of(T.self),
+                message: String(describing: error), underlyingError: error)
         }
         try store(json, keyPath: parsed ?? JSONKeyPath(key: keyPath), plainKey: parsed == nil ? keyPath : nil)
     }
@@ -192,8 +200,9 @@ public struct JSONWriteMap {
         do {
             try keyPath.set(json, in: &root)
         } catch {
-            throw MappingError(code: .cannotWrite, path: path.appending(keyPath), expected: "object",
-                               message: String(describing: error), underlyingError: error)
+            throw MappingError(
+                code: .cannotWrite, path: path.appending(keyPath), expected: "object",
+                message: String(describing: error), underlyingError: error)
         }
     }
 
@@ -226,8 +235,12 @@ extension AttributeValue {
         case let v as UInt8: self = .integer(Int64(v))
         case let v as UInt16: self = .integer(Int64(v))
         case let v as UInt32: self = .integer(Int64(v))
-        case let v as UInt: guard let i = Int64(exactly: v) else { return nil }; self = .integer(i)
-        case let v as UInt64: guard let i = Int64(exactly: v) else { return nil }; self = .integer(i)
+        case let v as UInt:
+            guard let i = Int64(exactly: v) else { return nil }
+            self = .integer(i)
+        case let v as UInt64:
+            guard let i = Int64(exactly: v) else { return nil }
+            self = .integer(i)
         case let v as Double: self = .double(v)
         case let v as Float: self = .double(Double(v))
         case let v as Decimal: self = .decimal(v)

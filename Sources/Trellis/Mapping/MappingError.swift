@@ -77,8 +77,10 @@ public struct MappingError: Error, CustomStringConvertible, Sendable {
     public var underlyingError: (any Error)?
 
     /// An error at `path`.
-    public init(code: Code, path: JSONPath, expected: String, found: JSONValue? = nil, message: String,
-                underlyingError: (any Error)? = nil) {
+    public init(
+        code: Code, path: JSONPath, expected: String, found: JSONValue? = nil, message: String,
+        underlyingError: (any Error)? = nil
+    ) {
         self.code = code
         self.path = path
         self.expected = expected

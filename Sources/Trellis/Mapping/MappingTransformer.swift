@@ -27,8 +27,10 @@ public struct MappingTransformer<Value>: Sendable {
     public let reverse: (@Sendable (Value) throws -> JSONValue)?
 
     /// A transformer from two closures.
-    public init(name: String, forward: @escaping @Sendable (JSONValue) throws -> Value,
-                reverse: (@Sendable (Value) throws -> JSONValue)? = nil) {
+    public init(
+        name: String, forward: @escaping @Sendable (JSONValue) throws -> Value,
+        reverse: (@Sendable (Value) throws -> JSONValue)? = nil
+    ) {
         self.name = name
         self.forward = forward
         self.reverse = reverse
@@ -44,8 +46,9 @@ extension MappingTransformer where Value == Date {
         let forward: @Sendable (JSONValue) throws -> Date = { json in
             let value = try transformer.transformedValue(json)
             guard case .date(let date)? = value else {
-                throw TransformError(code: .typeMismatch, transformerName: transformer.name, value: json,
-                                     message: "gave \(value.map(String.init(describing:)) ?? "no value"), not a date")
+                throw TransformError(
+                    code: .typeMismatch, transformerName: transformer.name, value: json,
+                    message: "gave \(value.map(String.init(describing:)) ?? "no value"), not a date")
             }
             return date
         }

@@ -37,16 +37,46 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var stringValue: String? { if case .string(let v) = self { return v }; return nil }
-    public var integerValue: Int64? { if case .integer(let v) = self { return v }; return nil }
-    public var decimalValue: Decimal? { if case .decimal(let v) = self { return v }; return nil }
-    public var doubleValue: Double? { if case .double(let v) = self { return v }; return nil }
-    public var boolValue: Bool? { if case .bool(let v) = self { return v }; return nil }
-    public var dateValue: Date? { if case .date(let v) = self { return v }; return nil }
-    public var binaryValue: Data? { if case .binary(let v) = self { return v }; return nil }
-    public var uuidValue: UUID? { if case .uuid(let v) = self { return v }; return nil }
-    public var uriValue: URL? { if case .uri(let v) = self { return v }; return nil }
-    public var jsonValue: JSONValue? { if case .json(let v) = self { return v }; return nil }
+    public var stringValue: String? {
+        if case .string(let v) = self { return v }
+        return nil
+    }
+    public var integerValue: Int64? {
+        if case .integer(let v) = self { return v }
+        return nil
+    }
+    public var decimalValue: Decimal? {
+        if case .decimal(let v) = self { return v }
+        return nil
+    }
+    public var doubleValue: Double? {
+        if case .double(let v) = self { return v }
+        return nil
+    }
+    public var boolValue: Bool? {
+        if case .bool(let v) = self { return v }
+        return nil
+    }
+    public var dateValue: Date? {
+        if case .date(let v) = self { return v }
+        return nil
+    }
+    public var binaryValue: Data? {
+        if case .binary(let v) = self { return v }
+        return nil
+    }
+    public var uuidValue: UUID? {
+        if case .uuid(let v) = self { return v }
+        return nil
+    }
+    public var uriValue: URL? {
+        if case .uri(let v) = self { return v }
+        return nil
+    }
+    public var jsonValue: JSONValue? {
+        if case .json(let v) = self { return v }
+        return nil
+    }
 
     /// A short, human-readable rendering for messages and the CLI (`"Ada"`, `42`, `2011-08-21T18:02:52.249Z`).
     public var description: String {

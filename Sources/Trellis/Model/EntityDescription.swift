@@ -17,9 +17,11 @@ public struct EntityDescription: Sendable, Hashable {
     public var relationships: [RelationshipDescription]
     public var userInfo: [String: String]
 
-    public init(name: String, parentName: String? = nil, isAbstract: Bool = false,
-                attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
-                userInfo: [String: String] = [:]) {
+    public init(
+        name: String, parentName: String? = nil, isAbstract: Bool = false,
+        attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
+        userInfo: [String: String] = [:]
+    ) {
         self.name = name
         self.parentName = parentName
         self.isAbstract = isAbstract

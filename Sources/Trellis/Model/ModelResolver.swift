@@ -22,9 +22,11 @@ struct ModelResolver {
     private mutating func checkName(_ name: String, entity: String, property: String?) {
         guard let control = name.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return }
         let code = String(control.value, radix: 16, uppercase: true)
-        problems.append(ModelError(.invalidName, entity: entity, property: property,
-                                   message: "the name contains the control character U+\(String(repeating: "0", count: 4 - code.count) + code); "
-                                       + "names cannot hold control characters (U+0000–U+001F, U+007F)"))
+        problems.append(
+            ModelError(
+                .invalidName, entity: entity, property: property,
+                message: "the name contains the control character U+\(String(repeating: "0", count: 4 - code.count) + code); "
+                    + "names cannot hold control characters (U+0000–U+001F, U+007F)"))
     }
 
     private mutating func run() throws -> [String: ResolvedEntity] {
@@ -56,14 +58,18 @@ struct ModelResolver {
             var broken = false
             while let parent = current {
                 guard let parentEntity = byName[parent] else {
-                    problems.append(ModelError(.unknownParent, entity: entity.name, property: nil,
-                                               message: "parent entity '\(parent)' does not exist"))
+                    problems.append(
+                        ModelError(
+                            .unknownParent, entity: entity.name, property: nil,
+                            message: "parent entity '\(parent)' does not exist"))
                     broken = true
                     break
                 }
                 guard seen.insert(parent).inserted else {
-                    problems.append(ModelError(.inheritanceCycle, entity: entity.name, property: nil,
-                                               message: "inheritance cycle: \(([entity.name] + chain + [parent]).joined(separator: " → "))"))
+                    problems.append(
+                        ModelError(
+                            .inheritanceCycle, entity: entity.name, property: nil,
+                            message: "inheritance cycle: \(([entity.name] + chain + [parent]).joined(separator: " → "))"))
                     broken = true
                     break
                 }
@@ -84,8 +90,10 @@ struct ModelResolver {
                 for attribute in declaring.attributes {
                     if !propertyNames.insert(attribute.name).inserted {
                         if declaring.name == entity.name {
-                            problems.append(ModelError(.duplicateProperty, entity: entity.name, property: attribute.name,
-                                                       message: "the property name is used twice (here or in a parent entity)"))
+                            problems.append(
+                                ModelError(
+                                    .duplicateProperty, entity: entity.name, property: attribute.name,
+                                    message: "the property name is used twice (here or in a parent entity)"))
                         }
                         continue
                     }
@@ -94,8 +102,10 @@ struct ModelResolver {
                 for relationship in declaring.relationships {
                     if !propertyNames.insert(relationship.name).inserted {
                         if declaring.name == entity.name {
-                            problems.append(ModelError(.duplicateProperty, entity: entity.name, property: relationship.name,
-                                                       message: "the property name is used twice (here or in a parent entity)"))
+                            problems.append(
+                                ModelError(
+                                    .duplicateProperty, entity: entity.name, property: relationship.name,
+                                    message: "the property name is used twice (here or in a parent entity)"))
                         }
                         continue
                     }
@@ -109,8 +119,10 @@ struct ModelResolver {
                 for name in declaring.declaredIdentityAttributeNames {
                     guard let i = attributes.firstIndex(where: { $0.name == name }) else {
                         if declaring.name == entity.name {
-                            problems.append(ModelError(.unknownIdentityAttribute, entity: entity.name, property: name,
-                                                       message: "identity attribute '\(name)' is not an attribute of the entity"))
+                            problems.append(
+                                ModelError(
+                                    .unknownIdentityAttribute, entity: entity.name, property: name,
+                                    message: "identity attribute '\(name)' is not an attribute of the entity"))
                         }
                         continue
                     }
@@ -121,21 +133,27 @@ struct ModelResolver {
             // JSON mappings.
             var attributeMappings: [(index: Int, keyPath: JSONKeyPath)] = []
             for (i, attribute) in attributes.enumerated() {
-                if let keyPath = mapping(entity: entity.name, property: attribute.name, text: attribute.jsonKeyPathText,
-                                         report: lineage.last?.attributes.contains(where: { $0.name == attribute.name }) ?? false) {
+                if let keyPath = mapping(
+                    entity: entity.name, property: attribute.name, text: attribute.jsonKeyPathText,
+                    report: lineage.last?.attributes.contains(where: { $0.name == attribute.name }) ?? false)
+                {
                     attributeMappings.append((i, keyPath))
                 }
                 if let value = attribute.defaultValue, !ModelResolver.value(value, fits: attribute.type) {
                     if entity.attributes.contains(where: { $0.name == attribute.name }) {
-                        problems.append(ModelError(.invalidDefaultValue, entity: entity.name, property: attribute.name,
-                                                   message: "default value \(value) is not \(withIndefiniteArticle(attribute.type.description))"))
+                        problems.append(
+                            ModelError(
+                                .invalidDefaultValue, entity: entity.name, property: attribute.name,
+                                message: "default value \(value) is not \(withIndefiniteArticle(attribute.type.description))"))
                     }
                 }
             }
             var relationshipMappings: [(index: Int, keyPath: JSONKeyPath)] = []
             for (i, relationship) in relationships.enumerated() {
-                if let keyPath = mapping(entity: entity.name, property: relationship.name, text: relationship.jsonKeyPathText,
-                                         report: entity.relationships.contains(where: { $0.name == relationship.name })) {
+                if let keyPath = mapping(
+                    entity: entity.name, property: relationship.name, text: relationship.jsonKeyPathText,
+                    report: entity.relationships.contains(where: { $0.name == relationship.name }))
+                {
                     relationshipMappings.append((i, keyPath))
                 }
             }
@@ -155,23 +173,30 @@ struct ModelResolver {
         for entity in entities {
             for relationship in entity.relationships {
                 guard let destination = resolved[relationship.destinationEntity] else {
-                    problems.append(ModelError(.unknownDestination, entity: entity.name, property: relationship.name,
-                                               message: "destination entity '\(relationship.destinationEntity)' does not exist"))
+                    problems.append(
+                        ModelError(
+                            .unknownDestination, entity: entity.name, property: relationship.name,
+                            message: "destination entity '\(relationship.destinationEntity)' does not exist"))
                     continue
                 }
                 guard let inverseName = relationship.inverseName else { continue }
                 guard let inverse = destination.relationship(named: inverseName) else {
-                    problems.append(ModelError(.inverseMismatch, entity: entity.name, property: relationship.name,
-                                               message: "inverse '\(inverseName)' is not a relationship of '\(destination.name)'"))
+                    problems.append(
+                        ModelError(
+                            .inverseMismatch, entity: entity.name, property: relationship.name,
+                            message: "inverse '\(inverseName)' is not a relationship of '\(destination.name)'"))
                     continue
                 }
-                let pointsBack = inverse.inverseName == relationship.name
+                let pointsBack =
+                    inverse.inverseName == relationship.name
                     && (inverse.destinationEntity == entity.name
                         || (resolved[entity.name]?.ancestorNames.contains(inverse.destinationEntity) ?? false))
                 if !pointsBack {
-                    problems.append(ModelError(.inverseMismatch, entity: entity.name, property: relationship.name,
-                                               message: "inverse '\(destination.name).\(inverseName)' does not point back "
-                                                   + "(its inverse is '\(inverse.inverseName ?? "none")' on '\(inverse.destinationEntity)')"))
+                    problems.append(
+                        ModelError(
+                            .inverseMismatch, entity: entity.name, property: relationship.name,
+                            message: "inverse '\(destination.name).\(inverseName)' does not point back "
+                                + "(its inverse is '\(inverse.inverseName ?? "none")' on '\(inverse.destinationEntity)')"))
                 }
             }
         }
@@ -187,8 +212,10 @@ struct ModelResolver {
                 return try JSONKeyPath(parsing: text)
             } catch {
                 if report {
-                    problems.append(ModelError(.invalidKeyPath, entity: entity, property: property,
-                                               message: "JSONKeyPath '\(text)' cannot be parsed: \(error)"))
+                    problems.append(
+                        ModelError(
+                            .invalidKeyPath, entity: entity, property: property,
+                            message: "JSONKeyPath '\(text)' cannot be parsed: \(error)"))
                 }
                 return nil
             }
@@ -199,7 +226,7 @@ struct ModelResolver {
     static func value(_ value: AttributeValue, fits type: AttributeType) -> Bool {
         switch (value, type) {
         case (.string, .string), (.decimal, .decimal), (.bool, .boolean), (.date, .date), (.binary, .binary),
-             (.uuid, .uuid), (.uri, .uri), (.json, .json), (.double, .double), (.double, .float):
+            (.uuid, .uuid), (.uri, .uri), (.json, .json), (.double, .double), (.double, .float):
             return true
         case (.integer(let i), _):
             return type.integerRange?.contains(i) ?? false

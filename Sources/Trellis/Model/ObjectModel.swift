@@ -51,8 +51,9 @@ public struct ObjectModel: Sendable {
     /// - Throws: ``ModelError`` `.unknownEntity`, listing the model's entity names.
     public func requireEntity(_ name: String) throws -> ResolvedEntity {
         if let entity = resolvedByName[name] { return entity }
-        throw ModelError(.unknownEntity, entity: name, property: nil,
-                         message: "unknown entity '\(name)'; the model has: \(entities.map(\.name).sorted().joined(separator: ", "))")
+        throw ModelError(
+            .unknownEntity, entity: name, property: nil,
+            message: "unknown entity '\(name)'; the model has: \(entities.map(\.name).sorted().joined(separator: ", "))")
     }
 
     /// All resolved entities, in model order.

@@ -16,8 +16,10 @@ public struct AttributeDescription: Sendable, Hashable {
     /// User-info annotations (`JSONKeyPath`, `JSONTransformerName`, and any others, kept verbatim).
     public var userInfo: [String: String]
 
-    public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: AttributeValue? = nil,
-                userInfo: [String: String] = [:]) {
+    public init(
+        name: String, type: AttributeType, isOptional: Bool = true, defaultValue: AttributeValue? = nil,
+        userInfo: [String: String] = [:]
+    ) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -64,9 +66,11 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var maxCount: Int
     public var userInfo: [String: String]
 
-    public init(name: String, destinationEntity: String, inverseName: String? = nil, isToMany: Bool = false,
-                isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
-                minCount: Int = 0, maxCount: Int = 0, userInfo: [String: String] = [:]) {
+    public init(
+        name: String, destinationEntity: String, inverseName: String? = nil, isToMany: Bool = false,
+        isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
+        minCount: Int = 0, maxCount: Int = 0, userInfo: [String: String] = [:]
+    ) {
         self.name = name
         self.destinationEntity = destinationEntity
         self.inverseName = inverseName

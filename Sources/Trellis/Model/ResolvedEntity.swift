@@ -56,7 +56,8 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
     static func overlap(_ paths: [JSONKeyPath]) -> Bool {
         for i in paths.indices {
             for j in paths.indices where j > i {
-                let a = paths[i].components, b = paths[j].components
+                let a = paths[i].components
+                let b = paths[j].components
                 if zip(a, b).allSatisfy({ $0.key.hasSameCodeUnits(as: $1.key) }) { return true }
             }
         }
@@ -66,10 +67,12 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
     private let attributePositions: [String: Int]
     private let relationshipPositions: [String: Int]
 
-    init(declaration: EntityDescription, ancestorNames: [String], subentityNames: [String], kindNames: [String],
-         attributes: [AttributeDescription], relationships: [RelationshipDescription], identityAttributeIndexes: [Int],
-         attributeMappings: [(index: Int, keyPath: JSONKeyPath)], relationshipMappings: [(index: Int, keyPath: JSONKeyPath)],
-         entityMapperName: String?, dictionaryTransformerName: String?) {
+    init(
+        declaration: EntityDescription, ancestorNames: [String], subentityNames: [String], kindNames: [String],
+        attributes: [AttributeDescription], relationships: [RelationshipDescription], identityAttributeIndexes: [Int],
+        attributeMappings: [(index: Int, keyPath: JSONKeyPath)], relationshipMappings: [(index: Int, keyPath: JSONKeyPath)],
+        entityMapperName: String?, dictionaryTransformerName: String?
+    ) {
         self.declaration = declaration
         self.ancestorNames = ancestorNames
         self.subentityNames = subentityNames
@@ -85,11 +88,14 @@ public final class ResolvedEntity: Sendable, Hashable, CustomStringConvertible {
         self.mappedKeyPathsOverlap = ResolvedEntity.overlap(keyPaths)
         self.exportArrayShape = ExportArrayShape(keyPaths: keyPaths)
         self.exportsFlat = !mappedKeyPathsOverlap && exportArrayShape == nil && keyPaths.allSatisfy { $0.components.count == 1 }
-        self.flatExportKeys = !exportsFlat ? [] : keyPaths.map { keyPath in
-            var emitter = JSONEmitter(options: .compact)
-            emitter.appendString(keyPath.components[0].key)
-            return emitter.output
-        }
+        self.flatExportKeys =
+            !exportsFlat
+            ? []
+            : keyPaths.map { keyPath in
+                var emitter = JSONEmitter(options: .compact)
+                emitter.appendString(keyPath.components[0].key)
+                return emitter.output
+            }
         self.flatExportKeysHoldSlash = exportsFlat && keyPaths.contains { $0.components[0].key.utf8.contains(UInt8(ascii: "/")) }
         self.attributeTypes = attributes.map(\.type)
         self.attributeTransformerNames = attributes.map(\.transformerName)

@@ -47,8 +47,11 @@ extension ManagedObject {
     /// A `Sendable` snapshot of the object's current values (including unsaved changes).
     public var fetchedObject: FetchedObject {
         let current = context.map { c in self.links.indices.map { c.links(of: self, $0) } } ?? self.links
-        return FetchedObject(entity: entity, snapshot: ObjectSnapshot(id: objectID, isPlaceholder: isPlaceholder,
-                                                                      attributes: values, relationships: current))
+        return FetchedObject(
+            entity: entity,
+            snapshot: ObjectSnapshot(
+                id: objectID, isPlaceholder: isPlaceholder,
+                attributes: values, relationships: current))
     }
 }
 

@@ -25,8 +25,10 @@ public struct ObjectFetchRequest: Sendable, Hashable {
     /// Objects skipped from the start of the ordered results; counts ignore it.
     public var offset: Int
 
-    public init(entity: String, predicate: ObjectPredicate? = nil, sortDescriptors: [ObjectSortDescriptor] = [],
-                limit: Int? = nil, offset: Int = 0) {
+    public init(
+        entity: String, predicate: ObjectPredicate? = nil, sortDescriptors: [ObjectSortDescriptor] = [],
+        limit: Int? = nil, offset: Int = 0
+    ) {
         self.entity = entity
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
@@ -45,8 +47,9 @@ public struct ObjectFetchRequest: Sendable, Hashable {
         var sorts: [ResolvedSortDescriptor] = []
         for descriptor in sortDescriptors { sorts.append(try resolver.resolve(descriptor, in: entity)) }
         if let limit, limit < 0 {
-            throw QueryError(.invalidRequest, message: "the limit is \(limit); it must be 0 or more (nil: no limit)",
-                                 entity: entity.name)
+            throw QueryError(
+                .invalidRequest, message: "the limit is \(limit); it must be 0 or more (nil: no limit)",
+                entity: entity.name)
         }
         guard offset >= 0 else {
             throw QueryError(.invalidRequest, message: "the offset is \(offset); it must be 0 or more", entity: entity.name)
@@ -79,8 +82,12 @@ public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible 
         for (i, part) in text.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
             var key = part.trimmingSpaces()
             var ascending = true
-            if key.hasPrefix("-") { ascending = false; key.removeFirst() }
-            else if key.hasPrefix("+") { key.removeFirst() }
+            if key.hasPrefix("-") {
+                ascending = false
+                key.removeFirst()
+            } else if key.hasPrefix("+") {
+                key.removeFirst()
+            }
             guard !key.isEmpty else {
                 throw QueryError(.invalidRequest, message: "sort key \(i + 1) of '\(text)' is empty; write KEY or -KEY, comma-separated")
             }

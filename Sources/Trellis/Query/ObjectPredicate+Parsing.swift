@@ -112,8 +112,10 @@ struct PredicateParser {
     /// Runs `body` one nesting level deeper (a parenthesis, `NOT` or list opened at `start`).
     private mutating func nested<T>(at start: Int, _ body: (inout PredicateParser) throws(QueryError) -> T) throws(QueryError) -> T {
         guard depth < PredicateParser.maximumDepth else {
-            throw QueryError(.syntax, message: "the predicate nests parentheses, NOT and lists more than "
-                                 + "\(PredicateParser.maximumDepth) levels deep; simplify it", column: self.column(start))
+            throw QueryError(
+                .syntax,
+                message: "the predicate nests parentheses, NOT and lists more than "
+                    + "\(PredicateParser.maximumDepth) levels deep; simplify it", column: self.column(start))
         }
         depth += 1
         defer { depth -= 1 }
@@ -130,8 +132,9 @@ struct PredicateParser {
             skipSpace()
             guard peek() == ")" else {
                 if position >= chars.count {
-                    throw QueryError(.syntax, message: "the parenthesis at column \(self.column(open)) is not closed; add ')'",
-                                         column: self.column(position))
+                    throw QueryError(
+                        .syntax, message: "the parenthesis at column \(self.column(open)) is not closed; add ')'",
+                        column: self.column(position))
                 }
                 throw syntax("expected ')' to close the parenthesis at column \(self.column(open)), found \(describeHere())")
             }
@@ -149,28 +152,36 @@ struct PredicateParser {
         skipSpace()
         let start = position
         var quantifier: PredicateQuantifier?
-        if consumeKeyword("ANY") || consumeKeyword("SOME") { quantifier = .any }
-        else if consumeKeyword("ALL") { quantifier = .all }
-        else if consumeKeyword("NONE") { quantifier = .noneOf }
+        if consumeKeyword("ANY") || consumeKeyword("SOME") {
+            quantifier = .any
+        } else if consumeKeyword("ALL") {
+            quantifier = .all
+        } else if consumeKeyword("NONE") {
+            quantifier = .noneOf
+        }
         skipSpace()
         let keyPath = try parseKeyPath()
         skipSpace()
         let operatorColumn = position
         guard let op = parseOperator() else {
-            throw syntax("expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, "
-                         + "CONTAINS, LIKE, MATCHES) after '\(keyPath)', found \(describeHere())")
+            throw syntax(
+                "expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, "
+                    + "CONTAINS, LIKE, MATCHES) after '\(keyPath)', found \(describeHere())")
         }
         let options = try parseOptions()
         skipSpace()
         let valueColumn = position
         guard position < chars.count else {
-            throw QueryError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
-                                 column: self.column(position))
+            throw QueryError(
+                .syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
+                column: self.column(position))
         }
         let value = try parseValue(after: op)
         _ = operatorColumn
-        return .comparison(PredicateComparison(keyPath: keyPath, op: op, value: value, options: options, quantifier: quantifier,
-                                               column: self.column(start), valueColumn: self.column(valueColumn)))
+        return .comparison(
+            PredicateComparison(
+                keyPath: keyPath, op: op, value: value, options: options, quantifier: quantifier,
+                column: self.column(start), valueColumn: self.column(valueColumn)))
     }
 
     private mutating func parseKeyPath() throws(QueryError) -> String {
@@ -178,13 +189,15 @@ struct PredicateParser {
             let column = position
             position += 2
             guard nextArgument < arguments.count else {
-                throw QueryError(.arguments, message: "%K at column \(self.column(column)) has no argument; give one key path per %K",
-                                     column: self.column(column))
+                throw QueryError(
+                    .arguments, message: "%K at column \(self.column(column)) has no argument; give one key path per %K",
+                    column: self.column(column))
             }
             defer { nextArgument += 1 }
             guard case .string(let name) = arguments[nextArgument], !name.isEmpty else {
-                throw QueryError(.arguments, message: "the argument for %K at column \(self.column(column)) must be a key path string",
-                                     column: self.column(column))
+                throw QueryError(
+                    .arguments, message: "the argument for %K at column \(self.column(column)) must be a key path string",
+                    column: self.column(column))
             }
             return name
         }
@@ -202,8 +215,9 @@ struct PredicateParser {
             if peek() == "@" {
                 position += 1
                 guard let aggregate = readName(), aggregate.lowercased() == "count" else {
-                    throw syntax("expected @count after '\(components.joined(separator: "."))."
-                                 + "' (the only collection operator), found \(describeHere())")
+                    throw syntax(
+                        "expected @count after '\(components.joined(separator: "."))."
+                            + "' (the only collection operator), found \(describeHere())")
                 }
                 components.append("@count")
                 break
@@ -257,8 +271,9 @@ struct PredicateParser {
             case "d", "D": options.insert(.diacriticInsensitive)
             case "n", "N", "l", "L": break  // [n] normalized, [l] locale: accepted, no effect
             default:
-                throw syntax("unknown comparison option '\(chars[position])'; the options are [c] (case-insensitive) "
-                             + "and [d] (diacritic-insensitive)")
+                throw syntax(
+                    "unknown comparison option '\(chars[position])'; the options are [c] (case-insensitive) "
+                        + "and [d] (diacritic-insensitive)")
             }
             position += 1
         }
@@ -274,8 +289,9 @@ struct PredicateParser {
     private mutating func parseValue(after op: PredicateOperator) throws(QueryError) -> PredicateValue {
         skipSpace()
         guard position < chars.count else {
-            throw QueryError(.syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
-                                 column: self.column(position))
+            throw QueryError(
+                .syntax, message: "expected a value after \(op.rawValue), found the end of the predicate",
+                column: self.column(position))
         }
         let c = chars[position]
         if c == "\"" || c == "'" { return .string(try readString()) }
@@ -311,12 +327,15 @@ struct PredicateParser {
                 throw syntax("expected %@ or %K (or %d, %f), found \(describeHere())")
             }
             if directive == "K" {
-                throw QueryError(.syntax, message: "%K stands for a key path and cannot be the value of a comparison; use %@",
-                                     column: self.column(column))
+                throw QueryError(
+                    .syntax, message: "%K stands for a key path and cannot be the value of a comparison; use %@",
+                    column: self.column(column))
             }
             guard nextArgument < arguments.count else {
-                throw QueryError(.arguments, message: "%\(directive) at column \(self.column(column)) has no argument; "
-                                     + "give one argument per %@", column: self.column(column))
+                throw QueryError(
+                    .arguments,
+                    message: "%\(directive) at column \(self.column(column)) has no argument; "
+                        + "give one argument per %@", column: self.column(column))
             }
             defer { nextArgument += 1 }
             return arguments[nextArgument]
@@ -332,8 +351,9 @@ struct PredicateParser {
             case "FALSE", "NO": return .bool(false)
             default:
                 position = start
-                throw syntax("expected a value (a quoted string, a number, nil, TRUE, FALSE, {…} or %@), found '\(word)'; "
-                             + "quote text: \"\(word)\"")
+                throw syntax(
+                    "expected a value (a quoted string, a number, nil, TRUE, FALSE, {…} or %@), found '\(word)'; "
+                        + "quote text: \"\(word)\"")
             }
         }
         throw syntax("expected a value (a quoted string, a number, nil, TRUE, FALSE, {…} or %@), found \(describeHere())")
@@ -371,7 +391,8 @@ struct PredicateParser {
                 case "u":
                     let digits = text((position + 1)..<min(position + 5, chars.count))
                     guard digits.unicodeScalars.count == 4, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16),
-                          let scalar = Unicode.Scalar(value) else {
+                        let scalar = Unicode.Scalar(value)
+                    else {
                         throw QueryError(.syntax, message: "expected four hexadecimal digits after \\u", column: self.column(position))
                     }
                     out.unicodeScalars.append(scalar)
@@ -384,8 +405,9 @@ struct PredicateParser {
             out.unicodeScalars.append(c)
             position += 1
         }
-        throw QueryError(.syntax, message: "the string starting at column \(self.column(open)) is not closed; add \(quote) at its end",
-                             column: self.column(open))
+        throw QueryError(
+            .syntax, message: "the string starting at column \(self.column(open)) is not closed; add \(quote) at its end",
+            column: self.column(open))
     }
 
     private mutating func readNumber() throws(QueryError) -> PredicateValue {
@@ -395,19 +417,28 @@ struct PredicateParser {
             return try readRadixNumber(start: start, radix: radix)
         }
         var digits = 0
-        while position < chars.count, PredicateParser.isDigit(chars[position]) { position += 1; digits += 1 }
+        while position < chars.count, PredicateParser.isDigit(chars[position]) {
+            position += 1
+            digits += 1
+        }
         var isInteger = true
         if peek() == ".", PredicateParser.isDigit(peek(1) ?? " ") || digits > 0 {
             isInteger = false
             position += 1
-            while position < chars.count, PredicateParser.isDigit(chars[position]) { position += 1; digits += 1 }
+            while position < chars.count, PredicateParser.isDigit(chars[position]) {
+                position += 1
+                digits += 1
+            }
         }
         if digits > 0, peek() == "e" || peek() == "E" {
             let mark = position
             position += 1
             if peek() == "-" || peek() == "+" { position += 1 }
             var exponentDigits = 0
-            while position < chars.count, PredicateParser.isDigit(chars[position]) { position += 1; exponentDigits += 1 }
+            while position < chars.count, PredicateParser.isDigit(chars[position]) {
+                position += 1
+                exponentDigits += 1
+            }
             if exponentDigits == 0 { position = mark } else { isInteger = false }
         }
         guard digits > 0 else {
@@ -447,8 +478,10 @@ struct PredicateParser {
         }
         let digits = text(digitsStart..<position)
         guard let magnitude = UInt64(digits, radix: radix),
-              let value = negative ? (magnitude == UInt64(Int64.max) + 1 ? Int64.min : Int64(exactly: magnitude).map { -$0 })
-                                   : Int64(exactly: magnitude) else {
+            let value = negative
+                ? (magnitude == UInt64(Int64.max) + 1 ? Int64.min : Int64(exactly: magnitude).map { -$0 })
+                : Int64(exactly: magnitude)
+        else {
             throw QueryError(.syntax, message: "\(text(start..<position)) is beyond the 64-bit integers", column: self.column(start))
         }
         return .integer(value)
@@ -526,7 +559,7 @@ struct PredicateParser {
         if c.isASCII { return (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || isDigit(c) }
         switch c.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-             .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark:
+            .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark:
             return true
         default:
             return false

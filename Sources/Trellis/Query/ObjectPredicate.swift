@@ -32,8 +32,10 @@ public indirect enum ObjectPredicate: Sendable, Hashable {
     case not(ObjectPredicate)
 
     /// `keyPath op value`, e.g. `.compare("rating", .greater, 2.5)`.
-    public static func compare(_ keyPath: String, _ op: PredicateOperator, _ value: PredicateValue,
-                               options: PredicateOptions = [], quantifier: PredicateQuantifier? = nil) -> ObjectPredicate {
+    public static func compare(
+        _ keyPath: String, _ op: PredicateOperator, _ value: PredicateValue,
+        options: PredicateOptions = [], quantifier: PredicateQuantifier? = nil
+    ) -> ObjectPredicate {
         .comparison(PredicateComparison(keyPath: keyPath, op: op, value: value, options: options, quantifier: quantifier))
     }
 
@@ -83,8 +85,10 @@ public struct PredicateComparison: Sendable, Hashable {
     /// Where the comparison's value starts in the text (1-based column), when parsed.
     public var valueColumn: Int?
 
-    public init(keyPath: String, op: PredicateOperator, value: PredicateValue, options: PredicateOptions = [],
-                quantifier: PredicateQuantifier? = nil, column: Int? = nil, valueColumn: Int? = nil) {
+    public init(
+        keyPath: String, op: PredicateOperator, value: PredicateValue, options: PredicateOptions = [],
+        quantifier: PredicateQuantifier? = nil, column: Int? = nil, valueColumn: Int? = nil
+    ) {
         self.keyPath = keyPath
         self.op = op
         self.value = value
@@ -169,8 +173,9 @@ public enum PredicateQuantifier: String, Sendable, Hashable, CaseIterable {
 /// predicate is resolved (a date attribute takes an RFC 3339 / ISO 8601 string, a double
 /// attribute an integer, …).
 public indirect enum PredicateValue: Sendable, Hashable, CustomStringConvertible,
-                                     ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-                                     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
+    ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
+{
     /// `nil` / `NULL`.
     case null
     case string(String)

@@ -14,8 +14,10 @@ extension PersistentStore {
     /// - Returns: the import report.
     /// - Throws: as ``ObjectContext/importObjects(from:entity:options:)``; the store is
     ///   unchanged on error.
-    public func importObjects(from json: JSONValue, entity: String, bindings: MappingBindings = MappingBindings(),
-                              options: ImportOptions = ImportOptions()) async throws -> ImportReport {
+    public func importObjects(
+        from json: JSONValue, entity: String, bindings: MappingBindings = MappingBindings(),
+        options: ImportOptions = ImportOptions()
+    ) async throws -> ImportReport {
         try await StoreWork.run {
             try ObjectContext(store: self, bindings: bindings).importObjects(from: json, entity: entity, options: options)
         }

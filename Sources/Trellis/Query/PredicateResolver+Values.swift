@@ -8,8 +8,10 @@ import Foundation
 /// (which no store holds, and SQLite would turn into NULL) is refused.
 extension PredicateResolver {
     /// `value` as a value of `attribute`'s type; nil for `nil` when allowed.
-    func coerce(_ value: PredicateValue, to attribute: AttributeDescription, subject: String, _ c: PredicateComparison,
-                _ entity: ResolvedEntity, allowingNil: Bool) throws(QueryError) -> AttributeValue? {
+    func coerce(
+        _ value: PredicateValue, to attribute: AttributeDescription, subject: String, _ c: PredicateComparison,
+        _ entity: ResolvedEntity, allowingNil: Bool
+    ) throws(QueryError) -> AttributeValue? {
         let type = attribute.type
         func mismatch(_ fix: String = "") -> QueryError {
             valueError(.typeMismatch, "\(subject) cannot be compared with \(value.kindDescription) (\(value))" + fix, c, entity)
@@ -149,8 +151,10 @@ extension PredicateResolver {
 
     /// `value` as an ``IntegerOperand`` of `range`; a number beyond the range is an error,
     /// and so is a number that is not one.
-    func integerOperand(_ value: PredicateValue, in range: ClosedRange<Int64>, subject: String, typeName: String,
-                        _ c: PredicateComparison, _ entity: ResolvedEntity) throws(QueryError) -> IntegerOperand? {
+    func integerOperand(
+        _ value: PredicateValue, in range: ClosedRange<Int64>, subject: String, typeName: String,
+        _ c: PredicateComparison, _ entity: ResolvedEntity
+    ) throws(QueryError) -> IntegerOperand? {
         let decimal: Decimal
         switch value {
         case .integer(let i), .value(.integer(let i)):
@@ -172,7 +176,9 @@ extension PredicateResolver {
         default:
             return nil
         }
-        var low = decimal, high = decimal, d = decimal
+        var low = decimal
+        var high = decimal
+        var d = decimal
         NSDecimalRound(&low, &d, 0, .down)
         NSDecimalRound(&high, &d, 0, .up)
         guard let floor = Int64(low.description), let ceiling = Int64(high.description) else { throw outOfRange(decimal.description) }
@@ -193,11 +199,24 @@ extension PredicateResolver {
     /// `path op operand` for an integer-valued key path, where some operands may be fractions:
     /// `x > 1.5` is `x >= 2`, `x <= 1.5` is `x <= 1`, `x == 1.5` holds for no object and
     /// `x != 1.5` for every one (as `!=` a value holds for an object without one).
-    static func integerComparison(_ op: PredicateOperator, _ operands: [IntegerOperand],
-                                  _ make: (PredicateOperator, [Int64]) -> ResolvedPredicate) -> ResolvedPredicate {
-        func low(_ o: IntegerOperand) -> Int64 { if case .fraction(_, let c) = o { return c }; if case .exact(let i) = o { return i }; return 0 }
-        func high(_ o: IntegerOperand) -> Int64 { if case .fraction(let f, _) = o { return f }; if case .exact(let i) = o { return i }; return 0 }
-        func isExact(_ o: IntegerOperand) -> Bool { if case .exact = o { return true }; return false }
+    static func integerComparison(
+        _ op: PredicateOperator, _ operands: [IntegerOperand],
+        _ make: (PredicateOperator, [Int64]) -> ResolvedPredicate
+    ) -> ResolvedPredicate {
+        func low(_ o: IntegerOperand) -> Int64 {
+            if case .fraction(_, let c) = o { return c }
+            if case .exact(let i) = o { return i }
+            return 0
+        }
+        func high(_ o: IntegerOperand) -> Int64 {
+            if case .fraction(let f, _) = o { return f }
+            if case .exact(let i) = o { return i }
+            return 0
+        }
+        func isExact(_ o: IntegerOperand) -> Bool {
+            if case .exact = o { return true }
+            return false
+        }
         switch op {
         case .equal: return isExact(operands[0]) ? make(.equal, [low(operands[0])]) : .constant(false)
         case .notEqual: return isExact(operands[0]) ? make(.notEqual, [low(operands[0])]) : .constant(true)

@@ -22,8 +22,10 @@ struct PredicateResolver {
 
     private func resolve(_ predicate: ObjectPredicate, in entity: ResolvedEntity, depth: Int) throws(QueryError) -> ResolvedPredicate {
         guard depth < PredicateResolver.maximumDepth else {
-            throw QueryError(.invalidRequest, message: "the predicate nests AND, OR and NOT more than \(PredicateResolver.maximumDepth) "
-                                 + "levels deep; simplify it", entity: entity.name)
+            throw QueryError(
+                .invalidRequest,
+                message: "the predicate nests AND, OR and NOT more than \(PredicateResolver.maximumDepth) "
+                    + "levels deep; simplify it", entity: entity.name)
         }
         switch predicate {
         case .constant(let b): return .constant(b)
@@ -66,21 +68,28 @@ struct PredicateResolver {
         for (position, name) in components.enumerated() {
             let isLast = position == components.count - 1
             if name == "@count" {
-                throw error(.invalidKeyPath, "@count follows a to-many relationship (powers.@count); '\(walked.joined(separator: "."))' is not one",
-                            c, entity)
+                throw error(
+                    .invalidKeyPath, "@count follows a to-many relationship (powers.@count); '\(walked.joined(separator: "."))' is not one",
+                    c, entity)
             }
             if let index = current.attributeIndex(of: name) {
                 if !isLast, components[position + 1] == "@count" {
-                    throw error(.invalidKeyPath, "@count follows a to-many relationship (powers.@count); "
-                                + "'\((walked + [name]).joined(separator: "."))' is not one", c, entity)
+                    throw error(
+                        .invalidKeyPath,
+                        "@count follows a to-many relationship (powers.@count); "
+                            + "'\((walked + [name]).joined(separator: "."))' is not one", c, entity)
                 }
                 guard isLast else {
-                    throw error(.invalidKeyPath, "'\(name)' is an attribute of \(current.name), so the key path cannot go on after it "
-                                + "('\(c.keyPath)')", c, entity)
+                    throw error(
+                        .invalidKeyPath,
+                        "'\(name)' is an attribute of \(current.name), so the key path cannot go on after it "
+                            + "('\(c.keyPath)')", c, entity)
                 }
                 if let quantifier = c.quantifier {
-                    throw error(.invalidKeyPath, "\(quantifier.rawValue) needs a key path through a to-many relationship; "
-                                + "'\(c.keyPath)' has none (drop \(quantifier.rawValue))", c, entity)
+                    throw error(
+                        .invalidKeyPath,
+                        "\(quantifier.rawValue) needs a key path through a to-many relationship; "
+                            + "'\(c.keyPath)' has none (drop \(quantifier.rawValue))", c, entity)
                 }
                 let path = ResolvedKeyPath(hops: hops, target: .attribute(entity: current, index: index), text: c.keyPath)
                 return try resolveAttributeComparison(c, path: path, attribute: current.attributes[index], entity: entity)
@@ -90,7 +99,8 @@ struct PredicateResolver {
             }
             let relationship = current.relationships[index]
             guard let destination = model.entity(named: relationship.destinationEntity) else {
-                throw error(.unknownProperty, "the destination entity \(relationship.destinationEntity) of \(current.name).\(name) is not in the model", c, entity)
+                throw error(
+                    .unknownProperty, "the destination entity \(relationship.destinationEntity) of \(current.name).\(name) is not in the model", c, entity)
             }
             let hop = ResolvedHop(source: current, index: index, destination: destination)
             walked.append(name)
@@ -105,8 +115,10 @@ struct PredicateResolver {
                 }
                 guard let quantifier = c.quantifier else {
                     let example = rest.isEmpty ? walked.joined(separator: ".") : c.keyPath
-                    throw error(.invalidKeyPath, "'\(name)' is a to-many relationship of \(current.name); write ANY \(example) "
-                                + "(or ALL, NONE)" + (rest.isEmpty ? ", or \(example).@count" : ""), c, entity)
+                    throw error(
+                        .invalidKeyPath,
+                        "'\(name)' is a to-many relationship of \(current.name); write ANY \(example) "
+                            + "(or ALL, NONE)" + (rest.isEmpty ? ", or \(example).@count" : ""), c, entity)
                 }
                 var inner = c
                 inner.quantifier = nil
@@ -115,8 +127,10 @@ struct PredicateResolver {
                 do {
                     innerPredicate = try resolve(inner, in: destination)
                 } catch let e where e.code == .invalidKeyPath && e.message.contains("is a to-many relationship") {
-                    throw error(.invalidKeyPath, "'\(c.keyPath)' goes through two to-many relationships; a key path may go "
-                                + "through one (with \(quantifier.rawValue))", c, entity)
+                    throw error(
+                        .invalidKeyPath,
+                        "'\(c.keyPath)' goes through two to-many relationships; a key path may go "
+                            + "through one (with \(quantifier.rawValue))", c, entity)
                 }
                 switch quantifier {
                 case .any: return .exists(toMany, innerPredicate)
@@ -126,8 +140,10 @@ struct PredicateResolver {
             }
             if isLast {
                 if let quantifier = c.quantifier {
-                    throw error(.invalidKeyPath, "\(quantifier.rawValue) needs a to-many relationship; '\(name)' is a to-one "
-                                + "relationship of \(current.name) (drop \(quantifier.rawValue))", c, entity)
+                    throw error(
+                        .invalidKeyPath,
+                        "\(quantifier.rawValue) needs a to-many relationship; '\(name)' is a to-one "
+                            + "relationship of \(current.name) (drop \(quantifier.rawValue))", c, entity)
                 }
                 let path = ResolvedKeyPath(hops: hops, target: .toOne(entity: current, index: index), text: c.keyPath)
                 return try resolveToOneComparison(c, path: path, destination: destination, entity: entity)
@@ -140,8 +156,10 @@ struct PredicateResolver {
 
     // MARK: - Comparisons by target
 
-    private func resolveAttributeComparison(_ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription,
-                                            entity: ResolvedEntity) throws(QueryError) -> ResolvedPredicate {
+    private func resolveAttributeComparison(
+        _ c: PredicateComparison, path: ResolvedKeyPath, attribute: AttributeDescription,
+        entity: ResolvedEntity
+    ) throws(QueryError) -> ResolvedPredicate {
         let type = attribute.type
         let owner = path.hops.last?.destination.name ?? entity.name
         let subject = "\(owner).\(attribute.name) (\(type))"
@@ -153,15 +171,18 @@ struct PredicateResolver {
                 throw valueError(.typeMismatch, "\(c.options) applies to strings; \(subject) is not a string (drop \(c.options))", c, entity)
             }
             guard c.op == .equal || c.op == .notEqual || c.op == .in || c.op.isTextOperator else {
-                throw error(.typeMismatch, "\(c.options) applies to ==, !=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES, "
-                            + "not to \(c.op.rawValue)", c, entity)
+                throw error(
+                    .typeMismatch,
+                    "\(c.options) applies to ==, !=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES, "
+                        + "not to \(c.op.rawValue)", c, entity)
             }
         }
         if c.op.isOrdering, type == .binary || type == .json {
             throw error(.typeMismatch, "\(c.op.rawValue) orders values; \(subject) has no order (compare with == or !=)", c, entity)
         }
         if let range = type.integerRange,
-           let operands = try integerOperands(c, range: range, subject: subject, typeName: type.rawValue, entity) {
+            let operands = try integerOperands(c, range: range, subject: subject, typeName: type.rawValue, entity)
+        {
             return PredicateResolver.integerComparison(c.op, operands) { op, values in .compare(path, op, values.map { .integer($0) }, []) }
         }
         switch c.op {
@@ -201,9 +222,11 @@ struct PredicateResolver {
                 do {
                     _ = try PredicateText.regularExpression(text, c.options)
                 } catch {
-                    throw valueError(.invalidRegularExpression, "'\(text)' is not a valid regular expression (ICU syntax, "
-                                     + "https://unicode-org.github.io/icu/userguide/strings/regexp.html); check its brackets, "
-                                     + "parentheses and escapes", c, entity)
+                    throw valueError(
+                        .invalidRegularExpression,
+                        "'\(text)' is not a valid regular expression (ICU syntax, "
+                            + "https://unicode-org.github.io/icu/userguide/strings/regexp.html); check its brackets, "
+                            + "parentheses and escapes", c, entity)
                 }
                 return .compare(path, .matches, [.string(text)], c.options)
             }
@@ -211,12 +234,16 @@ struct PredicateResolver {
         }
     }
 
-    private func resolveToOneComparison(_ c: PredicateComparison, path: ResolvedKeyPath, destination: ResolvedEntity,
-                                        entity: ResolvedEntity) throws(QueryError) -> ResolvedPredicate {
+    private func resolveToOneComparison(
+        _ c: PredicateComparison, path: ResolvedKeyPath, destination: ResolvedEntity,
+        entity: ResolvedEntity
+    ) throws(QueryError) -> ResolvedPredicate {
         guard c.op == .equal || c.op == .notEqual || c.op == .in else {
-            throw error(.typeMismatch, "'\(c.keyPath)' is a to-one relationship: compare it with ==, != or IN and object IDs "
-                        + "or nil, or compare one of \(destination.name)'s attributes (\(c.keyPath).\(destination.attributes.first?.name ?? "name"))",
-                        c, entity)
+            throw error(
+                .typeMismatch,
+                "'\(c.keyPath)' is a to-one relationship: compare it with ==, != or IN and object IDs "
+                    + "or nil, or compare one of \(destination.name)'s attributes (\(c.keyPath).\(destination.attributes.first?.name ?? "name"))",
+                c, entity)
         }
         let ids = try objectIDs(c, destination: destination, entity: entity)
         switch c.op {
@@ -228,9 +255,11 @@ struct PredicateResolver {
         case .in:
             return .compare(path, .in, ids.map { $0.map { .integer($0.primaryKey) } }, [])
         default:
-            throw error(.typeMismatch, "'\(c.keyPath)' is a to-one relationship: compare it with ==, != or IN and object IDs "
-                        + "or nil, or compare one of \(destination.name)'s attributes (\(c.keyPath).\(destination.attributes.first?.name ?? "name"))",
-                        c, entity)
+            throw error(
+                .typeMismatch,
+                "'\(c.keyPath)' is a to-one relationship: compare it with ==, != or IN and object IDs "
+                    + "or nil, or compare one of \(destination.name)'s attributes (\(c.keyPath).\(destination.attributes.first?.name ?? "name"))",
+                c, entity)
         }
     }
 
@@ -247,15 +276,17 @@ struct PredicateResolver {
     }
 
     private func resolveCount(_ c: PredicateComparison, _ path: ResolvedToManyPath, _ entity: ResolvedEntity) throws(QueryError)
-        -> ResolvedPredicate {
+        -> ResolvedPredicate
+    {
         switch c.op {
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .between, .in:
             guard let operands = try integerOperands(c, range: Int64.min...Int64.max, subject: c.keyPath, typeName: "a count", entity) else {
                 if c.op == .between {
                     throw valueError(.typeMismatch, "BETWEEN takes two bounds, {low, high}", c, entity)
                 }
-                throw valueError(.typeMismatch, "\(c.keyPath) is a count (an integer); it cannot be compared with \(c.value.kindDescription)",
-                                 c, entity)
+                throw valueError(
+                    .typeMismatch, "\(c.keyPath) is a count (an integer); it cannot be compared with \(c.value.kindDescription)",
+                    c, entity)
             }
             return PredicateResolver.integerComparison(c.op, operands) { op, counts in .count(path, op, counts) }
         default:
@@ -265,8 +296,10 @@ struct PredicateResolver {
 
     /// The numeric operands of a comparison with an integer (one; two for BETWEEN; the
     /// list's for IN), or nil when one is not a number (`nil`, a string: the caller says why).
-    private func integerOperands(_ c: PredicateComparison, range: ClosedRange<Int64>, subject: String, typeName: String,
-                                 _ entity: ResolvedEntity) throws(QueryError) -> [IntegerOperand]? {
+    private func integerOperands(
+        _ c: PredicateComparison, range: ClosedRange<Int64>, subject: String, typeName: String,
+        _ entity: ResolvedEntity
+    ) throws(QueryError) -> [IntegerOperand]? {
         let values: [PredicateValue]
         switch c.op {
         case .between:
@@ -296,7 +329,8 @@ struct PredicateResolver {
 
     /// Object IDs (nil for `nil`) of `destination`'s kind, from a single value or a list.
     private func objectIDs(_ c: PredicateComparison, destination: ResolvedEntity, entity: ResolvedEntity) throws(QueryError)
-        -> [ObjectID?] {
+        -> [ObjectID?]
+    {
         let elements: [PredicateValue]
         if case .list(let list) = c.value { elements = list } else { elements = [c.value] }
         var ids: [ObjectID?] = []
@@ -309,8 +343,10 @@ struct PredicateResolver {
                 }
                 ids.append(id)
             default:
-                throw valueError(.typeMismatch, "'\(c.keyPath)' holds objects of \(destination.name); compare it with object IDs "
-                                 + "(%@ with an ObjectID) or nil, not \(element.kindDescription)", c, entity)
+                throw valueError(
+                    .typeMismatch,
+                    "'\(c.keyPath)' holds objects of \(destination.name); compare it with object IDs "
+                        + "(%@ with an ObjectID) or nil, not \(element.kindDescription)", c, entity)
             }
         }
         return ids
@@ -327,29 +363,39 @@ struct PredicateResolver {
             if isLast, let index = current.attributeIndex(of: name) {
                 let type = current.attributes[index].type
                 guard type != .binary && type != .json else {
-                    throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is \(type), "
-                                         + "which has no order", entity: entity.name, keyPath: descriptor.keyPath)
+                    throw QueryError(
+                        .invalidRequest,
+                        message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is \(type), "
+                            + "which has no order", entity: entity.name, keyPath: descriptor.keyPath)
                 }
-                return ResolvedSortDescriptor(keyPath: ResolvedKeyPath(hops: hops, target: .attribute(entity: current, index: index),
-                                                                       text: descriptor.keyPath), ascending: descriptor.ascending)
+                return ResolvedSortDescriptor(
+                    keyPath: ResolvedKeyPath(
+                        hops: hops, target: .attribute(entity: current, index: index),
+                        text: descriptor.keyPath), ascending: descriptor.ascending)
             }
             guard let index = current.relationshipIndex(of: name) else {
-                throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': "
-                                     + PredicateResolver.unknownNameMessage(name, in: current), entity: entity.name, keyPath: descriptor.keyPath)
+                throw QueryError(
+                    .invalidRequest,
+                    message: "cannot sort by '\(descriptor.keyPath)': "
+                        + PredicateResolver.unknownNameMessage(name, in: current), entity: entity.name, keyPath: descriptor.keyPath)
             }
             let relationship = current.relationships[index]
             guard !relationship.isToMany else {
-                throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-many "
-                                     + "relationship; sort keys are attributes, or attributes through to-one relationships",
-                                     entity: entity.name, keyPath: descriptor.keyPath)
+                throw QueryError(
+                    .invalidRequest,
+                    message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-many "
+                        + "relationship; sort keys are attributes, or attributes through to-one relationships",
+                    entity: entity.name, keyPath: descriptor.keyPath)
             }
             guard !isLast, let destination = model.entity(named: relationship.destinationEntity) else {
                 // An attribute the destination has: `name` when there is one.
                 let names = model.entity(named: relationship.destinationEntity)?.attributes.map(\.name) ?? []
                 let example = names.contains("name") ? "name" : names.first ?? "name"
-                throw QueryError(.invalidRequest, message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-one "
-                                     + "relationship; sort by one of its attributes (\(descriptor.keyPath).\(example))",
-                                     entity: entity.name, keyPath: descriptor.keyPath)
+                throw QueryError(
+                    .invalidRequest,
+                    message: "cannot sort by '\(descriptor.keyPath)': \(current.name).\(name) is a to-one "
+                        + "relationship; sort by one of its attributes (\(descriptor.keyPath).\(example))",
+                    entity: entity.name, keyPath: descriptor.keyPath)
             }
             hops.append(ResolvedHop(source: current, index: index, destination: destination))
             current = destination
@@ -362,7 +408,8 @@ struct PredicateResolver {
     static func unknownNameMessage(_ name: String, in entity: ResolvedEntity) -> String {
         let attributes = entity.attributes.map(\.name)
         let relationships = entity.relationships.map(\.name)
-        var text = "\(entity.name) has no attribute or relationship '\(name)'; its attributes: "
+        var text =
+            "\(entity.name) has no attribute or relationship '\(name)'; its attributes: "
             + (attributes.isEmpty ? "none" : attributes.joined(separator: ", "))
         if !relationships.isEmpty { text += "; its relationships: " + relationships.joined(separator: ", ") }
         return text

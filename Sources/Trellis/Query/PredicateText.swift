@@ -183,18 +183,28 @@ enum LikeToken: Equatable {
 
     /// Iterative wildcard match with backtracking to the last `*` (linear in practice).
     static func match(_ pattern: ArraySlice<LikeToken>, _ text: ArraySlice<Unicode.Scalar>) -> Bool {
-        let p = Array(pattern), t = Array(text)
-        var pi = 0, ti = 0
-        var star = -1, mark = 0
+        let p = Array(pattern)
+        let t = Array(text)
+        var pi = 0
+        var ti = 0
+        var star = -1
+        var mark = 0
         while ti < t.count {
             if pi < p.count {
                 switch p[pi] {
                 case .one:
-                    pi += 1; ti += 1; continue
+                    pi += 1
+                    ti += 1
+                    continue
                 case .scalar(let s) where s == t[ti]:
-                    pi += 1; ti += 1; continue
+                    pi += 1
+                    ti += 1
+                    continue
                 case .any:
-                    star = pi; mark = ti; pi += 1; continue
+                    star = pi
+                    mark = ti
+                    pi += 1
+                    continue
                 default: break
                 }
             }

@@ -95,13 +95,16 @@ public final class RequestEvaluator {
             let n = Int64(try destinations(of: path, s).count)
             if op == .in { return counts.contains(n) }
             guard let first = counts.first, op != .between || counts.count == 2 else { return false }
-            return ValueOrder.holds(op, ValueOrder.compare(.integer(n), .integer(first)),
-                                    n: .integer(n), values: counts.map { .integer($0) })
+            return ValueOrder.holds(
+                op, ValueOrder.compare(.integer(n), .integer(first)),
+                n: .integer(n), values: counts.map { .integer($0) })
         }
     }
 
-    private func compare(_ value: AttributeValue?, _ op: PredicateOperator, _ values: [AttributeValue?],
-                         _ options: PredicateOptions) throws -> Bool {
+    private func compare(
+        _ value: AttributeValue?, _ op: PredicateOperator, _ values: [AttributeValue?],
+        _ options: PredicateOptions
+    ) throws -> Bool {
         if op != .in, values.isEmpty || (op == .between && values.count != 2) { return false }
         switch op {
         case .equal:
@@ -140,7 +143,8 @@ public final class RequestEvaluator {
         var current = s
         for hop in path.hops {
             guard hop.index < current.relationships.count, let id = current.relationships[hop.index].first,
-                  let next = try object(id) else { return nil }
+                let next = try object(id)
+            else { return nil }
             current = next
         }
         switch path.target {
@@ -158,7 +162,8 @@ public final class RequestEvaluator {
         var current = s
         for hop in path.hops {
             guard hop.index < current.relationships.count, let id = current.relationships[hop.index].first,
-                  let next = try object(id) else { return [] }
+                let next = try object(id)
+            else { return [] }
             current = next
         }
         let index = path.toMany.index
@@ -197,7 +202,8 @@ public enum ValueOrder {
     static func compare(_ a: AttributeValue, _ b: AttributeValue) -> Int {
         func order<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x == y ? 0 : 1) }
         func bytes(_ x: some Sequence<UInt8>, _ y: some Sequence<UInt8>) -> Int {
-            var i = x.makeIterator(), j = y.makeIterator()
+            var i = x.makeIterator()
+            var j = y.makeIterator()
             while true {
                 switch (i.next(), j.next()) {
                 case (nil, nil): return 0

@@ -9,8 +9,10 @@ public struct ResolvedFetchRequest: Sendable {
     public let limit: Int?
     public let offset: Int
 
-    public init(entity: ResolvedEntity, predicate: ResolvedPredicate, sortDescriptors: [ResolvedSortDescriptor],
-                limit: Int?, offset: Int) {
+    public init(
+        entity: ResolvedEntity, predicate: ResolvedPredicate, sortDescriptors: [ResolvedSortDescriptor],
+        limit: Int?, offset: Int
+    ) {
         self.entity = entity
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
@@ -26,8 +28,9 @@ public struct ResolvedFetchRequest: Sendable {
     /// The same request restricted to objects with these IDs (AND), without limit, offset
     /// or sort (observation evaluates changed objects with it).
     public func restricted(to ids: [ObjectID]) -> ResolvedFetchRequest {
-        ResolvedFetchRequest(entity: entity, predicate: .and([.objectIDs(Set(ids)), predicate]), sortDescriptors: sortDescriptors,
-                             limit: nil, offset: 0)
+        ResolvedFetchRequest(
+            entity: entity, predicate: .and([.objectIDs(Set(ids)), predicate]), sortDescriptors: sortDescriptors,
+            limit: nil, offset: 0)
     }
 }
 

@@ -50,8 +50,10 @@ public struct ObjectChange: Sendable, Hashable {
     /// (position in the entity's relationships, new destinations: `[]`/`[x]` for a to-one)
     public var relationships: [RelationshipChange]
 
-    public init(id: ObjectID, entityName: String? = nil, isPlaceholder: Bool? = nil, attributes: [AttributeChange] = [],
-                relationships: [RelationshipChange] = []) {
+    public init(
+        id: ObjectID, entityName: String? = nil, isPlaceholder: Bool? = nil, attributes: [AttributeChange] = [],
+        relationships: [RelationshipChange] = []
+    ) {
         self.id = id
         self.entityName = entityName
         self.isPlaceholder = isPlaceholder

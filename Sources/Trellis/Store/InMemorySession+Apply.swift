@@ -65,7 +65,8 @@ extension InMemorySession {
             let id = mapping[change.id] ?? change.id
             let info = try entityInfo(id.entityName)
             guard let rowIndex = state.tables[info.rootNumber].rows.index(forKey: id.primaryKey),
-                  state.tables[info.rootNumber].rows.values[rowIndex].entity == info.number else {
+                state.tables[info.rootNumber].rows.values[rowIndex].entity == info.number
+            else {
                 throw StoreError(.unknownObject, message: "cannot update \(id): no such object")
             }
             if !change.attributes.isEmpty {
@@ -137,7 +138,8 @@ extension InMemorySession {
                 else { continue }
                 for key in Array(state.tables[source.rootNumber].rows.keys) {
                     guard let k = state.tables[source.rootNumber].rows.index(forKey: key),
-                          state.tables[source.rootNumber].rows.values[k].entity == source.number else { continue }
+                        state.tables[source.rootNumber].rows.values[k].entity == source.number
+                    else { continue }
                     if state.tables[source.rootNumber].rows.values[k].relationships[i].contains(where: doomed.contains) {
                         state.tables[source.rootNumber].rows.values[k].relationships[i].removeAll(where: doomed.contains)
                     }

@@ -9,9 +9,10 @@ extension InMemorySession {
             if let existing, existing != key {
                 state.tables[info.rootNumber].identities[namespace]?[identity] = existing
                 for (n, k) in done { state.tables[info.rootNumber].identities[n]?[k] = nil }
-                throw StoreError(.constraintViolation,
-                                 message: "another \(schema.entities[namespace].name) already has identity \(identity)",
-                                 details: "existing \(schema.entities[namespace].name)/\(existing)")
+                throw StoreError(
+                    .constraintViolation,
+                    message: "another \(schema.entities[namespace].name) already has identity \(identity)",
+                    details: "existing \(schema.entities[namespace].name)/\(existing)")
             }
             if info.lineageNamespaces.count > 1 { done.append((namespace, identity)) }
         }

@@ -4,7 +4,8 @@ extension InMemorySession {
     @discardableResult
     func modifyRow(_ id: ObjectID, _ body: (inout InMemoryRow) -> Void) -> Bool {
         guard let info = schema.info(named: id.entityName),
-              let i = state.tables[info.rootNumber].rows.index(forKey: id.primaryKey) else { return false }
+            let i = state.tables[info.rootNumber].rows.index(forKey: id.primaryKey)
+        else { return false }
         body(&state.tables[info.rootNumber].rows.values[i])
         return true
     }
@@ -59,8 +60,10 @@ extension InMemorySession {
         // Dictionary indexes stay valid: rows are only changed in place below.
         for d in added {
             guard let (root, k) = locate(d), schema.entities[rel.destinationNumber].includes(state.tables[root].rows.values[k].entity) else {
-                throw StoreError(.constraintViolation, message: "\(id).\(rel.description.name) points at \(d), which does not exist "
-                    + "or is not \(withIndefiniteArticle(schema.entities[rel.destinationNumber].name))")
+                throw StoreError(
+                    .constraintViolation,
+                    message: "\(id).\(rel.description.name) points at \(d), which does not exist "
+                        + "or is not \(withIndefiniteArticle(schema.entities[rel.destinationNumber].name))")
             }
             guard let inverse else { continue }
             if rel.inverseIsToMany {
@@ -105,8 +108,9 @@ extension InMemorySession {
     /// The table and dictionary index of the row of `id`, when it exists with that concrete entity.
     private func locate(_ id: ObjectID) -> (Int, Dictionary<Int64, InMemoryRow>.Index)? {
         guard let info = schema.info(named: id.entityName),
-              let k = state.tables[info.rootNumber].rows.index(forKey: id.primaryKey),
-              state.tables[info.rootNumber].rows.values[k].entity == info.number else { return nil }
+            let k = state.tables[info.rootNumber].rows.index(forKey: id.primaryKey),
+            state.tables[info.rootNumber].rows.values[k].entity == info.number
+        else { return nil }
         return (info.rootNumber, k)
     }
 
@@ -115,7 +119,8 @@ extension InMemorySession {
         if old.count * new.count <= 256 {
             return (old.filter { !new.contains($0) }, new.filter { !old.contains($0) })
         }
-        let oldSet = Set(old), newSet = Set(new)
+        let oldSet = Set(old)
+        let newSet = Set(new)
         return (old.filter { !newSet.contains($0) }, new.filter { !oldSet.contains($0) })
     }
 
@@ -136,7 +141,8 @@ extension InMemorySession {
             slot.append(source)
             return
         }
-        var low = 0, high = slot.count
+        var low = 0
+        var high = slot.count
         while low < high {
             let mid = (low + high) / 2
             if slot[mid] < source { low = mid + 1 } else { high = mid }

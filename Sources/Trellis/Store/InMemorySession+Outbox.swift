@@ -8,7 +8,8 @@ extension InMemorySession: OutboxStorage {
 
     func outboxRows(objectKeys: [Int64], serverIdentities: [String]) throws -> [OutboxEntry] {
         try checkValid()
-        let keys = Set(objectKeys), identities = Set(serverIdentities)
+        let keys = Set(objectKeys)
+        let identities = Set(serverIdentities)
         return state.outbox.filter { row in
             keys.contains(row.object.primaryKey) || row.serverIdentityText.map(identities.contains) == true
         }

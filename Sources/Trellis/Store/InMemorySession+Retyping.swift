@@ -12,15 +12,19 @@ extension InMemorySession {
         var retyped: [ObjectID: ObjectID] = [:]
         for change in changes {
             guard let name = change.entityName else { continue }
-            let old = try entityInfo(change.id.entityName), new = try entityInfo(name)
+            let old = try entityInfo(change.id.entityName)
+            let new = try entityInfo(name)
             let table = old.rootNumber
             guard let i = state.tables[table].rows.index(forKey: change.id.primaryKey),
-                  state.tables[table].rows.values[i].entity == old.number else {
+                state.tables[table].rows.values[i].entity == old.number
+            else {
                 throw StoreError(.unknownObject, message: "cannot make \(change.id) \(withIndefiniteArticle(name)): no such object")
             }
             guard state.tables[table].rows.values[i].isPlaceholder, old !== new, old.includes(new.number) else {
-                throw StoreError(.constraintViolation, message: "cannot make \(change.id) \(withIndefiniteArticle(name)): only a placeholder "
-                    + "becomes one of its entity's sub-entities")
+                throw StoreError(
+                    .constraintViolation,
+                    message: "cannot make \(change.id) \(withIndefiniteArticle(name)): only a placeholder "
+                        + "becomes one of its entity's sub-entities")
             }
             var row = state.tables[table].rows.values[i]
             row.entity = new.number

@@ -43,7 +43,8 @@ final class InMemorySession: StoreSession {
                 throw StoreError(.engine, message: "an identity of \(entity) has \(width) value(s), not \(values.count)")
             }
             guard let key = index[IdentityKey(values)], let row = table.rows[key], info.includes(row.entity),
-                  found.insert(key).inserted else { continue }
+                found.insert(key).inserted
+            else { continue }
             result.append(snapshot(row, key))
         }
         return result
@@ -93,11 +94,14 @@ final class InMemorySession: StoreSession {
     }
 
     private func evaluator(_ request: ResolvedFetchRequest) -> RequestEvaluator {
-        RequestEvaluator(request, lookup: { [unowned self] id in
-            guard let info = self.schema.info(named: id.entityName),
-                  let row = self.state.tables[info.rootNumber].rows[id.primaryKey], row.entity == info.number else { return nil }
-            return self.snapshot(row, id.primaryKey)
-        })
+        RequestEvaluator(
+            request,
+            lookup: { [unowned self] id in
+                guard let info = self.schema.info(named: id.entityName),
+                    let row = self.state.tables[info.rootNumber].rows[id.primaryKey], row.entity == info.number
+                else { return nil }
+                return self.snapshot(row, id.primaryKey)
+            })
     }
 
     // MARK: Internals
@@ -116,13 +120,16 @@ final class InMemorySession: StoreSession {
 
     func checkShape(_ info: EntityInfo, attributes: Int, relationships: Int, _ id: ObjectID) throws {
         guard attributes == info.entity.attributes.count, relationships == info.relationships.count else {
-            throw StoreError(.engine, message: "\(id): snapshot has \(attributes) attribute and \(relationships) "
-                + "relationship slots; \(info.name) has \(info.entity.attributes.count) and \(info.relationships.count)")
+            throw StoreError(
+                .engine,
+                message: "\(id): snapshot has \(attributes) attribute and \(relationships) "
+                    + "relationship slots; \(info.name) has \(info.entity.attributes.count) and \(info.relationships.count)")
         }
     }
 
     private func snapshot(_ row: InMemoryRow, _ key: Int64) -> ObjectSnapshot {
-        ObjectSnapshot(id: ObjectID(entityName: schema.entities[row.entity].name, primaryKey: key),
-                       isPlaceholder: row.isPlaceholder, attributes: row.attributes, relationships: row.relationships)
+        ObjectSnapshot(
+            id: ObjectID(entityName: schema.entities[row.entity].name, primaryKey: key),
+            isPlaceholder: row.isPlaceholder, attributes: row.attributes, relationships: row.relationships)
     }
 }

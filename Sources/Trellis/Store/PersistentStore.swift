@@ -316,8 +316,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Anything else worth saying that is not a fact above; never bound values.
     public let details: String?
 
-    public init(_ code: Code, message: String, details: String? = nil, engineCode: EngineCode? = nil, sql: String? = nil,
-                constraint: String? = nil, table: String? = nil, column: String? = nil, hint: String? = nil) {
+    public init(
+        _ code: Code, message: String, details: String? = nil, engineCode: EngineCode? = nil, sql: String? = nil,
+        constraint: String? = nil, table: String? = nil, column: String? = nil, hint: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.details = details
@@ -336,8 +338,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The same facts under another code and `message`.
     public func withCode(_ code: Code, message: String) -> StoreError {
-        StoreError(code, message: message, details: details, engineCode: engineCode, sql: sql, constraint: constraint, table: table,
-                   column: column, hint: hint)
+        StoreError(
+            code, message: message, details: details, engineCode: engineCode, sql: sql, constraint: constraint, table: table,
+            column: column, hint: hint)
     }
 
     /// The facts after the message, in parentheses: `message (SQLSTATE 23505; constraint

@@ -11,7 +11,10 @@ public struct StoreCommit: Sendable, Hashable {
     /// Objects the write created (in the order of their first change).
     public var inserted: [ObjectID] {
         get { insertedInOrder }
-        set { insertedInOrder = newValue; insertedMembers = Set(newValue) }
+        set {
+            insertedInOrder = newValue
+            insertedMembers = Set(newValue)
+        }
     }
     /// Objects the write changed, with what changed.
     public var updated: [ObjectID: PropertyChanges]
@@ -130,7 +133,10 @@ public struct StoreCommit: Sendable, Hashable {
         guard let json = try? JSONReader.parse(logText), let object = json.objectValue else { throw bad }
         func keys(_ value: JSONValue?) throws -> [Int64] {
             guard let array = value?.arrayValue else { throw bad }
-            return try array.map { guard let k = $0.int64Value else { throw bad }; return k }
+            return try array.map {
+                guard let k = $0.int64Value else { throw bad }
+                return k
+            }
         }
         for (entity, value) in object {
             for key in try keys(value["i"]) {
@@ -141,7 +147,8 @@ public struct StoreCommit: Sendable, Hashable {
             guard let updates = value["u"]?.arrayValue else { throw bad }
             for u in updates {
                 guard let key = u[0]?.int64Value else { throw bad }
-                let attributes = try keys(u[1]).map { Int($0) }, relationships = try keys(u[2]).map { Int($0) }
+                let attributes = try keys(u[1]).map { Int($0) }
+                let relationships = try keys(u[2]).map { Int($0) }
                 updated[ObjectID(entityName: entity, primaryKey: key)] = PropertyChanges(
                     attributes: Set(attributes), relationships: Set(relationships), placeholder: u[3]?.int64Value == 1)
             }

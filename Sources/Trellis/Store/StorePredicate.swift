@@ -42,11 +42,14 @@ extension StorePredicate {
     /// double attribute is `3.0`; `.string("x")` for an integer attribute, or NaN, does not fit).
     /// - Throws: ``QueryError`` (`.unknownProperty`, `.invalidKeyPath`, `.typeMismatch`, with
     ///   the entity and the name).
-    package static func request(entity: ResolvedEntity, matching predicate: StorePredicate?,
-                                model: ObjectModel) throws(QueryError) -> ResolvedFetchRequest {
-        let resolved = try predicate.map { (p) throws(QueryError) in
-            try PredicateResolver(model: model).resolve(ObjectPredicate(p), in: entity)
-        } ?? .constant(true)
+    package static func request(
+        entity: ResolvedEntity, matching predicate: StorePredicate?,
+        model: ObjectModel
+    ) throws(QueryError) -> ResolvedFetchRequest {
+        let resolved =
+            try predicate.map { (p) throws(QueryError) in
+                try PredicateResolver(model: model).resolve(ObjectPredicate(p), in: entity)
+            } ?? .constant(true)
         return ResolvedFetchRequest(entity: entity, predicate: resolved, sortDescriptors: [], limit: nil, offset: 0)
     }
 }

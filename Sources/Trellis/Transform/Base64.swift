@@ -26,7 +26,8 @@ enum Base64 {
         var i = 0
         while i < count {
             let last = i + 4 == count
-            let v0 = value(utf8[i]), v1 = value(utf8[i + 1])
+            let v0 = value(utf8[i])
+            let v1 = value(utf8[i + 1])
             let v2 = last && padding == 2 ? 0 : value(utf8[i + 2])
             let v3 = last && padding >= 1 ? 0 : value(utf8[i + 3])
             guard v0 | v1 | v2 | v3 < 64 else { return nil }

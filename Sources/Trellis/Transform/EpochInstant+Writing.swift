@@ -54,8 +54,10 @@ extension EpochInstant {
         }
         var fractionText = digits == 0 ? "" : String(fraction)
         fractionText = String(repeating: "0", count: digits - fractionText.count) + fractionText
-        guard var parts = DecimalParts(literal: (negative ? "-" : "") + String(integer)
-            + (fractionText.isEmpty ? "" : "." + fractionText))
+        guard
+            var parts = DecimalParts(
+                literal: (negative ? "-" : "") + String(integer)
+                    + (fractionText.isEmpty ? "" : "." + fractionText))
         else { return "0" }
         if !parts.digits.isEmpty { parts.exponent += scale }
         return NumericText.text(of: parts)

@@ -49,9 +49,10 @@ struct EpochInstant: Hashable {
     /// are dropped.
     init?(seconds: Int64, fraction: Int64 = 0, fractionDigits: Int = 0) {
         guard seconds.magnitude <= UInt64(EpochInstant.maxSeconds), (0...9).contains(fractionDigits),
-              fraction >= 0, fraction < EpochInstant.powerOfTen(fractionDigits)
+            fraction >= 0, fraction < EpochInstant.powerOfTen(fractionDigits)
         else { return nil }
-        var fraction = fraction, digits = fractionDigits
+        var fraction = fraction
+        var digits = fractionDigits
         while digits > 0, fraction % 10 == 0 {
             fraction /= 10
             digits -= 1
@@ -66,7 +67,8 @@ struct EpochInstant: Hashable {
     /// fraction are dropped.
     @inline(__always)
     init(validSeconds seconds: Int64, fraction: Int64, fractionDigits: Int) {
-        var fraction = fraction, digits = fractionDigits
+        var fraction = fraction
+        var digits = fractionDigits
         while digits > 0, fraction % 10 == 0 {
             fraction /= 10
             digits -= 1
@@ -101,8 +103,9 @@ struct EpochInstant: Hashable {
         // Leading zeros of the fraction were dropped from `digits`; fractionCount keeps the scale.
         if parts.negative {
             if fraction > 0 {
-                self.init(seconds: -integer - 1, fraction: EpochInstant.powerOfTen(fractionCount) - fraction,
-                          fractionDigits: fractionCount)
+                self.init(
+                    seconds: -integer - 1, fraction: EpochInstant.powerOfTen(fractionCount) - fraction,
+                    fractionDigits: fractionCount)
             } else {
                 self.init(seconds: -integer)
             }

@@ -62,8 +62,9 @@ extension JSONCoercion {
             return nil
         }
         guard let value = result, range.contains(value) else {
-            throw CoercionError(code: .overflow, expected: expected, found: json,
-                                message: "out of range \(range.lowerBound)...\(range.upperBound)")
+            throw CoercionError(
+                code: .overflow, expected: expected, found: json,
+                message: "out of range \(range.lowerBound)...\(range.upperBound)")
         }
         return value
     }
@@ -86,8 +87,9 @@ extension JSONCoercion {
             }
             parts = p
         default:
-            throw CoercionError(code: .typeMismatch, expected: expected, found: json,
-                                message: "expected a number or a numeric string")
+            throw CoercionError(
+                code: .typeMismatch, expected: expected, found: json,
+                message: "expected a number or a numeric string")
         }
         if parts.digits.isEmpty { return (false, 0) }
         guard parts.exponent >= 0 else {
@@ -134,12 +136,14 @@ extension JSONCoercion {
             }
             result = Double(literal)
         default:
-            throw CoercionError(code: .typeMismatch, expected: expected, found: json,
-                                message: "expected a number or a numeric string")
+            throw CoercionError(
+                code: .typeMismatch, expected: expected, found: json,
+                message: "expected a number or a numeric string")
         }
         guard let value = result, value.isFinite else {
-            throw CoercionError(code: .overflow, expected: expected, found: json,
-                                message: "out of range for Double (magnitude above 1.7976931348623157e308)")
+            throw CoercionError(
+                code: .overflow, expected: expected, found: json,
+                message: "out of range for Double (magnitude above 1.7976931348623157e308)")
         }
         return value
     }
@@ -168,12 +172,14 @@ extension JSONCoercion {
             }
             result = Float(literal)
         default:
-            throw CoercionError(code: .typeMismatch, expected: expected, found: json,
-                                message: "expected a number or a numeric string")
+            throw CoercionError(
+                code: .typeMismatch, expected: expected, found: json,
+                message: "expected a number or a numeric string")
         }
         guard let value = result, value.isFinite else {
-            throw CoercionError(code: .overflow, expected: expected, found: json,
-                                message: "out of range for Float (magnitude above 3.4028235e38)")
+            throw CoercionError(
+                code: .overflow, expected: expected, found: json,
+                message: "out of range for Float (magnitude above 3.4028235e38)")
         }
         return value
     }
@@ -203,16 +209,19 @@ extension JSONCoercion {
             }
             parts = p
         default:
-            throw CoercionError(code: .typeMismatch, expected: expected, found: json,
-                                message: "expected a number or a numeric string")
+            throw CoercionError(
+                code: .typeMismatch, expected: expected, found: json,
+                message: "expected a number or a numeric string")
         }
         guard parts.digits.count <= 38 else {
-            throw CoercionError(code: .inexact, expected: expected, found: json,
-                                message: "more than 38 significant digits (\(parts.digits.count))")
+            throw CoercionError(
+                code: .inexact, expected: expected, found: json,
+                message: "more than 38 significant digits (\(parts.digits.count))")
         }
         guard let value = parts.exactDecimal() else {
-            throw CoercionError(code: .overflow, expected: expected, found: json,
-                                message: "out of Decimal's range (exponent -128...127)")
+            throw CoercionError(
+                code: .overflow, expected: expected, found: json,
+                message: "out of Decimal's range (exponent -128...127)")
         }
         return value
     }
@@ -248,11 +257,13 @@ extension JSONCoercion {
                 default: break
                 }
             }
-            throw CoercionError(code: .invalidValue, expected: expected, found: json,
-                                message: "expected true/false, yes/no or 1/0 (any case)")
+            throw CoercionError(
+                code: .invalidValue, expected: expected, found: json,
+                message: "expected true/false, yes/no or 1/0 (any case)")
         case .array, .object:
-            throw CoercionError(code: .typeMismatch, expected: expected, found: json,
-                                message: "expected a boolean, a number or a string")
+            throw CoercionError(
+                code: .typeMismatch, expected: expected, found: json,
+                message: "expected a boolean, a number or a string")
         }
     }
 
@@ -268,8 +279,9 @@ extension JSONCoercion {
         case .number(let number): return number.text
         case .bool(let b): return b ? "true" : "false"
         case .array, .object:
-            throw CoercionError(code: .typeMismatch, expected: AttributeType.string.rawValue, found: json,
-                                message: "expected a string, a number or a boolean")
+            throw CoercionError(
+                code: .typeMismatch, expected: AttributeType.string.rawValue, found: json,
+                message: "expected a string, a number or a boolean")
         }
     }
 }
@@ -292,19 +304,22 @@ extension JSONCoercion {
             return nil
         case .string(let s):
             guard let date = RFC3339.date(from: s) else {
-                throw CoercionError(code: .invalidValue, expected: expected, found: json,
-                                    message: "not an RFC 3339 date-time or full-date")
+                throw CoercionError(
+                    code: .invalidValue, expected: expected, found: json,
+                    message: "not an RFC 3339 date-time or full-date")
             }
             return date
         case .number(let number):
             guard let date = epochDate(from: number, scale: 0) else {
-                throw CoercionError(code: .overflow, expected: expected, found: json,
-                                    message: "out of range for seconds since 1970")
+                throw CoercionError(
+                    code: .overflow, expected: expected, found: json,
+                    message: "out of range for seconds since 1970")
             }
             return date
         default:
-            throw CoercionError(code: .typeMismatch, expected: expected, found: json,
-                                message: "expected an RFC 3339 string or a number of seconds since 1970")
+            throw CoercionError(
+                code: .typeMismatch, expected: expected, found: json,
+                message: "expected an RFC 3339 string or a number of seconds since 1970")
         }
     }
 
@@ -333,8 +348,9 @@ extension JSONCoercion {
             return nil
         case .string(let s):
             guard let data = Base64.decode(s) else {
-                throw CoercionError(code: .invalidValue, expected: expected, found: json,
-                                    message: "not base64 (RFC 4648 §4, padded)")
+                throw CoercionError(
+                    code: .invalidValue, expected: expected, found: json,
+                    message: "not base64 (RFC 4648 §4, padded)")
             }
             return data
         default:
@@ -354,8 +370,9 @@ extension JSONCoercion {
             return nil
         case .string(let s):
             guard let uuid = UUID(uuidString: s) else {
-                throw CoercionError(code: .invalidValue, expected: expected, found: json,
-                                    message: "not a UUID (8-4-4-4-12 hexadecimal digits)")
+                throw CoercionError(
+                    code: .invalidValue, expected: expected, found: json,
+                    message: "not a UUID (8-4-4-4-12 hexadecimal digits)")
             }
             return uuid
         default:
@@ -378,8 +395,9 @@ extension JSONCoercion {
             return nil
         case .string(let s):
             guard !s.isEmpty, let url = URL(string: s, encodingInvalidCharacters: false) else {
-                throw CoercionError(code: .invalidValue, expected: expected, found: json,
-                                    message: "not a URI reference (RFC 3986)")
+                throw CoercionError(
+                    code: .invalidValue, expected: expected, found: json,
+                    message: "not a URI reference (RFC 3986)")
             }
             return url
         default:

@@ -19,8 +19,9 @@ extension JSONValueTransformer {
         forward: { json in
             try BuiltIn.string(json, "iso8601", expecting: "an RFC 3339 date string").map { s in
                 guard let date = RFC3339.date(from: s) else {
-                    throw TransformError(code: .invalidValue, transformerName: "iso8601", value: json,
-                                         message: "not an RFC 3339 date-time or full-date")
+                    throw TransformError(
+                        code: .invalidValue, transformerName: "iso8601", value: json,
+                        message: "not an RFC 3339 date-time or full-date")
                 }
                 return .date(date)
             }
@@ -35,8 +36,9 @@ extension JSONValueTransformer {
         forward: { json in
             try BuiltIn.string(json, "iso8601-date", expecting: "a yyyy-MM-dd string").map { s in
                 guard let date = RFC3339.date(fromFullDate: s) else {
-                    throw TransformError(code: .invalidValue, transformerName: "iso8601-date", value: json,
-                                         message: "not an RFC 3339 full-date (yyyy-MM-dd)")
+                    throw TransformError(
+                        code: .invalidValue, transformerName: "iso8601-date", value: json,
+                        message: "not an RFC 3339 full-date (yyyy-MM-dd)")
                 }
                 return .date(date)
             }
@@ -56,7 +58,8 @@ extension JSONValueTransformer {
         reverse: { value in
             let seconds = try BuiltIn.finiteSeconds(value, "epoch-seconds")
             if let text = EpochInstant.epochText(for: try BuiltIn.date(value, "epoch-seconds"), scale: 0),
-               let number = JSONNumber(text: text) {
+                let number = JSONNumber(text: text)
+            {
                 return .number(number)
             }
             if seconds.rounded(.towardZero) == seconds, let whole = Int64(exactly: seconds) {
@@ -78,13 +81,15 @@ extension JSONValueTransformer {
         reverse: { value in
             let seconds = try BuiltIn.finiteSeconds(value, "epoch-milliseconds")
             if let text = EpochInstant.epochText(for: try BuiltIn.date(value, "epoch-milliseconds"), scale: 3),
-               let number = JSONNumber(text: text) {
+                let number = JSONNumber(text: text)
+            {
                 return .number(number)
             }
             // Beyond ±2^52 s: shift the shortest round-trip text by three places: exact, and reads back to the same Double.
             guard var parts = DecimalParts(literal: JSONNumber.shortestText(seconds)) else {
-                throw TransformError(code: .invalidValue, transformerName: "epoch-milliseconds",
-                                     message: "cannot write \(seconds) s as milliseconds")
+                throw TransformError(
+                    code: .invalidValue, transformerName: "epoch-milliseconds",
+                    message: "cannot write \(seconds) s as milliseconds")
             }
             if !parts.digits.isEmpty { parts.exponent += 3 }
             let text = NumericText.text(of: parts)
@@ -134,15 +139,17 @@ extension JSONValueTransformer {
             case .number(let number): return .string(number.text)
             case .string(let s): return .string(s)
             default:
-                throw TransformError(code: .typeMismatch, transformerName: "string-from-number", value: json,
-                                     message: "expected a number")
+                throw TransformError(
+                    code: .typeMismatch, transformerName: "string-from-number", value: json,
+                    message: "expected a number")
             }
         },
         reverse: { value in
             guard case .string(let s) = value else { throw BuiltIn.mismatch(value, "string-from-number", expected: "a string") }
             guard let number = JSONNumber(text: s) else {
-                throw TransformError(code: .invalidValue, transformerName: "string-from-number", value: .string(s),
-                                     message: "not a JSON number (RFC 8259 §6)")
+                throw TransformError(
+                    code: .invalidValue, transformerName: "string-from-number", value: .string(s),
+                    message: "not a JSON number (RFC 8259 §6)")
             }
             return .number(number)
         }
@@ -260,8 +267,9 @@ enum BuiltIn {
             }
             number = n
         default:
-            throw TransformError(code: .typeMismatch, transformerName: name, value: json,
-                                 message: "expected a number or a numeric string")
+            throw TransformError(
+                code: .typeMismatch, transformerName: name, value: json,
+                message: "expected a number or a numeric string")
         }
         guard let date = JSONCoercion.epochDate(from: number, scale: scale) else {
             throw TransformError(code: .overflow, transformerName: name, value: json, message: "out of range for a date")
@@ -274,13 +282,15 @@ enum BuiltIn {
         let name = "parse"
         guard case .object(let object) = json else {
             if case .null = json { return nil }
-            throw TransformError(code: .typeMismatch, transformerName: name, value: json,
-                                 message: "expected a Parse object with a \"__type\" key")
+            throw TransformError(
+                code: .typeMismatch, transformerName: name, value: json,
+                message: "expected a Parse object with a \"__type\" key")
         }
         func field(_ key: String) throws -> String {
             guard case .string(let s)? = object[key] else {
-                throw TransformError(code: .invalidValue, transformerName: name, value: json,
-                                     message: "expected a string \"\(key)\" member")
+                throw TransformError(
+                    code: .invalidValue, transformerName: name, value: json,
+                    message: "expected a string \"\(key)\" member")
             }
             return s
         }
@@ -288,23 +298,26 @@ enum BuiltIn {
         switch type {
         case "Date":
             guard let date = RFC3339.date(from: try field("iso")) else {
-                throw TransformError(code: .invalidValue, transformerName: name, value: json,
-                                     message: "\"iso\" is not an RFC 3339 date-time")
+                throw TransformError(
+                    code: .invalidValue, transformerName: name, value: json,
+                    message: "\"iso\" is not an RFC 3339 date-time")
             }
             return .date(date)
         case "Bytes":
             let text = try field("base64")
             guard let data = Base64.decode(text) else {
-                throw TransformError(code: .invalidValue, transformerName: name, value: json,
-                                     message: "\"base64\" is not base64 (RFC 4648 §4, padded)")
+                throw TransformError(
+                    code: .invalidValue, transformerName: name, value: json,
+                    message: "\"base64\" is not base64 (RFC 4648 §4, padded)")
             }
             return .binary(data)
         case "Pointer":
             _ = try field("className")
             return .string(try field("objectId"))
         default:
-            throw TransformError(code: .invalidValue, transformerName: name, value: json,
-                                 message: "unsupported __type \"\(type)\" (supported: Bytes, Date, Pointer)")
+            throw TransformError(
+                code: .invalidValue, transformerName: name, value: json,
+                message: "unsupported __type \"\(type)\" (supported: Bytes, Date, Pointer)")
         }
     }
 }

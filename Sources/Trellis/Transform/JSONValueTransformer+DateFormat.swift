@@ -32,8 +32,9 @@ extension JSONValueTransformer {
             forward: { json in
                 try BuiltIn.string(json, name, expecting: "a date string in the format \(format)").map { s in
                     guard let date = formatter.date(from: s) else {
-                        throw TransformError(code: .invalidValue, transformerName: name, value: json,
-                                             message: "not a date in the format \(format)")
+                        throw TransformError(
+                            code: .invalidValue, transformerName: name, value: json,
+                            message: "not a date in the format \(format)")
                     }
                     return .date(date)
                 }

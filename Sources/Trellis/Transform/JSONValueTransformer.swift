@@ -74,8 +74,9 @@ public struct JSONValueTransformer: Sendable {
     ///   there is no reverse; other failures as ``transformedValue(_:)``.
     public func reverseTransformedValue(_ value: AttributeValue) throws -> JSONValue {
         guard let reverse else {
-            throw TransformError(code: .notReversible, transformerName: name,
-                                 message: "has no reverse transformation, so \(value) cannot be written as JSON")
+            throw TransformError(
+                code: .notReversible, transformerName: name,
+                message: "has no reverse transformation, so \(value) cannot be written as JSON")
         }
         do {
             return try reverse(value)

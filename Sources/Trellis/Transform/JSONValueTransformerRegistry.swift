@@ -62,8 +62,9 @@ public struct JSONValueTransformerRegistry: Sendable {
     public func transformer(named name: String) throws -> JSONValueTransformer {
         if let transformer = transformers[name] { return transformer }
         let known = names.isEmpty ? "none" : names.joined(separator: ", ")
-        throw TransformError(code: .unknownTransformer, transformerName: name,
-                             message: "no value transformer of this name is registered; registered: \(known)")
+        throw TransformError(
+            code: .unknownTransformer, transformerName: name,
+            message: "no value transformer of this name is registered; registered: \(known)")
     }
 
     /// The transformer a bindings file describes: a string is a registered name
@@ -85,8 +86,9 @@ public struct JSONValueTransformerRegistry: Sendable {
         default:
             break
         }
-        throw TransformError(code: .invalidValue, transformerName: "", value: specification,
-                             message: "expected a transformer name or {\"dateFormat\": \"<format>\"}")
+        throw TransformError(
+            code: .invalidValue, transformerName: "", value: specification,
+            message: "expected a transformer name or {\"dateFormat\": \"<format>\"}")
     }
 
     /// The registered names, sorted.

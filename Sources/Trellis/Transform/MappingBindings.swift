@@ -55,8 +55,10 @@ public struct MappingBindings: Sendable {
     public var entityMappers: [String: EntityMapper]
     public var dictionaryTransformers: [String: DictionaryTransformer]
 
-    public init(transformers: JSONValueTransformerRegistry = .standard, entityMappers: [EntityMapper] = [],
-                dictionaryTransformers: [DictionaryTransformer] = []) {
+    public init(
+        transformers: JSONValueTransformerRegistry = .standard, entityMappers: [EntityMapper] = [],
+        dictionaryTransformers: [DictionaryTransformer] = []
+    ) {
         self.transformers = transformers
         self.entityMappers = Dictionary(entityMappers.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         self.dictionaryTransformers = Dictionary(dictionaryTransformers.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })

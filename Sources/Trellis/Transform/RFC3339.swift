@@ -171,11 +171,18 @@ public enum RFC3339 {
         guard count >= 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return nil }
         // Digit values; a non-digit byte wraps to 10 or more.
         @inline(__always) func digit(_ i: Int) -> UInt8 { b[i] &- 0x30 }
-        let y0 = digit(0), y1 = digit(1), y2 = digit(2), y3 = digit(3)
-        let m0 = digit(5), m1 = digit(6), d0 = digit(8), d1 = digit(9)
+        let y0 = digit(0)
+        let y1 = digit(1)
+        let y2 = digit(2)
+        let y3 = digit(3)
+        let m0 = digit(5)
+        let m1 = digit(6)
+        let d0 = digit(8)
+        let d1 = digit(9)
         guard max(max(max(y0, y1), max(y2, y3)), max(max(m0, m1), max(d0, d1))) < 10 else { return nil }
         let year = Int64(y0) &* 1000 &+ Int64(y1) &* 100 &+ Int64(y2) &* 10 &+ Int64(y3)
-        let month = Int64(m0 &* 10 &+ m1), day = Int64(d0 &* 10 &+ d1)
+        let month = Int64(m0 &* 10 &+ m1)
+        let day = Int64(d0 &* 10 &+ d1)
         guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else { return nil }
         let days = CivilDate.days(year: year, month: month, day: day)
         if count == 10 { return EpochInstant(validSeconds: days &* 86_400, fraction: 0, fractionDigits: 0) }
@@ -183,11 +190,18 @@ public enum RFC3339 {
         guard allowingTime, count >= 19 else { return nil }
         let separator = b[10]
         guard separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == UInt8(ascii: " "),
-              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":")
+            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":")
         else { return nil }
-        let h0 = digit(11), h1 = digit(12), n0 = digit(14), n1 = digit(15), s0 = digit(17), s1 = digit(18)
+        let h0 = digit(11)
+        let h1 = digit(12)
+        let n0 = digit(14)
+        let n1 = digit(15)
+        let s0 = digit(17)
+        let s1 = digit(18)
         guard max(max(h0, h1), max(max(n0, n1), max(s0, s1))) < 10 else { return nil }
-        let hour = Int64(h0 &* 10 &+ h1), minute = Int64(n0 &* 10 &+ n1), second = Int64(s0 &* 10 &+ s1)
+        let hour = Int64(h0 &* 10 &+ h1)
+        let minute = Int64(n0 &* 10 &+ n1)
+        let second = Int64(s0 &* 10 &+ s1)
         guard hour <= 23, minute <= 59, second <= 60 else { return nil }
 
         var i = 19
@@ -213,9 +227,13 @@ public enum RFC3339 {
                 // ±hh:mm or ±hhmm, and nothing after.
                 let length = count - i
                 guard length == 6 && b[i + 3] == UInt8(ascii: ":") || length == 5 else { return nil }
-                let oh0 = digit(i + 1), oh1 = digit(i + 2), om0 = digit(count - 2), om1 = digit(count - 1)
+                let oh0 = digit(i + 1)
+                let oh1 = digit(i + 2)
+                let om0 = digit(count - 2)
+                let om1 = digit(count - 1)
                 guard max(max(oh0, oh1), max(om0, om1)) < 10 else { return nil }
-                let offsetHour = Int64(oh0 &* 10 &+ oh1), offsetMinute = Int64(om0 &* 10 &+ om1)
+                let offsetHour = Int64(oh0 &* 10 &+ oh1)
+                let offsetMinute = Int64(om0 &* 10 &+ om1)
                 guard offsetHour <= 23, offsetMinute <= 59 else { return nil }
                 offset = offsetHour &* 3600 &+ offsetMinute &* 60
                 if sign == UInt8(ascii: "-") { offset = 0 &- offset }

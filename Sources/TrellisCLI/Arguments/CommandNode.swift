@@ -71,8 +71,10 @@ struct CommandNode {
         return node.run(arguments.dropFirst(), &context)
     }
 
-    private func run(_ command: any LeafCommand.Type, _ arguments: ArraySlice<String>,
-                     _ context: inout CommandContext) -> Int32 {
+    private func run(
+        _ command: any LeafCommand.Type, _ arguments: ArraySlice<String>,
+        _ context: inout CommandContext
+    ) -> Int32 {
         do {
             switch try ArgumentParser(spec: spec).parse(Array(arguments)) {
             case .help:

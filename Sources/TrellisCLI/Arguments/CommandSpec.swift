@@ -42,8 +42,10 @@ struct CommandSpec: Sendable {
     /// Options, in help order.
     var options: [OptionSpec]
 
-    init(name: String, abstract: String, discussion: String = "", arguments: [any ArgumentDeclaration] = [],
-         options: [any OptionDeclaration] = []) {
+    init(
+        name: String, abstract: String, discussion: String = "", arguments: [any ArgumentDeclaration] = [],
+        options: [any OptionDeclaration] = []
+    ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion

@@ -45,12 +45,15 @@ extension OptionKey where Value: OptionValue {
     ///   - allowsEmptyValue: accept `""` (a JSON key may be empty); otherwise `--name=` is bad usage.
     ///   - defaultDescription: for an `Optional` value whose absence the command resolves
     ///     (`--format`: by each file's extension), what that means, shown as `(default: …)`.
-    init(_ name: String, valueName: String, help: String, default defaultText: String? = nil,
-         defaultDescription: String? = nil, allowsEmptyValue: Bool = false) {
+    init(
+        _ name: String, valueName: String, help: String, default defaultText: String? = nil,
+        defaultDescription: String? = nil, allowsEmptyValue: Bool = false
+    ) {
         let absent: (any Sendable)? = defaultText == nil ? Value.absentValue : nil
-        spec = OptionSpec(name: name, valueName: valueName, help: help, allowedValues: Value.allowedValues,
-                          defaultText: defaultText, defaultDescription: defaultDescription, allowsEmptyValue: allowsEmptyValue,
-                          convert: { text in try Value(optionText: text) }, absentValue: absent)
+        spec = OptionSpec(
+            name: name, valueName: valueName, help: help, allowedValues: Value.allowedValues,
+            defaultText: defaultText, defaultDescription: defaultDescription, allowsEmptyValue: allowsEmptyValue,
+            convert: { text in try Value(optionText: text) }, absentValue: absent)
     }
 }
 
@@ -58,20 +61,22 @@ extension OptionKey {
     /// An option that may be given several times (`--where A --where B`): its values in
     /// command-line order, `[]` when not given.
     init<Element: OptionValue>(repeating name: String, valueName: String, help: String) where Value == [Element] {
-        spec = OptionSpec(name: name, valueName: valueName, help: help + " Repeatable.", allowedValues: Element.allowedValues,
-                          defaultText: nil, allowsEmptyValue: false,
-                          convert: { text throws(OptionValueError) in [try Element(optionText: text)] }, absentValue: [Element](),
-                          append: { values, text throws(OptionValueError) in
-                              ((values as? [Element]) ?? []) + [try Element(optionText: text)]
-                          })
+        spec = OptionSpec(
+            name: name, valueName: valueName, help: help + " Repeatable.", allowedValues: Element.allowedValues,
+            defaultText: nil, allowsEmptyValue: false,
+            convert: { text throws(OptionValueError) in [try Element(optionText: text)] }, absentValue: [Element](),
+            append: { values, text throws(OptionValueError) in
+                ((values as? [Element]) ?? []) + [try Element(optionText: text)]
+            })
     }
 }
 
 extension OptionKey where Value == Bool {
     /// A flag: `--name`, `true` when given.
     init(flag name: String, help: String) {
-        spec = OptionSpec(name: name, valueName: nil, help: help, allowedValues: nil, defaultText: nil,
-                          defaultDescription: nil, allowsEmptyValue: false, convert: { _ in true }, absentValue: false)
+        spec = OptionSpec(
+            name: name, valueName: nil, help: help, allowedValues: nil, defaultText: nil,
+            defaultDescription: nil, allowsEmptyValue: false, convert: { _ in true }, absentValue: false)
     }
 }
 

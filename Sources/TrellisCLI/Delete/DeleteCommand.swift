@@ -36,11 +36,13 @@ enum DeleteCommand: LeafCommand {
         }
         let start = Date()
         let opened = try QueryStore.open(arguments, environment: context.environment, readOnly: false)
-        let request = try QueryOptions.request(arguments, entity: opened.entity, model: opened.file.model,
-                                               bindings: opened.file.bindings, sorting: false)
+        let request = try QueryOptions.request(
+            arguments, entity: opened.entity, model: opened.file.model,
+            bindings: opened.file.bindings, sorting: false)
         let (counts, nullified) = try opened.run { () throws -> ([String: Int], Int) in
-            let objectContext = ObjectContext(store: opened.store, bindings: opened.file.bindings,
-                                              origin: arguments[local] ? .local : .import)
+            let objectContext = ObjectContext(
+                store: opened.store, bindings: opened.file.bindings,
+                origin: arguments[local] ? .local : .import)
             var counts: [String: Int] = [:]
             var nullified = 0
             for object in try objectContext.fetch(request) where !object.isDeleted {
@@ -56,8 +58,10 @@ enum DeleteCommand: LeafCommand {
             try objectContext.save()
             return (counts, nullified)
         }
-        context.stdout.write(summary(counts, nullified: nullified, model: opened.file.model, entity: opened.entity.name,
-                                     store: storeName(opened.storePath), seconds: Date().timeIntervalSince(start)))
+        context.stdout.write(
+            summary(
+                counts, nullified: nullified, model: opened.file.model, entity: opened.entity.name,
+                store: storeName(opened.storePath), seconds: Date().timeIntervalSince(start)))
     }
 
     /// ```
@@ -69,8 +73,10 @@ enum DeleteCommand: LeafCommand {
     /// ```
     /// The rows: the entities with deleted objects in model order, and the entity asked
     /// for (unless abstract) even with none.
-    static func summary(_ counts: [String: Int], nullified: Int, model: ObjectModel, entity: String, store: String,
-                        seconds: Double) -> String {
+    static func summary(
+        _ counts: [String: Int], nullified: Int, model: ObjectModel, entity: String, store: String,
+        seconds: Double
+    ) -> String {
         let names = model.entities.filter { counts[$0.name] != nil || ($0.name == entity && !$0.isAbstract) }.map(\.name)
         let width = max(6, names.map(\.count).max() ?? 0)
         func pad(_ s: String, _ n: Int, left: Bool) -> String {

@@ -41,7 +41,8 @@ extension ModelDiagram {
         for entity in model.resolvedEntities {
             let name = Self.html(entity.name)
             let header = entity.isAbstract ? "<b><i>\(name)</i></b> (abstract)" : "<b>\(name)</b>"
-            var table = "<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"4\">"
+            var table =
+                "<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"4\">"
                 + "<tr><td bgcolor=\"#e8e8e8\">\(header)</td></tr>"
             for row in rows(entity) {
                 var text = Self.html(row.attribute.name)
@@ -57,7 +58,8 @@ extension ModelDiagram {
         }
         for link in links {
             guard let destination = ids[link.destinationName] else { continue }
-            out += "    \(ids[link.source.name]!) -> \(destination) [dir=both, arrowtail=\(Self.arrow(link.sourceEnd)), "
+            out +=
+                "    \(ids[link.source.name]!) -> \(destination) [dir=both, arrowtail=\(Self.arrow(link.sourceEnd)), "
                 + "arrowhead=\(Self.arrow(link.destinationEnd)), label=<\(Self.html(link.label))>];\n"
         }
         for (parent, child) in inheritance {

@@ -51,7 +51,8 @@ extension ModelDiagram {
         }
         for link in links {
             guard let destination = ids[link.destinationName] else { continue }
-            out += "    \(ids[link.source.name]!) \(Self.mermaidLeft(link.sourceEnd))--\(Self.mermaidRight(link.destinationEnd)) "
+            out +=
+                "    \(ids[link.source.name]!) \(Self.mermaidLeft(link.sourceEnd))--\(Self.mermaidRight(link.destinationEnd)) "
                 + "\(destination) : \"\(Self.mermaidQuotable(link.label))\"\n"
         }
         for (parent, child) in inheritance {
@@ -104,22 +105,24 @@ extension ModelDiagram {
     /// `text` with the characters a quoted Mermaid string cannot hold replaced: `"` by
     /// `quote` (`'` in labels and comments), `%` and `\` by `_`.
     static func mermaidQuotable(_ text: String, quote: Character = "'") -> String {
-        String(text.map { c -> Character in
-            switch c {
-            case "\"": return quote
-            case "%", "\\": return "_"
-            default: return c
-            }
-        })
+        String(
+            text.map { c -> Character in
+                switch c {
+                case "\"": return quote
+                case "%", "\\": return "_"
+                default: return c
+                }
+            })
     }
 
     /// An attribute name as a Mermaid attribute-name token: `_` for each character that is
     /// not an ASCII letter, digit or `_`, and a leading `_` before a digit or a key word
     /// (`pk` → `_pk`).
     static func mermaidAttributeName(_ name: String) -> String {
-        var text = String(name.unicodeScalars.map { c -> Character in
-            c == "_" || ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) ? Character(c) : "_"
-        })
+        var text = String(
+            name.unicodeScalars.map { c -> Character in
+                c == "_" || ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) ? Character(c) : "_"
+            })
         if text.first.map({ $0.isNumber }) ?? true || mermaidKeys.contains(text.uppercased()) { text = "_" + text }
         return text
     }

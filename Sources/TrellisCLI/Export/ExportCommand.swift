@@ -98,7 +98,8 @@ enum ExportCommand: LeafCommand {
             pretty = arguments[ExportCommand.pretty]
             let outputPath = arguments[ExportCommand.output]
             self.outputPath = outputPath == "-" ? nil : outputPath
-            format = arguments[ExportCommand.format]
+            format =
+                arguments[ExportCommand.format]
                 ?? (InputFormat.inferred(for: outputPath ?? "-", given: nil) == .ndjson ? .ndjson : .json)
             nested = arguments[relationships] == .nested
             excludesPlaceholders = arguments[ExportCommand.placeholders] == .exclude

@@ -25,12 +25,14 @@ struct ExportRunner {
     var batchSize = 1000
 
     func run(stdout: inout any TextOutputStream) throws {
-        let (file, modelName) = try ModelLoading.load(options.modelPath, orRecordedIn: options.storePath, bindings: options.bindingsPath,
-                                                      environment: environment)
+        let (file, modelName) = try ModelLoading.load(
+            options.modelPath, orRecordedIn: options.storePath, bindings: options.bindingsPath,
+            environment: environment)
         let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: modelName)
         let request = try QueryOptions.request(options.arguments, entity: entity, model: file.model, bindings: file.bindings)
-        let store = try ExportRunner.openStore(options.storePath, model: file.model, environment: environment,
-                                               busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        let store = try ExportRunner.openStore(
+            options.storePath, model: file.model, environment: environment,
+            busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         let context = ObjectContext(store: store, bindings: file.bindings)
         var exportOptions = ExportOptions()
         exportOptions.relationshipStyle = options.nested ? .nested : .identifiers
@@ -49,8 +51,10 @@ struct ExportRunner {
     }
 
     /// Streams the export into `sink`, turning store and export errors into ``CommandError``s.
-    private func export(_ exporter: ObjectExporter, _ request: ObjectFetchRequest, _ format: ObjectExporter.TextFormat,
-                        to sink: (Data) throws -> Void) throws {
+    private func export(
+        _ exporter: ObjectExporter, _ request: ObjectFetchRequest, _ format: ObjectExporter.TextFormat,
+        to sink: (Data) throws -> Void
+    ) throws {
         let isPostgres = PostgresStore.isConnectionString(options.storePath)
         do {
             // One read transaction: the objects and every related object come from one
@@ -65,8 +69,10 @@ struct ExportRunner {
     }
 
     /// The store at `path`, which must exist, opened read-only without writing the file.
-    static func openStore(_ path: String, model: ObjectModel, environment: CommandEnvironment,
-                          busyTimeoutMilliseconds: Int, readOnly: Bool = true) throws -> any PersistentStore {
+    static func openStore(
+        _ path: String, model: ObjectModel, environment: CommandEnvironment,
+        busyTimeoutMilliseconds: Int, readOnly: Bool = true
+    ) throws -> any PersistentStore {
         if PostgresStore.isConnectionString(path) {
             return try PostgresStoreOpening.open(path, model: model, readOnly: readOnly)
         }
@@ -79,17 +85,21 @@ struct ExportRunner {
             throw CommandError(.store, "\(path): no such store")
         }
         try StoreLocation.checkExisting(storeURL, path: path)
-        return try StoreOpening.open(storeURL, path: path, model: model, readOnly: readOnly, migrationPolicy: .inWriteTransactions,
-                                     busyTimeoutMilliseconds: busyTimeoutMilliseconds, notes: environment.notes)
+        return try StoreOpening.open(
+            storeURL, path: path, model: model, readOnly: readOnly, migrationPolicy: .inWriteTransactions,
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds, notes: environment.notes)
     }
 
     /// `text` as a value of `attribute`: through its value transformer when it has one
     /// (and the transformer accepts the text), else coerced to the attribute's type.
     /// - Throws: ``CommandError`` naming the attribute and its type.
-    static func value(_ text: String, for attribute: AttributeDescription, in entity: ResolvedEntity,
-                      bindings: MappingBindings) throws -> AttributeValue? {
+    static func value(
+        _ text: String, for attribute: AttributeDescription, in entity: ResolvedEntity,
+        bindings: MappingBindings
+    ) throws -> AttributeValue? {
         if let name = attribute.transformerName, let transformer = try? bindings.transformers.transformer(named: name),
-           let value = try? transformer.forward(.string(text)) {
+            let value = try? transformer.forward(.string(text))
+        {
             return value
         }
         if attribute.type == .json {
@@ -99,8 +109,10 @@ struct ExportRunner {
         do {
             return try JSONCoercion.value(from: .string(text), as: attribute.type)
         } catch {
-            throw CommandError(.unknownName, "--where: cannot compare \(entity.name).\(attribute.name) (\(attribute.type)) "
-                                   + "with \"\(text)\": \(error)")
+            throw CommandError(
+                .unknownName,
+                "--where: cannot compare \(entity.name).\(attribute.name) (\(attribute.type)) "
+                    + "with \"\(text)\": \(error)")
         }
     }
 }

@@ -80,7 +80,8 @@ struct ChainedImportSource: ImportSource {
         var components = path.components[...]
         var index = 0
         if tagsInputs, case .key(let key)? = components.first, key.hasPrefix(ChainedImportSource.marker),
-           let i = Int(key.dropFirst(ChainedImportSource.marker.count)), readers.indices.contains(i) {
+            let i = Int(key.dropFirst(ChainedImportSource.marker.count)), readers.indices.contains(i)
+        {
             index = i
             components = components.dropFirst()
         }

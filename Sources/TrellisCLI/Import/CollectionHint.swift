@@ -56,13 +56,17 @@ struct CollectionHint {
                 switch value {
                 case .array(let elements):
                     let found = match(wanted, in: elements)
-                    consider(found, depth: path.count, "its array at '\(relative)' has \(objects(found.count)) with \(keys): "
-                             + "did you mean --at \(JSONKeyPath(components: base + path))?")
+                    consider(
+                        found, depth: path.count,
+                        "its array at '\(relative)' has \(objects(found.count)) with \(keys): "
+                            + "did you mean --at \(JSONKeyPath(components: base + path))?")
                 case .object(let members):
                     let found = match(wanted, in: members.values)
-                    consider(found, depth: path.count, suggestion(at: base + path).map {
-                        "its object at '\(relative)' has \(objects(found.count)) with \(keys): did you mean \($0)"
-                    })
+                    consider(
+                        found, depth: path.count,
+                        suggestion(at: base + path).map {
+                            "its object at '\(relative)' has \(objects(found.count)) with \(keys): did you mean \($0)"
+                        })
                     if path.count < CollectionHint.maximumDepth { queue.append((path, members)) }
                 default:
                     break
@@ -83,7 +87,8 @@ struct CollectionHint {
 
         func isBetter(than other: Match) -> Bool {
             // mappedKeys / count > other.mappedKeys / other.count, then more objects.
-            let mine = mappedKeys * other.count, theirs = other.mappedKeys * count
+            let mine = mappedKeys * other.count
+            let theirs = other.mappedKeys * count
             return mine != theirs ? mine > theirs : count > other.count
         }
     }

@@ -20,7 +20,8 @@ struct IdentityWarning {
     /// found), or the store holds none of its objects.
     static func before(importing name: String, model: ObjectModel, store: any PersistentStore) throws -> IdentityWarning? {
         guard let entity = model.entity(named: name),
-              entity.kindNames.allSatisfy({ model.entity(named: $0)?.identityAttributeIndexes.isEmpty ?? true }) else { return nil }
+            entity.kindNames.allSatisfy({ model.entity(named: $0)?.identityAttributeIndexes.isEmpty ?? true })
+        else { return nil }
         let count = try store.read { try $0.count(entity: name, matching: nil) }
         return count > 0 ? IdentityWarning(entity: name, storedBefore: count) : nil
     }
@@ -34,7 +35,8 @@ struct IdentityWarning {
         let objects = inserted == 1 ? "1 object was" : "\(inserted) objects were"
         let verb = report.isDryRun ? (inserted == 1 ? "1 object would be" : "\(inserted) objects would be") : objects
         let held = storedBefore == 1 ? "1 \(entity)" : "\(storedBefore) \(entity)s"
-        let fix = recordedModel
+        let fix =
+            recordedModel
             ? "write the recorded model out with 'trellis model convert \(storePath) -o model.json', add \"identityAttributes\" "
                 + "to \(entity) there, and import with --model model.json"
             : "add \"identityAttributes\" to \(entity) in the model"

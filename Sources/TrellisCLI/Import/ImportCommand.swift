@@ -45,8 +45,9 @@ enum ImportCommand: LeafCommand {
         options: [
             model,
             CommonOptions.entity.with(help: "The entity of the imported objects."),
-            CommonOptions.store.with(help: "The store: an SQLite file, or a PostgreSQL connection string (postgresql://user@host/dbname); "
-                                     + "created when missing."),
+            CommonOptions.store.with(
+                help: "The store: an SQLite file, or a PostgreSQL connection string (postgresql://user@host/dbname); "
+                    + "created when missing."),
             CommonOptions.busyTimeout,
             at, keyAttribute, valueKey, InputFormat.option, report, dryRun, local,
             CommonOptions.bindings,

@@ -3,7 +3,6 @@ import Trellis
 import TrellisModelFile
 import TrellisPostgres
 
-
 /// The model a `trellis import` uses, and the text the store records of it:
 ///
 /// - `--model` when given (it always wins over a recorded model);
@@ -32,8 +31,10 @@ struct ImportModel {
     /// - Throws: ``CommandError``: `.invalidModel` (the model file, or a store that records
     ///   none), `.invalidInput` (no objects to infer from), `.importFailed` (a value that
     ///   conflicts with the recorded model).
-    static func resolve(_ options: ImportCommand.Options, inputs: [InputFile], storeURL: URL,
-                        environment: CommandEnvironment) throws -> ImportModel {
+    static func resolve(
+        _ options: ImportCommand.Options, inputs: [InputFile], storeURL: URL,
+        environment: CommandEnvironment
+    ) throws -> ImportModel {
         if let modelPath = options.modelPath {
             let loaded = try ModelLoading.load(modelPath, bindings: options.bindingsPath, environment: environment)
             return ImportModel(loaded: loaded, record: text(of: loaded.modelFile), origin: .file)
@@ -42,13 +43,15 @@ struct ImportModel {
         reading.keyAttribute = options.keyAttribute
         reading.valueKey = options.valueKey
         // A PostgreSQL store exists once its schema holds the store's tables.
-        let storeExists = PostgresStore.isConnectionString(options.storePath)
+        let storeExists =
+            PostgresStore.isConnectionString(options.storePath)
             ? try RecordedModel.text(postgres: options.storePath) != nil
             : FileManager.default.fileExists(atPath: storeURL.path)
         guard storeExists else {
             let inferred = try reading.infer()
-            return ImportModel(loaded: LoadedModel(file: inferred.file, store: options.storePath), record: text(of: inferred.file),
-                               origin: .inferred, readsMembers: inferred.isKeyedCollection)
+            return ImportModel(
+                loaded: LoadedModel(file: inferred.file, store: options.storePath), record: text(of: inferred.file),
+                origin: .inferred, readsMembers: inferred.isKeyedCollection)
         }
         let recorded = try ModelLoading.load(options.storePath, environment: environment)
         reading.knownEntities = KnownEntity.entities(of: recorded.model)
@@ -60,11 +63,13 @@ struct ImportModel {
             throw CommandError(.importFailed, reading.describe(error))
         }
         if extended.changes.isEmpty {
-            return ImportModel(loaded: recorded, record: text(of: recorded.modelFile), origin: .recorded,
-                               readsMembers: inferred.isKeyedCollection)
+            return ImportModel(
+                loaded: recorded, record: text(of: recorded.modelFile), origin: .recorded,
+                readsMembers: inferred.isKeyedCollection)
         }
-        return ImportModel(loaded: LoadedModel(file: extended.file, store: options.storePath), record: text(of: extended.file),
-                           origin: .extended(extended.changes), readsMembers: inferred.isKeyedCollection)
+        return ImportModel(
+            loaded: LoadedModel(file: extended.file, store: options.storePath), record: text(of: extended.file),
+            origin: .extended(extended.changes), readsMembers: inferred.isKeyedCollection)
     }
 
     static func text(of file: ModelFile) -> String { String(decoding: file.data(), as: UTF8.self) }
@@ -77,13 +82,15 @@ struct ImportModel {
         case .file:
             return nil
         case .inferred:
-            return dryRun ? "model: inferred from the payload (dry run: not recorded)"
+            return dryRun
+                ? "model: inferred from the payload (dry run: not recorded)"
                 : "model: inferred from the payload (\(ModelCommand.counts(loaded.model))) and recorded in \(store); \(show)"
         case .recorded:
             return "model: the one recorded in \(store)"
         case .extended(let changes):
             let list = changes.map(\.description).joined(separator: ", ")
-            return dryRun ? "model: the one recorded in \(store), which the payload would extend: \(list) (dry run: not recorded)"
+            return dryRun
+                ? "model: the one recorded in \(store), which the payload would extend: \(list) (dry run: not recorded)"
                 : "model: the one recorded in \(store), extended: \(list); \(show)"
         }
     }
@@ -125,7 +132,8 @@ extension InputFile {
         let url = directory.appendingPathComponent("\(InputFile.spoolPrefix)\(getpid())-\(UUID().uuidString).json")
         let what = self.url == nil ? "standard input" : "the input"
         guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let out = try? FileHandle(forWritingTo: url) else {
+            let out = try? FileHandle(forWritingTo: url)
+        else {
             throw CommandError(.invalidInput, "\(name): cannot copy \(what) to a temporary file")
         }
         defer { try? out.close() }

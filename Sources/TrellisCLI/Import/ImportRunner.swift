@@ -56,9 +56,10 @@ struct ImportRunner {
 
         let makeReaders = {
             inputs.map { input in
-                InputElementReader(input: input, at: options.at, lines: input.readsLines(format: options.format),
-                                   alwaysMembers: options.keyAttribute != nil || resolved.readsMembers,
-                                   valueKey: options.valueKey, entityName: entity.name)
+                InputElementReader(
+                    input: input, at: options.at, lines: input.readsLines(format: options.format),
+                    alwaysMembers: options.keyAttribute != nil || resolved.readsMembers,
+                    valueKey: options.valueKey, entityName: entity.name)
             }
         }
         let readers = makeReaders()
@@ -69,11 +70,13 @@ struct ImportRunner {
 
         let report: ImportReport
         if isPostgres {
-            report = try importIntoPostgres(from: readers, makeReaders: makeReaders, rereadable: !inputs.contains(where: \.isStandardInput),
-                                            model: file, record: resolved.record, entity: entity.name, progress: progress)
+            report = try importIntoPostgres(
+                from: readers, makeReaders: makeReaders, rereadable: !inputs.contains(where: \.isStandardInput),
+                model: file, record: resolved.record, entity: entity.name, progress: progress)
         } else {
-            report = try importIntoSQLite(from: readers, makeReaders: makeReaders, inputs: inputs, storeURL: storeURL,
-                                          resolved: resolved, entity: entity.name, progress: progress)
+            report = try importIntoSQLite(
+                from: readers, makeReaders: makeReaders, inputs: inputs, storeURL: storeURL,
+                resolved: resolved, entity: entity.name, progress: progress)
         }
         progress.finish()
         let elapsed = ContinuousClock.now - started
@@ -82,24 +85,29 @@ struct ImportRunner {
             return ImportSummary.json(report, model: file.model, imported: entity.name, seconds: seconds, origin: resolved.reportName)
         }
         let storeName = isPostgres ? PostgresStoreOpening.name(options.storePath) : options.storePath
-        let text = ImportSummary.text(report, model: file.model, imported: entity.name, files: options.inputs.count,
-                                      store: storeName, seconds: seconds)
+        let text = ImportSummary.text(
+            report, model: file.model, imported: entity.name, files: options.inputs.count,
+            store: storeName, seconds: seconds)
         return text + (resolved.summaryLine(store: storeName, dryRun: options.dryRun).map { $0 + "\n" } ?? "")
     }
 
     /// Imports into the SQLite store at `storeURL`: an existing one in one transaction; a new
     /// one built under a private name and published complete (``StagedStore``).
-    private func importIntoSQLite(from readers: [InputElementReader], makeReaders: () -> [InputElementReader], inputs: [InputFile],
-                                  storeURL: URL, resolved: ImportModel, entity: String, progress: ProgressBar) throws -> ImportReport {
+    private func importIntoSQLite(
+        from readers: [InputElementReader], makeReaders: () -> [InputElementReader], inputs: [InputFile],
+        storeURL: URL, resolved: ImportModel, entity: String, progress: ProgressBar
+    ) throws -> ImportReport {
         let file = resolved.loaded
         if !options.dryRun { StagedStore.removeAbandoned(for: storeURL) }
         let report: ImportReport
         if FileManager.default.fileExists(atPath: storeURL.path) {
-            report = try importObjects(from: readers, into: storeURL, model: file, record: resolved.record, entity: entity,
-                                       progress: progress)
+            report = try importObjects(
+                from: readers, into: storeURL, model: file, record: resolved.record, entity: entity,
+                progress: progress)
         } else if options.dryRun {
-            report = try importObjects(from: readers, into: nil, model: file, record: resolved.record, entity: entity,
-                                       progress: progress)
+            report = try importObjects(
+                from: readers, into: nil, model: file, record: resolved.record, entity: entity,
+                progress: progress)
         } else {
             // A new store is built under a private name and published complete (StagedStore).
             let staged = StagedStore(for: storeURL)
@@ -107,8 +115,9 @@ struct ImportRunner {
             defer { Interruption.removeCleanup(removal) }
             var published: ImportReport?
             do {
-                let built = try importObjects(from: readers, into: staged.url, model: file, record: resolved.record,
-                                              entity: entity, progress: progress, migrationPolicy: .onOpen)
+                let built = try importObjects(
+                    from: readers, into: staged.url, model: file, record: resolved.record,
+                    entity: entity, progress: progress, migrationPolicy: .onOpen)
                 try staged.publish(path: options.storePath)
                 published = built
             } catch is StagedStore.DestinationExists {
@@ -122,12 +131,15 @@ struct ImportRunner {
             } else {
                 // Another import created the store while this one ran: import again, into it.
                 guard !inputs.contains(where: \.isStandardInput) else {
-                    throw CommandError(.store, "\(options.storePath): another process created the store while this import "
-                                       + "read standard input; nothing was written (run the import again)")
+                    throw CommandError(
+                        .store,
+                        "\(options.storePath): another process created the store while this import "
+                            + "read standard input; nothing was written (run the import again)")
                 }
                 Interruption.show(progress)
-                report = try importObjects(from: makeReaders(), into: storeURL, model: file, record: resolved.record,
-                                           entity: entity, progress: progress)
+                report = try importObjects(
+                    from: makeReaders(), into: storeURL, model: file, record: resolved.record,
+                    entity: entity, progress: progress)
             }
         }
         return report
@@ -137,9 +149,11 @@ struct ImportRunner {
     /// creates or migrates its tables (so a failed import or a dry run changes nothing). A
     /// transaction that conflicts with a concurrent import is run again from the first byte
     /// of every file (standard input cannot be read twice: the conflict is reported).
-    private func importIntoPostgres(from readers: [InputElementReader], makeReaders: @escaping () -> [InputElementReader],
-                                    rereadable: Bool, model file: LoadedModel, record: String, entity: String,
-                                    progress: ProgressBar) throws -> ImportReport {
+    private func importIntoPostgres(
+        from readers: [InputElementReader], makeReaders: @escaping () -> [InputElementReader],
+        rereadable: Bool, model file: LoadedModel, record: String, entity: String,
+        progress: ProgressBar
+    ) throws -> ImportReport {
         let store = try PostgresStoreOpening.open(options.storePath, model: file.model, readOnly: false, modelRecord: record)
         var source = ChainedImportSource(readers: readers, progress: progress, makeReaders: rereadable ? makeReaders : nil)
         var importOptions = ImportOptions()
@@ -164,8 +178,10 @@ struct ImportRunner {
             _ = try ModelLoading.attribute(name, of: entity, option: "--key-attribute") { "--key-attribute \($0)" }
             let mapped = entity.attributeMappings.map { entity.attributes[$0.index].name }
             guard mapped.contains(name) else {
-                throw CommandError(.unknownName, "--key-attribute: '\(name)' is not a mapped attribute of \(entity.name) "
-                                       + "(it has no JSON key path); mapped attributes: " + (mapped.isEmpty ? "none" : mapped.joined(separator: ", ")))
+                throw CommandError(
+                    .unknownName,
+                    "--key-attribute: '\(name)' is not a mapped attribute of \(entity.name) "
+                        + "(it has no JSON key path); mapped attributes: " + (mapped.isEmpty ? "none" : mapped.joined(separator: ", ")))
             }
         }
         return entity
@@ -180,14 +196,17 @@ struct ImportRunner {
     /// real import's, from the migrated store, and the file keeps every byte. A store being
     /// created (staged, private) gets its schema when it opens.
     /// `record` is the model file text the store records.
-    private func importObjects(from readers: [InputElementReader], into url: URL?, model file: LoadedModel, record: String,
-                               entity: String, progress: ProgressBar,
-                               migrationPolicy: SQLiteStore.MigrationPolicy = .inWriteTransactions) throws -> ImportReport {
+    private func importObjects(
+        from readers: [InputElementReader], into url: URL?, model file: LoadedModel, record: String,
+        entity: String, progress: ProgressBar,
+        migrationPolicy: SQLiteStore.MigrationPolicy = .inWriteTransactions
+    ) throws -> ImportReport {
         let store: any PersistentStore
         if let url {
-            let sqliteStore = try StoreOpening.open(url, path: options.storePath, model: file.model, migrationPolicy: migrationPolicy,
-                                                    busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, modelRecord: record,
-                                                    notes: environment.notes, repairs: !options.dryRun)
+            let sqliteStore = try StoreOpening.open(
+                url, path: options.storePath, model: file.model, migrationPolicy: migrationPolicy,
+                busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, modelRecord: record,
+                notes: environment.notes, repairs: !options.dryRun)
             sqliteStore.reportWaits { [progress] waited in progress.waiting(waited) }
             store = sqliteStore
         } else {
@@ -201,7 +220,9 @@ struct ImportRunner {
         importOptions.origin = options.local ? .local : .import
         let context = ObjectContext(store: store, bindings: file.bindings)
         do {
-            let warning = url == nil || migrationPolicy == .onOpen ? nil
+            let warning =
+                url == nil || migrationPolicy == .onOpen
+                ? nil
                 : try IdentityWarning.before(importing: entity, model: file.model, store: store)
             let report = try context.importObjects(from: &source, entity: entity, options: importOptions)
             if let text = warning?.message(after: report, recordedModel: options.modelPath == nil, storePath: options.storePath) {
@@ -218,11 +239,14 @@ struct ImportRunner {
 
     /// The hint for a required value missing from a collection read as one object
     /// (``CollectionHint``: `did you mean --at statuses?`), or nil.
-    private func hint(for error: ImportError, in source: ChainedImportSource, entity name: String,
-                      model: ObjectModel) -> String? {
+    private func hint(
+        for error: ImportError, in source: ChainedImportSource, entity name: String,
+        model: ObjectModel
+    ) -> String? {
         guard error.code == .missingRequiredValue, let entity = model.entity(named: name),
-              let (reader, path) = source.input(of: error.path), let collectionPath = reader.wholeCollectionPath,
-              path.components.starts(with: collectionPath.components), let collection = reader.wholeCollection() else { return nil }
+            let (reader, path) = source.input(of: error.path), let collectionPath = reader.wholeCollectionPath,
+            path.components.starts(with: collectionPath.components), let collection = reader.wholeCollection()
+        else { return nil }
         let hint = CollectionHint(entity: entity, at: options.at)
         return hint.hint(collection: collection, wanted: hint.wantedKeyPaths(missing: error.property))
     }

@@ -17,19 +17,23 @@ enum ImportSummary {
     /// Status           115         0          0         0
     /// imported 100 elements from 1 file into trellis.sqlite in 0.08 s
     /// ```
-    static func text(_ report: ImportReport, model: ObjectModel, imported: String, files: Int, store: String,
-                     seconds: Double) -> String {
+    static func text(
+        _ report: ImportReport, model: ObjectModel, imported: String, files: Int, store: String,
+        seconds: Double
+    ) -> String {
         let names = entities(report, model: model, imported: imported)
         let width = max(6, names.map(\.count).max() ?? 0)
         func pad(_ s: String, _ n: Int, left: Bool) -> String {
             let fill = String(repeating: " ", count: max(0, n - s.count))
             return left ? s + fill : fill + s
         }
-        var text = pad("entity", width, left: true) + pad("inserted", 10, left: false) + pad("updated", 10, left: false)
+        var text =
+            pad("entity", width, left: true) + pad("inserted", 10, left: false) + pad("updated", 10, left: false)
             + pad("unchanged", 11, left: false) + pad("deleted", 10, left: false) + "\n"
         for name in names {
             let c = report.counts(for: name)
-            text += pad(name, width, left: true) + pad(String(c.inserted), 10, left: false) + pad(String(c.updated), 10, left: false)
+            text +=
+                pad(name, width, left: true) + pad(String(c.inserted), 10, left: false) + pad(String(c.updated), 10, left: false)
                 + pad(String(c.unchanged), 11, left: false) + pad(String(c.deleted), 10, left: false) + "\n"
         }
         if let skipped = skippedNulls(report) { text += skipped + "\n" }
@@ -62,8 +66,12 @@ enum ImportSummary {
         var entities = JSONObject()
         for name in self.entities(report, model: model, imported: imported) {
             let c = report.counts(for: name)
-            entities.append(key: name, value: ["inserted": JSONValue(c.inserted), "updated": JSONValue(c.updated),
-                                               "unchanged": JSONValue(c.unchanged), "deleted": JSONValue(c.deleted)])
+            entities.append(
+                key: name,
+                value: [
+                    "inserted": JSONValue(c.inserted), "updated": JSONValue(c.updated),
+                    "unchanged": JSONValue(c.unchanged), "deleted": JSONValue(c.deleted),
+                ])
         }
         let rounded = (seconds * 1000).rounded() / 1000
         var object = JSONObject()

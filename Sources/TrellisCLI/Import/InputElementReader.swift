@@ -66,8 +66,10 @@ final class InputElementReader {
     /// - Parameters:
     ///   - alwaysMembers: read an object as an object of objects (`--key-attribute`).
     ///   - entityName: the entity imported, for error messages.
-    init(input: InputFile, at: JSONKeyPath?, lines: Bool, alwaysMembers: Bool, valueKey: String?,
-         entityName: String) {
+    init(
+        input: InputFile, at: JSONKeyPath?, lines: Bool, alwaysMembers: Bool, valueKey: String?,
+        entityName: String
+    ) {
         self.input = input
         self.lines = lines
         self.at = at
@@ -79,7 +81,8 @@ final class InputElementReader {
             totalBytes = stat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
         } else {
             let descriptor = input.standardInput.fileDescriptor
-            totalBytes = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+            totalBytes =
+                fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
                 ? max(0, Int(info.st_size) - max(0, Int(lseek(descriptor, 0, SEEK_CUR)))) : nil
         }
     }

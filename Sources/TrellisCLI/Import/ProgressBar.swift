@@ -109,7 +109,8 @@ final class ProgressBar: @unchecked Sendable {
         let fraction = total > 0 ? min(1, Double(bytes) / Double(total)) : 0
         let width = 30
         let filled = Int(fraction * Double(width))
-        let bar = String(repeating: "=", count: max(0, filled - 1)) + (filled > 0 ? ">" : "")
+        let bar =
+            String(repeating: "=", count: max(0, filled - 1)) + (filled > 0 ? ">" : "")
             + String(repeating: " ", count: width - filled)
         let rate = seconds > 0 ? Int(Double(objects) / seconds) : 0
         var eta = "--:--"

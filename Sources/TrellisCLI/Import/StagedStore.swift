@@ -41,9 +41,12 @@ struct StagedStore {
     func publish(path: String) throws {
         let fileManager = FileManager.default
         if let attributes = try? fileManager.attributesOfItem(atPath: url.path + "-wal"),
-           (attributes[.size] as? NSNumber)?.intValue ?? 0 > 0 {
-            throw CommandError(.store, "\(path): cannot create the store: SQLite left its write-ahead log "
-                               + "\(url.lastPathComponent)-wal behind after closing the new store")
+            (attributes[.size] as? NSNumber)?.intValue ?? 0 > 0
+        {
+            throw CommandError(
+                .store,
+                "\(path): cannot create the store: SQLite left its write-ahead log "
+                    + "\(url.lastPathComponent)-wal behind after closing the new store")
         }
         if link(url.path, destination.path) == 0 {
             remove()

@@ -41,8 +41,9 @@ struct InferenceReading {
         for input in inputs {
             try InputCheck.check(input)
             let lines = input.readsLines(format: format)
-            let reader = InputElementReader(input: input, at: at, lines: lines, alwaysMembers: keyAttribute != nil,
-                                            valueKey: valueKey, entityName: entity)
+            let reader = InputElementReader(
+                input: input, at: at, lines: lines, alwaysMembers: keyAttribute != nil,
+                valueKey: valueKey, entityName: entity)
             readers.byName[input.name] = reader
             var count = 0
             do {
@@ -80,7 +81,8 @@ struct InferenceReading {
     /// a recorded model with its result.
     func describe(_ error: ModelInferenceError) -> String {
         guard let source = error.source, let path = error.path, let reader = readers.byName[source], reader.lines,
-              case .index(let record)? = path.components.first, let line = reader.line(ofRecord: record) else {
+            case .index(let record)? = path.components.first, let line = reader.line(ofRecord: record)
+        else {
             return error.description
         }
         return "\(source):\(line): \(path): \(error.message)"

@@ -22,8 +22,9 @@ enum CountCommand: LeafCommand {
 
     static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
         let opened = try QueryStore.open(arguments, environment: context.environment)
-        let request = try QueryOptions.request(arguments, entity: opened.entity, model: opened.file.model,
-                                               bindings: opened.file.bindings, sorting: false)
+        let request = try QueryOptions.request(
+            arguments, entity: opened.entity, model: opened.file.model,
+            bindings: opened.file.bindings, sorting: false)
         let count = try opened.run { try ObjectContext(store: opened.store, bindings: opened.file.bindings).count(request) }
         context.stdout.write("\(count)\n")
     }
@@ -41,12 +42,14 @@ struct QueryStore {
     /// `readOnly: false` (`delete`): opened for writing; the store must exist all the same.
     static func open(_ arguments: ParsedArguments, environment: CommandEnvironment, readOnly: Bool = true) throws -> QueryStore {
         let storePath = arguments[CommonOptions.store]
-        let (file, modelName) = try ModelLoading.load(arguments[CommonOptions.storeModel], orRecordedIn: storePath,
-                                                      bindings: arguments[CommonOptions.bindings], environment: environment)
+        let (file, modelName) = try ModelLoading.load(
+            arguments[CommonOptions.storeModel], orRecordedIn: storePath,
+            bindings: arguments[CommonOptions.bindings], environment: environment)
         let entity = try ModelLoading.entity(arguments[CommonOptions.entity], in: file.model, modelPath: modelName)
         let timeout = arguments[CommonOptions.busyTimeout].milliseconds
-        let store = try ExportRunner.openStore(storePath, model: file.model, environment: environment, busyTimeoutMilliseconds: timeout,
-                                              readOnly: readOnly)
+        let store = try ExportRunner.openStore(
+            storePath, model: file.model, environment: environment, busyTimeoutMilliseconds: timeout,
+            readOnly: readOnly)
         return QueryStore(file: file, entity: entity, store: store, storePath: storePath, busyTimeoutMilliseconds: timeout)
     }
 

@@ -20,23 +20,30 @@ enum QueryOptions {
     ///   entity (naming the column in the `--where` text), a bad sort key, a negative limit
     ///   or offset; ``CommandError`` for an `ATTRIBUTE=VALUE` whose attribute is unknown or
     ///   whose value does not fit.
-    static func request(_ arguments: ParsedArguments, entity: ResolvedEntity, model: ObjectModel,
-                        bindings: MappingBindings, sorting: Bool = true) throws -> ObjectFetchRequest {
+    static func request(
+        _ arguments: ParsedArguments, entity: ResolvedEntity, model: ObjectModel,
+        bindings: MappingBindings, sorting: Bool = true
+    ) throws -> ObjectFetchRequest {
         var predicates: [ObjectPredicate] = []
         for text in arguments[wheres] {
             let predicate = try condition(text, entity: entity, model: model, bindings: bindings)
             do {
                 _ = try ObjectFetchRequest(entity: entity.name, predicate: predicate).resolved(in: model)
             } catch let error as QueryError {
-                let hint = error.code == .unknownProperty ? error.keyPath.flatMap {
-                    PropertySuggestion.hint(forJSONKeyPath: $0, from: entity, model: model)
-                } : nil
+                let hint =
+                    error.code == .unknownProperty
+                    ? error.keyPath.flatMap {
+                        PropertySuggestion.hint(forJSONKeyPath: $0, from: entity, model: model)
+                    } : nil
                 throw UsageError("invalid predicate for '--where' (\(text)): \(error)" + (hint.map { "; " + $0 } ?? ""))
             }
             predicates.append(predicate)
         }
-        var request = ObjectFetchRequest(entity: entity.name, predicate: predicates.isEmpty ? nil
-                                         : predicates.count == 1 ? predicates[0] : .and(predicates))
+        var request = ObjectFetchRequest(
+            entity: entity.name,
+            predicate: predicates.isEmpty
+                ? nil
+                : predicates.count == 1 ? predicates[0] : .and(predicates))
         if sorting {
             if let limit = arguments[limit] {
                 guard limit >= 0 else { throw UsageError("invalid value '\(limit)' for '--limit'; expected 0 or more") }
@@ -61,17 +68,22 @@ enum QueryOptions {
     /// One `--where` text: `ATTRIBUTE=VALUE` when the text before its first `=` (not part
     /// of `==`, `!=`, `<=`, `>=`) names an attribute, or an attribute through to-one
     /// relationships (`user.screenName=jack`); otherwise a predicate.
-    static func condition(_ text: String, entity: ResolvedEntity, model: ObjectModel,
-                          bindings: MappingBindings) throws -> ObjectPredicate {
+    static func condition(
+        _ text: String, entity: ResolvedEntity, model: ObjectModel,
+        bindings: MappingBindings
+    ) throws -> ObjectPredicate {
         if let (lhs, rhs) = legacySplit(text) {
             if let (owner, attribute) = attribute(at: lhs, from: entity, model: model) {
                 let value = rhs == "null" || rhs == "nil" ? nil : try ExportRunner.value(rhs, for: attribute, in: owner, bindings: bindings)
                 return .compare(lhs, .equal, value.map { .value($0) } ?? .null)
             }
             if lhs.contains("."), lhs.allSatisfy({ isNameCharacter($0) || $0 == "." }),
-               let path = PropertySuggestion.propertyPath(forJSONKeyPath: lhs, from: entity, model: model), path != lhs {
-                throw CommandError(.unknownName, "--where: '\(lhs)' is not a property path of \(entity.name), but the JSON key path "
-                                   + "of \(path): did you mean --where " + Suggestion.shellQuoted("\(path)=\(rhs)") + "?")
+                let path = PropertySuggestion.propertyPath(forJSONKeyPath: lhs, from: entity, model: model), path != lhs
+            {
+                throw CommandError(
+                    .unknownName,
+                    "--where: '\(lhs)' is not a property path of \(entity.name), but the JSON key path "
+                        + "of \(path): did you mean --where " + Suggestion.shellQuoted("\(path)=\(rhs)") + "?")
             }
             if lhs.allSatisfy(isNameCharacter) {
                 // Throws the list of attributes, or the attribute mapped to a JSON key given instead.
@@ -96,7 +108,8 @@ enum QueryOptions {
 
     /// The attribute `path` names (exactly, or through to-one relationships), with its entity.
     private static func attribute(at path: String, from entity: ResolvedEntity, model: ObjectModel)
-        -> (ResolvedEntity, AttributeDescription)? {
+        -> (ResolvedEntity, AttributeDescription)?
+    {
         if let attribute = entity.attribute(named: path) { return (entity, attribute) }
         var current = entity
         let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -104,7 +117,8 @@ enum QueryOptions {
         for (i, name) in parts.enumerated() {
             if i == parts.count - 1 { return current.attribute(named: name).map { (current, $0) } }
             guard let relationship = current.relationship(named: name), !relationship.isToMany,
-                  let next = model.entity(named: relationship.destinationEntity) else { return nil }
+                let next = model.entity(named: relationship.destinationEntity)
+            else { return nil }
             current = next
         }
         return nil

@@ -15,8 +15,9 @@ import TrellisSQLite
 ///      "updated":[{"index":1,"from":0,"changed":["name"],"objectID":"Character/1","object":{…}}],
 ///      "deleted":[{"index":1,"objectID":"Character/2","identity":{"id":2}}]}
 enum WatchCommand: LeafCommand {
-    static let updates = OptionKey<Int?>("--updates", valueName: "n",
-                                         help: "Exit after this many change sets (default: run until interrupted).")
+    static let updates = OptionKey<Int?>(
+        "--updates", valueName: "n",
+        help: "Exit after this many change sets (default: run until interrupted).")
 
     static let spec = CommandSpec(
         name: "watch",
@@ -72,26 +73,35 @@ enum WatchCommand: LeafCommand {
                 object["objects"] = .array(try update.results.map { try exported($0.id) })
                 return
             }
-            object["inserted"] = .array(try change.inserted.map { i in
-                .object(JSONObject([("index", .number(JSONNumber(Int64(i.index)))), ("objectID", .string(i.id.description)),
-                                    ("object", try exported(i.id))]))
-            })
-            object["updated"] = .array(try change.updated.map { u in
-                .object(JSONObject([("index", .number(JSONNumber(Int64(u.index)))), ("from", .number(JSONNumber(Int64(u.oldIndex)))),
-                                    ("changed", .array((u.changedAttributes + u.changedRelationships).map(JSONValue.string))),
-                                    ("objectID", .string(u.id.description)), ("object", try exported(u.id))]))
-            })
-            object["deleted"] = .array(change.deleted.map { d in
-                var entry = JSONObject([("index", .number(JSONNumber(Int64(d.index)))), ("objectID", .string(d.id.description))])
-                if let old = previous[d.id] {
-                    var identity = JSONObject()
-                    for attribute in old.entity.identityAttributes {
-                        identity[attribute.name] = old[attribute.name].map { JSONCoercion.json(from: $0, as: attribute.type) } ?? .null
+            object["inserted"] = .array(
+                try change.inserted.map { i in
+                    .object(
+                        JSONObject([
+                            ("index", .number(JSONNumber(Int64(i.index)))), ("objectID", .string(i.id.description)),
+                            ("object", try exported(i.id)),
+                        ]))
+                })
+            object["updated"] = .array(
+                try change.updated.map { u in
+                    .object(
+                        JSONObject([
+                            ("index", .number(JSONNumber(Int64(u.index)))), ("from", .number(JSONNumber(Int64(u.oldIndex)))),
+                            ("changed", .array((u.changedAttributes + u.changedRelationships).map(JSONValue.string))),
+                            ("objectID", .string(u.id.description)), ("object", try exported(u.id)),
+                        ]))
+                })
+            object["deleted"] = .array(
+                change.deleted.map { d in
+                    var entry = JSONObject([("index", .number(JSONNumber(Int64(d.index)))), ("objectID", .string(d.id.description))])
+                    if let old = previous[d.id] {
+                        var identity = JSONObject()
+                        for attribute in old.entity.identityAttributes {
+                            identity[attribute.name] = old[attribute.name].map { JSONCoercion.json(from: $0, as: attribute.type) } ?? .null
+                        }
+                        entry["identity"] = .object(identity)
                     }
-                    entry["identity"] = .object(identity)
-                }
-                return .object(entry)
-            })
+                    return .object(entry)
+                })
         }
         return try JSONWriter.string(for: .object(object))
     }

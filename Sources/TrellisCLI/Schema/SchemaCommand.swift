@@ -36,8 +36,9 @@ enum SchemaCommand: LeafCommand {
             throw UsageError("--dialect sqlite contradicts --store, which is a PostgreSQL connection string")
         }
         // The tables do not depend on what value transformers or entity mappers do.
-        let file = try ModelLoading.load(arguments[CommonOptions.model], bindings: arguments[CommonOptions.bindings],
-                                         environment: context.environment, requiringBoundNames: false)
+        let file = try ModelLoading.load(
+            arguments[CommonOptions.model], bindings: arguments[CommonOptions.bindings],
+            environment: context.environment, requiringBoundNames: false)
         switch chosen {
         case .sqlite:
             context.stdout.write(try SchemaSQL.statements(for: file.model))

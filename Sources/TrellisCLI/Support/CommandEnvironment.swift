@@ -18,9 +18,12 @@ public struct CommandEnvironment: Sendable {
 
     /// The process's current directory, standard input and environment variables unless
     /// given; no progress bar unless asked.
-    public init(currentDirectory: URL? = nil, showsProgress: Bool = false, standardInput: FileHandle = .standardInput,
-                variables: [String: String]? = nil) {
-        self.currentDirectory = currentDirectory
+    public init(
+        currentDirectory: URL? = nil, showsProgress: Bool = false, standardInput: FileHandle = .standardInput,
+        variables: [String: String]? = nil
+    ) {
+        self.currentDirectory =
+            currentDirectory
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         self.showsProgress = showsProgress
         self.standardInput = standardInput

@@ -53,7 +53,7 @@ enum Interruption {
             source.resume()
             shared.sources.append(source)
             #if canImport(Darwin)
-            signal(signalNumber, SIG_IGN)
+                signal(signalNumber, SIG_IGN)
             #endif
         }
     }

@@ -11,11 +11,14 @@ enum ModelLoading {
     /// `requiringBoundNames: false` lets a Core Data model whose names are not bound load (for
     /// `trellis schema`, whose SQL does not depend on them).
     /// - Throws: ``CommandError`` `.invalidModel` with the file, JSON path or line:column.
-    static func load(_ path: String, bindings bindingsPath: String? = nil, environment: CommandEnvironment,
-                     requiringBoundNames: Bool = true) throws -> LoadedModel {
+    static func load(
+        _ path: String, bindings bindingsPath: String? = nil, environment: CommandEnvironment,
+        requiringBoundNames: Bool = true
+    ) throws -> LoadedModel {
         do {
-            return try read(path, bindingsPath: bindingsPath, version: nil, environment: environment,
-                            requiringBoundNames: requiringBoundNames)
+            return try read(
+                path, bindingsPath: bindingsPath, version: nil, environment: environment,
+                requiringBoundNames: requiringBoundNames)
         } catch let error as ModelFileError {
             throw CommandError(.invalidModel, error.description)
         } catch let error as CoreDataModelError {
@@ -30,16 +33,20 @@ enum ModelLoading {
     /// - Throws: as ``load(_:bindings:environment:requiringBoundNames:)``; without `path`,
     ///   ``CommandError`` `.store` when there is no store at `storePath` or it is not an SQLite
     ///   file, `.invalidModel` when it records no model, each saying to give `--model`.
-    static func load(_ path: String?, orRecordedIn storePath: String, bindings bindingsPath: String?,
-                     environment: CommandEnvironment) throws -> (file: LoadedModel, name: String) {
+    static func load(
+        _ path: String?, orRecordedIn storePath: String, bindings bindingsPath: String?,
+        environment: CommandEnvironment
+    ) throws -> (file: LoadedModel, name: String) {
         if let path { return (try load(path, bindings: bindingsPath, environment: environment), path) }
         if PostgresStore.isConnectionString(storePath) {
             return (try load(storePath, bindings: bindingsPath, environment: environment), PostgresStoreOpening.name(storePath))
         }
         let url = environment.url(for: storePath)
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw CommandError(.store, "\(storePath): no such store, and no --model: give the model with --model, "
-                               + "or a store that records one (every trellis import records its model)")
+            throw CommandError(
+                .store,
+                "\(storePath): no such store, and no --model: give the model with --model, "
+                    + "or a store that records one (every trellis import records its model)")
         }
         guard RecordedModel.isSQLiteFile(url) else {
             throw CommandError(.store, "\(storePath): not an SQLite store, so it records no model; give the model with --model")
@@ -63,8 +70,10 @@ enum ModelLoading {
     /// As ``load(_:bindings:environment:)``, throwing the loader's own errors, which name
     /// the files as given: the model's `path`, or `bindingsPath` for a problem with a
     /// declaration in the bindings file (with its path in that file: `$.transformers["A"]`).
-    static func read(_ path: String, bindingsPath: String?, version: String?, environment: CommandEnvironment,
-                     requiringBoundNames: Bool) throws -> LoadedModel {
+    static func read(
+        _ path: String, bindingsPath: String?, version: String?, environment: CommandEnvironment,
+        requiringBoundNames: Bool
+    ) throws -> LoadedModel {
         let url = environment.url(for: path)
         var bindings = BindingDeclarations()
         if let bindingsPath {
@@ -77,8 +86,10 @@ enum ModelLoading {
         }
         if PostgresStore.isConnectionString(path) {
             if let version {
-                throw CommandError(.invalidModel, "\(PostgresStoreOpening.name(path)): version '\(version)' asked for, "
-                                   + "but only a .xcdatamodeld bundle has versions")
+                throw CommandError(
+                    .invalidModel,
+                    "\(PostgresStoreOpening.name(path)): version '\(version)' asked for, "
+                        + "but only a .xcdatamodeld bundle has versions")
             }
             return try RecordedModel.load(postgres: path, bindings: bindings, bindingsPath: bindingsPath)
         }
@@ -89,8 +100,9 @@ enum ModelLoading {
             return try RecordedModel.load(store: url, path: path, bindings: bindings, bindingsPath: bindingsPath)
         }
         do {
-            return try ModelLoader.load(url: url, bindings: bindings, version: version, requiringBoundNames: requiringBoundNames,
-                                        bindingsFile: bindingsPath)
+            return try ModelLoader.load(
+                url: url, bindings: bindings, version: version, requiringBoundNames: requiringBoundNames,
+                bindingsFile: bindingsPath)
         } catch var error as ModelFileError {
             if let file = error.file, file != bindingsPath { error.file = path }
             throw error
@@ -111,8 +123,10 @@ enum ModelLoading {
     /// - Throws: ``CommandError`` `.unknownName` listing the model's entities.
     static func entity(_ name: String, in model: ObjectModel, modelPath: String) throws -> ResolvedEntity {
         if let entity = model.entity(named: name) { return entity }
-        throw CommandError(.unknownName, "unknown entity '\(name)' in \(modelPath); the model has: "
-                               + model.entities.map(\.name).joined(separator: ", "))
+        throw CommandError(
+            .unknownName,
+            "unknown entity '\(name)' in \(modelPath); the model has: "
+                + model.entities.map(\.name).joined(separator: ", "))
     }
 
     /// The attribute named `name` of `entity`, for the option `option`.
@@ -120,8 +134,10 @@ enum ModelLoading {
     ///   the suggestion (`{ "--where \($0)=jack" }`).
     /// - Throws: ``CommandError`` `.unknownName` with ``PropertySuggestion/unknownAttributeMessage(_:of:corrected:)``:
     ///   the attribute mapped to `name` when it is a JSON key, or a close name, and the entity's attributes.
-    static func attribute(_ name: String, of entity: ResolvedEntity, option: String,
-                          corrected: @escaping (String) -> String) throws -> AttributeDescription {
+    static func attribute(
+        _ name: String, of entity: ResolvedEntity, option: String,
+        corrected: @escaping (String) -> String
+    ) throws -> AttributeDescription {
         if let attribute = entity.attribute(named: name) { return attribute }
         throw CommandError(.unknownName, "\(option): " + PropertySuggestion.unknownAttributeMessage(name, of: entity, corrected: corrected))
     }

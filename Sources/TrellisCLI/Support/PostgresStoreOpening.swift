@@ -22,9 +22,11 @@ enum PostgresStoreOpening {
     /// - Throws: ``CommandError`` `.store`.
     static func open(_ connection: String, model: ObjectModel, readOnly: Bool, modelRecord: String? = nil) throws -> PostgresStore {
         do {
-            return try PostgresStore(connection: connection, model: model,
-                                     configuration: .init(isReadOnly: readOnly, migrationPolicy: .inWriteTransactions,
-                                                          modelRecord: readOnly ? nil : modelRecord))
+            return try PostgresStore(
+                connection: connection, model: model,
+                configuration: .init(
+                    isReadOnly: readOnly, migrationPolicy: .inWriteTransactions,
+                    modelRecord: readOnly ? nil : modelRecord))
         } catch let error as StoreError {
             throw commandError(error, connection: connection)
         }

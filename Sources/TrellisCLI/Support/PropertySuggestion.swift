@@ -25,8 +25,10 @@ enum PropertySuggestion {
     ///
     /// - Parameter corrected: the command-line text that uses the suggested attribute
     ///   (`{ "--where \($0)=jack" }`), shown after `did you mean`.
-    static func unknownAttributeMessage(_ name: String, of entity: ResolvedEntity,
-                                        corrected: (String) -> String = { "'\($0)'" }) -> String {
+    static func unknownAttributeMessage(
+        _ name: String, of entity: ResolvedEntity,
+        corrected: (String) -> String = { "'\($0)'" }
+    ) -> String {
         let head = "'\(name)' is not an attribute of \(entity.name)"
         if let attribute = attribute(mappedToJSONKey: name, in: entity) {
             return head + ", but the JSON key of its attribute '\(attribute.name)': did you mean \(corrected(attribute.name))?"
@@ -35,7 +37,8 @@ enum PropertySuggestion {
         let list = names.joined(separator: ", ")
         let lowered = name.lowercased()
         if let close = names.first(where: { $0.lowercased() == lowered })
-            ?? Suggestion.closest(to: name, among: names.filter { Suggestion.distance(name, $0) <= 2 }) {
+            ?? Suggestion.closest(to: name, among: names.filter { Suggestion.distance(name, $0) <= 2 })
+        {
             return head + "; did you mean \(corrected(close))? Its attributes: " + list
         }
         return head + "; its attributes: " + list
@@ -61,10 +64,12 @@ enum PropertySuggestion {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count > 1 else { return nil }
         for split in stride(from: parts.count - 1, through: 1, by: -1) {
-            let head = parts[..<split].joined(separator: "."), rest = parts[split...].joined(separator: ".")
+            let head = parts[..<split].joined(separator: ".")
+            let rest = parts[split...].joined(separator: ".")
             guard let relationship = relationship(mappedToJSONKey: head, in: entity) ?? entity.relationship(named: head),
-                  let destination = model.entity(named: relationship.destinationEntity),
-                  let tail = propertyPath(forJSONKeyPath: rest, from: destination, model: model) else { continue }
+                let destination = model.entity(named: relationship.destinationEntity),
+                let tail = propertyPath(forJSONKeyPath: rest, from: destination, model: model)
+            else { continue }
             return relationship.name + "." + tail
         }
         return nil

@@ -30,8 +30,10 @@ enum RecordedModel {
             throw StoreOpening.commandError(error, path: path, busyTimeoutMilliseconds: 0)
         }
         guard let text else {
-            throw CommandError(.invalidModel, "\(path): the store records no model (it was written by a program that gave none, "
-                               + "or by an older Trellis); give the model with --model")
+            throw CommandError(
+                .invalidModel,
+                "\(path): the store records no model (it was written by a program that gave none, "
+                    + "or by an older Trellis); give the model with --model")
         }
         return text
     }
@@ -49,8 +51,10 @@ enum RecordedModel {
         }
         guard recorded.storeExists else { return nil }
         guard let text = recorded.model else {
-            throw CommandError(.invalidModel, "\(PostgresStoreOpening.name(connection)): the store records no model (it was written "
-                               + "by a program that gave none, or by an older Trellis); give the model with --model")
+            throw CommandError(
+                .invalidModel,
+                "\(PostgresStoreOpening.name(connection)): the store records no model (it was written "
+                    + "by a program that gave none, or by an older Trellis); give the model with --model")
         }
         return text
     }

@@ -16,16 +16,19 @@ enum StoreOpening {
     /// page): temporary data in memory, fewer WAL checkpoints (see ``SQLiteStore/Configuration``).
     /// Indexes a killed sync run left deferred are rebuilt on opening (unless `repairs` is
     /// false: a dry run), and `notes` gets a line saying so.
-    static func open(_ url: URL, path: String, model: ObjectModel, readOnly: Bool = false,
-                     migrationPolicy: SQLiteStore.MigrationPolicy,
-                     busyTimeoutMilliseconds: Int, modelRecord: String? = nil, manyTransactions: Bool = false,
-                     notes: CommandNotes, repairs: Bool = true) throws -> SQLiteStore {
+    static func open(
+        _ url: URL, path: String, model: ObjectModel, readOnly: Bool = false,
+        migrationPolicy: SQLiteStore.MigrationPolicy,
+        busyTimeoutMilliseconds: Int, modelRecord: String? = nil, manyTransactions: Bool = false,
+        notes: CommandNotes, repairs: Bool = true
+    ) throws -> SQLiteStore {
         do {
-            let configuration = SQLiteStore.Configuration(isReadOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
-                                                          migrationPolicy: migrationPolicy, modelRecord: modelRecord,
-                                                          keepsTemporaryDataInMemory: manyTransactions,
-                                                          walAutocheckpointPages: manyTransactions ? 10_000 : nil,
-                                                          repairsDeferredIndexes: repairs)
+            let configuration = SQLiteStore.Configuration(
+                isReadOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                migrationPolicy: migrationPolicy, modelRecord: modelRecord,
+                keepsTemporaryDataInMemory: manyTransactions,
+                walAutocheckpointPages: manyTransactions ? 10_000 : nil,
+                repairsDeferredIndexes: repairs)
             let store = try SQLiteStore(path: url.path, model: model, configuration: configuration)
             if let note = repairNote(store.repairedDeferredIndexes, path: path) { notes.add(note) }
             return store
@@ -49,8 +52,10 @@ enum StoreOpening {
         case .readOnly: return CommandError(.store, "\(path): the store is read-only")
         case .incompatibleSchema: return CommandError(.store, "\(path): \(error.message)")
         case .busy:
-            return CommandError(.store, "\(path): the store is locked by another writer (gave up after "
-                                + "\(seconds(busyTimeoutMilliseconds)); see --busy-timeout): \(error.message)")
+            return CommandError(
+                .store,
+                "\(path): the store is locked by another writer (gave up after "
+                    + "\(seconds(busyTimeoutMilliseconds)); see --busy-timeout): \(error.message)")
         case .diskFull: return CommandError(.store, "\(path): cannot write the store: \(error.message)")
         default: return CommandError(.store, "\(path): \(error)")
         }

@@ -12,7 +12,8 @@ enum Suggestion {
 
     /// The Levenshtein distance between `a` and `b`, in characters.
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
         var previous = Array(0...b.count)
         for i in 1...a.count {
@@ -30,9 +31,11 @@ extension Suggestion {
     /// `text` as typed in a POSIX shell: as is when it holds only letters, digits and
     /// `-_.,:/@=+%`, else in single quotes (a `'` written `'\''`).
     static func shellQuoted(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.,:/@=+%".unicodeScalars.contains(scalar))
-        }
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.,:/@=+%".unicodeScalars.contains(scalar))
+            }
         return plain ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }

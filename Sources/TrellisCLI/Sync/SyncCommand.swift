@@ -25,7 +25,8 @@ enum SyncCommand: LeafCommand {
     static let stage = OptionKey<String?>(
         "--stage", valueName: "dir", help: "Write every fetched page (status, headers without secrets, body) into this directory before importing it.")
     static let replay = OptionKey<String?>(
-        "--replay", valueName: "dir", help: "Import the pages staged in this directory instead of fetching them (no network; the source's ${env:…} variables may be unset).")
+        "--replay", valueName: "dir",
+        help: "Import the pages staged in this directory instead of fetching them (no network; the source's ${env:…} variables may be unset).")
     static let report = OptionKey<ReportFormat>("--report", valueName: "format", help: "The summary format on standard output.", default: "text")
     static let maxPages = OptionKey<Int?>("--max-pages", valueName: "count", help: "Fetch at most this many pages per resource; the next run resumes there.")
     static let status = OptionKey<Bool>(
@@ -35,7 +36,9 @@ enum SyncCommand: LeafCommand {
         help: "Sync with this many workers in this process, splitting the resources through leases in a PostgreSQL store (default 1).")
     static let leaseSeconds = OptionKey<Seconds?>(
         "--lease-seconds", valueName: "seconds",
-        help: "How long a worker's lease of a resource lasts unless renewed by its next page; a killed worker's resource is taken over after it (PostgreSQL; default 30).")
+        help:
+            "How long a worker's lease of a resource lasts unless renewed by its next page; a killed worker's resource is taken over after it (PostgreSQL; default 30)."
+    )
 
     static let pushOnly = OptionKey<Bool>(flag: "--push-only", help: "Send the store's local changes (its outbox) to the API; pull nothing.")
     static let pullOnly = OptionKey<Bool>(flag: "--pull-only", help: "Pull only; leave the local changes in the outbox.")
@@ -61,7 +64,10 @@ enum SyncCommand: LeafCommand {
             """,
         arguments: [source],
         options: [
-            model, CommonOptions.store.with(help: "The store: an SQLite file (created when missing), or a PostgreSQL connection string (postgresql://user@host/dbname)."), resource, full, dryRun,
+            model,
+            CommonOptions.store.with(
+                help: "The store: an SQLite file (created when missing), or a PostgreSQL connection string (postgresql://user@host/dbname)."), resource, full,
+            dryRun,
             stage, replay, report, maxPages, status, workers, leaseSeconds, pushOnly, pullOnly, atLeastOnce, CommonOptions.bindings,
             CommonOptions.busyTimeout,
         ])
@@ -100,8 +106,9 @@ enum SyncCommand: LeafCommand {
             throw UsageError("invalid value '\(count)' for '--workers'; expected a count from 1 to 64")
         }
         if !isPostgres, (arguments[workers] ?? 1) > 1 || arguments[leaseSeconds] != nil {
-            throw UsageError("'\(arguments[workers] ?? 1 > 1 ? "--workers" : "--lease-seconds")' needs a PostgreSQL store: "
-                             + "workers split the resources through leases kept in it")
+            throw UsageError(
+                "'\(arguments[workers] ?? 1 > 1 ? "--workers" : "--lease-seconds")' needs a PostgreSQL store: "
+                    + "workers split the resources through leases kept in it")
         }
         if let lease = arguments[leaseSeconds], lease.value < 0.1 {
             throw UsageError("invalid value '\(lease.value)' for '--lease-seconds'; expected at least 0.1 seconds")
@@ -114,7 +121,8 @@ enum SyncCommand: LeafCommand {
         let storeURL = environment.url(for: isPostgres ? "." : storePath)
         // Without --model, the model the store records (written by every import and sync).
         // A PostgreSQL store exists once its schema holds the store's tables (read only when needed).
-        let exists = isPostgres
+        let exists =
+            isPostgres
             ? (arguments[model] == nil && !arguments[status] ? try RecordedModel.text(postgres: storePath) != nil : false)
             : FileManager.default.fileExists(atPath: storeURL.path)
         let modelPath = arguments[model] ?? (exists ? storePath : nil)
@@ -144,10 +152,14 @@ enum SyncCommand: LeafCommand {
                 }
                 for i in statuses.indices { statuses[i].lease = leases.first { $0.name == statuses[i].name } }
             }
-            let outbox = try outboxStatus(syncSource, storePath: storePath, storeURL: storeURL, exists: exists || isPostgres,
-                                          modelPath: arguments[model], arguments: arguments, environment: environment)
-            context.stdout.write(json ? SyncSummary.json(statuses, outbox: outbox) : SyncSummary.text(statuses, store: storeName)
-                                 + (outbox.map(SyncSummary.text) ?? ""))
+            let outbox = try outboxStatus(
+                syncSource, storePath: storePath, storeURL: storeURL, exists: exists || isPostgres,
+                modelPath: arguments[model], arguments: arguments, environment: environment)
+            context.stdout.write(
+                json
+                    ? SyncSummary.json(statuses, outbox: outbox)
+                    : SyncSummary.text(statuses, store: storeName)
+                        + (outbox.map(SyncSummary.text) ?? ""))
             return
         }
         guard let modelPath else { return }
@@ -167,8 +179,9 @@ enum SyncCommand: LeafCommand {
         let busy = arguments[CommonOptions.busyTimeout].milliseconds
 
         if (arguments[workers] ?? 1) > 1 || arguments[leaseSeconds] != nil, options.dryRun {
-            throw UsageError("'--dry-run' cannot be combined with '\(arguments[workers] != nil ? "--workers" : "--lease-seconds")' "
-                             + "(a dry run keeps nothing, so it takes no leases)")
+            throw UsageError(
+                "'--dry-run' cannot be combined with '\(arguments[workers] != nil ? "--workers" : "--lease-seconds")' "
+                    + "(a dry run keeps nothing, so it takes no leases)")
         }
         if isPostgres, !options.dryRun {
             // Every run into PostgreSQL is a worker (alone, it claims every resource in turn);
@@ -179,13 +192,17 @@ enum SyncCommand: LeafCommand {
             var pushReport: PushReport?
             if pushes {
                 let store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false, modelRecord: record)
-                pushReport = shown(try push(Synchronizer(source: syncSource, context: ObjectContext(store: store, bindings: file.bindings),
-                                                         options: options), json: json, storePath: storePath, busy: 0, isPostgres: true, &context),
-                                   source: syncSource)
+                pushReport = shown(
+                    try push(
+                        Synchronizer(
+                            source: syncSource, context: ObjectContext(store: store, bindings: file.bindings),
+                            options: options), json: json, storePath: storePath, busy: 0, isPostgres: true, &context),
+                    source: syncSource)
             }
-            try runWorkers(count, source: syncSource, file: file, record: record, options: options, storePath: storePath,
-                           storeName: storeName, replay: arguments[replay].map { environment.url(for: $0) }, push: pushReport, json: json,
-                           &context)
+            try runWorkers(
+                count, source: syncSource, file: file, record: record, options: options, storePath: storePath,
+                storeName: storeName, replay: arguments[replay].map { environment.url(for: $0) }, push: pushReport, json: json,
+                &context)
             return
         }
 
@@ -198,10 +215,11 @@ enum SyncCommand: LeafCommand {
             store = InMemoryStore(model: file.model)
         } else {
             try StoreLocation.check(storeURL, path: storePath)
-            store = try StoreOpening.open(storeURL, path: storePath, model: file.model,
-                                          migrationPolicy: options.dryRun ? .inWriteTransactions : .onOpen, busyTimeoutMilliseconds: busy,
-                                          modelRecord: record, manyTransactions: true,
-                                          notes: context.environment.notes, repairs: !options.dryRun)
+            store = try StoreOpening.open(
+                storeURL, path: storePath, model: file.model,
+                migrationPolicy: options.dryRun ? .inWriteTransactions : .onOpen, busyTimeoutMilliseconds: busy,
+                modelRecord: record, manyTransactions: true,
+                notes: context.environment.notes, repairs: !options.dryRun)
         }
         let objectContext = ObjectContext(store: store, bindings: file.bindings)
         let synchronizer: Synchronizer
@@ -212,8 +230,10 @@ enum SyncCommand: LeafCommand {
         }
         // Ctrl-C or SIGTERM ends the run at once (Interruption): each page commits with its
         // checkpoint, so what was committed stays and the next run resumes after it.
-        Interruption.begin(options.dryRun ? "nothing was written (dry run)"
-                           : "the pages committed so far are kept, with their checkpoints; the next run resumes after them")
+        Interruption.begin(
+            options.dryRun
+                ? "nothing was written (dry run)"
+                : "the pages committed so far are kept, with their checkpoints; the next run resumes after them")
         defer { Interruption.end() }
         var plan: (requests: [PlannedRequest], waiting: Int)?
         if options.dryRun, !arguments[pullOnly], arguments[replay] == nil, syncSource.resources.contains(where: { $0.push != nil }) {
@@ -248,13 +268,15 @@ enum SyncCommand: LeafCommand {
 
     /// The outbox per resource for `--status` (nil when the source has no push section, or the
     /// store does not exist or records no model).
-    static func outboxStatus(_ source: SyncSource, storePath: String, storeURL: URL, exists: Bool, modelPath: String?,
-                             arguments: ParsedArguments, environment: CommandEnvironment) throws -> OutboxStatus? {
+    static func outboxStatus(
+        _ source: SyncSource, storePath: String, storeURL: URL, exists: Bool, modelPath: String?,
+        arguments: ParsedArguments, environment: CommandEnvironment
+    ) throws -> OutboxStatus? {
         guard source.resources.contains(where: { $0.push != nil }), exists || modelPath != nil else { return nil }
         let file: LoadedModel
         do {
             file = try ModelLoading.load(modelPath ?? storePath, bindings: arguments[CommonOptions.bindings], environment: environment)
-        } catch where modelPath == nil {
+        } catch  where modelPath == nil {
             return nil  // a store that records no model yet: nothing was pushed or recorded through it
         }
         let store: any PersistentStore
@@ -262,8 +284,9 @@ enum SyncCommand: LeafCommand {
             store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: true)
         } else {
             guard FileManager.default.fileExists(atPath: storeURL.path) else { return nil }
-            store = try StoreOpening.open(storeURL, path: storePath, model: file.model, readOnly: true, migrationPolicy: .inWriteTransactions,
-                                          busyTimeoutMilliseconds: arguments[CommonOptions.busyTimeout].milliseconds, notes: environment.notes)
+            store = try StoreOpening.open(
+                storeURL, path: storePath, model: file.model, readOnly: true, migrationPolicy: .inWriteTransactions,
+                busyTimeoutMilliseconds: arguments[CommonOptions.busyTimeout].milliseconds, notes: environment.notes)
         }
         do {
             return OutboxStatus(source: source, model: file.model, rows: try store.outbox())
@@ -280,8 +303,10 @@ enum SyncCommand: LeafCommand {
 
     /// Pushes the outbox (``Synchronizer/push()``); on failure prints the partial report
     /// (`--report json`) and throws the command's error.
-    static func push(_ synchronizer: Synchronizer, json: Bool, storePath: String, busy: Int, isPostgres: Bool,
-                     _ context: inout CommandContext) throws -> PushReport {
+    static func push(
+        _ synchronizer: Synchronizer, json: Bool, storePath: String, busy: Int, isPostgres: Bool,
+        _ context: inout CommandContext
+    ) throws -> PushReport {
         do {
             return try synchronizer.push()
         } catch let error as SyncError {
@@ -302,8 +327,10 @@ enum SyncCommand: LeafCommand {
     /// own connection (holders `host:pid`, `host:pid#2`, …), splitting the resources through
     /// the store's leases. The summary lists every resource a worker synced, in source order;
     /// the first failure (after every worker stopped) is the command's error.
-    static func runWorkers(_ count: Int, source: SyncSource, file: LoadedModel, record: String, options: SyncOptions, storePath: String,
-                           storeName: String, replay: URL?, push: PushReport?, json: Bool, _ context: inout CommandContext) throws {
+    static func runWorkers(
+        _ count: Int, source: SyncSource, file: LoadedModel, record: String, options: SyncOptions, storePath: String,
+        storeName: String, replay: URL?, push: PushReport?, json: Bool, _ context: inout CommandContext
+    ) throws {
         let results = WorkerResults(count: count)
         var threads: [Thread] = []
         let done = DispatchGroup()
@@ -318,7 +345,8 @@ enum SyncCommand: LeafCommand {
                 do {
                     let store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false, modelRecord: record)
                     let objectContext = ObjectContext(store: store, bindings: file.bindings)
-                    let made = try replay.map { try Synchronizer(replaying: $0, source: source, context: objectContext, options: finalOptions) }
+                    let made =
+                        try replay.map { try Synchronizer(replaying: $0, source: source, context: objectContext, options: finalOptions) }
                         ?? Synchronizer(source: source, context: objectContext, options: finalOptions)
                     synchronizer = made
                     results.set(index, report: try made.run(), error: nil)
@@ -328,8 +356,10 @@ enum SyncCommand: LeafCommand {
             }
             threads.append(thread)
         }
-        Interruption.begin(options.dryRun ? "nothing was written (dry run)"
-                           : "the pages committed so far are kept, with their checkpoints; the next run resumes after them")
+        Interruption.begin(
+            options.dryRun
+                ? "nothing was written (dry run)"
+                : "the pages committed so far are kept, with their checkpoints; the next run resumes after them")
         defer { Interruption.end() }
         for thread in threads { thread.start() }
         done.wait()
@@ -378,8 +408,9 @@ enum SyncCommand: LeafCommand {
     /// The source file at `path`, `${env:NAME}` read from the environment.
     static func load(_ path: String, environment: CommandEnvironment, replaying: Bool = false) throws -> SyncSource {
         do {
-            return try SyncSource(contentsOf: environment.url(for: path), environment: environment.variables,
-                                  unsetVariableValue: replaying ? "unset-in-replay" : nil)
+            return try SyncSource(
+                contentsOf: environment.url(for: path), environment: environment.variables,
+                unsetVariableValue: replaying ? "unset-in-replay" : nil)
         } catch var error as SyncError {
             error.file = path
             throw CommandError(.invalidInput, error.description)

@@ -12,7 +12,8 @@ enum SyncSummary {
         var text = report.isDryRun ? "dry run: nothing was written to \(store)\n" : ""
         if let push = report.push { text += self.text(push) }
         for r in report.resources {
-            text += "\(r.name) → \(r.entity ?? "?"): \(r.pages) page\(r.pages == 1 ? "" : "s") (\(r.pagesChanged) changed, "
+            text +=
+                "\(r.name) → \(r.entity ?? "?"): \(r.pages) page\(r.pages == 1 ? "" : "s") (\(r.pagesChanged) changed, "
                 + "\(r.pagesNotModified) not modified), \(r.records) record\(r.records == 1 ? "" : "s"); \(r.counts)\n"
             for (entity, c) in r.relatedCounts.sorted(by: { $0.key < $1.key }) { text += "  \(entity): \(c)\n" }
             var line = "  watermark \(r.watermark ?? "none")"
@@ -32,7 +33,8 @@ enum SyncSummary {
     ///   Hero h00001 update rejected: 142 name is invalid
     /// ```
     static func text(_ push: PushReport) -> String {
-        var text = "push: \(push.sent) operation\(push.sent == 1 ? "" : "s") sent in \(push.batches) batch\(push.batches == 1 ? "" : "es") "
+        var text =
+            "push: \(push.sent) operation\(push.sent == 1 ? "" : "s") sent in \(push.batches) batch\(push.batches == 1 ? "" : "es") "
             + "(\(push.requests) request\(push.requests == 1 ? "" : "s")); acknowledged \(push.acknowledged), retried \(push.retried), "
             + "reconciled \(push.reconciled), resent \(push.resent), conflicts \(push.conflicts), rejected \(push.rejected)\n"
         for problem in push.problems.prefix(100) { text += "  \(problem)\n" }
@@ -46,8 +48,10 @@ enum SyncSummary {
         var json = report.json
         if let plan, case .object(var object) = json {
             let requests: [JSONValue] = plan.requests.map { r in
-                ["method": .string(r.method), "url": .string(r.url), "body": r.body.map(JSONValue.string) ?? .null,
-                 "operations": .number(JSONNumber(Int64(r.operations)))]
+                [
+                    "method": .string(r.method), "url": .string(r.url), "body": r.body.map(JSONValue.string) ?? .null,
+                    "operations": .number(JSONNumber(Int64(r.operations))),
+                ]
             }
             object.append(key: "plannedPush", value: ["requests": .array(requests), "waiting": .number(JSONNumber(Int64(plan.waiting)))])
             json = .object(object)
@@ -60,7 +64,8 @@ enum SyncSummary {
     ///   POST http://127.0.0.1:1337/parse/batch {"requests":[…]}
     /// ```
     static func text(_ plan: (requests: [PlannedRequest], waiting: Int)) -> String {
-        var text = "push (dry run, nothing sent): \(plan.requests.count) request\(plan.requests.count == 1 ? "" : "s") now, "
+        var text =
+            "push (dry run, nothing sent): \(plan.requests.count) request\(plan.requests.count == 1 ? "" : "s") now, "
             + "\(plan.waiting) operation\(plan.waiting == 1 ? "" : "s") wait\(plan.waiting == 1 ? "s" : "") for a later round or cannot be pushed\n"
         for request in plan.requests { text += "  \(request)\n" }
         return text
@@ -74,7 +79,8 @@ enum SyncSummary {
         var text = ""
         for r in outbox.resources + (outbox.notPushable.map { [$0] } ?? []) {
             let name = r.name.map { "\($0) → \(r.entity ?? "?")" } ?? "entities no push section covers"
-            text += "outbox of \(name): \(r.pending) pending (create \(r.pendingCreates), update \(r.pendingUpdates), delete \(r.pendingDeletes)"
+            text +=
+                "outbox of \(name): \(r.pending) pending (create \(r.pendingCreates), update \(r.pendingUpdates), delete \(r.pendingDeletes)"
                 + (r.oldestPending.map { "; oldest \(SyncInstant($0).rfc3339)" } ?? "") + "), \(r.sending) sending, \(r.uncertain) uncertain, "
                 + "\(r.conflicts) conflict\(r.conflicts == 1 ? "" : "s"), \(r.rejected) rejected\n"
             for problem in r.problems.prefix(100) { text += "  \(problem)\n" }

@@ -77,7 +77,8 @@ enum CoreDataAttributeType {
         case .decimal:
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard isDecimalLiteral(trimmed),
-                  let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+                let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+            else { return nil }
             return .decimal(value)
         case .double:
             guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else { return nil }
@@ -130,7 +131,10 @@ enum CoreDataAttributeType {
         if let first = scalars.first, first == "+" || first == "-" { scalars = scalars.dropFirst() }
         func digits() -> Int {
             var n = 0
-            while let s = scalars.first, ("0"..."9").contains(s) { scalars = scalars.dropFirst(); n += 1 }
+            while let s = scalars.first, ("0"..."9").contains(s) {
+                scalars = scalars.dropFirst()
+                n += 1
+            }
             return n
         }
         var count = digits()

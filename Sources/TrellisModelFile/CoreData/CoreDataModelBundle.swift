@@ -42,15 +42,17 @@ public struct CoreDataModelBundle: Sendable {
         if let requested {
             let name = requested.hasSuffix(".xcdatamodel") ? String(requested.dropLast(".xcdatamodel".count)) : requested
             guard versionNames.contains(name) else {
-                throw CoreDataModelError(.unknownVersion, file: url.path,
-                                         message: "no version '\(name)' in the bundle; versions: \(listing)")
+                throw CoreDataModelError(
+                    .unknownVersion, file: url.path,
+                    message: "no version '\(name)' in the bundle; versions: \(listing)")
             }
             return name
         }
         if let current = currentVersionName {
             guard versionNames.contains(current) else {
-                throw CoreDataModelError(.unknownVersion, file: url.path,
-                                         message: ".xccurrentversion names '\(current)', which is not in the bundle; versions: \(listing)")
+                throw CoreDataModelError(
+                    .unknownVersion, file: url.path,
+                    message: ".xccurrentversion names '\(current)', which is not in the bundle; versions: \(listing)")
             }
             return current
         }
@@ -58,9 +60,10 @@ public struct CoreDataModelBundle: Sendable {
         if versionNames.isEmpty {
             throw CoreDataModelError(.readFailed, file: url.path, message: "the bundle contains no .xcdatamodel version")
         }
-        throw CoreDataModelError(.missingCurrentVersion, file: url.path,
-                                 message: "the bundle has several versions and no readable .xccurrentversion; "
-                                     + "choose one of: \(listing)")
+        throw CoreDataModelError(
+            .missingCurrentVersion, file: url.path,
+            message: "the bundle has several versions and no readable .xccurrentversion; "
+                + "choose one of: \(listing)")
     }
 
     /// The `contents` file of `version`.
@@ -73,8 +76,9 @@ public struct CoreDataModelBundle: Sendable {
     /// `_XCCurrentVersionName` without `.xcdatamodel`; nil when absent or unreadable.
     private static func readCurrentVersion(_ url: URL) -> String? {
         guard let data = try? Data(contentsOf: url),
-              let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-              let name = plist[currentVersionKey] as? String else { return nil }
+            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+            let name = plist[currentVersionKey] as? String
+        else { return nil }
         return name.hasSuffix(".xcdatamodel") ? String(name.dropLast(".xcdatamodel".count)) : name
     }
 
@@ -117,13 +121,15 @@ public struct CoreDataModelBundle: Sendable {
             let bundle = try CoreDataModelBundle(url: url)
             let name = try bundle.resolveVersion(version)
             let contents = bundle.contentsURL(version: name)
-            return Location(contentsURL: contents, displayPath: contents.path, versionName: name,
-                            versionNames: bundle.versionNames)
+            return Location(
+                contentsURL: contents, displayPath: contents.path, versionName: name,
+                versionNames: bundle.versionNames)
         }
         let name = url.deletingPathExtension().lastPathComponent
         if let version, version != name, version != name + ".xcdatamodel" {
-            throw CoreDataModelError(.unknownVersion, file: url.path,
-                                     message: "'\(url.lastPathComponent)' is a single version ('\(name)'), not '\(version)'")
+            throw CoreDataModelError(
+                .unknownVersion, file: url.path,
+                message: "'\(url.lastPathComponent)' is a single version ('\(name)'), not '\(version)'")
         }
         let contents = url.appendingPathComponent("contents")
         return Location(contentsURL: contents, displayPath: contents.path, versionName: name, versionNames: [name])

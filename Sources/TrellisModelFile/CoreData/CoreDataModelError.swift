@@ -80,8 +80,10 @@ public struct CoreDataModelError: Error, Sendable, CustomStringConvertible {
     public let problemLines: [Int]
 
     /// An error with `code` and `message`, located by whatever of the rest is known.
-    public init(_ code: Code, file: String? = nil, line: Int? = nil, column: Int? = nil, entity: String? = nil,
-                property: String? = nil, message: String, problems: [ModelError] = [], problemLines: [Int] = []) {
+    public init(
+        _ code: Code, file: String? = nil, line: Int? = nil, column: Int? = nil, entity: String? = nil,
+        property: String? = nil, message: String, problems: [ModelError] = [], problemLines: [Int] = []
+    ) {
         self.code = code
         self.file = file
         self.line = line

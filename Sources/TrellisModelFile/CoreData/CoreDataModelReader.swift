@@ -50,15 +50,17 @@ public enum CoreDataModelReader {
         do {
             data = try Data(contentsOf: location.contentsURL)
         } catch {
-            throw CoreDataModelError(.readFailed, file: location.displayPath,
-                                     message: "cannot read the model contents: \(error.localizedDescription)")
+            throw CoreDataModelError(
+                .readFailed, file: location.displayPath,
+                message: "cannot read the model contents: \(error.localizedDescription)")
         }
         do {
             // A version name labels the model only where there are versions to tell apart.
             let label = location.versionNames.count > 1 ? location.versionName : nil
             let read = try parse(contents: data, defaultVersionLabel: label)
-            return CoreDataModel(model: read.model, warnings: read.warnings, versionName: location.versionName,
-                                 versionNames: location.versionNames)
+            return CoreDataModel(
+                model: read.model, warnings: read.warnings, versionName: location.versionName,
+                versionNames: location.versionNames)
         } catch var error as CoreDataModelError {
             error.file = location.displayPath
             throw error
@@ -81,7 +83,8 @@ public enum CoreDataModelReader {
     // MARK: - Internals
 
     private static func parse(contents data: Data, defaultVersionLabel: String?) throws
-        -> (model: ObjectModel, warnings: [CoreDataModelWarning]) {
+        -> (model: ObjectModel, warnings: [CoreDataModelWarning])
+    {
         let root: XMLTreeElement
         do {
             root = try XMLTreeParser.parse(data)
@@ -89,8 +92,9 @@ public enum CoreDataModelReader {
             throw CoreDataModelError(.malformedXML, line: error.line, column: error.column, message: error.message)
         }
         guard root.name == "model" else {
-            throw CoreDataModelError(.notACoreDataModel, line: root.line,
-                                     message: "the root element is <\(root.name)>, not a Core Data <model>")
+            throw CoreDataModelError(
+                .notACoreDataModel, line: root.line,
+                message: "the root element is <\(root.name)>, not a Core Data <model>")
         }
         var reader = ElementReader()
         return try reader.readModel(root, defaultVersionLabel: defaultVersionLabel)
@@ -104,7 +108,8 @@ private struct ElementReader {
     var lines: [String: Int] = [:]
 
     mutating func readModel(_ root: XMLTreeElement, defaultVersionLabel: String?) throws
-        -> (model: ObjectModel, warnings: [CoreDataModelWarning]) {
+        -> (model: ObjectModel, warnings: [CoreDataModelWarning])
+    {
         var entities: [EntityDescription] = []
         var modelFragments: [XMLTreeElement] = []
         for child in root.children {
@@ -124,12 +129,14 @@ private struct ElementReader {
         } catch let error as ModelValidationError {
             let problemLines = error.problems.map { lines[lineKey($0.entity, $0.property)] ?? lines[lineKey($0.entity, nil)] ?? 0 }
             if error.problems.count == 1, let problem = error.problems.first {
-                throw CoreDataModelError(CoreDataModelError.Code(rawValue: problem.code.rawValue), line: problemLines[0],
-                                         entity: problem.entity, property: problem.property, message: problem.message,
-                                         problems: error.problems, problemLines: problemLines)
+                throw CoreDataModelError(
+                    CoreDataModelError.Code(rawValue: problem.code.rawValue), line: problemLines[0],
+                    entity: problem.entity, property: problem.property, message: problem.message,
+                    problems: error.problems, problemLines: problemLines)
             }
-            throw CoreDataModelError(.invalidModel, message: "invalid model (\(error.problems.count) problems)",
-                                     problems: error.problems, problemLines: problemLines)
+            throw CoreDataModelError(
+                .invalidModel, message: "invalid model (\(error.problems.count) problems)",
+                problems: error.problems, problemLines: problemLines)
         }
     }
 
@@ -142,8 +149,9 @@ private struct ElementReader {
     private mutating func readEntity(_ element: XMLTreeElement) throws -> EntityDescription {
         let name = try required("name", of: element, entity: nil, property: nil)
         lines[lineKey(name, nil)] = element.line
-        var entity = EntityDescription(name: name, parentName: element[attribute: "parentEntity"],
-                                       isAbstract: try flag("isAbstract", of: element, entity: name, property: nil))
+        var entity = EntityDescription(
+            name: name, parentName: element[attribute: "parentEntity"],
+            isAbstract: try flag("isAbstract", of: element, entity: name, property: nil))
         var fragments: [XMLTreeElement] = []
         var userInfo: [String: String] = [:]
         for child in element.children {
@@ -162,8 +170,9 @@ private struct ElementReader {
                 fragments.append(child)
             }
         }
-        let settings = CoreDataXML.settings(actual: element.attributes, base: CoreDataXML.baseAttributes(of: entity),
-                                            ignoring: ["name"])
+        let settings = CoreDataXML.settings(
+            actual: element.attributes, base: CoreDataXML.baseAttributes(of: entity),
+            ignoring: ["name"])
         entity.userInfo = userInfo.merging(settings) { _, setting in setting }
         if !fragments.isEmpty {
             entity.userInfo[CoreDataSettings.elementsKey] = fragments.map(\.compactXMLText).joined()
@@ -180,28 +189,33 @@ private struct ElementReader {
         let typeName = try required("attributeType", of: element, entity: entity, property: name)
         guard let type = CoreDataAttributeType.trellisTypes[typeName] else {
             if CoreDataAttributeType.skippedTypes.contains(typeName) {
-                warnings.append(CoreDataModelWarning(
-                    entity: entity, property: name, line: element.line,
-                    message: "attribute type '\(typeName)' has no stored form; the attribute is skipped (kept for writing)"))
+                warnings.append(
+                    CoreDataModelWarning(
+                        entity: entity, property: name, line: element.line,
+                        message: "attribute type '\(typeName)' has no stored form; the attribute is skipped (kept for writing)"))
                 return nil
             }
-            throw CoreDataModelError(.unknownAttributeType, line: element.line, entity: entity, property: name,
-                                     message: "unknown attribute type '\(typeName)'; known types: "
-                                         + CoreDataAttributeType.knownNames.joined(separator: ", "))
+            throw CoreDataModelError(
+                .unknownAttributeType, line: element.line, entity: entity, property: name,
+                message: "unknown attribute type '\(typeName)'; known types: "
+                    + CoreDataAttributeType.knownNames.joined(separator: ", "))
         }
-        var attribute = AttributeDescription(name: name, type: type,
-                                             isOptional: try flag("optional", of: element, entity: entity, property: name))
+        var attribute = AttributeDescription(
+            name: name, type: type,
+            isOptional: try flag("optional", of: element, entity: entity, property: name))
         if let text = element[attribute: "defaultValueString"], type != .binary, type != .json {
             guard let value = CoreDataAttributeType.parseDefault(text, as: type) else {
-                throw CoreDataModelError(.invalidValue, line: element.line, entity: entity, property: name,
-                                         message: "default value '\(text)' is not a valid \(typeName)")
+                throw CoreDataModelError(
+                    .invalidValue, line: element.line, entity: entity, property: name,
+                    message: "default value '\(text)' is not a valid \(typeName)")
             }
             attribute.defaultValue = value
         }
         var ignored = CoreDataSettings.ignoredPropertyAttributes.union(["name"])
         if attribute.defaultValue != nil { ignored.insert("defaultValueString") }  // same value, maybe other digits
-        let settings = CoreDataXML.settings(actual: element.attributes, base: CoreDataXML.baseAttributes(of: attribute),
-                                            ignoring: ignored)
+        let settings = CoreDataXML.settings(
+            actual: element.attributes, base: CoreDataXML.baseAttributes(of: attribute),
+            ignoring: ignored)
         attribute.userInfo = readChildren(of: element, entity: entity, property: name).merging(settings) { _, s in s }
         return attribute
     }
@@ -216,15 +230,17 @@ private struct ElementReader {
         var rule = RelationshipDescription.DeleteRule.nullify
         if let text = element[attribute: "deletionRule"] {
             guard let parsed = CoreDataXML.deleteRules[text] else {
-                throw CoreDataModelError(.invalidValue, line: element.line, entity: entity, property: name,
-                                         message: "unknown deletionRule '\(text)'; expected Nullify, Cascade, Deny or No Action")
+                throw CoreDataModelError(
+                    .invalidValue, line: element.line, entity: entity, property: name,
+                    message: "unknown deletionRule '\(text)'; expected Nullify, Cascade, Deny or No Action")
             }
             rule = parsed
         }
         let inverseName = element[attribute: "inverseName"]
         if let inverseEntity = element[attribute: "inverseEntity"], inverseEntity != destination {
-            throw CoreDataModelError(.inverseMismatch, line: element.line, entity: entity, property: name,
-                                     message: "inverseEntity '\(inverseEntity)' is not the destination entity '\(destination)'")
+            throw CoreDataModelError(
+                .inverseMismatch, line: element.line, entity: entity, property: name,
+                message: "inverseEntity '\(inverseEntity)' is not the destination entity '\(destination)'")
         }
         var relationship = RelationshipDescription(
             name: name, destinationEntity: destination, inverseName: inverseName, isToMany: isToMany,
@@ -234,12 +250,14 @@ private struct ElementReader {
             relationship.minCount = try count("minCount", of: element, entity: entity, property: name)
             relationship.maxCount = try count("maxCount", of: element, entity: entity, property: name)
         }
-        let settings = CoreDataXML.settings(actual: element.attributes, base: CoreDataXML.baseAttributes(of: relationship),
-                                            ignoring: CoreDataSettings.ignoredPropertyAttributes.union(["name"]))
+        let settings = CoreDataXML.settings(
+            actual: element.attributes, base: CoreDataXML.baseAttributes(of: relationship),
+            ignoring: CoreDataSettings.ignoredPropertyAttributes.union(["name"]))
         relationship.userInfo = readChildren(of: element, entity: entity, property: name).merging(settings) { _, s in s }
         if let policy = relationship.userInfo[GrootAnnotation.jsonMergePolicy], relationship.mergePolicy == nil {
-            throw CoreDataModelError(.invalidValue, line: element.line, entity: entity, property: name,
-                                     message: "JSONMergePolicy '\(policy)' is not replace or append")
+            throw CoreDataModelError(
+                .invalidValue, line: element.line, entity: entity, property: name,
+                message: "JSONMergePolicy '\(policy)' is not replace or append")
         }
         return relationship
     }
@@ -267,9 +285,10 @@ private struct ElementReader {
         for entry in element.children(named: "entry") {
             guard let key = entry[attribute: "key"] else { continue }
             if CoreDataSettings.isReserved(key) {
-                warnings.append(CoreDataModelWarning(
-                    entity: entity, property: property, line: entry.line,
-                    message: "user-info key '\(key)' uses the reserved prefix '\(CoreDataSettings.prefix)'"))
+                warnings.append(
+                    CoreDataModelWarning(
+                        entity: entity, property: property, line: entry.line,
+                        message: "user-info key '\(key)' uses the reserved prefix '\(CoreDataSettings.prefix)'"))
             }
             userInfo[key] = entry[attribute: "value"] ?? ""
         }
@@ -278,8 +297,9 @@ private struct ElementReader {
 
     private func required(_ name: String, of element: XMLTreeElement, entity: String?, property: String?) throws -> String {
         if let value = element[attribute: name], !value.isEmpty { return value }
-        throw CoreDataModelError(.missingAttribute, line: element.line, entity: entity, property: property,
-                                 message: "<\(element.name)> has no \(name)")
+        throw CoreDataModelError(
+            .missingAttribute, line: element.line, entity: entity, property: property,
+            message: "<\(element.name)> has no \(name)")
     }
 
     /// `YES` / `NO` (absent: `NO`).
@@ -288,8 +308,9 @@ private struct ElementReader {
         case nil, "NO": return false
         case "YES": return true
         case let other?:
-            throw CoreDataModelError(.invalidValue, line: element.line, entity: entity, property: property,
-                                     message: "\(name)=\"\(other)\" is not YES or NO")
+            throw CoreDataModelError(
+                .invalidValue, line: element.line, entity: entity, property: property,
+                message: "\(name)=\"\(other)\" is not YES or NO")
         }
     }
 
@@ -297,8 +318,9 @@ private struct ElementReader {
     private func count(_ name: String, of element: XMLTreeElement, entity: String, property: String) throws -> Int {
         guard let text = element[attribute: name] else { return 0 }
         guard let value = Int(text), value >= 0 else {
-            throw CoreDataModelError(.invalidValue, line: element.line, entity: entity, property: property,
-                                     message: "\(name)=\"\(text)\" is not a non-negative integer")
+            throw CoreDataModelError(
+                .invalidValue, line: element.line, entity: entity, property: property,
+                message: "\(name)=\"\(text)\" is not a non-negative integer")
         }
         return value
     }

@@ -111,8 +111,9 @@ public struct CoreDataModelWriter: Sendable {
                 try perform(url.path) { try OutputFile.createDirectory(at: versionURL) }
             }
             try save(xml, to: versionURL.appendingPathComponent("contents"))
-            try save(CoreDataModelBundle.currentVersionPlist(version: version),
-                     to: url.appendingPathComponent(".xccurrentversion"))
+            try save(
+                CoreDataModelBundle.currentVersionPlist(version: version),
+                to: url.appendingPathComponent(".xccurrentversion"))
             return Written(versionName: version, isNewVersion: isNewVersion)
         case "xcdatamodel":
             let xml = try contents(for: model, versionName: url.deletingPathExtension().lastPathComponent)
@@ -133,16 +134,22 @@ public struct CoreDataModelWriter: Sendable {
         var problems: [CoreDataModelWarning] = []
         for entity in model.entities {
             if let first = entity.name.unicodeScalars.first, !first.properties.isUppercase {
-                problems.append(CoreDataModelWarning(entity: entity.name, property: nil, line: 0,
-                                                     message: "Xcode requires entity names to start with an uppercase letter"))
+                problems.append(
+                    CoreDataModelWarning(
+                        entity: entity.name, property: nil, line: 0,
+                        message: "Xcode requires entity names to start with an uppercase letter"))
             }
             for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
                 if let first = name.unicodeScalars.first, !first.properties.isLowercase {
-                    problems.append(CoreDataModelWarning(entity: entity.name, property: name, line: 0,
-                                                         message: "Xcode requires property names to start with a lowercase letter"))
+                    problems.append(
+                        CoreDataModelWarning(
+                            entity: entity.name, property: name, line: 0,
+                            message: "Xcode requires property names to start with a lowercase letter"))
                 } else if reservedPropertyNames.contains(name) {
-                    problems.append(CoreDataModelWarning(entity: entity.name, property: name, line: 0,
-                                                         message: "Xcode rejects '\(name)' as a property name (an NSManagedObject member)"))
+                    problems.append(
+                        CoreDataModelWarning(
+                            entity: entity.name, property: name, line: 0,
+                            message: "Xcode rejects '\(name)' as a property name (an NSManagedObject member)"))
                 }
             }
         }
@@ -159,8 +166,9 @@ public struct CoreDataModelWriter: Sendable {
 
     private func element(for entity: EntityDescription, keyConvention: KeyConvention) throws -> XMLTreeElement {
         var element = XMLTreeElement(name: "entity")
-        element.attributes = try applying(entity.userInfo, to: CoreDataXML.baseAttributes(of: entity),
-                                          order: CoreDataSettings.entityAttributeOrder, entity: entity.name, property: nil)
+        element.attributes = try applying(
+            entity.userInfo, to: CoreDataXML.baseAttributes(of: entity),
+            order: CoreDataSettings.entityAttributeOrder, entity: entity.name, property: nil)
         for attribute in entity.attributes {
             var attribute = attribute
             attribute.userInfo = CoreDataModelWriter.materialising(keyConvention, in: attribute.userInfo, name: attribute.name)
@@ -169,9 +177,10 @@ public struct CoreDataModelWriter: Sendable {
         for var relationship in entity.relationships {
             relationship.userInfo = CoreDataModelWriter.materialising(keyConvention, in: relationship.userInfo, name: relationship.name)
             var child = XMLTreeElement(name: "relationship")
-            child.attributes = try applying(relationship.userInfo, to: CoreDataXML.baseAttributes(of: relationship),
-                                            order: CoreDataSettings.relationshipAttributeOrder,
-                                            entity: entity.name, property: relationship.name)
+            child.attributes = try applying(
+                relationship.userInfo, to: CoreDataXML.baseAttributes(of: relationship),
+                order: CoreDataSettings.relationshipAttributeOrder,
+                entity: entity.name, property: relationship.name)
             child.children = try children(userInfo: relationship.userInfo, entity: entity.name, property: relationship.name)
             element.children.append(child)
         }
@@ -188,15 +197,20 @@ public struct CoreDataModelWriter: Sendable {
     /// them); the entity's own element and user info last.
     static func checkCharacters(of element: XMLTreeElement, entity: String, property: String?) throws {
         func check(_ text: String, what: String, property: String?) throws {
-            guard let bad = text.unicodeScalars.first(where: { scalar in
-                (scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || scalar.value == 0xFFFE || scalar.value == 0xFFFF
-            }) else { return }
+            guard
+                let bad = text.unicodeScalars.first(where: { scalar in
+                    (scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || scalar.value == 0xFFFE || scalar.value == 0xFFFF
+                })
+            else { return }
             let code = "U+" + String(repeating: "0", count: max(0, 4 - String(bad.value, radix: 16).count)) + String(bad.value, radix: 16, uppercase: true)
-            throw CoreDataModelError(.unrepresentable, entity: entity, property: property,
-                                     message: "\(what) holds \(code), a character a Core Data model (XML 1.0) cannot hold")
+            throw CoreDataModelError(
+                .unrepresentable, entity: entity, property: property,
+                message: "\(what) holds \(code), a character a Core Data model (XML 1.0) cannot hold")
         }
         for attribute in element.attributes {
-            let what = element.name != "entry" ? "its \(attribute.name)"
+            let what =
+                element.name != "entry"
+                ? "its \(attribute.name)"
                 : attribute.name == "key" ? "a user-info key" : "its user-info entry \(element[attribute: "key"] ?? "")"
             try check(attribute.value, what: what, property: property)
         }
@@ -208,12 +222,14 @@ public struct CoreDataModelWriter: Sendable {
 
     private func element(for attribute: AttributeDescription, entity: String) throws -> XMLTreeElement {
         if let value = attribute.defaultValue, CoreDataAttributeType.formatDefault(value, type: attribute.type) == nil {
-            throw CoreDataModelError(.unrepresentable, entity: entity, property: attribute.name,
-                                     message: "Core Data has no text form for the default value \(value) of a \(attribute.type) attribute")
+            throw CoreDataModelError(
+                .unrepresentable, entity: entity, property: attribute.name,
+                message: "Core Data has no text form for the default value \(value) of a \(attribute.type) attribute")
         }
         var element = XMLTreeElement(name: "attribute")
-        element.attributes = try applying(attribute.userInfo, to: CoreDataXML.baseAttributes(of: attribute),
-                                          order: CoreDataSettings.attributeAttributeOrder, entity: entity, property: attribute.name)
+        element.attributes = try applying(
+            attribute.userInfo, to: CoreDataXML.baseAttributes(of: attribute),
+            order: CoreDataSettings.attributeAttributeOrder, entity: entity, property: attribute.name)
         element.children = try children(userInfo: attribute.userInfo, entity: entity, property: attribute.name)
         return element
     }
@@ -240,20 +256,26 @@ public struct CoreDataModelWriter: Sendable {
         if !annotations.isEmpty {
             var info = XMLTreeElement(name: "userInfo")
             for key in annotations.keys.sorted() {
-                info.children.append(XMLTreeElement(name: "entry", attributes: [
-                    .init(name: "key", value: key), .init(name: "value", value: annotations[key] ?? ""),
-                ]))
+                info.children.append(
+                    XMLTreeElement(
+                        name: "entry",
+                        attributes: [
+                            .init(name: "key", value: key), .init(name: "value", value: annotations[key] ?? ""),
+                        ]))
             }
             children.append(info)
         }
         return children
     }
 
-    private func applying(_ userInfo: [String: String], to base: [XMLTreeElement.Attribute], order: [String],
-                          entity: String, property: String?) throws -> [XMLTreeElement.Attribute] {
+    private func applying(
+        _ userInfo: [String: String], to base: [XMLTreeElement.Attribute], order: [String],
+        entity: String, property: String?
+    ) throws -> [XMLTreeElement.Attribute] {
         for (name, _) in CoreDataSettings.overrides(in: userInfo) where !CoreDataModelWriter.isXMLName(name) {
-            throw CoreDataModelError(.unrepresentable, entity: entity, property: property,
-                                     message: "user-info key '\(CoreDataSettings.prefix)\(name)' does not name an XML attribute")
+            throw CoreDataModelError(
+                .unrepresentable, entity: entity, property: property,
+                message: "user-info key '\(CoreDataSettings.prefix)\(name)' does not name an XML attribute")
         }
         return CoreDataXML.applyingSettings(in: userInfo, to: base, order: order)
     }
@@ -264,8 +286,9 @@ public struct CoreDataModelWriter: Sendable {
         do {
             return try XMLTreeParser.parse(Data("<fragments>\(text)</fragments>".utf8)).children.map(CoreDataSettings.ordered)
         } catch {
-            throw CoreDataModelError(.invalidValue, entity: entity, property: property,
-                                     message: "kept Core Data XML is not well-formed: \(text.prefix(80))")
+            throw CoreDataModelError(
+                .invalidValue, entity: entity, property: property,
+                message: "kept Core Data XML is not well-formed: \(text.prefix(80))")
         }
     }
 
@@ -283,9 +306,10 @@ public struct CoreDataModelWriter: Sendable {
         var created = false
         try perform(url.path) { created = try OutputFile.createNewDirectory(at: url) }
         guard created else {
-            throw CoreDataModelError(.alreadyExists, file: url.path,
-                                     message: "already exists; a model version is not overwritten (remove it first, or write "
-                                         + "to a .xcdatamodeld bundle, which gets a new version)")
+            throw CoreDataModelError(
+                .alreadyExists, file: url.path,
+                message: "already exists; a model version is not overwritten (remove it first, or write "
+                    + "to a .xcdatamodeld bundle, which gets a new version)")
         }
     }
 
@@ -301,7 +325,8 @@ public struct CoreDataModelWriter: Sendable {
     /// `[A-Za-z_][A-Za-z0-9_.-]*` (the XML names Core Data uses).
     static func isXMLName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first,
-              first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else { return false }
+            first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first)
+        else { return false }
         return name.unicodeScalars.allSatisfy { s in
             s == "_" || s == "." || s == "-" || ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s)
         }

@@ -52,17 +52,23 @@ public enum CoreDataSettings {
     static let ignoredPropertyAttributes: Set<String> = ["syncable"]
 
     /// The order Xcode writes XML attributes in, per element; unknown ones follow, sorted.
-    static let entityAttributeOrder = ["name", "representedClassName", "parentEntity", "isAbstract", "elementID",
-                                       "versionHashModifier", "syncable", "codeGenerationType"]
-    static let attributeAttributeOrder = ["name", "optional", "transient", "attributeType", "minValueString",
-                                          "maxValueString", "defaultValueString", "usesScalarValueType",
-                                          "valueTransformerName", "customClassName", "composite",
-                                          "allowsExternalBinaryDataStorage", "preserveAfterDeletion",
-                                          "indexed", "spotlightIndexingEnabled", "allowsCloudEncryption", "elementID",
-                                          "versionHashModifier", "derived", "derivationExpression"]
-    static let relationshipAttributeOrder = ["name", "optional", "transient", "toMany", "minCount", "maxCount",
-                                             "deletionRule", "ordered", "destinationEntity", "inverseName",
-                                             "inverseEntity", "elementID", "versionHashModifier"]
+    static let entityAttributeOrder = [
+        "name", "representedClassName", "parentEntity", "isAbstract", "elementID",
+        "versionHashModifier", "syncable", "codeGenerationType",
+    ]
+    static let attributeAttributeOrder = [
+        "name", "optional", "transient", "attributeType", "minValueString",
+        "maxValueString", "defaultValueString", "usesScalarValueType",
+        "valueTransformerName", "customClassName", "composite",
+        "allowsExternalBinaryDataStorage", "preserveAfterDeletion",
+        "indexed", "spotlightIndexingEnabled", "allowsCloudEncryption", "elementID",
+        "versionHashModifier", "derived", "derivationExpression",
+    ]
+    static let relationshipAttributeOrder = [
+        "name", "optional", "transient", "toMany", "minCount", "maxCount",
+        "deletionRule", "ordered", "destinationEntity", "inverseName",
+        "inverseEntity", "elementID", "versionHashModifier",
+    ]
 
     /// The order for any other element's XML attributes (kept fragments).
     static let otherAttributeOrder = ["name", "key", "value", "entity", "property", "type", "order", "predicateString"]

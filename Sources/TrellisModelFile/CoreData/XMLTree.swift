@@ -133,8 +133,9 @@ enum XMLTreeParser {
         // are refused here, with their position, whatever the declaration says.
         if let offset = firstInvalidUTF8Offset(data) {
             let (line, column) = lineAndColumn(of: offset, in: data)
-            throw SyntaxError(line: line, column: column,
-                              message: "invalid UTF-8 at byte \(offset) (a model file is UTF-8 text, as Xcode writes it)")
+            throw SyntaxError(
+                line: line, column: column,
+                message: "invalid UTF-8 at byte \(offset) (a model file is UTF-8 text, as Xcode writes it)")
         }
         guard !data.isEmpty else { throw SyntaxError(line: 1, column: 1, message: "the document has no root element") }
         guard data.count <= Int(Int32.max) else {
@@ -151,13 +152,15 @@ enum XMLTreeParser {
         context.pointee._private = Unmanaged.passUnretained(firstError).toOpaque()
         context.pointee.sax.pointee.serror = { userData, error in
             guard let context = userData?.assumingMemoryBound(to: xmlParserCtxt.self),
-                  let box = context.pointee._private, let error else { return }
+                let box = context.pointee._private, let error
+            else { return }
             Unmanaged<FirstError>.fromOpaque(box).takeUnretainedValue().record(error)
         }
         let document = withExtendedLifetime(firstError) {
             data.withUnsafeBytes { bytes in
-                xmlCtxtReadMemory(context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
-                                  nil, "UTF-8", options)
+                xmlCtxtReadMemory(
+                    context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+                    nil, "UTF-8", options)
             }
         }
         defer { if let document { xmlFreeDoc(document) } }
@@ -174,8 +177,9 @@ enum XMLTreeParser {
     private static func element(_ node: xmlNodePtr, depth: Int) throws -> XMLTreeElement {
         let line = Int(xmlGetLineNo(node))
         if depth > maximumDepth {
-            throw SyntaxError(line: max(line, 1), column: 1,
-                              message: "elements are nested deeper than \(maximumDepth) levels")
+            throw SyntaxError(
+                line: max(line, 1), column: 1,
+                message: "elements are nested deeper than \(maximumDepth) levels")
         }
         var attributes: [XMLTreeElement.Attribute] = []
         var attribute = node.pointee.properties
@@ -200,7 +204,8 @@ enum XMLTreeParser {
     /// libxml2's text (UTF-8, NUL-terminated) as a String; "" for NULL.
     private static func text(_ pointer: UnsafePointer<xmlChar>?) -> String {
         guard let pointer else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: strlen(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: pointer, count: strlen(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))), as: UTF8.self)
     }
 
     private static func text(_ pointer: UnsafeMutablePointer<xmlChar>?) -> String {

@@ -71,8 +71,10 @@ final class EntityGrouping {
     /// The properties of the objects at `nodes`, in the order their keys were first met.
     /// `slot(nodes, toMany, words)` says whether the objects at a key are an entity (true)
     /// or, for a to-one, flattened into these objects (false; for a to-many: JSON).
-    static func members(of nodes: [ShapeNode], prefix: [String],
-                        slot: ([ShapeNode], Bool, [String]) -> Bool) -> [ShapeMember] {
+    static func members(
+        of nodes: [ShapeNode], prefix: [String],
+        slot: ([ShapeNode], Bool, [String]) -> Bool
+    ) -> [ShapeMember] {
         var members: [ShapeMember] = []
         for key in MergedKeys(nodes).keys where !key.name.isEmpty {
             let path = prefix + [key.name]
@@ -140,11 +142,13 @@ final class EntityGrouping {
         let groupKeys = MergedKeys(group.nodes)
         for name in identity.keys {
             guard let a = groupKeys.key(name), let b = keys.key(name),
-                  EntityGrouping.isIntegerIdentity(a.evidence) == EntityGrouping.isIntegerIdentity(b.evidence) else { return false }
+                EntityGrouping.isIntegerIdentity(a.evidence) == EntityGrouping.isIntegerIdentity(b.evidence)
+            else { return false }
         }
         if InferenceNaming.upperCamel(words) == InferenceNaming.upperCamel(group.words) { return true }
         let identityKeys = Set(identity.keys)
-        let a = Set(groupKeys.names).subtracting(identityKeys), b = Set(keys.names).subtracting(identityKeys)
+        let a = Set(groupKeys.names).subtracting(identityKeys)
+        let b = Set(keys.names).subtracting(identityKeys)
         let common = a.intersection(b).count
         return common >= 2 && common * 2 >= min(a.count, b.count)
     }

@@ -46,8 +46,9 @@ struct InferredModelBuilder {
                 draft.attributes.first { $0.jsonKeyPathText == JSONKeyPath(key: key).description }?.name
             }
             if !identityNames.isEmpty { userInfo[GrootAnnotation.identityAttributes] = identityNames.joined(separator: ",") }
-            return EntityDescription(name: draft.name, attributes: draft.attributes, relationships: draft.relationships,
-                                     userInfo: userInfo)
+            return EntityDescription(
+                name: draft.name, attributes: draft.attributes, relationships: draft.relationships,
+                userInfo: userInfo)
         }
     }
 
@@ -64,11 +65,14 @@ struct InferredModelBuilder {
             let name = g == queue[0] ? rootName : entityName(for: group.words, parent: parent.map { drafts[$0].name }, taken: taken)
             taken.insert(name)
             draftOfGroup[g] = drafts.count
-            drafts.append(Draft(group: g, name: name, parent: parent, identityKeys: group.identity.keys,
-                                objectCount: MergedKeys(group.nodes).objectCount))
+            drafts.append(
+                Draft(
+                    group: g, name: name, parent: parent, identityKeys: group.identity.keys,
+                    objectCount: MergedKeys(group.nodes).objectCount))
             for member in members(of: g) {
                 if case .relationship(let nodes, _, _) = member.kind, let target = nodes.lazy.compactMap(grouping.group(of:)).first,
-                   !queue.contains(target) {
+                    !queue.contains(target)
+                {
                     queue.append(target)
                 }
             }
@@ -102,7 +106,8 @@ struct InferredModelBuilder {
         let members = self.members(of: drafts[d].group)
         let identity = drafts[d].identityKeys
         // Identity attributes first, then the rest in the order their keys were met.
-        let ordered = members.filter { $0.path.count == 1 && identity.contains($0.path[0]) }
+        let ordered =
+            members.filter { $0.path.count == 1 && identity.contains($0.path[0]) }
             .sorted { identity.firstIndex(of: $0.path[0])! < identity.firstIndex(of: $1.path[0])! }
             + members.filter { !($0.path.count == 1 && identity.contains($0.path[0])) }
         for member in ordered {
@@ -120,15 +125,18 @@ struct InferredModelBuilder {
                 // Identity keys are in every object of the place that chose them; objects met at a
                 // place joined to the entity later may lack them (and are then inserted without identity).
                 let required = evidence.nonNull == drafts[d].objectCount
-                drafts[d].attributes.append(AttributeDescription(name: name, type: typing.type, isOptional: !required,
-                                                                 userInfo: userInfo))
+                drafts[d].attributes.append(
+                    AttributeDescription(
+                        name: name, type: typing.type, isOptional: !required,
+                        userInfo: userInfo))
                 drafts[d].evidence[name] = evidence
             case .relationship(let nodes, let toMany, let evidence):
                 guard let target = nodes.lazy.compactMap(grouping.group(of:)).first, let destination = draftOfGroup[target] else { continue }
                 let name = propertyName(words, in: d)
-                drafts[d].relationships.append(RelationshipDescription(
-                    name: name, destinationEntity: drafts[destination].name, isToMany: toMany, isOrdered: toMany,
-                    userInfo: [GrootAnnotation.jsonKeyPath: keyPath]))
+                drafts[d].relationships.append(
+                    RelationshipDescription(
+                        name: name, destinationEntity: drafts[destination].name, isToMany: toMany, isOrdered: toMany,
+                        userInfo: [GrootAnnotation.jsonKeyPath: keyPath]))
                 drafts[d].evidence[name] = evidence
             }
         }
@@ -173,8 +181,9 @@ struct InferredModelBuilder {
                 }
                 drafts[d].names.remove(attribute.name)
                 if !drafts.contains(where: { $0.name == reference.destination }),
-                   let known = knownEntities.first(where: { $0.name == reference.destination }),
-                   let keyPath = known.identityAttribute.jsonKeyPathText.flatMap({ try? JSONKeyPath(parsing: $0) }) {
+                    let known = knownEntities.first(where: { $0.name == reference.destination }),
+                    let keyPath = known.identityAttribute.jsonKeyPathText.flatMap({ try? JSONKeyPath(parsing: $0) })
+                {
                     // A stub of the extended model's entity, so that the inferred model stands on its own.
                     var stub = Draft(group: -1, name: known.name, parent: nil, identityKeys: [keyPath.components[0].key], objectCount: 0)
                     stub.attributes = [known.identityAttribute]
@@ -182,9 +191,10 @@ struct InferredModelBuilder {
                     drafts.append(stub)
                 }
                 let name = claim(reference.name, in: d)
-                drafts[d].relationships.append(RelationshipDescription(
-                    name: name, destinationEntity: reference.destination, isToMany: reference.toMany, isOrdered: reference.toMany,
-                    userInfo: [GrootAnnotation.jsonKeyPath: attribute.jsonKeyPathText ?? ""]))
+                drafts[d].relationships.append(
+                    RelationshipDescription(
+                        name: name, destinationEntity: reference.destination, isToMany: reference.toMany, isOrdered: reference.toMany,
+                        userInfo: [GrootAnnotation.jsonKeyPath: attribute.jsonKeyPathText ?? ""]))
                 if let evidence = drafts[d].evidence.removeValue(forKey: attribute.name) { drafts[d].evidence[name] = evidence }
             }
             drafts[d].attributes = kept
@@ -192,9 +202,11 @@ struct InferredModelBuilder {
     }
 
     private func reference(for attribute: AttributeDescription, in d: Int)
-        -> (name: String, destination: String, toMany: Bool)? {
+        -> (name: String, destination: String, toMany: Bool)?
+    {
         guard let keyPath = attribute.jsonKeyPathText, let path = try? JSONKeyPath(parsing: keyPath), path.components.count == 1,
-              !drafts[d].identityKeys.contains(path.components[0].key), let evidence = drafts[d].evidence[attribute.name] else { return nil }
+            !drafts[d].identityKeys.contains(path.components[0].key), let evidence = drafts[d].evidence[attribute.name]
+        else { return nil }
         var words = InferenceNaming.words(of: path.components[0].key)
         guard words.count >= 2, let last = words.popLast(), last == "id" || last == "ids" else { return nil }
         let toMany = last == "ids"
@@ -213,7 +225,8 @@ struct InferredModelBuilder {
         let entityName = InferenceNaming.upperCamel(words)
         let name = InferenceNaming.lowerCamel(toMany ? words.dropLast() + [InferenceNaming.plural(words.last ?? "")] : words)
         if let draft = drafts.first(where: { $0.name == entityName }), draft.identityKeys.count == 1,
-           let identity = draft.attributes.first(where: { $0.jsonKeyPathText == JSONKeyPath(key: draft.identityKeys[0]).description }) {
+            let identity = draft.attributes.first(where: { $0.jsonKeyPathText == JSONKeyPath(key: draft.identityKeys[0]).description })
+        {
             guard (identity.type == .integer64) == integer else { return nil }
             return (name, entityName, toMany)
         }
@@ -243,8 +256,9 @@ struct InferredModelBuilder {
                 }
                 let inverse = claim(name, in: destination)
                 drafts[d].relationships[r].inverseName = inverse
-                drafts[destination].relationships.append(RelationshipDescription(
-                    name: inverse, destinationEntity: drafts[d].name, inverseName: relationship.name, isToMany: true))
+                drafts[destination].relationships.append(
+                    RelationshipDescription(
+                        name: inverse, destinationEntity: drafts[d].name, inverseName: relationship.name, isToMany: true))
             }
         }
     }
@@ -268,7 +282,8 @@ public struct KnownEntity: Sendable, Hashable {
     public static func entities(of model: ObjectModel) -> [KnownEntity] {
         model.resolvedEntities.compactMap { entity in
             guard entity.identityAttributes.count == 1, let attribute = entity.identityAttributes.first,
-                  let text = attribute.jsonKeyPathText, let path = try? JSONKeyPath(parsing: text), path.components.count == 1 else {
+                let text = attribute.jsonKeyPathText, let path = try? JSONKeyPath(parsing: text), path.components.count == 1
+            else {
                 return nil
             }
             return KnownEntity(name: entity.name, identityAttribute: attribute)

@@ -96,12 +96,14 @@ struct ModelMerger {
 
     func result() throws(ModelInferenceError) -> ModelExtension.Extension {
         do {
-            let model = try ObjectModel(entities: entities, keyConvention: recorded.model.keyConvention,
-                                        versionLabel: recorded.model.versionLabel)
+            let model = try ObjectModel(
+                entities: entities, keyConvention: recorded.model.keyConvention,
+                versionLabel: recorded.model.versionLabel)
             return ModelExtension.Extension(file: try ModelFile(model: model, bindingDeclarations: bindings), changes: changes)
         } catch {
-            throw ModelInferenceError(.typeConflict, entity: inferred.rootEntity,
-                                      message: "the recorded model cannot be extended with the payload's: \(error)")
+            throw ModelInferenceError(
+                .typeConflict, entity: inferred.rootEntity,
+                message: "the recorded model cannot be extended with the payload's: \(error)")
         }
     }
 
@@ -144,7 +146,8 @@ struct ModelMerger {
     /// Copies an added entity's attributes and keyed relationships (destinations placed).
     private mutating func fillAdded(_ name: String) throws(ModelInferenceError) {
         guard let source = inferred.file.model.entity(named: name)?.declaration, let target = mapping[name],
-              let t = entities.firstIndex(where: { $0.name == target }) else { return }
+            let t = entities.firstIndex(where: { $0.name == target })
+        else { return }
         entities[t].attributes = source.attributes
         for relationship in source.relationships where relationship.jsonKeyPathText != nil {
             var copy = relationship
@@ -159,7 +162,8 @@ struct ModelMerger {
     /// Checks and adds the properties of inferred entity `inferredName` to recorded entity `recordedName`.
     private mutating func merge(_ inferredName: String, into recordedName: String) throws(ModelInferenceError) {
         guard let source = inferred.file.model.entity(named: inferredName),
-              let target = recorded.model.entity(named: recordedName) else { return }
+            let target = recorded.model.entity(named: recordedName)
+        else { return }
         let observed = inferred.evidence[inferredName] != nil
         let evidence = inferred.evidence[inferredName] ?? [:]
         for attribute in source.declaration.attributes {
@@ -180,7 +184,8 @@ struct ModelMerger {
         // A key the payload has an object at counts as sampled (`n` for a payload's `n.a`).
         var sampled: Set<JSONKeyPath> = []
         for keyPath in (source.declaration.attributes.map(\.jsonKeyPathText) + source.declaration.relationships.map(\.jsonKeyPathText))
-            .compactMap({ $0.flatMap { try? JSONKeyPath(parsing: $0) } }) {
+            .compactMap({ $0.flatMap { try? JSONKeyPath(parsing: $0) } })
+        {
             for count in 1...max(1, keyPath.components.count) { sampled.insert(JSONKeyPath(components: Array(keyPath.components.prefix(count)))) }
         }
         let identity = Set(target.identityAttributeIndexes)
@@ -195,10 +200,12 @@ struct ModelMerger {
             if let i = target.relationshipMappings.first(where: { $0.keyPath == keyPath })?.index {
                 let existing = target.relationships[i]
                 if existing.isToMany != relationship.isToMany, !isReference {
-                    throw conflict(facts, entity: target.name, property: existing.name, keyPath: keyPath,
-                                   recorded: existing.isToMany ? "a to-many relationship to \(existing.destinationEntity)"
-                                       : "a to-one relationship to \(existing.destinationEntity)",
-                                   classes: relationship.isToMany ? [.objectArray] : [.object])
+                    throw conflict(
+                        facts, entity: target.name, property: existing.name, keyPath: keyPath,
+                        recorded: existing.isToMany
+                            ? "a to-many relationship to \(existing.destinationEntity)"
+                            : "a to-one relationship to \(existing.destinationEntity)",
+                        classes: relationship.isToMany ? [.objectArray] : [.object])
                 }
                 place(relationship.destinationEntity, as: existing.destinationEntity)
             } else if let i = target.attributeMappings.first(where: { $0.keyPath == keyPath })?.index {
@@ -206,8 +213,9 @@ struct ModelMerger {
                 if isReference {
                     try check(facts, fit: existing, in: target.name, keyPath: keyPath)
                 } else if existing.type != .json {
-                    throw conflict(facts, entity: target.name, property: existing.name, keyPath: keyPath,
-                                   recorded: "a \(existing.type) attribute", classes: [.object, .objectArray])
+                    throw conflict(
+                        facts, entity: target.name, property: existing.name, keyPath: keyPath,
+                        recorded: "a \(existing.type) attribute", classes: [.object, .objectArray])
                 }
             } else {
                 var copy = relationship
@@ -233,41 +241,49 @@ struct ModelMerger {
     /// above it reads the object as its destination: the payload property is not added to
     /// this entity, and the import checks the object.
     /// - Returns: false when the payload property is covered by a recorded one (not added).
-    private func fitsAroundRecordedObjects(_ facts: KeyEvidence?, at keyPath: JSONKeyPath,
-                                           in target: ResolvedEntity) throws(ModelInferenceError) -> Bool {
+    private func fitsAroundRecordedObjects(
+        _ facts: KeyEvidence?, at keyPath: JSONKeyPath,
+        in target: ResolvedEntity
+    ) throws(ModelInferenceError) -> Bool {
         func isStrictPrefix(_ a: JSONKeyPath, of b: JSONKeyPath) -> Bool {
             a.components.count < b.components.count && Array(b.components.prefix(a.components.count)) == a.components
         }
-        let mappings = target.attributeMappings.map { (keyPath: $0.keyPath, name: target.attributes[$0.index].name) }
+        let mappings =
+            target.attributeMappings.map { (keyPath: $0.keyPath, name: target.attributes[$0.index].name) }
             + target.relationshipMappings.map { (keyPath: $0.keyPath, name: target.relationships[$0.index].name) }
         if let inside = mappings.first(where: { isStrictPrefix(keyPath, of: $0.keyPath) }), let facts {
             // Objects at this key are flattened like the recorded ones; other values conflict.
             let others = facts.classes.filter { $0 != .object }
             if !others.isEmpty {
-                throw conflict(facts, entity: target.name, property: inside.name, keyPath: inside.keyPath,
-                               recorded: "an object at \(keyPath)", classes: others)
+                throw conflict(
+                    facts, entity: target.name, property: inside.name, keyPath: inside.keyPath,
+                    recorded: "an object at \(keyPath)", classes: others)
             }
         }
         for (index, recorded) in target.attributeMappings where isStrictPrefix(recorded, of: keyPath) {
             let existing = target.attributes[index]
             if existing.type == .json { return false }
-            throw conflict(facts, entity: target.name, property: existing.name, keyPath: recorded,
-                           recorded: "type \(existing.type)" + (existing.transformerName.map { " (transformer \($0))" } ?? ""),
-                           classes: [.object], found: "an object here",
-                           dropping: keyPath.components.count - recorded.components.count)
+            throw conflict(
+                facts, entity: target.name, property: existing.name, keyPath: recorded,
+                recorded: "type \(existing.type)" + (existing.transformerName.map { " (transformer \($0))" } ?? ""),
+                classes: [.object], found: "an object here",
+                dropping: keyPath.components.count - recorded.components.count)
         }
         if target.relationshipMappings.contains(where: { isStrictPrefix($0.keyPath, of: keyPath) }) { return false }
         return true
     }
 
     /// Throws unless every class of value the payload has at `keyPath` imports into `attribute`.
-    private func check(_ facts: KeyEvidence?, fit attribute: AttributeDescription, in entity: String,
-                       keyPath: JSONKeyPath) throws(ModelInferenceError) {
+    private func check(
+        _ facts: KeyEvidence?, fit attribute: AttributeDescription, in entity: String,
+        keyPath: JSONKeyPath
+    ) throws(ModelInferenceError) {
         guard let facts, let accepted = ValueFit.classes(accepting: attribute, bindings: bindings, integers: facts.integerRange) else { return }
         let rejected = facts.classes.filter { !accepted.contains($0) }
         var outOfRange: [ValueClass] = []
         if let range = attribute.type.integerRange, let seen = facts.integerRange,
-           seen.lowerBound < range.lowerBound || seen.upperBound > range.upperBound {
+            seen.lowerBound < range.lowerBound || seen.upperBound > range.upperBound
+        {
             outOfRange = [.integer]
         }
         let recordedType = "type \(attribute.type)" + (attribute.transformerName.map { " (transformer \($0))" } ?? "")
@@ -275,30 +291,37 @@ struct ModelMerger {
             throw conflict(facts, entity: entity, property: attribute.name, keyPath: keyPath, recorded: recordedType, classes: rejected)
         }
         if !outOfRange.isEmpty, let seen = facts.integerRange {
-            throw conflict(facts, entity: entity, property: attribute.name, keyPath: keyPath, recorded: recordedType,
-                           classes: outOfRange, found: "integers from \(seen.lowerBound) to \(seen.upperBound) (the first here)")
+            throw conflict(
+                facts, entity: entity, property: attribute.name, keyPath: keyPath, recorded: recordedType,
+                classes: outOfRange, found: "integers from \(seen.lowerBound) to \(seen.upperBound) (the first here)")
         }
     }
 
     /// Throws unless the values at `keyPath` can be a relationship's bare identifiers (or nested objects).
-    private func check(_ facts: KeyEvidence?, fitBareIdentifiersOf relationship: RelationshipDescription, in entity: String,
-                       keyPath: JSONKeyPath) throws(ModelInferenceError) {
+    private func check(
+        _ facts: KeyEvidence?, fitBareIdentifiersOf relationship: RelationshipDescription, in entity: String,
+        keyPath: JSONKeyPath
+    ) throws(ModelInferenceError) {
         guard let facts else { return }
-        let accepted: Set<ValueClass> = relationship.isToMany
+        let accepted: Set<ValueClass> =
+            relationship.isToMany
             ? [.objectArray, .emptyArray, .scalarArray]
             : ValueClass.strings.union([.integer, .object])
         let rejected = facts.classes.filter { !accepted.contains($0) }
         guard rejected.isEmpty else {
-            throw conflict(facts, entity: entity, property: relationship.name, keyPath: keyPath,
-                           recorded: (relationship.isToMany ? "a to-many" : "a to-one") + " relationship to \(relationship.destinationEntity)",
-                           classes: rejected)
+            throw conflict(
+                facts, entity: entity, property: relationship.name, keyPath: keyPath,
+                recorded: (relationship.isToMany ? "a to-many" : "a to-one") + " relationship to \(relationship.destinationEntity)",
+                classes: rejected)
         }
     }
 
     /// `entity Status, attribute retweetCount (key retweet_count): the recorded model has type
     /// integer64, but the payload has a string here (their type would be string); …`, at the first such value.
-    private func conflict(_ facts: KeyEvidence?, entity: String, property: String, keyPath: JSONKeyPath, recorded: String,
-                          classes: [ValueClass], found explicitFound: String? = nil, dropping: Int = 0) -> ModelInferenceError {
+    private func conflict(
+        _ facts: KeyEvidence?, entity: String, property: String, keyPath: JSONKeyPath, recorded: String,
+        classes: [ValueClass], found explicitFound: String? = nil, dropping: Int = 0
+    ) -> ModelInferenceError {
         var place = facts?.firstPlace(among: classes) ?? facts?.firstPlace(among: facts?.classes ?? [])
         // The place of the enclosing object, for a value found inside it.
         if dropping > 0, let p = place { place?.path = JSONPath(components: Array(p.path.components.dropLast(dropping))) }
@@ -306,10 +329,11 @@ struct ModelMerger {
         let needed = AttributeTyping(classes: facts?.classes ?? classes)
         let structural = !Set(facts?.classes ?? classes).isDisjoint(with: [.object, .objectArray])
         let suggestion = structural || explicitFound != nil ? "" : " (their type would be \(needed.type))"
-        return ModelInferenceError(.typeConflict, source: place.flatMap(inferred.source(of:)), path: place?.path, entity: entity,
-                                   property: property,
-                                   message: "entity \(entity), property \(property) (key \(keyPath)): the recorded model has \(recorded), "
-                                       + "but the payload has \(found)\(suggestion); the store was not changed")
+        return ModelInferenceError(
+            .typeConflict, source: place.flatMap(inferred.source(of:)), path: place?.path, entity: entity,
+            property: property,
+            message: "entity \(entity), property \(property) (key \(keyPath)): the recorded model has \(recorded), "
+                + "but the payload has \(found)\(suggestion); the store was not changed")
     }
 
     // MARK: - Additions
@@ -329,7 +353,8 @@ struct ModelMerger {
         let owners = [target.name] + target.ancestorNames
         for owner in owners {
             guard let e = entities.firstIndex(where: { $0.name == owner }),
-                  let a = entities[e].attributes.firstIndex(where: { $0.name == attribute }) else { continue }
+                let a = entities[e].attributes.firstIndex(where: { $0.name == attribute })
+            else { continue }
             guard !entities[e].attributes[a].isOptional else { return }
             entities[e].attributes[a].isOptional = true
             changes.append(.madeOptional(entity: owner, attribute: attribute))
@@ -390,7 +415,8 @@ struct ModelMerger {
         let addedNames = Set(added.compactMap { mapping[$0] })
         for (entity, name) in newRelationships {
             guard let e = entities.firstIndex(where: { $0.name == entity }),
-                  let r = entities[e].relationships.firstIndex(where: { $0.name == name }) else { continue }
+                let r = entities[e].relationships.firstIndex(where: { $0.name == name })
+            else { continue }
             let destination = entities[e].relationships[r].destinationEntity
             var words = InferenceNaming.words(of: entity)
             if let last = words.popLast() { words.append(InferenceNaming.plural(last)) }
@@ -401,8 +427,9 @@ struct ModelMerger {
             }
             inverse = claim(inverse, in: destination)
             entities[e].relationships[r].inverseName = inverse
-            append(relationship: RelationshipDescription(name: inverse, destinationEntity: entity, inverseName: name, isToMany: true),
-                   to: destination)
+            append(
+                relationship: RelationshipDescription(name: inverse, destinationEntity: entity, inverseName: name, isToMany: true),
+                to: destination)
             if !addedNames.contains(destination) { changes.append(.relationship(entity: destination, name: inverse)) }
         }
     }

@@ -26,7 +26,8 @@ extension ModelInference {
             if element.isWholeValue {
                 count += try add(collection: element.value, at: stream.collectionPath, source: name)
             } else {
-                let path = element.key.map { stream.collectionPath.appending(key: $0) }
+                let path =
+                    element.key.map { stream.collectionPath.appending(key: $0) }
                     ?? stream.collectionPath.appending(index: element.index)
                 try add(element.value, at: path, source: name)
                 count += 1

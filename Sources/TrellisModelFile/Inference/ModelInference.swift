@@ -51,9 +51,10 @@ public final class ModelInference {
     /// - Throws: ``ModelInferenceError`` `.notAnObject` naming the path and what was found.
     public func add(_ element: JSONValue, at path: JSONPath, source: String? = nil) throws(ModelInferenceError) {
         guard case .object(let object) = element else {
-            throw ModelInferenceError(.notAnObject, source: source, path: path, entity: rootEntity,
-                                      message: "expected an object (each element becomes \(withIndefiniteArticle(rootEntity))), "
-                                          + "found \(ModelInference.phrase(for: element))")
+            throw ModelInferenceError(
+                .notAnObject, source: source, path: path, entity: rootEntity,
+                message: "expected an object (each element becomes \(withIndefiniteArticle(rootEntity))), "
+                    + "found \(ModelInference.phrase(for: element))")
         }
         let index = self.index(of: source)
         root.observe(object, path: path, source: index)
@@ -85,15 +86,17 @@ public final class ModelInference {
             try add(value, at: path, source: source)
             return 1
         default:
-            throw ModelInferenceError(.notAnObject, source: source, path: path, entity: rootEntity,
-                                      message: "expected an array or object of \(rootEntity) objects, found \(ModelInference.phrase(for: value))")
+            throw ModelInferenceError(
+                .notAnObject, source: source, path: path, entity: rootEntity,
+                message: "expected an array or object of \(rootEntity) objects, found \(ModelInference.phrase(for: value))")
         }
     }
 
     /// The error for a collection without objects: `… $.statuses: no objects to infer Status from: found an empty array`.
     public func noObjects(at path: JSONPath?, source: String?, found: String) -> ModelInferenceError {
-        ModelInferenceError(.noObjects, source: source, path: path, entity: rootEntity,
-                            message: "no objects to infer \(rootEntity) from: found \(found)")
+        ModelInferenceError(
+            .noObjects, source: source, path: path, entity: rootEntity,
+            message: "no objects to infer \(rootEntity) from: found \(found)")
     }
 
     /// Whether `object` is a collection keyed by identity: non-empty, every member an
@@ -124,13 +127,16 @@ public final class ModelInference {
     public func inferredModel() throws(ModelInferenceError) -> InferredModel {
         guard objectCount > 0 else { throw noObjects(at: nil, source: nil, found: "nothing") }
         if root.isTable, let place = root.dictionaryPlace ?? root.firstPlace {
-            let found = root.isDictionary ? "objects with more than 1,000 distinct keys"  // ShapeNode.maximumKeys
+            let found =
+                root.isDictionary
+                ? "objects with more than 1,000 distinct keys"  // ShapeNode.maximumKeys
                 : "an object whose keys are all numbers"
-            throw ModelInferenceError(.notRecords, source: sources.indices.contains(place.source) ? sources[place.source] : nil,
-                                      path: place.path, entity: rootEntity,
-                                      message: "no \(rootEntity) records to infer from: found \(found), a table keyed by data; "
-                                          + "read its members as records with trellis import --key-attribute "
-                                          + "(and --value-key for values that are not objects)")
+            throw ModelInferenceError(
+                .notRecords, source: sources.indices.contains(place.source) ? sources[place.source] : nil,
+                path: place.path, entity: rootEntity,
+                message: "no \(rootEntity) records to infer from: found \(found), a table keyed by data; "
+                    + "read its members as records with trellis import --key-attribute "
+                    + "(and --value-key for values that are not objects)")
         }
         guard !rootEntity.isEmpty, !rootEntity.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw ModelInferenceError(.invalidEntityName, entity: rootEntity, message: "'\(rootEntity)' cannot name an entity")
@@ -150,8 +156,9 @@ public final class ModelInference {
         }
         var evidence: [String: [String: KeyEvidence]] = [:]
         for draft in builder.drafts where draft.group >= 0 { evidence[draft.name] = draft.evidence }
-        return InferredModel(file: file, rootEntity: rootEntity, evidence: evidence, sources: sources,
-                             isKeyedCollection: sawKeyedCollection)
+        return InferredModel(
+            file: file, rootEntity: rootEntity, evidence: evidence, sources: sources,
+            isKeyedCollection: sawKeyedCollection)
     }
 
     // MARK: - Internals

@@ -37,8 +37,10 @@ public struct ModelInferenceError: Error, Sendable, Hashable, CustomStringConver
     public var property: String?
     public let message: String
 
-    public init(_ code: Code, source: String? = nil, path: JSONPath? = nil, entity: String? = nil, property: String? = nil,
-                message: String) {
+    public init(
+        _ code: Code, source: String? = nil, path: JSONPath? = nil, entity: String? = nil, property: String? = nil,
+        message: String
+    ) {
         self.code = code
         self.source = source
         self.path = path

@@ -113,9 +113,10 @@ enum KeyKind {
     /// decimal digits (`{"138586341": …}`).
     static func isDictionary(_ node: ShapeNode) -> Bool {
         if node.isDictionary { return true }
-        return !node.keyOrder.isEmpty && node.keyOrder.allSatisfy { key in
-            !key.isEmpty && key.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-        }
+        return !node.keyOrder.isEmpty
+            && node.keyOrder.allSatisfy { key in
+                !key.isEmpty && key.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            }
     }
 }
 
@@ -150,7 +151,8 @@ enum InferredIdentity: Equatable {
             let evidence = key.evidence
             let present = key.stats.reduce(0) { $0 + $1.present }
             guard present == keys.objectCount, evidence.nonNull == keys.objectCount, evidence.repeats == 0,
-                  !evidence.classes.isEmpty, Set(evidence.classes).isSubset(of: identityClasses) else { continue }
+                !evidence.classes.isEmpty, Set(evidence.classes).isSubset(of: identityClasses)
+            else { continue }
             let isInteger = Set(evidence.classes).isSubset(of: [.integer, .integerString])
             let isString = Set(evidence.classes).isSubset(of: ValueClass.strings)
             guard isInteger || isString else { continue }

@@ -63,8 +63,9 @@ final class ShapeNode {
                     becomeDictionary()
                     return
                 }
-                stats = KeyStats(isIdentityCandidate: ShapeNode.isIdentityCandidateName(key),
-                                 isIdentifierList: ShapeNode.isIdentifierListName(key))
+                stats = KeyStats(
+                    isIdentityCandidate: ShapeNode.isIdentityCandidateName(key),
+                    isIdentifierList: ShapeNode.isIdentifierListName(key))
                 keys[key] = stats
                 keyOrder.append(key)
             }

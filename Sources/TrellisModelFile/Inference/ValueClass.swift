@@ -57,8 +57,10 @@ enum ValueClass: Int, CaseIterable, Sendable, Comparable {
     /// The classes of numbers.
     static let numbers: Set<ValueClass> = [.integer, .bigInteger, .fraction, .preciseNumber, .hugeNumber]
     /// The classes of strings.
-    static let strings: Set<ValueClass> = [.fullDate, .dateTime, .twitterDate, .integerString, .numericString, .uuid, .capitalUUID,
-                                           .absoluteURL, .booleanString, .text]
+    static let strings: Set<ValueClass> = [
+        .fullDate, .dateTime, .twitterDate, .integerString, .numericString, .uuid, .capitalUUID,
+        .absoluteURL, .booleanString, .text,
+    ]
 
     /// How the class is named in messages: `a string`, `an integer`, `an array of objects`.
     var phrase: String {
@@ -167,7 +169,10 @@ enum ValueClassifier {
                 digits.removeLast()
                 exponent += 1
             }
-            if digits.isEmpty { negative = false; exponent = 0 }
+            if digits.isEmpty {
+                negative = false
+                exponent = 0
+            }
         }
     }
 
@@ -183,12 +188,13 @@ enum ValueClassifier {
         func digit(_ i: Int) -> Int? { b[i] >= 0x30 && b[i] <= 0x39 ? Int(b[i] - 0x30) : nil }
         func number(_ i: Int) -> Int? { digit(i).flatMap { tens in digit(i + 1).map { tens * 10 + $0 } } }
         guard [3, 7, 10, 19, 25].allSatisfy({ b[$0] == 0x20 }), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
-              b[20] == UInt8(ascii: "+") || b[20] == UInt8(ascii: "-"),
-              weekdays.contains(Array(b[0..<3])), let month = months.firstIndex(of: Array(b[4..<7])),
-              let day = number(8), day >= 1, day <= monthDays[month], let hour = number(11), hour < 24,
-              let minute = number(14), minute < 60, let second = number(17), second < 60,
-              let zoneHours = number(21), zoneHours < 24, let zoneMinutes = number(23), zoneMinutes < 60,
-              let century = number(26), let yearOfCentury = number(28) else { return false }
+            b[20] == UInt8(ascii: "+") || b[20] == UInt8(ascii: "-"),
+            weekdays.contains(Array(b[0..<3])), let month = months.firstIndex(of: Array(b[4..<7])),
+            let day = number(8), day >= 1, day <= monthDays[month], let hour = number(11), hour < 24,
+            let minute = number(14), minute < 60, let second = number(17), second < 60,
+            let zoneHours = number(21), zoneHours < 24, let zoneMinutes = number(23), zoneMinutes < 60,
+            let century = number(26), let yearOfCentury = number(28)
+        else { return false }
         // February 29 only in leap years (the Gregorian rule): the format rejects `Sun Feb 29 … 2015`.
         let year = century * 100 + yearOfCentury
         return month != 1 || day != 29 || (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))
@@ -217,7 +223,10 @@ enum ValueClassifier {
         var c = bytes.next()
         func digits() -> Bool {
             var any = false
-            while let d = c, d >= 0x30 && d <= 0x39 { any = true; c = bytes.next() }
+            while let d = c, d >= 0x30 && d <= 0x39 {
+                any = true
+                c = bytes.next()
+            }
             return any
         }
         if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { c = bytes.next() }
@@ -238,7 +247,8 @@ enum ValueClassifier {
     /// `https://x.org/a`, not `/a/b`, `mailto:a@b` or `https://x.org/{id}`.
     static func isAbsoluteURL(_ s: String) -> Bool {
         guard let colon = s.utf8.firstIndex(of: UInt8(ascii: ":")), s.utf8[colon...].starts(with: "://".utf8),
-              s.utf8.count <= 2048 else { return false }
+            s.utf8.count <= 2048
+        else { return false }
         let scheme = s.utf8[..<colon]
         guard let first = scheme.first, (first >= 0x61 && first <= 0x7A) || (first >= 0x41 && first <= 0x5A) else { return false }
         guard let url = try? JSONCoercion.url(from: .string(s)), url.scheme != nil, let host = url.host, !host.isEmpty else {

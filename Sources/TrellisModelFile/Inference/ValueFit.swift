@@ -12,8 +12,10 @@ enum ValueFit {
     /// into a `uri`, which also takes relative references) is accepted: the import checks
     /// each value and reports one that does not fit at its path. `integers` is the range of
     /// the integers sampled: a boolean takes 0 and 1.
-    static func classes(accepting attribute: AttributeDescription, bindings: BindingDeclarations,
-                        integers: ClosedRange<Int64>? = nil) -> Set<ValueClass>? {
+    static func classes(
+        accepting attribute: AttributeDescription, bindings: BindingDeclarations,
+        integers: ClosedRange<Int64>? = nil
+    ) -> Set<ValueClass>? {
         let numbers = ValueClass.numbers.subtracting([.hugeNumber])
         let numericStrings: Set<ValueClass> = [.integerString, .numericString]
         let scalars = ValueClass.strings.union(ValueClass.numbers)

@@ -40,8 +40,10 @@ final class PostgresEntityLayout: Sendable {
     /// The same with `DO NOTHING`: a placeholder never overwrites a stored object.
     let insertPlaceholderSQL: String
 
-    init(entity: ResolvedEntity, table: PostgresTableLayout, schema: String, description: SchemaDescription,
-         byName: [String: SchemaDescription.Entity], tables: [String: PostgresTableLayout], model: ObjectModel) throws(StoreError) {
+    init(
+        entity: ResolvedEntity, table: PostgresTableLayout, schema: String, description: SchemaDescription,
+        byName: [String: SchemaDescription.Entity], tables: [String: PostgresTableLayout], model: ObjectModel
+    ) throws(StoreError) {
         self.entity = entity
         self.table = table
         var attributeColumn: [String: String] = [:]
@@ -76,8 +78,9 @@ final class PostgresEntityLayout: Sendable {
         }
         for (i, relationship) in entity.relationships.enumerated() {
             guard let stored = relationshipStored[relationship.name],
-                  let destinationEntity = byName[relationship.destinationEntity],
-                  let destination = tables[destinationEntity.table] else {
+                let destinationEntity = byName[relationship.destinationEntity],
+                let destination = tables[destinationEntity.table]
+            else {
                 throw StoreError(.incompatibleSchema, message: "entity \(entity.name), relationship \(relationship.name): not in the store")
             }
             let inverse = relationship.inverseName.flatMap { model.entity(named: relationship.destinationEntity)?.relationship(named: $0) }
@@ -97,14 +100,18 @@ final class PostgresEntityLayout: Sendable {
                 if stored.storage == .joinTable, let inverse, !inverse.isToMany {
                     membershipColumn = walk(destinationEntity) { e in e.relationships.first { $0.name == inverse.name }?.column }
                 }
-                relationships.append(.joinTable(PostgresJoinLayout(
-                    table: stored.table ?? relationship.name, schema: schema, ownTable: table, destination: destination,
-                    isInverseSide: inverseSide, isShared: stored.storage != .joinTable, hasPositions: ownerOrdered,
-                    membershipColumn: membershipColumn)))
+                relationships.append(
+                    .joinTable(
+                        PostgresJoinLayout(
+                            table: stored.table ?? relationship.name, schema: schema, ownTable: table, destination: destination,
+                            isInverseSide: inverseSide, isShared: stored.storage != .joinTable, hasPositions: ownerOrdered,
+                            membershipColumn: membershipColumn)))
             case .inverseForeignKey:
                 guard let column = walk(destinationEntity, { e in e.relationships.first { $0.name == relationship.inverseName }?.column }) else {
-                    throw StoreError(.incompatibleSchema, message: "entity \(entity.name), relationship \(relationship.name): "
-                                     + "its inverse has no column in the store")
+                    throw StoreError(
+                        .incompatibleSchema,
+                        message: "entity \(entity.name), relationship \(relationship.name): "
+                            + "its inverse has no column in the store")
                 }
                 relationships.append(.inverseForeignKey(column: column, destination: destination))
             }
@@ -120,10 +127,11 @@ final class PostgresEntityLayout: Sendable {
         identityIndexes = entity.identityAttributeIndexes
         let own = byName[entity.name]
         declaredAttributeColumns = own?.attributes.map { ($0.column, $0.type) } ?? []
-        declaredForeignKeys = own?.relationships.compactMap { r in
-            guard r.storage == .foreignKey, let column = r.column, let d = byName[r.destination], let t = tables[d.table] else { return nil }
-            return (column, t)
-        } ?? []
+        declaredForeignKeys =
+            own?.relationships.compactMap { r in
+                guard r.storage == .foreignKey, let column = r.column, let d = byName[r.destination], let t = tables[d.table] else { return nil }
+                return (column, t)
+            } ?? []
 
         // The upsert.
         let toOneColumns: [String] = toOnes.map { index in
@@ -135,7 +143,8 @@ final class PostgresEntityLayout: Sendable {
         for (n, type) in attributeTypes.enumerated() { arrays.append("$\(n + 4)\(PostgresValues.elementType(for: type).cast)") }
         for n in toOneColumns.indices { arrays.append("$\(attributeTypes.count + n + 4)::bigint[]") }
         let values = (["v.c0", "$2::text", "$3::boolean"] + (1..<arrays.count).map { "v.c\($0)" }).joined(separator: ", ")
-        let head = "INSERT INTO \(table.qualifiedName) AS t (\(insertColumns.map(SQLText.identifier).joined(separator: ", "))) "
+        let head =
+            "INSERT INTO \(table.qualifiedName) AS t (\(insertColumns.map(SQLText.identifier).joined(separator: ", "))) "
             + "SELECT \(values) FROM unnest(\(arrays.joined(separator: ", "))) AS v(\((0..<arrays.count).map { "c\($0)" }.joined(separator: ", ")))"
         var target: (columns: [String], partialKinds: [String]?)?
         for e in lineage.reversed() {
@@ -146,7 +155,8 @@ final class PostgresEntityLayout: Sendable {
         }
         if let target {
             let predicate = PostgresSchema.partialPredicate(target.partialKinds)
-            let conflict = " ON CONFLICT (\(target.columns.map(SQLText.identifier).joined(separator: ", ")))"
+            let conflict =
+                " ON CONFLICT (\(target.columns.map(SQLText.identifier).joined(separator: ", ")))"
                 + (predicate.map { " WHERE \($0)" } ?? "")
             let identity = Set(target.columns)
             let updated = (["_placeholder"] + columns + toOneColumns).filter { !identity.contains($0) }
@@ -154,7 +164,8 @@ final class PostgresEntityLayout: Sendable {
             let old = updated.map { "t.\(SQLText.identifier($0))" }.joined(separator: ", ")
             let new = updated.map { "excluded.\(SQLText.identifier($0))" }.joined(separator: ", ")
             let sameEntity = table.isPolymorphic ? " AND t.\"_entity\" = excluded.\"_entity\"" : ""
-            upsertSQL = head + conflict + " DO UPDATE SET \(set) WHERE ROW(\(old)) IS DISTINCT FROM ROW(\(new))\(sameEntity)"
+            upsertSQL =
+                head + conflict + " DO UPDATE SET \(set) WHERE ROW(\(old)) IS DISTINCT FROM ROW(\(new))\(sameEntity)"
                 + " RETURNING t.\"_pk\""
             insertPlaceholderSQL = head + conflict + " DO NOTHING RETURNING t.\"_pk\""
             conflictTarget = conflict

@@ -24,16 +24,18 @@ final class PostgresLayout: Sendable {
         }
         var tables: [String: PostgresTableLayout] = [:]
         for name in order {
-            tables[name] = PostgresTableLayout(name: name, schema: schema, entityNames: entityNamesByTable[name] ?? [],
-                                               sequence: ddl.sequenceOfTable[name] ?? "\(name) keys")
+            tables[name] = PostgresTableLayout(
+                name: name, schema: schema, entityNames: entityNamesByTable[name] ?? [],
+                sequence: ddl.sequenceOfTable[name] ?? "\(name) keys")
         }
         var entities: [String: PostgresEntityLayout] = [:]
         for resolved in model.resolvedEntities {
             guard let stored = byName[resolved.name], let table = tables[stored.table] else {
                 throw StoreError(.incompatibleSchema, message: "entity \(resolved.name) has no table in the store")
             }
-            entities[resolved.name] = try PostgresEntityLayout(entity: resolved, table: table, schema: schema, description: description,
-                                                               byName: byName, tables: tables, model: model)
+            entities[resolved.name] = try PostgresEntityLayout(
+                entity: resolved, table: table, schema: schema, description: description,
+                byName: byName, tables: tables, model: model)
         }
         self.tables = tables
         self.entities = entities
@@ -111,8 +113,10 @@ final class PostgresTableLayout: @unchecked Sendable {
             var toOnes: [PostgresReadPlan.ToOne] = []
             for (slot, relationship) in entity.relationships.enumerated() {
                 guard case .foreignKey(let column, let destination) = relationship, let position = columnPositions[column] else { continue }
-                toOnes.append(PostgresReadPlan.ToOne(slot: slot, column: position, entityColumn: destinationEntityPositions[column],
-                                                     destinationEntity: destination.entityNames.first ?? ""))
+                toOnes.append(
+                    PostgresReadPlan.ToOne(
+                        slot: slot, column: position, entityColumn: destinationEntityPositions[column],
+                        destinationEntity: destination.entityNames.first ?? ""))
             }
             readPlans[entity.entity.name] = PostgresReadPlan(
                 ordinal: entityNames.firstIndex(of: entity.entity.name) ?? 0,
@@ -177,8 +181,10 @@ final class PostgresJoinLayout: Sendable {
     let otherColumn: String
     var isOrdered: Bool { hasPositions && !isInverseSide }
 
-    init(table: String, schema: String, ownTable: PostgresTableLayout, destination: PostgresTableLayout, isInverseSide: Bool,
-         isShared: Bool, hasPositions: Bool, membershipColumn: String?) {
+    init(
+        table: String, schema: String, ownTable: PostgresTableLayout, destination: PostgresTableLayout, isInverseSide: Bool,
+        isShared: Bool, hasPositions: Bool, membershipColumn: String?
+    ) {
         self.table = table
         self.qualifiedName = SQLText.qualified(schema, table)
         self.ownTable = ownTable

@@ -74,8 +74,10 @@ struct PostgresSchema {
             tableOrder.append(entity.table)
             let sequence = allocate("\(entity.table) keys")
             sequenceOfTable[entity.table] = sequence
-            sequences.append(Object(key: sequence, table: entity.table, createSQL: "CREATE SEQUENCE \(q(sequence))",
-                                    dropSQL: "DROP SEQUENCE \(q(sequence))"))
+            sequences.append(
+                Object(
+                    key: sequence, table: entity.table, createSQL: "CREATE SEQUENCE \(q(sequence))",
+                    dropSQL: "DROP SEQUENCE \(q(sequence))"))
             columnsByTable[entity.table] = [
                 Column(name: "_pk", definition: "\"_pk\" bigint NOT NULL DEFAULT nextval(\(SQLText.literal(q(sequence))))"),
                 Column(name: "_entity", definition: "\"_entity\" text NOT NULL"),
@@ -85,9 +87,10 @@ struct PostgresSchema {
         var joinTables: [Table] = []
         for entity in description.entities {
             for attribute in entity.attributes {
-                columnsByTable[entity.table, default: []].append(Column(
-                    name: attribute.column,
-                    definition: "\(SQLText.identifier(attribute.column)) \(PostgresSchema.columnType(attribute.type))"))
+                columnsByTable[entity.table, default: []].append(
+                    Column(
+                        name: attribute.column,
+                        definition: "\(SQLText.identifier(attribute.column)) \(PostgresSchema.columnType(attribute.type))"))
             }
             for relationship in entity.relationships {
                 let destinationTable = byName[relationship.destination]?.table ?? relationship.destination
@@ -97,15 +100,18 @@ struct PostgresSchema {
                     columnsByTable[entity.table, default: []].append(
                         Column(name: column, definition: "\(SQLText.identifier(column)) bigint"))
                     let table = q(entity.table)
-                    foreignKeys.append(Object(
-                        key: "\(entity.table)(\(column))", table: entity.table,
-                        createSQL: "ALTER TABLE \(table) ADD FOREIGN KEY (\(SQLText.identifier(column))) REFERENCES "
-                            + "\(q(destinationTable)) (\"_pk\") ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED",
-                        dropSQL: ""))
+                    foreignKeys.append(
+                        Object(
+                            key: "\(entity.table)(\(column))", table: entity.table,
+                            createSQL: "ALTER TABLE \(table) ADD FOREIGN KEY (\(SQLText.identifier(column))) REFERENCES "
+                                + "\(q(destinationTable)) (\"_pk\") ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED",
+                            dropSQL: ""))
                     let name = allocate("\(entity.table)(\(column))")
-                    indexes.append(Object(key: name, table: entity.table,
-                                          createSQL: "CREATE INDEX \(SQLText.identifier(name)) ON \(table) (\(SQLText.identifier(column)))",
-                                          dropSQL: "DROP INDEX \(q(name))"))
+                    indexes.append(
+                        Object(
+                            key: name, table: entity.table,
+                            createSQL: "CREATE INDEX \(SQLText.identifier(name)) ON \(table) (\(SQLText.identifier(column)))",
+                            dropSQL: "DROP INDEX \(q(name))"))
                 case .joinTable, .sharedJoinTable:
                     guard let table = relationship.table else { continue }
                     var columns = [
@@ -121,9 +127,11 @@ struct PostgresSchema {
                     joinTables.append(Table(name: table, columns: columns, createSQL: "CREATE TABLE \(q(table)) (\n  \(body)\n)"))
                     if relationship.storage == .sharedJoinTable {
                         let name = allocate("\(table)(destination)")
-                        indexes.append(Object(key: name, table: table,
-                                              createSQL: "CREATE INDEX \(SQLText.identifier(name)) ON \(q(table)) (\"destination\")",
-                                              dropSQL: "DROP INDEX \(q(name))"))
+                        indexes.append(
+                            Object(
+                                key: name, table: table,
+                                createSQL: "CREATE INDEX \(SQLText.identifier(name)) ON \(q(table)) (\"destination\")",
+                                dropSQL: "DROP INDEX \(q(name))"))
                     }
                 case .inverseJoinTable, .inverseForeignKey:
                     break
@@ -133,7 +141,8 @@ struct PostgresSchema {
         for entity in description.entities {
             guard let identity = SchemaDescription.identityIndex(of: entity, byName: byName, in: description) else { continue }
             let name = allocate(entity.parent == nil ? "\(entity.table) identity" : "\(entity.name) identity")
-            var sql = "CREATE UNIQUE INDEX \(SQLText.identifier(name)) ON \(q(entity.table)) ("
+            var sql =
+                "CREATE UNIQUE INDEX \(SQLText.identifier(name)) ON \(q(entity.table)) ("
                 + identity.columns.map(SQLText.identifier).joined(separator: ", ") + ")"
             if let predicate = PostgresSchema.partialPredicate(identity.partialKinds) { sql += " WHERE \(predicate)" }
             indexes.append(Object(key: name, table: entity.table, createSQL: sql, dropSQL: "DROP INDEX \(q(name))"))

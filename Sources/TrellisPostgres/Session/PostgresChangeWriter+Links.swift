@@ -16,8 +16,10 @@ extension PostgresChangeWriter {
     /// position; one only the inverse side holds, since an import leaves a side no mapping
     /// reads empty, is appended to the owner's order); an object whose insert ran into a
     /// stored one replaces that object's links.
-    mutating func insertLinks(_ inserted: [(ObjectSnapshot, PostgresEntityLayout)],
-                              into queries: inout [PostgresConnection.Query]) throws(StoreError) {
+    mutating func insertLinks(
+        _ inserted: [(ObjectSnapshot, PostgresEntityLayout)],
+        into queries: inout [PostgresConnection.Query]
+    ) throws(StoreError) {
         var replaced: [String: (join: PostgresJoinLayout, keys: [Int64])] = [:]
         var batches: [String: LinkRows] = [:]
         var order: [String] = []
@@ -68,8 +70,10 @@ extension PostgresChangeWriter {
     }
 
     /// Appends `object → destinations` (a destination listed twice is linked once, at its first position).
-    private func appendLinks(_ object: Int64, _ destinations: [ObjectID], skippingInserted: Bool,
-                             to batch: inout LinkRows) throws(StoreError) {
+    private func appendLinks(
+        _ object: Int64, _ destinations: [ObjectID], skippingInserted: Bool,
+        to batch: inout LinkRows
+    ) throws(StoreError) {
         var seen: Set<Int64> = []
         for (position, destination) in destinations.enumerated() {
             if skippingInserted, isInsertedHere(destination) { continue }
@@ -83,8 +87,9 @@ extension PostgresChangeWriter {
     private func deleteLinks(_ join: PostgresJoinLayout, of keys: [Int64]) -> PostgresConnection.Query {
         var parameters = PostgresParameters()
         parameters.append(PostgresChangeWriter.keyArray(Array(Set(keys)).sorted()))
-        return .init(sql: "DELETE FROM \(join.qualifiedName) WHERE \(SQLText.identifier(join.thisColumn)) = ANY($1::bigint[])",
-                     parameters: parameters)
+        return .init(
+            sql: "DELETE FROM \(join.qualifiedName) WHERE \(SQLText.identifier(join.thisColumn)) = ANY($1::bigint[])",
+            parameters: parameters)
     }
 
     /// The insert of `batch`'s rows, sorted by (source, destination):
@@ -101,7 +106,8 @@ extension PostgresChangeWriter {
         } else {
             rows.sort { ($0.this, $0.other) < ($1.this, $1.other) }
         }
-        var this = PostgresArray(of: PostgresType.int8), other = PostgresArray(of: PostgresType.int8)
+        var this = PostgresArray(of: PostgresType.int8)
+        var other = PostgresArray(of: PostgresType.int8)
         var positions = PostgresArray(of: PostgresType.int8)
         for row in rows {
             this.append(row.this)
@@ -114,18 +120,23 @@ extension PostgresChangeWriter {
         let t = join.qualifiedName
         let sql: String
         if join.isInverseSide {
-            sql = join.hasPositions
+            sql =
+                join.hasPositions
                 ? "INSERT INTO \(t) (\"destination\", \"source\", \"position\") SELECT v.d, v.s, coalesce((SELECT max(j.\"position\") + 1 "
                     + "FROM \(t) AS j WHERE j.\"source\" = v.s), 0) + row_number() OVER (PARTITION BY v.s ORDER BY v.n) - 1 "
                     + "FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS v(d, s, n) ON CONFLICT DO NOTHING"
                 : "INSERT INTO \(t) (\"destination\", \"source\") SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING"
         } else {
-            let conflict = batch.isNew || !join.isShared ? ""
-                : join.hasPositions ? " ON CONFLICT (\"source\", \"destination\") DO UPDATE SET \"position\" = excluded.\"position\""
-                : " ON CONFLICT DO NOTHING"
+            let conflict =
+                batch.isNew || !join.isShared
+                ? ""
+                : join.hasPositions
+                    ? " ON CONFLICT (\"source\", \"destination\") DO UPDATE SET \"position\" = excluded.\"position\""
+                    : " ON CONFLICT DO NOTHING"
             if join.hasPositions {
                 parameters.append(positions)
-                sql = "INSERT INTO \(t) (\"source\", \"destination\", \"position\") SELECT * FROM unnest($1::bigint[], $2::bigint[], "
+                sql =
+                    "INSERT INTO \(t) (\"source\", \"destination\", \"position\") SELECT * FROM unnest($1::bigint[], $2::bigint[], "
                     + "$3::bigint[])" + conflict
             } else {
                 sql = "INSERT INTO \(t) (\"source\", \"destination\") SELECT * FROM unnest($1::bigint[], $2::bigint[])" + conflict
@@ -148,8 +159,14 @@ extension PostgresChangeWriter {
             let id = try permanent(change.id)
             if var known = merged[id] {
                 if let flag = change.isPlaceholder { known.isPlaceholder = flag }
-                for a in change.attributes { known.attributes.removeAll { $0.index == a.index }; known.attributes.append(a) }
-                for r in change.relationships { known.relationships.removeAll { $0.index == r.index }; known.relationships.append(r) }
+                for a in change.attributes {
+                    known.attributes.removeAll { $0.index == a.index }
+                    known.attributes.append(a)
+                }
+                for r in change.relationships {
+                    known.relationships.removeAll { $0.index == r.index }
+                    known.relationships.append(r)
+                }
                 merged[id] = known
             } else {
                 merged[id] = change
@@ -196,8 +213,9 @@ extension PostgresChangeWriter {
                 }
             }
             guard change.isPlaceholder != nil || !change.attributes.isEmpty || !toOnes.isEmpty else { continue }
-            let shape = Shape(entity: ObjectIdentifier(entity), placeholder: change.isPlaceholder != nil,
-                              attributes: change.attributes.map(\.index), toOnes: toOnes)
+            let shape = Shape(
+                entity: ObjectIdentifier(entity), placeholder: change.isPlaceholder != nil,
+                attributes: change.attributes.map(\.index), toOnes: toOnes)
             if shapes[shape] == nil {
                 shapes[shape] = (entity, [])
                 shapeOrder.append(shape)
@@ -211,7 +229,8 @@ extension PostgresChangeWriter {
         }
         for table in cleanups.keys.sorted() {
             let rows = cleanups[table] ?? []
-            var objects = PostgresArray(of: PostgresType.int8), owners = PostgresArray(of: PostgresType.int8)
+            var objects = PostgresArray(of: PostgresType.int8)
+            var owners = PostgresArray(of: PostgresType.int8)
             for (object, owner) in rows {
                 objects.append(object)
                 if let owner { owners.append(owner) } else { owners.appendNull() }
@@ -219,8 +238,10 @@ extension PostgresChangeWriter {
             var parameters = PostgresParameters()
             parameters.append(objects)
             parameters.append(owners)
-            queries.append(.init(sql: "DELETE FROM \(table) AS j USING unnest($1::bigint[], $2::bigint[]) AS v(o, d) "
-                                 + "WHERE j.\"destination\" = v.o AND j.\"source\" IS DISTINCT FROM v.d", parameters: parameters))
+            queries.append(
+                .init(
+                    sql: "DELETE FROM \(table) AS j USING unnest($1::bigint[], $2::bigint[]) AS v(o, d) "
+                        + "WHERE j.\"destination\" = v.o AND j.\"source\" IS DISTINCT FROM v.d", parameters: parameters))
         }
         for name in replaced.keys.sorted() {
             guard let entry = replaced[name] else { continue }
@@ -230,8 +251,10 @@ extension PostgresChangeWriter {
     }
 
     /// `UPDATE "T" AS t SET <columns> = v.… FROM unnest($1::bigint[], …) AS v(k, …) WHERE t."_pk" = v.k`.
-    private func update(_ entity: PostgresEntityLayout, rows: [(Int64, ObjectChange)], placeholder: Bool, attributes: [Int],
-                        toOnes: [Int]) throws(StoreError) -> PostgresConnection.Query {
+    private func update(
+        _ entity: PostgresEntityLayout, rows: [(Int64, ObjectChange)], placeholder: Bool, attributes: [Int],
+        toOnes: [Int]
+    ) throws(StoreError) -> PostgresConnection.Query {
         var keys = PostgresArray(of: PostgresType.int8)
         var flags = PostgresArray(of: PostgresType.bool)
         var values = attributes.map { PostgresArray(of: PostgresValues.elementType(for: entity.attributeTypes[$0]).oid) }
@@ -259,7 +282,8 @@ extension PostgresChangeWriter {
         }
         var parameters = PostgresParameters()
         parameters.append(keys)
-        var arrays = ["$1::bigint[]"], set: [String] = []
+        var arrays = ["$1::bigint[]"]
+        var set: [String] = []
         if placeholder {
             parameters.append(flags)
             arrays.append("$\(parameters.count)::boolean[]")
@@ -277,7 +301,8 @@ extension PostgresChangeWriter {
             set.append("\(SQLText.identifier(column)) = v.c\(arrays.count - 1)")
         }
         let names = (0..<arrays.count).map { "c\($0)" }.joined(separator: ", ")
-        return .init(sql: "UPDATE \(entity.table.qualifiedName) AS t SET \(set.joined(separator: ", ")) FROM unnest("
-                     + "\(arrays.joined(separator: ", "))) AS v(\(names)) WHERE t.\"_pk\" = v.c0", parameters: parameters)
+        return .init(
+            sql: "UPDATE \(entity.table.qualifiedName) AS t SET \(set.joined(separator: ", ")) FROM unnest("
+                + "\(arrays.joined(separator: ", "))) AS v(\(names)) WHERE t.\"_pk\" = v.c0", parameters: parameters)
     }
 }

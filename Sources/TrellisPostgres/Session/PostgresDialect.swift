@@ -36,8 +36,10 @@ struct PostgresDialect: SQLDialect {
 
     /// Only for comparisons ``decides(_:options:values:)`` accepts: `==`, BEGINSWITH,
     /// ENDSWITH, CONTAINS without options.
-    func textComparison(_ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
-                        bind: (AttributeValue) -> String) -> String {
+    func textComparison(
+        _ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
+        bind: (AttributeValue) -> String
+    ) -> String {
         let text = "(\(column))::text"
         let value = bind(.string(operand)) + "::text"
         switch op {
@@ -66,8 +68,9 @@ struct PostgresDialect: SQLDialect {
 extension PostgresLayout: SQLQueryLayout {
     func sqlTable(for entity: ResolvedEntity) throws -> SQLTableInfo {
         let layout = try self.entity(entity.name)
-        return SQLTableInfo(name: layout.table.name, primaryKey: "_pk", entityColumn: "_entity",
-                            kinds: layout.coversTable ? nil : layout.kindNames, entityNames: layout.table.entityNames)
+        return SQLTableInfo(
+            name: layout.table.name, primaryKey: "_pk", entityColumn: "_entity",
+            kinds: layout.coversTable ? nil : layout.kindNames, entityNames: layout.table.entityNames)
     }
 
     func sqlColumn(for entity: ResolvedEntity, attribute index: Int) throws -> String {

@@ -97,8 +97,9 @@ struct PostgresChangeWriter {
     private func reportMissing(_ entity: PostgresEntityLayout, _ keys: [Int64]) throws(StoreError) {
         var parameters = PostgresParameters()
         parameters.append(PostgresChangeWriter.keyArray(keys))
-        let result = try connection.run("SELECT t.\"_pk\" FROM \(entity.table.qualifiedName) AS t WHERE t.\"_pk\" = ANY($1::bigint[])",
-                                        parameters)
+        let result = try connection.run(
+            "SELECT t.\"_pk\" FROM \(entity.table.qualifiedName) AS t WHERE t.\"_pk\" = ANY($1::bigint[])",
+            parameters)
         let present = Set((0..<result.rowCount).map { result.int64($0, 0) })
         let missing = keys.first { !present.contains($0) } ?? keys[0]
         throw StoreError(.unknownObject, message: "cannot update \(entity.entity.name)/\(missing): no such object in the store")
@@ -116,7 +117,8 @@ struct PostgresChangeWriter {
                 throw StoreError(.constraintViolation, message: "cannot insert \(snapshot.id): \(entity.entity.name) is abstract")
             }
             guard snapshot.attributes.count == entity.attributeColumns.count,
-                  snapshot.relationships.count == entity.relationships.count else { throw shapeError(snapshot.id, entity) }
+                snapshot.relationships.count == entity.relationships.count
+            else { throw shapeError(snapshot.id, entity) }
             guard seen.insert(snapshot.id).inserted else {
                 throw StoreError(.constraintViolation, message: "the ID \(snapshot.id) is inserted twice")
             }
@@ -128,8 +130,10 @@ struct PostgresChangeWriter {
 
     /// One `nextval` query per table with new objects (after moving the sequence past keys
     /// the change set gives as permanent).
-    private func reserveKeys(for inserted: [(ObjectSnapshot, PostgresEntityLayout)],
-                             into queries: inout [PostgresConnection.Query]) throws(StoreError) -> [(table: PostgresTableLayout, ids: [ObjectID])] {
+    private func reserveKeys(
+        for inserted: [(ObjectSnapshot, PostgresEntityLayout)],
+        into queries: inout [PostgresConnection.Query]
+    ) throws(StoreError) -> [(table: PostgresTableLayout, ids: [ObjectID])] {
         var byTable: [ObjectIdentifier: (table: PostgresTableLayout, ids: [ObjectID], maxGiven: Int64)] = [:]
         var order: [ObjectIdentifier] = []
         for (snapshot, entity) in inserted {
@@ -153,8 +157,10 @@ struct PostgresChangeWriter {
             if entry.maxGiven > 0 {
                 var parameters = PostgresParameters()
                 parameters.append(entry.maxGiven)
-                setvals.append(.init(sql: "SELECT setval(\(sequence), $1) WHERE $1 > (SELECT last_value FROM \(entry.table.qualifiedSequence))",
-                                     parameters: parameters))
+                setvals.append(
+                    .init(
+                        sql: "SELECT setval(\(sequence), $1) WHERE $1 > (SELECT last_value FROM \(entry.table.qualifiedSequence))",
+                        parameters: parameters))
             }
             guard !entry.ids.isEmpty else { continue }
             var parameters = PostgresParameters()
@@ -186,28 +192,35 @@ struct PostgresChangeWriter {
         var byTable: [ObjectIdentifier: (table: PostgresTableLayout, rows: [(ObjectChange, PostgresEntityLayout, PostgresEntityLayout)])] = [:]
         for change in updated {
             guard let name = change.entityName else { continue }
-            let old = try layout.entity(change.id.entityName), new = try layout.entity(name)
+            let old = try layout.entity(change.id.entityName)
+            let new = try layout.entity(name)
             guard old.table === new.table, old !== new, old.kindNames.contains(new.entity.name) else {
-                throw StoreError(.constraintViolation, message: "cannot make \(change.id) \(withIndefiniteArticle(name)): "
-                    + "\(name) is not a sub-entity of \(old.entity.name)")
+                throw StoreError(
+                    .constraintViolation,
+                    message: "cannot make \(change.id) \(withIndefiniteArticle(name)): "
+                        + "\(name) is not a sub-entity of \(old.entity.name)")
             }
             byTable[ObjectIdentifier(old.table), default: (old.table, [])].rows.append((change, old, new))
         }
         for (_, entry) in byTable.sorted(by: { $0.value.table.name < $1.value.table.name }) {
             var parameters = PostgresParameters()
             parameters.append(PostgresChangeWriter.keyArray(entry.rows.map(\.0.id.primaryKey)))
-            let result = try connection.run("SELECT t.\"_pk\", t.\"_entity\", t.\"_placeholder\" FROM \(entry.table.qualifiedName) AS t "
-                                            + "WHERE t.\"_pk\" = ANY($1::bigint[])", parameters)
+            let result = try connection.run(
+                "SELECT t.\"_pk\", t.\"_entity\", t.\"_placeholder\" FROM \(entry.table.qualifiedName) AS t "
+                    + "WHERE t.\"_pk\" = ANY($1::bigint[])", parameters)
             var stored: [Int64: (String, Bool)] = [:]
             for row in 0..<result.rowCount { stored[result.int64(row, 0)] = (result.string(row, 1), result.bool(row, 2)) }
-            var keys = PostgresArray(of: PostgresType.int8), names = PostgresArray(of: PostgresType.text)
+            var keys = PostgresArray(of: PostgresType.int8)
+            var names = PostgresArray(of: PostgresType.text)
             for (change, old, new) in entry.rows.sorted(by: { $0.0.id.primaryKey < $1.0.id.primaryKey }) {
                 guard let (entity, isPlaceholder) = stored[change.id.primaryKey], layout.canonicalName(entity) == old.entity.name else {
                     throw StoreError(.unknownObject, message: "cannot make \(change.id) \(withIndefiniteArticle(new.entity.name)): no such object")
                 }
                 guard isPlaceholder else {
-                    throw StoreError(.constraintViolation, message: "cannot make \(change.id) \(withIndefiniteArticle(new.entity.name)): "
-                        + "only a placeholder becomes one of its entity's sub-entities")
+                    throw StoreError(
+                        .constraintViolation,
+                        message: "cannot make \(change.id) \(withIndefiniteArticle(new.entity.name)): "
+                            + "only a placeholder becomes one of its entity's sub-entities")
                 }
                 keys.append(change.id.primaryKey)
                 names.append(bytes: new.entity.name.utf8)
@@ -216,8 +229,9 @@ struct PostgresChangeWriter {
             var update = PostgresParameters()
             update.append(keys)
             update.append(names)
-            try connection.run("UPDATE \(entry.table.qualifiedName) AS t SET \"_entity\" = v.e FROM unnest($1::bigint[], $2::text[]) "
-                               + "AS v(k, e) WHERE t.\"_pk\" = v.k", update)
+            try connection.run(
+                "UPDATE \(entry.table.qualifiedName) AS t SET \"_entity\" = v.e FROM unnest($1::bigint[], $2::text[]) "
+                    + "AS v(k, e) WHERE t.\"_pk\" = v.k", update)
         }
         retyped = true
     }
@@ -253,8 +267,10 @@ struct PostgresChangeWriter {
                     guard let deleted = keysByTable[ObjectIdentifier(table)], cleaned.insert(join.table + " " + column).inserted else { continue }
                     var parameters = PostgresParameters()
                     parameters.append(PostgresChangeWriter.keyArray(deleted.keys.sorted()))
-                    queries.append(.init(sql: "DELETE FROM \(join.qualifiedName) WHERE \"\(column)\" = ANY($1::bigint[])",
-                                         parameters: parameters))
+                    queries.append(
+                        .init(
+                            sql: "DELETE FROM \(join.qualifiedName) WHERE \"\(column)\" = ANY($1::bigint[])",
+                            parameters: parameters))
                 }
             }
         }
@@ -379,9 +395,11 @@ struct PostgresChangeWriter {
                 parameters.append(PostgresSession.textArray(kinds))
                 on.append("t.\"_entity\" = ANY($\(parameters.count)::text[])")
             }
-            queries.append(.init(sql: "SELECT v.n, t.\"_pk\", t.\"_entity\" FROM unnest(\(casts.joined(separator: ", "))) "
-                                 + "WITH ORDINALITY AS v(\(names.joined(separator: ", ")), n) JOIN \(entity.table.qualifiedName) AS t ON "
-                                 + on.joined(separator: " AND "), parameters: parameters))
+            queries.append(
+                .init(
+                    sql: "SELECT v.n, t.\"_pk\", t.\"_entity\" FROM unnest(\(casts.joined(separator: ", "))) "
+                        + "WITH ORDINALITY AS v(\(names.joined(separator: ", ")), n) JOIN \(entity.table.qualifiedName) AS t ON "
+                        + on.joined(separator: " AND "), parameters: parameters))
         }
         let results = try connection.pipeline(queries)
         for (n, (group, positions)) in unresolved.enumerated() {
@@ -392,15 +410,18 @@ struct PostgresChangeWriter {
             for (i, position) in positions.enumerated() {
                 let snapshot = group.rows[position].snapshot
                 guard let (key, storedEntity) = found[i] else {
-                    throw StoreError(.constraintViolation, message: "inserting \(snapshot.id) into \(entity.entity.name) conflicted "
-                                     + "with a stored object that cannot be found")
+                    throw StoreError(
+                        .constraintViolation,
+                        message: "inserting \(snapshot.id) into \(entity.entity.name) conflicted "
+                            + "with a stored object that cannot be found")
                 }
                 let stored = layout.canonicalName(storedEntity)
                 guard stored == entity.entity.name else {
                     let identity = entity.conflictIndexes.map { snapshot.attributes[$0]?.description ?? "null" }.joined(separator: ", ")
-                    throw StoreError(.constraintViolation,
-                                     message: "cannot insert \(entity.entity.name) (\(identity)): the store holds \(stored)/\(key) with the same "
-                                         + "identity, and an object cannot change its entity")
+                    throw StoreError(
+                        .constraintViolation,
+                        message: "cannot insert \(entity.entity.name) (\(identity)): the store holds \(stored)/\(key) with the same "
+                            + "identity, and an object cannot change its entity")
                 }
                 let reserved = group.rows[position].key
                 moved[ObjectIdentifier(entity.table), default: [:]][reserved] = key
@@ -420,15 +441,18 @@ struct PostgresChangeWriter {
             guard let entity = layout.entities[name] else { continue }
             for relationship in entity.relationships {
                 guard case .foreignKey(let column, let destination) = relationship,
-                      let map = moved[ObjectIdentifier(destination)],
-                      done.insert("\(entity.table.name)\u{0}\(column)").inserted else { continue }
+                    let map = moved[ObjectIdentifier(destination)],
+                    done.insert("\(entity.table.name)\u{0}\(column)").inserted
+                else { continue }
                 let pairs = map.sorted { $0.key < $1.key }
                 var parameters = PostgresParameters()
                 parameters.append(PostgresChangeWriter.keyArray(pairs.map(\.key)))
                 parameters.append(PostgresChangeWriter.keyArray(pairs.map(\.value)))
                 let c = SQLText.identifier(column)
-                queries.append(.init(sql: "UPDATE \(entity.table.qualifiedName) AS t SET \(c) = v.a FROM unnest($1::bigint[], $2::bigint[]) "
-                                     + "AS v(r, a) WHERE t.\(c) = v.r", parameters: parameters))
+                queries.append(
+                    .init(
+                        sql: "UPDATE \(entity.table.qualifiedName) AS t SET \(c) = v.a FROM unnest($1::bigint[], $2::bigint[]) "
+                            + "AS v(r, a) WHERE t.\(c) = v.r", parameters: parameters))
             }
         }
     }
@@ -450,11 +474,11 @@ struct PostgresChangeWriter {
         case (nil, nil): return 0
         case (nil, _): return -1
         case (_, nil): return 1
-        case let (.integer(x)?, .integer(y)?): return x < y ? -1 : x == y ? 0 : 1
-        case let (.string(x)?, .string(y)?): return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : x.utf8.elementsEqual(y.utf8) ? 0 : 1
-        case let (.double(x)?, .double(y)?): return x < y ? -1 : x == y ? 0 : 1
-        case let (.uuid(x)?, .uuid(y)?): return compare(.string(x.uuidString), .string(y.uuidString))
-        case let (x?, y?):
+        case (.integer(let x)?, .integer(let y)?): return x < y ? -1 : x == y ? 0 : 1
+        case (.string(let x)?, .string(let y)?): return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : x.utf8.elementsEqual(y.utf8) ? 0 : 1
+        case (.double(let x)?, .double(let y)?): return x < y ? -1 : x == y ? 0 : 1
+        case (.uuid(let x)?, .uuid(let y)?): return compare(.string(x.uuidString), .string(y.uuidString))
+        case (let x?, let y?):
             let (dx, dy) = (x.description, y.description)
             return dx < dy ? -1 : dx == dy ? 0 : 1
         }
@@ -474,8 +498,10 @@ struct PostgresChangeWriter {
     }
 
     func shapeError(_ id: ObjectID, _ entity: PostgresEntityLayout) -> StoreError {
-        StoreError(.unknownObject, message: "the change for \(id) does not match entity \(entity.entity.name)'s "
-                   + "\(entity.attributeColumns.count) attributes and \(entity.relationships.count) relationships")
+        StoreError(
+            .unknownObject,
+            message: "the change for \(id) does not match entity \(entity.entity.name)'s "
+                + "\(entity.attributeColumns.count) attributes and \(entity.relationships.count) relationships")
     }
 
     /// Whether `id` was inserted by this change set (its owning side writes links to it).

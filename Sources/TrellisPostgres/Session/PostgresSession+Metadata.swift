@@ -20,8 +20,9 @@ extension PostgresSession {
         try checkValid()
         var parameters = PostgresParameters()
         parameters.append(text: PostgresSession.userMetadataPrefix + key)
-        let result = try connection.run("SELECT \"value\" FROM \(layout.qualified(SchemaDescription.metadataTable)) "
-                                        + "WHERE \"key\" = $1", parameters)
+        let result = try connection.run(
+            "SELECT \"value\" FROM \(layout.qualified(SchemaDescription.metadataTable)) "
+                + "WHERE \"key\" = $1", parameters)
         return result.rowCount == 0 ? nil : result.string(0, 0)
     }
 
@@ -32,16 +33,19 @@ extension PostgresSession {
         guard isWritable else { throw StoreError(.readOnly, message: "cannot set metadata in a read session") }
         guard !key.isEmpty else { throw StoreError(.engine, message: "a metadata key must not be empty") }
         for (what, text) in [("key", key), ("value", value ?? "")] where text.utf8.contains(0) {
-            throw StoreError(.unsupportedValue, message: "the metadata \(what) of '\(key.replacingNUL)' holds U+0000, "
-                             + "which PostgreSQL text cannot hold")
+            throw StoreError(
+                .unsupportedValue,
+                message: "the metadata \(what) of '\(key.replacingNUL)' holds U+0000, "
+                    + "which PostgreSQL text cannot hold")
         }
         let table = layout.qualified(SchemaDescription.metadataTable)
         var parameters = PostgresParameters()
         parameters.append(text: PostgresSession.userMetadataPrefix + key)
         if let value {
             parameters.append(text: value)
-            try connection.run("INSERT INTO \(table) (\"key\", \"value\") VALUES ($1, $2) "
-                               + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"", parameters)
+            try connection.run(
+                "INSERT INTO \(table) (\"key\", \"value\") VALUES ($1, $2) "
+                    + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"", parameters)
         } else {
             try connection.run("DELETE FROM \(table) WHERE \"key\" = $1", parameters)
         }
@@ -90,13 +94,16 @@ extension PostgresStore {
         defer { if opened.isConnected { try? opened.execute("ROLLBACK") } }
         var names = PostgresParameters()
         names.append(text: schema)
-        let tables = try opened.run("SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
-                                    + "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')", names)
+        let tables = try opened.run(
+            "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+                + "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')", names)
         let existing = Set((0..<tables.rowCount).map { tables.string($0, 0) })
         guard existing.contains(SchemaDescription.metadataTable) else {
             if existing.subtracting([PostgresStore.leasesTable]).isEmpty { return nil }
-            throw StoreError(.notAStore, message: "schema \(schema) of \(opened.display) holds tables but no Trellis store "
-                             + "(it has no trellis_metadata table)")
+            throw StoreError(
+                .notAStore,
+                message: "schema \(schema) of \(opened.display) holds tables but no Trellis store "
+                    + "(it has no trellis_metadata table)")
         }
         return try readMetadata(connection: opened, schema: schema)
     }

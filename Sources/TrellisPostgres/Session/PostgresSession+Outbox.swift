@@ -29,7 +29,8 @@ extension PostgresSession: OutboxStorage {
         ]
     }
 
-    private static let columns = "\"seq\", \"entity\", \"object\", \"server_identity\", \"operation\", \"fields\", \"base\", "
+    private static let columns =
+        "\"seq\", \"entity\", \"object\", \"server_identity\", \"operation\", \"fields\", \"base\", "
         + "\"key\", \"state\", \"attempts\", \"last_error\", \"enqueued_at\""
     private var outboxTable: String { layout.qualified(SchemaDescription.outboxTable) }
 
@@ -45,8 +46,9 @@ extension PostgresSession: OutboxStorage {
         var parameters = PostgresParameters()
         parameters.append(keys)
         parameters.append(PostgresSession.textArray(Array(Set(serverIdentities))))
-        return try readRows("SELECT \(PostgresSession.columns) FROM \(outboxTable) WHERE \"object\" = ANY($1::bigint[]) "
-                            + "OR \"server_identity\" = ANY($2::text[]) ORDER BY \"seq\" FOR UPDATE", parameters)
+        return try readRows(
+            "SELECT \(PostgresSession.columns) FROM \(outboxTable) WHERE \"object\" = ANY($1::bigint[]) "
+                + "OR \"server_identity\" = ANY($2::text[]) ORDER BY \"seq\" FOR UPDATE", parameters)
     }
 
     func insertOutboxRows(_ rows: [OutboxEntry]) throws {
@@ -54,11 +56,12 @@ extension PostgresSession: OutboxStorage {
         guard !rows.isEmpty else { return }
         var parameters = PostgresParameters()
         for array in PostgresSession.fieldArrays(rows) { parameters.append(array) }
-        try connection.run("INSERT INTO \(outboxTable) (\"entity\", \"object\", \"server_identity\", \"operation\", \"fields\", "
-                           + "\"base\", \"key\", \"state\", \"attempts\", \"last_error\", \"enqueued_at\") "
-                           + "SELECT e, o, i, op, f, b, k, s, a, l, q FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], "
-                           + "$5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::bigint[]) "
-                           + "WITH ORDINALITY AS v(e, o, i, op, f, b, k, s, a, l, q, n) ORDER BY n", parameters)
+        try connection.run(
+            "INSERT INTO \(outboxTable) (\"entity\", \"object\", \"server_identity\", \"operation\", \"fields\", "
+                + "\"base\", \"key\", \"state\", \"attempts\", \"last_error\", \"enqueued_at\") "
+                + "SELECT e, o, i, op, f, b, k, s, a, l, q FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], "
+                + "$5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::bigint[]) "
+                + "WITH ORDINALITY AS v(e, o, i, op, f, b, k, s, a, l, q, n) ORDER BY n", parameters)
     }
 
     func updateOutboxRows(_ rows: [OutboxEntry]) throws {
@@ -69,12 +72,13 @@ extension PostgresSession: OutboxStorage {
         var sequences = PostgresArray(of: PostgresType.int8)
         for row in rows { sequences.append(row.sequence) }
         parameters.append(sequences)
-        try connection.run("UPDATE \(outboxTable) AS t SET \"entity\" = v.e, \"object\" = v.o, \"server_identity\" = v.i, "
-                           + "\"operation\" = v.op, \"fields\" = v.f, \"base\" = v.b, \"key\" = v.k, \"state\" = v.s, "
-                           + "\"attempts\" = v.a, \"last_error\" = v.l, \"enqueued_at\" = v.q "
-                           + "FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], "
-                           + "$8::text[], $9::bigint[], $10::text[], $11::bigint[], $12::bigint[]) "
-                           + "AS v(e, o, i, op, f, b, k, s, a, l, q, seq) WHERE t.\"seq\" = v.seq", parameters)
+        try connection.run(
+            "UPDATE \(outboxTable) AS t SET \"entity\" = v.e, \"object\" = v.o, \"server_identity\" = v.i, "
+                + "\"operation\" = v.op, \"fields\" = v.f, \"base\" = v.b, \"key\" = v.k, \"state\" = v.s, "
+                + "\"attempts\" = v.a, \"last_error\" = v.l, \"enqueued_at\" = v.q "
+                + "FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], "
+                + "$8::text[], $9::bigint[], $10::text[], $11::bigint[], $12::bigint[]) "
+                + "AS v(e, o, i, op, f, b, k, s, a, l, q, seq) WHERE t.\"seq\" = v.seq", parameters)
     }
 
     func deleteOutboxRows(sequences: [Int64]) throws {
@@ -96,11 +100,16 @@ extension PostgresSession: OutboxStorage {
 
     /// One array per field but the sequence, in column order.
     private static func fieldArrays(_ rows: [OutboxEntry]) -> [PostgresArray] {
-        var entity = PostgresArray(of: PostgresType.text), object = PostgresArray(of: PostgresType.int8)
-        var identity = PostgresArray(of: PostgresType.text), operation = PostgresArray(of: PostgresType.text)
-        var fields = PostgresArray(of: PostgresType.text), base = PostgresArray(of: PostgresType.text)
-        var key = PostgresArray(of: PostgresType.text), state = PostgresArray(of: PostgresType.text)
-        var attempts = PostgresArray(of: PostgresType.int8), error = PostgresArray(of: PostgresType.text)
+        var entity = PostgresArray(of: PostgresType.text)
+        var object = PostgresArray(of: PostgresType.int8)
+        var identity = PostgresArray(of: PostgresType.text)
+        var operation = PostgresArray(of: PostgresType.text)
+        var fields = PostgresArray(of: PostgresType.text)
+        var base = PostgresArray(of: PostgresType.text)
+        var key = PostgresArray(of: PostgresType.text)
+        var state = PostgresArray(of: PostgresType.text)
+        var attempts = PostgresArray(of: PostgresType.int8)
+        var error = PostgresArray(of: PostgresType.text)
         var enqueued = PostgresArray(of: PostgresType.int8)
         func optional(_ text: String?, _ array: inout PostgresArray) {
             if let text { array.append(bytes: text.utf8) } else { array.appendNull() }
@@ -133,13 +142,14 @@ extension PostgresSession: OutboxStorage {
             guard let operation = OutboxEntry.Operation(rawValue: result.string(r, 4)) else { throw bad("operation") }
             guard let key = UUID(uuidString: result.string(r, 7)) else { throw bad("key") }
             guard let state = OutboxEntry.State(rawValue: result.string(r, 8)) else { throw bad("state") }
-            rows.append(OutboxEntry(
-                sequence: sequence, object: ObjectID(entityName: result.string(r, 1), primaryKey: result.int64(r, 2)),
-                serverIdentity: try OutboxEntry.serverIdentity(fromText: result.isNull(r, 3) ? nil : result.string(r, 3)),
-                operation: operation, fields: try OutboxEntry.fields(fromText: result.string(r, 5)),
-                base: result.isNull(r, 6) ? nil : result.string(r, 6), key: key, state: state,
-                attempts: Int(result.int64(r, 9)), lastError: result.isNull(r, 10) ? nil : result.string(r, 10),
-                enqueuedAt: OutboxEntry.date(milliseconds: result.int64(r, 11))))
+            rows.append(
+                OutboxEntry(
+                    sequence: sequence, object: ObjectID(entityName: result.string(r, 1), primaryKey: result.int64(r, 2)),
+                    serverIdentity: try OutboxEntry.serverIdentity(fromText: result.isNull(r, 3) ? nil : result.string(r, 3)),
+                    operation: operation, fields: try OutboxEntry.fields(fromText: result.string(r, 5)),
+                    base: result.isNull(r, 6) ? nil : result.string(r, 6), key: key, state: state,
+                    attempts: Int(result.int64(r, 9)), lastError: result.isNull(r, 10) ? nil : result.string(r, 10),
+                    enqueuedAt: OutboxEntry.date(milliseconds: result.int64(r, 11))))
         }
         return rows
     }

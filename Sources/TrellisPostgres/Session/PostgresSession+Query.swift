@@ -55,8 +55,9 @@ extension PostgresSession: SQLRequestSession {
         let (suffix, parameters) = try orderedSuffix(parts, of: request)
         let table = entityLayout.table
         let cursor = "trellis_fetch_\(openCursors)"
-        try connection.run("DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \(table.selectList) FROM \(table.fromSQL)\(parts.joins) "
-                           + "WHERE \(parts.whereSQL)\(suffix)", parameters)
+        try connection.run(
+            "DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \(table.selectList) FROM \(table.fromSQL)\(parts.joins) "
+                + "WHERE \(parts.whereSQL)\(suffix)", parameters)
         openCursors += 1
         defer {
             openCursors -= 1
@@ -79,14 +80,17 @@ extension PostgresSession: SQLRequestSession {
         var suffix = ""
         var parameters = try Self.parameters(parts.parameters)
         if ordered { (suffix, parameters) = try orderedSuffix(parts, of: request) }
-        return try select(entityLayout.table, joins: parts.joins, condition: parts.whereSQL, suffix: suffix, parameters: parameters,
-                          relationshipsOf: entityLayout.kindNames, forImport: false)
+        return try select(
+            entityLayout.table, joins: parts.joins, condition: parts.whereSQL, suffix: suffix, parameters: parameters,
+            relationshipsOf: entityLayout.kindNames, forImport: false)
     }
 
     /// ` ORDER BY …` the request's order, with its `LIMIT` and `OFFSET`, and the parameters
     /// of the compiled condition followed by theirs.
-    private func orderedSuffix(_ parts: SQLPredicateCompiler.Parts,
-                               of request: ResolvedFetchRequest) throws -> (String, PostgresParameters) {
+    private func orderedSuffix(
+        _ parts: SQLPredicateCompiler.Parts,
+        of request: ResolvedFetchRequest
+    ) throws -> (String, PostgresParameters) {
         var parameters = try Self.parameters(parts.parameters)
         var suffix = " ORDER BY " + parts.orderBySQL
         if let limit = request.limit {
@@ -103,8 +107,9 @@ extension PostgresSession: SQLRequestSession {
     func rowCount(_ parts: SQLPredicateCompiler.Parts, of request: ResolvedFetchRequest) throws -> Int {
         let entityLayout = try layout.entity(request.entity.name)
         try useStoreSchema()
-        let result = try connection.run("SELECT count(*) FROM \(entityLayout.table.qualifiedName) AS t\(parts.joins) WHERE \(parts.whereSQL)",
-                                        try Self.parameters(parts.parameters))
+        let result = try connection.run(
+            "SELECT count(*) FROM \(entityLayout.table.qualifiedName) AS t\(parts.joins) WHERE \(parts.whereSQL)",
+            try Self.parameters(parts.parameters))
         return Int(result.int64(0, 0))
     }
 
@@ -114,8 +119,10 @@ extension PostgresSession: SQLRequestSession {
     func sql(for request: ResolvedFetchRequest) throws -> (sql: String, isExact: Bool) {
         let entityLayout = try layout.entity(request.entity.name)
         let parts = try compile(request)
-        return ("SELECT \(entityLayout.table.selectList) FROM \(entityLayout.table.fromSQL)\(parts.joins) WHERE \(parts.whereSQL)"
-                    + " ORDER BY \(parts.orderBySQL)", parts.isExact)
+        return (
+            "SELECT \(entityLayout.table.selectList) FROM \(entityLayout.table.fromSQL)\(parts.joins) WHERE \(parts.whereSQL)"
+                + " ORDER BY \(parts.orderBySQL)", parts.isExact
+        )
     }
 
     /// The compiler's values as untyped text parameters.

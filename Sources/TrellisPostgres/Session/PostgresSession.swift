@@ -70,8 +70,10 @@ final class PostgresSession: StoreSession {
                 do {
                     try PostgresValues.append(value, as: entityLayout.attributeTypes[index], to: &arrays[n])
                 } catch {
-                    throw StoreError(error.code, message: "entity \(entity), attribute \(entityLayout.entity.attributes[index].name): "
-                                     + error.message)
+                    throw StoreError(
+                        error.code,
+                        message: "entity \(entity), attribute \(entityLayout.entity.attributes[index].name): "
+                            + error.message)
                 }
             }
         }
@@ -82,8 +84,9 @@ final class PostgresSession: StoreSession {
             condition += " AND " + kinds
             parameters.append(PostgresSession.textArray(entityLayout.kindNames))
         }
-        return try select(entityLayout.table, condition: condition, parameters: parameters,
-                          relationshipsOf: entityLayout.kindNames, forImport: forImport)
+        return try select(
+            entityLayout.table, condition: condition, parameters: parameters,
+            relationshipsOf: entityLayout.kindNames, forImport: forImport)
     }
 
     /// Runs the predicate's fetch request (``StoreSession/request(entity:matching:)``).
@@ -117,8 +120,10 @@ final class PostgresSession: StoreSession {
             var parameters = PostgresParameters()
             parameters.append(keys)
             // An ID naming the wrong entity for its key is absent.
-            result += try select(table, condition: "t.\"_pk\" = ANY($1::bigint[])", parameters: parameters,
-                                 relationshipsOf: table.entityNames, forImport: skippingUnread).filter { requested.contains($0.id) }
+            result += try select(
+                table, condition: "t.\"_pk\" = ANY($1::bigint[])", parameters: parameters,
+                relationshipsOf: table.entityNames, forImport: skippingUnread
+            ).filter { requested.contains($0.id) }
         }
         return result
     }
@@ -147,15 +152,22 @@ final class PostgresSession: StoreSession {
     /// The rows of `table` matching `condition` (on `t`, with `parameters`) with their
     /// to-many relationships (those of the entities `kinds`, minus the import's skips),
     /// in one pipeline.
-    func select(_ table: PostgresTableLayout, joins: String = "", condition: String, suffix: String = "",
-                parameters: PostgresParameters, relationshipsOf kinds: [String], forImport: Bool) throws(StoreError) -> [ObjectSnapshot] {
+    func select(
+        _ table: PostgresTableLayout, joins: String = "", condition: String, suffix: String = "",
+        parameters: PostgresParameters, relationshipsOf kinds: [String], forImport: Bool
+    ) throws(StoreError) -> [ObjectSnapshot] {
         let groups = toManyGroups(of: table, kinds: kinds, forImport: forImport)
         let sources = "IN (SELECT t.\"_pk\" FROM \(table.qualifiedName) AS t\(joins) WHERE \(condition)\(suffix))"
-        var queries = [PostgresConnection.Query(sql: "SELECT \(table.selectList) FROM \(table.fromSQL)\(joins) WHERE \(condition)\(suffix)",
-                                                parameters: parameters)]
+        var queries = [
+            PostgresConnection.Query(
+                sql: "SELECT \(table.selectList) FROM \(table.fromSQL)\(joins) WHERE \(condition)\(suffix)",
+                parameters: parameters)
+        ]
         for group in groups {
-            queries.append(PostgresConnection.Query(sql: PostgresSession.linksSQL(group.relationship, sources: sources),
-                                                    parameters: parameters))
+            queries.append(
+                PostgresConnection.Query(
+                    sql: PostgresSession.linksSQL(group.relationship, sources: sources),
+                    parameters: parameters))
         }
         let results = try connection.pipeline(queries)
         var snapshots = try readRows(results[0], table: table)
@@ -166,8 +178,10 @@ final class PostgresSession: StoreSession {
     /// The to-many relationships of `snapshots` (rows of `table`, of the entities `kinds`),
     /// read by their keys (`= ANY($1::bigint[])`) in one pipeline, one statement per storage:
     /// for rows read without them (a cursor's batch, ``fetch(_:batchSize:_:)``).
-    func loadToMany(of snapshots: inout [ObjectSnapshot], table: PostgresTableLayout, kinds: [String],
-                    forImport: Bool) throws(StoreError) {
+    func loadToMany(
+        of snapshots: inout [ObjectSnapshot], table: PostgresTableLayout, kinds: [String],
+        forImport: Bool
+    ) throws(StoreError) {
         let groups = toManyGroups(of: table, kinds: kinds, forImport: forImport)
         guard !groups.isEmpty, !snapshots.isEmpty else { return }
         var keys = PostgresArray(of: PostgresType.int8)
@@ -181,8 +195,10 @@ final class PostgresSession: StoreSession {
     }
 
     /// The to-many storages the rows' entities read, each once: (storage, [entity: slot]).
-    private func toManyGroups(of table: PostgresTableLayout, kinds: [String],
-                              forImport: Bool) -> [(relationship: PostgresRelationshipLayout, slots: [String: Int])] {
+    private func toManyGroups(
+        of table: PostgresTableLayout, kinds: [String],
+        forImport: Bool
+    ) -> [(relationship: PostgresRelationshipLayout, slots: [String: Int])] {
         var groups: [(relationship: PostgresRelationshipLayout, slots: [String: Int])] = []
         var groupIndex: [String: Int] = [:]
         for kind in kinds {
@@ -201,8 +217,10 @@ final class PostgresSession: StoreSession {
     }
 
     /// Adds the links of `results` (one per group, rows sorted by source) to `snapshots`.
-    private func addLinks(_ results: ArraySlice<PostgresResult>, of groups: [(relationship: PostgresRelationshipLayout, slots: [String: Int])],
-                          to snapshots: inout [ObjectSnapshot]) {
+    private func addLinks(
+        _ results: ArraySlice<PostgresResult>, of groups: [(relationship: PostgresRelationshipLayout, slots: [String: Int])],
+        to snapshots: inout [ObjectSnapshot]
+    ) {
         guard !groups.isEmpty, !snapshots.isEmpty else { return }
         var positionOfKey: [Int64: Int] = [:]
         positionOfKey.reserveCapacity(snapshots.count)
@@ -212,14 +230,16 @@ final class PostgresSession: StoreSession {
             let singleEntity = destination.entityNames.first ?? ""
             for row in 0..<links.rowCount {
                 guard let position = positionOfKey[links.int64(row, 0)],
-                      let slot = group.slots[snapshots[position].id.entityName] else { continue }
+                    let slot = group.slots[snapshots[position].id.entityName]
+                else { continue }
                 let entityName = destination.isPolymorphic ? layout.canonicalName(links.string(row, 2)) : singleEntity
                 snapshots[position].relationships[slot].append(ObjectID(entityName: entityName, primaryKey: links.int64(row, 1)))
             }
             if destination.isPolymorphic, !PostgresSession.isOrdered(group.relationship) {
                 for position in snapshots.indices {
                     guard let slot = group.slots[snapshots[position].id.entityName],
-                          snapshots[position].relationships[slot].count > 1 else { continue }
+                        snapshots[position].relationships[slot].count > 1
+                    else { continue }
                     snapshots[position].relationships[slot].sort()
                 }
             }
@@ -254,8 +274,10 @@ final class PostgresSession: StoreSession {
                 let destinationEntity = toOne.entityColumn.map { layout.canonicalName(result.string(row, $0)) } ?? toOne.destinationEntity
                 relationships[toOne.slot] = [ObjectID(entityName: destinationEntity, primaryKey: result.int64(row, toOne.column))]
             }
-            snapshots.append(ObjectSnapshot(id: ObjectID(entityName: entityName, primaryKey: result.int64(row, 0)),
-                                            isPlaceholder: result.bool(row, 2), attributes: attributes, relationships: relationships))
+            snapshots.append(
+                ObjectSnapshot(
+                    id: ObjectID(entityName: entityName, primaryKey: result.int64(row, 0)),
+                    isPlaceholder: result.bool(row, 2), attributes: attributes, relationships: relationships))
         }
         return snapshots
     }
@@ -303,7 +325,8 @@ final class PostgresSession: StoreSession {
                 + "WHERE \(fk) \(sources) ORDER BY \(fk), j.\"position\" IS NULL, j.\"position\", d.\"_pk\""
         case .joinTable(let join):
             let table = join.destination
-            let this = "j.\(SQLText.identifier(join.thisColumn))", other = "j.\(SQLText.identifier(join.otherColumn))"
+            let this = "j.\(SQLText.identifier(join.thisColumn))"
+            let other = "j.\(SQLText.identifier(join.otherColumn))"
             let entityJoin = table.isPolymorphic ? " JOIN \(table.qualifiedName) AS d ON d.\"_pk\" = \(other)" : ""
             return "SELECT \(this), \(other)\(table.isPolymorphic ? ", d.\"_entity\"" : "") FROM \(join.qualifiedName) AS j\(entityJoin) "
                 + "WHERE \(this) \(sources) ORDER BY \(this), " + (join.isOrdered ? "j.\"position\"" : other)

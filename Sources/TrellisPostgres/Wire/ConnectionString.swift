@@ -64,7 +64,8 @@ struct ConnectionString: Sendable {
             return (kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"), schema)
         }
         // key = value pairs; a value may be single-quoted (with \' and \\ inside).
-        var kept = "", schema: String?
+        var kept = ""
+        var schema: String?
         var index = text.startIndex
         while index < text.endIndex {
             let start = index

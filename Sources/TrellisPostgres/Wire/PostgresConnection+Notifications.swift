@@ -46,8 +46,10 @@ extension PostgresConnection {
         if pending > 0 { return .notified(count: pending) }
         let socket = PQsocket(handle)
         guard socket >= 0 else { return .lost }
-        var descriptors = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [
+            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
         let milliseconds = Int32(max(0, min(timeout * 1000, Double(Int32.max))).rounded(.up))
         let ready = poll(&descriptors, 2, milliseconds)
         if ready <= 0 { return .timedOut }

@@ -63,8 +63,7 @@ final class PostgresConnection {
         let k = keywords.map { strdup($0) }
         let v = values.map { strdup($0) }
         defer {
-            k.forEach { free($0) }
-            v.forEach { free($0) }
+            for pointer in k + v { free(pointer) }
         }
         let kp: [UnsafePointer<CChar>?] = k.map { UnsafePointer($0) } + [nil]
         let vp: [UnsafePointer<CChar>?] = v.map { UnsafePointer($0) } + [nil]
@@ -132,8 +131,10 @@ final class PostgresConnection {
         }
         let result = try check(PQexec(handle, "COMMIT"), sql: "COMMIT")
         if let status = PQcmdStatus(result.handle), String(cString: status) == "ROLLBACK" {
-            throw StoreError(.engine, message: "the transaction had failed (an error inside it was caught and not rethrown); "
-                             + "it was rolled back")
+            throw StoreError(
+                .engine,
+                message: "the transaction had failed (an error inside it was caught and not rethrown); "
+                    + "it was rolled back")
         }
     }
 
@@ -248,10 +249,13 @@ final class PostgresConnection {
     private func lost(sql: String?, reason given: String? = nil) -> StoreError {
         lastSQLState = "08006"
         let reason = given ?? PostgresConnection.reason(handle)
-        let during = sql == "COMMIT" ? " during COMMIT: whether the transaction committed is not known"
+        let during =
+            sql == "COMMIT"
+            ? " during COMMIT: whether the transaction committed is not known"
             : "; the open transaction was not committed"
-        return StoreError(.unavailable, message: "the connection to \(display) was lost\(during) (\(reason))",
-                          details: sql.map { "SQL: \($0)" })
+        return StoreError(
+            .unavailable, message: "the connection to \(display) was lost\(during) (\(reason))",
+            details: sql.map { "SQL: \($0)" })
     }
 }
 

@@ -54,10 +54,11 @@ enum PostgresError {
         }
         let sqlState = field(Int32(UInt8(ascii: "C"))) ?? "XX000"
         let message = field(Int32(UInt8(ascii: "M"))) ?? String(cString: PQresultErrorMessage(result))
-        let error = StoreError(code(for: sqlState), message: message.trimmingCharacters(in: .whitespacesAndNewlines),
-                               engineCode: .sqlState(sqlState), sql: sql, constraint: field(Int32(UInt8(ascii: "n"))),
-                               table: field(Int32(UInt8(ascii: "t"))), column: field(Int32(UInt8(ascii: "c"))),
-                               hint: field(Int32(UInt8(ascii: "H"))))
+        let error = StoreError(
+            code(for: sqlState), message: message.trimmingCharacters(in: .whitespacesAndNewlines),
+            engineCode: .sqlState(sqlState), sql: sql, constraint: field(Int32(UInt8(ascii: "n"))),
+            table: field(Int32(UInt8(ascii: "t"))), column: field(Int32(UInt8(ascii: "c"))),
+            hint: field(Int32(UInt8(ascii: "H"))))
         return (error, sqlState)
     }
 }

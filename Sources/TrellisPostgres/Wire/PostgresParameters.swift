@@ -93,8 +93,12 @@ struct PostgresParameters {
     // MARK: - Passing to libpq
 
     /// Calls `body` with the value pointers, lengths and formats libpq takes, valid during the call.
-    func withPointers<R>(_ body: (_ values: UnsafePointer<UnsafePointer<CChar>?>?, _ lengths: UnsafePointer<Int32>?,
-                                  _ formats: UnsafePointer<Int32>?) throws -> R) rethrows -> R {
+    func withPointers<R>(
+        _ body: (
+            _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ lengths: UnsafePointer<Int32>?,
+            _ formats: UnsafePointer<Int32>?
+        ) throws -> R
+    ) rethrows -> R {
         try bytes.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress)
             var pointers: [UnsafePointer<CChar>?] = []

@@ -40,7 +40,7 @@ enum PostgresValues {
     /// Microseconds between 1970-01-01 and 2000-01-01 (PostgreSQL's epoch).
     static let epochOffset: Int64 = 946_684_800_000_000
     /// timestamptz's range in microseconds since 2000 (4713 BC … 294276 AD, `datatype/timestamp.h`).
-    static let timestampRange: ClosedRange<Int64> = -211_813_488_000_000_000 ... 9_223_371_331_199_999_999
+    static let timestampRange: ClosedRange<Int64> = -211_813_488_000_000_000...9_223_371_331_199_999_999
 
     /// Appends `value` (nil: NULL) to an array of `type`'s element type.
     /// - Throws: `.unsupportedValue` for a value PostgreSQL cannot hold or of another type
@@ -56,7 +56,7 @@ enum PostgresValues {
         case (.uri, .uri(let url)), (.string, .uri(let url)):
             try appendText(url.absoluteString, to: &array)
         case (.integer16, .integer(let i)) where Int16(exactly: i) == nil,
-             (.integer32, .integer(let i)) where Int32(exactly: i) == nil:
+            (.integer32, .integer(let i)) where Int32(exactly: i) == nil:
             let range = type == .integer16 ? "\(Int16.min)…\(Int16.max)" : "\(Int32.min)…\(Int32.max)"
             throw StoreError(.unsupportedValue, message: "\(i) is out of the range of an \(type) attribute (\(range))")
         case (.integer16, .integer(let i)), (.integer32, .integer(let i)), (.integer64, .integer(let i)):
@@ -103,9 +103,12 @@ enum PostgresValues {
     static func microseconds(_ date: Date) throws(StoreError) -> Int64 {
         let scaled = (date.timeIntervalSince1970 * 1_000_000).rounded()
         guard scaled.isFinite, scaled > -9.2e18, scaled < 9.2e18,
-              case let value = Int64(scaled) - epochOffset, timestampRange.contains(value) else {
-            throw StoreError(.unsupportedValue, message: "the date \(date.timeIntervalSince1970) s after 1970 is outside "
-                             + "the range of PostgreSQL's timestamptz (4713 BC to 294276 AD)")
+            case let value = Int64(scaled) - epochOffset, timestampRange.contains(value)
+        else {
+            throw StoreError(
+                .unsupportedValue,
+                message: "the date \(date.timeIntervalSince1970) s after 1970 is outside "
+                    + "the range of PostgreSQL's timestamptz (4713 BC to 294276 AD)")
         }
         return value
     }
@@ -185,9 +188,9 @@ enum PostgresValues {
     static func fits(_ value: AttributeValue, _ type: AttributeType) -> Bool {
         switch (type, value) {
         case (.string, .string), (.uri, .string), (.uri, .uri), (.string, .uri),
-             (.integer16, .integer), (.integer32, .integer), (.integer64, .integer), (.decimal, .decimal),
-             (.double, .double), (.float, .double), (.boolean, .bool), (.date, .date), (.binary, .binary),
-             (.uuid, .uuid), (.json, .json):
+            (.integer16, .integer), (.integer32, .integer), (.integer64, .integer), (.decimal, .decimal),
+            (.double, .double), (.float, .double), (.boolean, .bool), (.date, .date), (.binary, .binary),
+            (.uuid, .uuid), (.json, .json):
             return true
         default:
             return false

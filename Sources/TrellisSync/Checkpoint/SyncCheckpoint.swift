@@ -138,8 +138,9 @@ public struct SyncCheckpoint: Sendable, Equatable {
     /// - Throws: ``SyncError`` `.invalidCheckpoint` for text this version cannot read.
     public init(text: String, resource: String) throws {
         func bad(_ why: String) -> SyncError {
-            SyncError(.invalidCheckpoint, message: "the stored checkpoint \(SyncCheckpoint.key(for: resource)) cannot be read: \(why)",
-                      resource: resource)
+            SyncError(
+                .invalidCheckpoint, message: "the stored checkpoint \(SyncCheckpoint.key(for: resource)) cannot be read: \(why)",
+                resource: resource)
         }
         guard let json = try? JSONReader.parse(text), case .object(let o) = json else { throw bad("not a JSON object") }
         guard o["formatVersion"]?.intValue == SyncCheckpoint.formatVersion else {
@@ -153,12 +154,13 @@ public struct SyncCheckpoint: Sendable, Equatable {
         self.init()
         self.watermark = try watermark(o["watermark"], "watermark")
         if case .object(let w)? = o["walk"] {
-            walk = WalkState(start: try watermark(w["start"], "walk.start"), next: w["next"]?.stringValue,
-                             pages: w["pages"]?.intValue ?? 0, records: w["records"]?.intValue ?? 0,
-                             greatest: try watermark(w["greatest"], "walk.greatest"),
-                             serverStart: w["serverStart"]?.stringValue.flatMap { SyncInstant(exactText: $0) },
-                             unsettled: w["unsettled"]?.boolValue ?? false, repeats: w["repeats"]?.intValue ?? 0,
-                             resumed: w["resumed"]?.boolValue ?? false)
+            walk = WalkState(
+                start: try watermark(w["start"], "walk.start"), next: w["next"]?.stringValue,
+                pages: w["pages"]?.intValue ?? 0, records: w["records"]?.intValue ?? 0,
+                greatest: try watermark(w["greatest"], "walk.greatest"),
+                serverStart: w["serverStart"]?.stringValue.flatMap { SyncInstant(exactText: $0) },
+                unsettled: w["unsettled"]?.boolValue ?? false, repeats: w["repeats"]?.intValue ?? 0,
+                resumed: w["resumed"]?.boolValue ?? false)
         }
         if case .object(let tags)? = o["pageTags"] {
             for (url, tag) in tags {
@@ -173,9 +175,10 @@ public struct SyncCheckpoint: Sendable, Equatable {
             guard let status = RunStatus(rawValue: text) else {
                 throw bad("lastRun.status \(JSONWriter.quoted(text)) is none of running, completed, stopped, failed")
             }
-            lastRun = RunRecord(status: status, startedAt: started, finishedAt: r["finishedAt"]?.stringValue.flatMap(SyncInstant.init(rfc3339:)),
-                                pages: r["pages"]?.intValue ?? 0, pagesChanged: r["pagesChanged"]?.intValue ?? 0,
-                                records: r["records"]?.intValue ?? 0, message: r["message"]?.stringValue)
+            lastRun = RunRecord(
+                status: status, startedAt: started, finishedAt: r["finishedAt"]?.stringValue.flatMap(SyncInstant.init(rfc3339:)),
+                pages: r["pages"]?.intValue ?? 0, pagesChanged: r["pagesChanged"]?.intValue ?? 0,
+                records: r["records"]?.intValue ?? 0, message: r["message"]?.stringValue)
         }
         totalPages = o["totalPages"]?.intValue ?? 0
         totalRecords = o["totalRecords"]?.intValue ?? 0

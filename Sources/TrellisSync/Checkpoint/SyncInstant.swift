@@ -55,15 +55,17 @@ public struct SyncInstant: Sendable, Hashable, Comparable, CustomStringConvertib
             return value
         }
         guard let year = digits(0, 4), b.count >= 10, b[4] == 45, let month = digits(5, 2), b[7] == 45, let day = digits(8, 2),
-              (1...12).contains(month), day >= 1, day <= SyncInstant.daysIn(month: month, year: year) else { return nil }
+            (1...12).contains(month), day >= 1, day <= SyncInstant.daysIn(month: month, year: year)
+        else { return nil }
         let days = SyncInstant.daysFromCivil(year: year, month: month, day: day)
         if b.count == 10 {
             self.init(seconds: days * 86_400)
             return
         }
         guard b.count >= 19, b[10] == 84 || b[10] == 116 || b[10] == 32, let hour = digits(11, 2), b[13] == 58,
-              let minute = digits(14, 2), b[16] == 58, let second = digits(17, 2),
-              hour < 24, minute < 60, second <= 60 else { return nil }
+            let minute = digits(14, 2), b[16] == 58, let second = digits(17, 2),
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
         var i = 19
         var nanos: Int64 = 0
         if i < b.count, b[i] == 46 {
@@ -114,9 +116,13 @@ public struct SyncInstant: Sendable, Hashable, Comparable, CustomStringConvertib
         var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
         if nanoseconds != 0 {
             let n = Int64(nanoseconds)
-            if n % 1_000_000 == 0 { text += "." + pad(n / 1_000_000, 3) }
-            else if n % 1000 == 0 { text += "." + pad(n / 1000, 6) }
-            else { text += "." + pad(n, 9) }
+            if n % 1_000_000 == 0 {
+                text += "." + pad(n / 1_000_000, 3)
+            } else if n % 1000 == 0 {
+                text += "." + pad(n / 1000, 6)
+            } else {
+                text += "." + pad(n, 9)
+            }
         }
         return text + "Z"
     }

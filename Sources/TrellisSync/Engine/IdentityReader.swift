@@ -13,15 +13,17 @@ struct IdentityReader {
     init(entity: ResolvedEntity, bindings: MappingBindings, resource: String) throws {
         self.entity = entity
         guard !entity.identityAttributeIndexes.isEmpty else {
-            throw SyncError(.invalidValue, message: "deletions need identity attributes; entity \(entity.name) has none",
-                            resource: resource, entity: entity.name)
+            throw SyncError(
+                .invalidValue, message: "deletions need identity attributes; entity \(entity.name) has none",
+                resource: resource, entity: entity.name)
         }
         var readers: [(JSONKeyPath, AttributeType, JSONValueTransformer?)] = []
         for index in entity.identityAttributeIndexes {
             let attribute = entity.attributes[index]
             guard let keyPath = entity.attributeMappings.first(where: { $0.index == index })?.keyPath else {
-                throw SyncError(.invalidValue, message: "the identity attribute \(entity.name).\(attribute.name) has no JSON key path",
-                                resource: resource, entity: entity.name, attribute: attribute.name)
+                throw SyncError(
+                    .invalidValue, message: "the identity attribute \(entity.name).\(attribute.name) has no JSON key path",
+                    resource: resource, entity: entity.name, attribute: attribute.name)
             }
             var transformer: JSONValueTransformer?
             if let name = attribute.userInfo["JSONTransformerName"] { transformer = try? bindings.transformers.transformer(named: name) }

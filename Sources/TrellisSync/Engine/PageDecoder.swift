@@ -33,18 +33,22 @@ enum PageDecoder {
             let type = response.headers["content-type"]
             if let type { message += " (Content-Type \(type))" }
             if type?.lowercased().contains("html") == true || response.body.prefix(256).contains(UInt8(ascii: "<")),
-               let title = BodyMessage.message(in: response.body, contentType: type), !title.hasPrefix("{"), !title.hasPrefix("[") {
+                let title = BodyMessage.message(in: response.body, contentType: type), !title.hasPrefix("{"), !title.hasPrefix("[")
+            {
                 message += ", it looks like an HTML page: \(JSONWriter.quoted(String(title.prefix(80))))"
             }
             if error.code == .unexpectedEndOfInput { message += "; it ends early (\(response.body.count) bytes)" }
-            throw SyncError(.malformedPage, message: message + ": " + error.message, line: error.line, column: error.column,
-                            status: response.status)
+            throw SyncError(
+                .malformedPage, message: message + ": " + error.message, line: error.line, column: error.column,
+                status: response.status)
         }
         let value: JSONValue
         if let keyPath {
             guard let found = keyPath.lookup(in: body).value, !found.isNull else {
-                throw SyncError(.recordsNotFound, message: "the records key path '\(keyPath)' selects nothing in the body\(keysPhrase(body))"
-                                    + serverSays(body), path: recordsPath, status: response.status)
+                throw SyncError(
+                    .recordsNotFound,
+                    message: "the records key path '\(keyPath)' selects nothing in the body\(keysPhrase(body))"
+                        + serverSays(body), path: recordsPath, status: response.status)
             }
             value = found
         } else {
@@ -52,8 +56,10 @@ enum PageDecoder {
         }
         guard case .array(let records) = value else {
             let hint = keyPath == nil ? " (set \"records\" to the key path of the record array)" : ""
-            throw SyncError(.recordsNotFound, message: "expected an array of records, found \(SourceFields.kindPhrase(value))\(hint)\(keysPhrase(value))"
-                                + serverSays(body), path: recordsPath, status: response.status)
+            throw SyncError(
+                .recordsNotFound,
+                message: "expected an array of records, found \(SourceFields.kindPhrase(value))\(hint)\(keysPhrase(value))"
+                    + serverSays(body), path: recordsPath, status: response.status)
         }
         return DecodedPage(body: body, records: records, recordsPath: recordsPath, notModified: false)
     }

@@ -65,10 +65,12 @@ struct PageReader: Sendable {
             }
             if stagedHasMore != nil { url = exchange.response.url }
             let decoded = try PageDecoder.decode(exchange.response, records: resource.records)
-            let continuation: Continuation = decoded.notModified
+            let continuation: Continuation =
+                decoded.notModified
                 ? .link(nil)
-                : try planner.continuation(after: url, response: exchange.response, body: decoded.body, records: decoded.records,
-                                           recordsPath: decoded.recordsPath)
+                : try planner.continuation(
+                    after: url, response: exchange.response, body: decoded.body, records: decoded.records,
+                    recordsPath: decoded.recordsPath)
             var page = try readRecords(exchange: exchange, decoded: decoded, url: url, continuation: continuation)
             if decoded.notModified {
                 page.facts.notModified = true
@@ -107,12 +109,14 @@ struct PageReader: Sendable {
             var stamp: Watermark?
             if let incremental = resource.incremental {
                 guard let value = incremental.cursor.lookup(in: record).value, !value.isNull else {
-                    throw SyncError(.invalidCursor, message: "the record has no '\(incremental.cursor)' (the incremental cursor)",
-                                    path: decoded.recordsPath.appending(index: i).appending(keyPath: incremental.cursor))
+                    throw SyncError(
+                        .invalidCursor, message: "the record has no '\(incremental.cursor)' (the incremental cursor)",
+                        path: decoded.recordsPath.appending(index: i).appending(keyPath: incremental.cursor))
                 }
                 guard let parsed = Watermark(json: value, tieBreaker: isParse ? record["objectId"]?.stringValue : nil) else {
-                    throw SyncError(.invalidCursor, message: "the incremental cursor \(SourceFields.snippet(value)) is neither an RFC 3339 date-time nor a number",
-                                    path: decoded.recordsPath.appending(index: i).appending(keyPath: incremental.cursor))
+                    throw SyncError(
+                        .invalidCursor, message: "the incremental cursor \(SourceFields.snippet(value)) is neither an RFC 3339 date-time nor a number",
+                        path: decoded.recordsPath.appending(index: i).appending(keyPath: incremental.cursor))
                 }
                 if greatest.map({ $0 < parsed }) ?? true { greatest = parsed }
                 if case .instant(let instant) = parsed.value, latest.map({ $0 < instant }) ?? true { latest = instant }

@@ -71,8 +71,7 @@ public struct ResourceReport: Sendable, Equatable {
     }
 
     mutating func note(_ message: String) {
-        if diagnostics.count < 100 { diagnostics.append(message) }
-        else if diagnostics.count == 100 { diagnostics.append("more diagnostics left out") }
+        if diagnostics.count < 100 { diagnostics.append(message) } else if diagnostics.count == 100 { diagnostics.append("more diagnostics left out") }
     }
 
     /// The report as JSON: `name`, `entity`, `pages`, `pagesChanged`, `pagesNotModified`,
@@ -93,8 +92,12 @@ public struct ResourceReport: Sendable, Equatable {
         o.append(key: "deleted", value: JSONValue(counts.deleted))
         var related = JSONObject()
         for (entity, c) in relatedCounts.sorted(by: { $0.key < $1.key }) {
-            related.append(key: entity, value: ["inserted": JSONValue(c.inserted), "updated": JSONValue(c.updated),
-                                                "unchanged": JSONValue(c.unchanged), "deleted": JSONValue(c.deleted)])
+            related.append(
+                key: entity,
+                value: [
+                    "inserted": JSONValue(c.inserted), "updated": JSONValue(c.updated),
+                    "unchanged": JSONValue(c.unchanged), "deleted": JSONValue(c.deleted),
+                ])
         }
         o.append(key: "related", value: .object(related))
         o.append(key: "walksCompleted", value: JSONValue(walksCompleted))
@@ -158,12 +161,14 @@ public struct ResourceStatus: Sendable {
         o.append(key: "name", value: .string(name))
         o.append(key: "entity", value: entity.map(JSONValue.string) ?? .null)
         if let run = checkpoint.lastRun {
-            o.append(key: "lastRun", value: [
-                "status": .string(run.status.rawValue), "startedAt": .string(run.startedAt.rfc3339),
-                "finishedAt": run.finishedAt.map { .string($0.rfc3339) } ?? .null, "pages": JSONValue(run.pages),
-                "pagesChanged": JSONValue(run.pagesChanged), "records": JSONValue(run.records),
-                "message": run.message.map(JSONValue.string) ?? .null,
-            ])
+            o.append(
+                key: "lastRun",
+                value: [
+                    "status": .string(run.status.rawValue), "startedAt": .string(run.startedAt.rfc3339),
+                    "finishedAt": run.finishedAt.map { .string($0.rfc3339) } ?? .null, "pages": JSONValue(run.pages),
+                    "pagesChanged": JSONValue(run.pagesChanged), "records": JSONValue(run.records),
+                    "message": run.message.map(JSONValue.string) ?? .null,
+                ])
         } else {
             o.append(key: "lastRun", value: .null)
         }
@@ -176,12 +181,14 @@ public struct ResourceStatus: Sendable {
         o.append(key: "totalPages", value: JSONValue(checkpoint.totalPages))
         o.append(key: "totalRecords", value: JSONValue(checkpoint.totalRecords))
         if let lease {
-            o.append(key: "lease", value: [
-                "holder": lease.holder.map(JSONValue.string) ?? .null,
-                "expiresAt": lease.expiresAt.map { .string(SyncInstant($0).rfc3339) } ?? .null,
-                "finishedAt": lease.finishedAt.map { .string(SyncInstant($0).rfc3339) } ?? .null,
-                "finishedBy": lease.finishedBy.map(JSONValue.string) ?? .null,
-            ])
+            o.append(
+                key: "lease",
+                value: [
+                    "holder": lease.holder.map(JSONValue.string) ?? .null,
+                    "expiresAt": lease.expiresAt.map { .string(SyncInstant($0).rfc3339) } ?? .null,
+                    "finishedAt": lease.finishedAt.map { .string(SyncInstant($0).rfc3339) } ?? .null,
+                    "finishedBy": lease.finishedBy.map(JSONValue.string) ?? .null,
+                ])
         }
         return .object(o)
     }

@@ -63,8 +63,9 @@ extension Synchronizer {
             let resolved = try request.resolved(in: context.model)
             stored = try storeRead { session in try session.fetch(resolved).filter { !$0.isPlaceholder } }
         } catch let error as QueryError {
-            throw SyncError(.invalidValue, message: "the deletions scope \(JSONWriter.quoted(scope ?? "")) does not fit entity \(entity.name): \(error)",
-                            resource: resource.name, entity: entity.name)
+            throw SyncError(
+                .invalidValue, message: "the deletions scope \(JSONWriter.quoted(scope ?? "")) does not fit entity \(entity.name): \(error)",
+                resource: resource.name, entity: entity.name)
         }
         var candidates = stored.filter { snapshot in
             guard let identity = identities.identity(of: snapshot, model: context.model) else { return false }
@@ -77,9 +78,11 @@ extension Synchronizer {
         guard !candidates.isEmpty else { return }
         let what = scope.map { "stored \(entity.name) objects of its scope (\($0))" } ?? "stored \(entity.name) objects"
         if Double(candidates.count) > maxFraction * Double(stored.count), !options.full {
-            throw SyncError(.deletionRefused, message: "the full scan would delete \(candidates.count) of \(stored.count) \(what), "
-                                + "more than maxFraction (\(SourceFields.format(maxFraction))); nothing was deleted: run with --full to confirm",
-                            resource: resource.name, entity: entity.name)
+            throw SyncError(
+                .deletionRefused,
+                message: "the full scan would delete \(candidates.count) of \(stored.count) \(what), "
+                    + "more than maxFraction (\(SourceFields.format(maxFraction))); nothing was deleted: run with --full to confirm",
+                resource: resource.name, entity: entity.name)
         }
         let doomed = try context.objects(with: candidates.map(\.id))
         for object in doomed { try context.delete(object) }
@@ -99,8 +102,9 @@ extension Synchronizer {
     /// a walk (``WalkMachine``, purpose `scan`); nil, with a diagnostic, when the scan's end
     /// does not prove it saw the whole resource.
     func scan(_ resource: ResourceConfiguration, identities: IdentityReader, report: inout ResourceReport) throws -> Set<[AttributeValue]>? {
-        var configuration = WalkMachine.Configuration(resource: resource, planner: WalkPlanner(resource: resource, client: client),
-                                                      origins: client.origins)
+        var configuration = WalkMachine.Configuration(
+            resource: resource, planner: WalkPlanner(resource: resource, client: client),
+            origins: client.origins)
         configuration.purpose = .scan
         configuration.needsCompleteness = true
         var machine: WalkMachine
@@ -116,8 +120,9 @@ extension Synchronizer {
             report.requests += page.exchange.attempts
             report.retries += page.exchange.attempts - 1
             guard !page.decoded.notModified else {
-                throw SyncError(.httpStatus, message: "HTTP 304 to an unconditional request", resource: resource.name,
-                                pageURL: client.printable(page.url), status: 304)
+                throw SyncError(
+                    .httpStatus, message: "HTTP 304 to an unconditional request", resource: resource.name,
+                    pageURL: client.printable(page.url), status: 304)
             }
             let transition = machine.record(page.facts)
             for note in machine.takeNotes() { report.note("scan: " + note) }

@@ -20,28 +20,36 @@ extension Synchronizer {
         let entity = try self.entity(of: resource)
         let kinds = Set(entity.kindNames)
         let isTombstones = tombstoneOwner(of: resource) != nil
-        let fullScan: Bool = { if case .fullScan = resource.deletions { return true }; return false }()
+        let fullScan: Bool = {
+            if case .fullScan = resource.deletions { return true }
+            return false
+        }()
         let readsKeys = PageReader.readsKeys(resource.paginator)
         let needsIdentities = isTombstones || resource.paginator.isPositional || fullScan
         let hasIdentity = !entity.identityAttributeIndexes.isEmpty
         // Record keys use identities where they can be read (otherwise the whole record).
-        let identities = needsIdentities && hasIdentity ? try IdentityReader(entity: entity, bindings: context.bindings, resource: resource.name)
+        let identities =
+            needsIdentities && hasIdentity
+            ? try IdentityReader(entity: entity, bindings: context.bindings, resource: resource.name)
             : readsKeys && hasIdentity ? try? IdentityReader(entity: entity, bindings: context.bindings, resource: resource.name) : nil
         if isTombstones, identities == nil {
             throw SyncError(.invalidValue, message: "tombstones need identity attributes; entity \(entity.name) has none", resource: resource.name)
         }
         if fullScan, identities == nil {
-            throw SyncError(.invalidValue, message: "fullScan deletions need identity attributes; entity \(entity.name) has none",
-                            resource: resource.name, entity: entity.name)
+            throw SyncError(
+                .invalidValue, message: "fullScan deletions need identity attributes; entity \(entity.name) has none",
+                resource: resource.name, entity: entity.name)
         }
         let use: PageUse = isTombstones ? .tombstones(identities!) : .importing
         let stager = try options.stageDirectory.map { try PageStager(directory: $0, resource: resource.name, redactor: source.redactor) }
 
         var checkpoint = try storeRead { try SyncCheckpoint.read(resource: resource.name, in: $0) }
-        checkpoint.lastRun = SyncCheckpoint.RunRecord(status: .running, startedAt: SyncInstant(clock.now()), finishedAt: nil,
-                                                      pages: 0, pagesChanged: 0, records: 0, message: nil)
-        var configuration = WalkMachine.Configuration(resource: resource, planner: WalkPlanner(resource: resource, client: client),
-                                                      origins: client.origins)
+        checkpoint.lastRun = SyncCheckpoint.RunRecord(
+            status: .running, startedAt: SyncInstant(clock.now()), finishedAt: nil,
+            pages: 0, pagesChanged: 0, records: 0, message: nil)
+        var configuration = WalkMachine.Configuration(
+            resource: resource, planner: WalkPlanner(resource: resource, client: client),
+            origins: client.origins)
         configuration.needsCompleteness = fullScan
         configuration.maximumPages = staged == nil ? options.maxPages : nil
         configuration.full = options.full
@@ -54,8 +62,9 @@ extension Synchronizer {
         }
         let reader = pageReader(resource, identities: identities, readsKeys: readsKeys)
 
-        var pending = reader.start(machine.firstURL, tag: checkpoint.pageTags[machine.firstURL.absoluteString],
-                                   firstOfWalk: machine.walk?.pages == 0)
+        var pending = reader.start(
+            machine.firstURL, tag: checkpoint.pageTags[machine.firstURL.absoluteString],
+            firstOfWalk: machine.walk?.pages == 0)
         while true {
             let page = try pending.wait().get()
             let url = page.url
@@ -88,7 +97,8 @@ extension Synchronizer {
             }
             try stager?.stage(page.exchange.response, url: url, next: next, fetcher: client)
             if !page.decoded.notModified, let etag = page.exchange.response.headers["etag"],
-               checkpoint.pageTags.count < SyncCheckpoint.maximumPageTags {
+                checkpoint.pageTags.count < SyncCheckpoint.maximumPageTags
+            {
                 checkpoint.pageTags[url.absoluteString] = SyncCheckpoint.PageTag(etag: etag, next: next?.absoluteString)
             }
 
@@ -120,8 +130,9 @@ extension Synchronizer {
 
             // Commit the page's objects with the checkpoint.
             do {
-                let changed = try commit(page.records, page: page.decoded, entity: entity, kinds: kinds, use: use, resource: resource,
-                                         checkpoint: &checkpoint, report: &report)
+                let changed = try commit(
+                    page.records, page: page.decoded, entity: entity, kinds: kinds, use: use, resource: resource,
+                    checkpoint: &checkpoint, report: &report)
                 if changed { report.pagesChanged += 1 }
             } catch {
                 throw locate(error, resource: resource.name, pageURL: pageURL)
@@ -138,10 +149,11 @@ extension Synchronizer {
     func pageReader(_ resource: ResourceConfiguration, identities: IdentityReader?, readsKeys: Bool) -> PageReader {
         let client = self.client
         let name = resource.name
-        var reader = PageReader(resource: resource, planner: WalkPlanner(resource: resource, client: client),
-                                isParse: source.client.dialect == .parse, identities: identities, readsKeys: readsKeys,
-                                now: clock.now, fetch: { url, headers in try client.get(url, headers: headers, resource: name) },
-                                stagedHasMore: nil)
+        var reader = PageReader(
+            resource: resource, planner: WalkPlanner(resource: resource, client: client),
+            isParse: source.client.dialect == .parse, identities: identities, readsKeys: readsKeys,
+            now: clock.now, fetch: { url, headers in try client.get(url, headers: headers, resource: name) },
+            stagedHasMore: nil)
         if let staged {
             reader.fetch = { url, _ in try staged.next(for: name, requested: url).wait() }
             reader.stagedHasMore = { staged.hasMore(name) }
@@ -170,8 +182,10 @@ extension Synchronizer {
     /// Writes one page: its objects (imported, or deleted for tombstones) and `checkpoint`,
     /// in one store transaction (nothing is kept in a dry run).
     /// - Returns: whether an object changed.
-    func commit(_ records: [JSONValue], page: DecodedPage, entity: ResolvedEntity, kinds: Set<String>, use: PageUse,
-                resource: ResourceConfiguration, checkpoint: inout SyncCheckpoint, report: inout ResourceReport) throws -> Bool {
+    func commit(
+        _ records: [JSONValue], page: DecodedPage, entity: ResolvedEntity, kinds: Set<String>, use: PageUse,
+        resource: ResourceConfiguration, checkpoint: inout SyncCheckpoint, report: inout ResourceReport
+    ) throws -> Bool {
         var written = checkpoint
         defer { checkpoint = written }
         switch use {

@@ -39,14 +39,17 @@ public final class Synchronizer {
 
     /// A synchronizer fetching over `transport` (URLSession by default).
     /// - Parameter clock: the clock, sleeps and jitter of the HTTP client (tests replace them).
-    public init(source: SyncSource, context: ObjectContext, options: SyncOptions = SyncOptions(),
-                transport: (any HTTPTransport)? = nil, clock: ClientClock = .system) {
+    public init(
+        source: SyncSource, context: ObjectContext, options: SyncOptions = SyncOptions(),
+        transport: (any HTTPTransport)? = nil, clock: ClientClock = .system
+    ) {
         self.source = source
         self.context = context
         self.options = options
         self.clock = clock
-        self.client = HTTPClient(configuration: source.client, redactor: source.redactor,
-                                 transport: transport ?? URLSessionTransport(), clock: clock)
+        self.client = HTTPClient(
+            configuration: source.client, redactor: source.redactor,
+            transport: transport ?? URLSessionTransport(), clock: clock)
     }
 
     /// A synchronizer that imports the pages staged in `directory` (``SyncOptions/stageDirectory``
@@ -54,8 +57,10 @@ public final class Synchronizer {
     /// fetched, through the same decoding, paging and checkpoints; nothing goes to the network.
     /// Full-scan deletions are not replayed (their scans were not staged); tombstone pages are.
     /// - Throws: ``SyncError`` `.staging` when the directory cannot be read.
-    public convenience init(replaying directory: URL, source: SyncSource, context: ObjectContext,
-                            options: SyncOptions = SyncOptions()) throws {
+    public convenience init(
+        replaying directory: URL, source: SyncSource, context: ObjectContext,
+        options: SyncOptions = SyncOptions()
+    ) throws {
         let pages = try StagedPages(directory: directory, redactor: source.redactor)
         self.init(source: source, context: context, options: options, transport: ReplayTransport(pages: pages))
         staged = pages
@@ -111,10 +116,12 @@ public final class Synchronizer {
     /// - Throws: ``SyncError`` `.unknownResource`, `.invalidCheckpoint`.
     public static func status(of source: SyncSource, resources names: [String]?, metadata: [String: String]) throws -> [ResourceStatus] {
         for name in names ?? [] where source.resource(named: name) == nil {
-            throw SyncError(.unknownResource, message: "no resource named '\(name)' in the source (resources: \(source.resources.map(\.name).joined(separator: ", ")))")
+            throw SyncError(
+                .unknownResource, message: "no resource named '\(name)' in the source (resources: \(source.resources.map(\.name).joined(separator: ", ")))")
         }
         return try source.resources.filter { names?.contains($0.name) ?? true }.map { resource in
-            let checkpoint = try metadata[SyncCheckpoint.key(for: resource.name)].map { try SyncCheckpoint(text: $0, resource: resource.name) }
+            let checkpoint =
+                try metadata[SyncCheckpoint.key(for: resource.name)].map { try SyncCheckpoint(text: $0, resource: resource.name) }
                 ?? SyncCheckpoint()
             let owner = source.resources.first { if case .tombstones(let n) = $0.deletions { return n == resource.name } else { return false } }
             return ResourceStatus(name: resource.name, entity: resource.entity ?? owner?.entity, checkpoint: checkpoint)
@@ -169,8 +176,10 @@ public final class Synchronizer {
     ///   (``ResourceReport/lostLease``) and left to the worker that took it.
     func runAsWorker(_ worker: SyncWorker) throws -> SyncReport {
         guard let leasing = context.store as? any LeasingStore else {
-            throw SyncError(.invalidValue, message: "sync workers share a source's resources through leases in the store, and this store "
-                            + "(\(type(of: context.store))) has none: use a PostgreSQL store")
+            throw SyncError(
+                .invalidValue,
+                message: "sync workers share a source's resources through leases in the store, and this store "
+                    + "(\(type(of: context.store))) has none: use a PostgreSQL store")
         }
         let groups = leaseGroups(try selectedResources())
         let names = groups.map { $0[0].name }
@@ -224,10 +233,14 @@ public final class Synchronizer {
     func leaseGroups(_ resources: [ResourceConfiguration]) -> [[ResourceConfiguration]] {
         var group = Array(resources.indices)
         func root(_ i: Int) -> Int { group[i] == i ? i : root(group[i]) }
-        func fullScan(_ r: ResourceConfiguration) -> Bool { if case .fullScan = r.deletions { return true }; return false }
+        func fullScan(_ r: ResourceConfiguration) -> Bool {
+            if case .fullScan = r.deletions { return true }
+            return false
+        }
         for i in resources.indices {
             for j in resources.indices where j > i {
-                let a = resources[i], b = resources[j]
+                let a = resources[i]
+                let b = resources[j]
                 let linked: Bool
                 if tombstoneOwner(of: a)?.name == b.name || tombstoneOwner(of: b)?.name == a.name {
                     linked = true
@@ -258,8 +271,10 @@ public final class Synchronizer {
                 throw SyncError(.invalidValue, message: "the store's sessions cannot renew leases", resource: resource.name)
             }
             guard try leasing.renewLease(leased, holder: worker.holder, seconds: worker.leaseSeconds) else {
-                throw SyncError(.leaseLost, message: "worker \(worker.holder) lost its lease of the resource (it expired and another "
-                                + "worker took the resource over, resuming from the last committed page)", resource: resource.name)
+                throw SyncError(
+                    .leaseLost,
+                    message: "worker \(worker.holder) lost its lease of the resource (it expired and another "
+                        + "worker took the resource over, resuming from the last committed page)", resource: resource.name)
             }
         }
         try checkpoint.write(resource: resource.name, in: session)
@@ -270,7 +285,8 @@ public final class Synchronizer {
     func selectedResources() throws -> [ResourceConfiguration] {
         guard let names = options.resources else { return source.resources }
         for name in names where source.resource(named: name) == nil {
-            throw SyncError(.unknownResource, message: "no resource named '\(name)' in the source (resources: \(source.resources.map(\.name).joined(separator: ", ")))")
+            throw SyncError(
+                .unknownResource, message: "no resource named '\(name)' in the source (resources: \(source.resources.map(\.name).joined(separator: ", ")))")
         }
         return source.resources.filter { names.contains($0.name) }
     }
@@ -292,8 +308,9 @@ public final class Synchronizer {
             throw SyncError(.invalidValue, message: "the resource has no entity", resource: resource.name)
         }
         guard let entity = context.model.entity(named: name) else {
-            throw SyncError(.invalidValue, message: "the model has no entity '\(name)' (entities: \(context.model.resolvedEntities.map(\.name).joined(separator: ", ")))",
-                            resource: resource.name, entity: name)
+            throw SyncError(
+                .invalidValue, message: "the model has no entity '\(name)' (entities: \(context.model.resolvedEntities.map(\.name).joined(separator: ", ")))",
+                resource: resource.name, entity: name)
         }
         return entity
     }
@@ -304,8 +321,9 @@ public final class Synchronizer {
         case let error as SyncError:
             return error.located(resource: resource, pageURL: pageURL)
         case let error as ImportError:
-            return SyncError(.importFailed, message: error.message, path: error.path, resource: resource, pageURL: pageURL,
-                             entity: error.entity, attribute: error.property, underlying: error)
+            return SyncError(
+                .importFailed, message: error.message, path: error.path, resource: resource, pageURL: pageURL,
+                entity: error.entity, attribute: error.property, underlying: error)
         case let error as StoreError:
             return SyncError(.store, message: error.description, resource: resource, pageURL: pageURL, underlying: error)
         default:
@@ -318,8 +336,9 @@ public final class Synchronizer {
         _ = try? context.store.write { session in
             var checkpoint = try SyncCheckpoint.read(resource: resource.name, in: session)
             if checkpoint.lastRun == nil || checkpoint.lastRun?.status != .running {
-                checkpoint.lastRun = SyncCheckpoint.RunRecord(status: .failed, startedAt: SyncInstant(clock.now()), finishedAt: nil,
-                                                              pages: 0, pagesChanged: 0, records: 0, message: nil)
+                checkpoint.lastRun = SyncCheckpoint.RunRecord(
+                    status: .failed, startedAt: SyncInstant(clock.now()), finishedAt: nil,
+                    pages: 0, pagesChanged: 0, records: 0, message: nil)
             }
             checkpoint.lastRun?.status = .failed
             checkpoint.lastRun?.finishedAt = SyncInstant(clock.now())

@@ -107,8 +107,9 @@ struct WalkMachine: Sendable {
         } else {
             let start = WalkMachine.startValue(configuration, watermark: checkpoint.watermark)
             let first = try configuration.planner.firstURL(start: start, keysOnly: configuration.purpose == .scan && configuration.resource.paginator == .parse)
-            walk = SyncCheckpoint.WalkState(start: start, next: first.absoluteString, pages: 0, records: 0, greatest: nil,
-                                            serverStart: nil, unsettled: false, repeats: 0, resumed: false)
+            walk = SyncCheckpoint.WalkState(
+                start: start, next: first.absoluteString, pages: 0, records: 0, greatest: nil,
+                serverStart: nil, unsettled: false, repeats: 0, resumed: false)
             firstURL = first
             state = WalkState()
         }
@@ -241,7 +242,8 @@ struct WalkMachine: Sendable {
         case .pageNumber(let number):
             guard count > 0 else { return .end(.emptyPage) }
             if case .pageNumber(_, let first, let maxPages?) = configuration.resource.paginator,
-               ServerNumber.adding(number, -first) >= maxPages - 1 {
+                ServerNumber.adding(number, -first) >= maxPages - 1
+            {
                 return .end(.pageLimit)
             }
             guard number < ServerNumber.maximumCount, let url = configuration.planner.url(page.url, page: number + 1) else {
@@ -267,8 +269,9 @@ struct WalkMachine: Sendable {
         let positional = configuration.resource.paginator.isPositional && configuration.purpose == .walk
         if positional, walk.unsettled, walk.repeats < WalkMachine.maximumRepeats, let again = try? configuration.planner.firstURL(start: walk.start) {
             notes.append("the pages shifted while walking (a record changed or appeared twice); walking again from the same start")
-            self.walk = SyncCheckpoint.WalkState(start: walk.start, next: again.absoluteString, pages: 0, records: 0, greatest: walk.greatest,
-                                                 serverStart: nil, unsettled: false, repeats: walk.repeats + 1, resumed: walk.resumed)
+            self.walk = SyncCheckpoint.WalkState(
+                start: walk.start, next: again.absoluteString, pages: 0, records: 0, greatest: walk.greatest,
+                serverStart: nil, unsettled: false, repeats: walk.repeats + 1, resumed: walk.resumed)
             restartMemory()
             return .walkAgain(again)
         }
@@ -278,8 +281,9 @@ struct WalkMachine: Sendable {
         } else if configuration.purpose == .walk, let greatest = walk.greatest, configuration.full || watermark.map({ $0 < greatest }) ?? true {
             watermark = greatest
         }
-        completion = Completion(evidence: evidence, settled: settled, resumed: walk.resumed, incremental: walk.start != nil,
-                                identities: state.identities)
+        completion = Completion(
+            evidence: evidence, settled: settled, resumed: walk.resumed, incremental: walk.start != nil,
+            identities: state.identities)
         self.walk = nil
         if state.stagedHasMore == true, let first = beginNextWalk() { return .replayMore(first) }
         return .complete(evidence)
@@ -290,8 +294,9 @@ struct WalkMachine: Sendable {
     mutating func beginNextWalk() -> URL? {
         let start = WalkMachine.startValue(configuration, watermark: watermark)
         guard let first = try? configuration.planner.firstURL(start: start) else { return nil }
-        walk = SyncCheckpoint.WalkState(start: start, next: first.absoluteString, pages: 0, records: 0, greatest: nil,
-                                        serverStart: nil, unsettled: false, repeats: 0, resumed: false)
+        walk = SyncCheckpoint.WalkState(
+            start: start, next: first.absoluteString, pages: 0, records: 0, greatest: nil,
+            serverStart: nil, unsettled: false, repeats: 0, resumed: false)
         restartMemory()
         return first
     }
@@ -303,7 +308,13 @@ struct WalkMachine: Sendable {
 
     /// The walk is a full walk begun in this run whose identities may decide full-scan deletions.
     private var startsFullWalk: Bool {
-        guard configuration.purpose == .scan || { if case .fullScan = configuration.resource.deletions { return true }; return false }() else {
+        guard
+            configuration.purpose == .scan
+                || {
+                    if case .fullScan = configuration.resource.deletions { return true }
+                    return false
+                }()
+        else {
             return false
         }
         return walk?.start == nil && walk?.resumed == false

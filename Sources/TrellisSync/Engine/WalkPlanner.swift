@@ -24,7 +24,10 @@ struct WalkPlanner {
     func firstURL(start: Watermark?, keysOnly: Bool = false) throws -> URL {
         var params: [(name: String, value: String)] = []
         for param in resource.params {
-            guard param.value.contains("${incremental.start}") else { params.append(param); continue }
+            guard param.value.contains("${incremental.start}") else {
+                params.append(param)
+                continue
+            }
             guard let start else { continue }
             params.append((param.name, param.value.replacingOccurrences(of: "${incremental.start}", with: start.text)))
         }
@@ -57,8 +60,9 @@ struct WalkPlanner {
             break
         }
         guard let url = client.url(path: resource.path, query: params) else {
-            throw SyncError(.invalidValue, message: "the path \(JSONWriter.quoted(resource.path)) does not make a URL with the base URL",
-                            resource: resource.name)
+            throw SyncError(
+                .invalidValue, message: "the path \(JSONWriter.quoted(resource.path)) does not make a URL with the base URL",
+                resource: resource.name)
         }
         return url
     }
@@ -69,8 +73,10 @@ struct WalkPlanner {
     /// - Throws: ``SyncError`` `.invalidCursor` for a next URL or cursor of the wrong JSON
     ///   type, a Parse page whose last record lacks its stamp or `objectId`, a page URL whose
     ///   offset or page number is not a number, a total that is not a count.
-    func continuation(after current: URL, response: HTTPResponse, body: JSONValue?, records: [JSONValue],
-                      recordsPath: JSONPath) throws -> Continuation {
+    func continuation(
+        after current: URL, response: HTTPResponse, body: JSONValue?, records: [JSONValue],
+        recordsPath: JSONPath
+    ) throws -> Continuation {
         switch resource.paginator {
         case .none:
             return .single
@@ -82,13 +88,16 @@ struct WalkPlanner {
             switch value {
             case .string(let s): text = s
             case .null, .bool(false): return .link(nil)
-            default: throw SyncError(.invalidCursor, message: "the next URL at '\(path)' is \(SourceFields.kindPhrase(value)), not a string",
-                                     path: JSONPath(path))
+            default:
+                throw SyncError(
+                    .invalidCursor, message: "the next URL at '\(path)' is \(SourceFields.kindPhrase(value)), not a string",
+                    path: JSONPath(path))
             }
             guard !text.isEmpty else { return .link(nil) }
             guard let url = URL(string: text, relativeTo: response.url)?.absoluteURL, url.host != nil else {
-                throw SyncError(.invalidCursor, message: "the next URL at '\(path)' is not a URL: \(JSONWriter.quoted(client.redactor.redact(text)))",
-                                path: JSONPath(path))
+                throw SyncError(
+                    .invalidCursor, message: "the next URL at '\(path)' is not a URL: \(JSONWriter.quoted(client.redactor.redact(text)))",
+                    path: JSONPath(path))
             }
             return .link(client.storable(url))
         case .offset(_, let offsetParameter, _, let totalPath):
@@ -96,8 +105,10 @@ struct WalkPlanner {
             var total: Int?
             if let totalPath, let body, let value = totalPath.lookup(in: body).value, !value.isNull {
                 guard let count = ServerNumber.count(value) else {
-                    throw SyncError(.invalidCursor, message: "the total at '\(totalPath)' is \(SourceFields.snippet(value)), not a count "
-                                        + "(an integer from 0 to 2^53)", path: JSONPath(totalPath))
+                    throw SyncError(
+                        .invalidCursor,
+                        message: "the total at '\(totalPath)' is \(SourceFields.snippet(value)), not a count "
+                            + "(an integer from 0 to 2^53)", path: JSONPath(totalPath))
                 }
                 total = count
             }
@@ -153,8 +164,10 @@ struct WalkPlanner {
     private func number(_ name: String, in url: URL) throws -> Int? {
         guard let text = QueryString.items(of: url).first(where: { $0.name == name })?.value else { return nil }
         guard let value = ServerNumber.digits(text) else {
-            throw SyncError(.invalidCursor, message: "the page URL's '\(name)' is \(JSONWriter.quoted(client.redactor.redact(text))), "
-                                + "not a number from 0 to 2^53")
+            throw SyncError(
+                .invalidCursor,
+                message: "the page URL's '\(name)' is \(JSONWriter.quoted(client.redactor.redact(text))), "
+                    + "not a number from 0 to 2^53")
         }
         return value
     }

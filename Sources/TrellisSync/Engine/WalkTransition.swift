@@ -146,11 +146,15 @@ enum WalkFailure: Sendable, Equatable {
         case .foreignLink(let next, let reason):
             return SyncError(.foreignLink, message: "the next page \(printable(next)) is not followed: \(reason)")
         case .repeatedPage(let earlier):
-            return SyncError(.paginationLoop, message: "the page repeats page \(earlier) of this walk (the same records, identities and "
-                                + "stamps): the server answers pages past the end with earlier ones (repeatedPage: error)")
+            return SyncError(
+                .paginationLoop,
+                message: "the page repeats page \(earlier) of this walk (the same records, identities and "
+                    + "stamps): the server answers pages past the end with earlier ones (repeatedPage: error)")
         case .stalePages(let count):
-            return SyncError(.paginationLoop, message: "\(count) pages in a row brought no record new to this walk (maxStalePages \(count), "
-                                + "repeatedPage: error): the server answers pages past the end with earlier records")
+            return SyncError(
+                .paginationLoop,
+                message: "\(count) pages in a row brought no record new to this walk (maxStalePages \(count), "
+                    + "repeatedPage: error): the server answers pages past the end with earlier records")
         case .outOfRange(let message):
             return SyncError(.invalidCursor, message: message)
         }

@@ -13,7 +13,8 @@ enum BodyMessage {
         }
         let text = String(decoding: body.prefix(64 * 1024), as: UTF8.self)
         if let open = text.range(of: "<title>", options: .caseInsensitive),
-           let close = text.range(of: "</title>", options: .caseInsensitive, range: open.upperBound..<text.endIndex) {
+            let close = text.range(of: "</title>", options: .caseInsensitive, range: open.upperBound..<text.endIndex)
+        {
             return shorten(String(text[open.upperBound..<close.lowerBound]))
         }
         return shorten(text)

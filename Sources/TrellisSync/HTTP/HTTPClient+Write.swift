@@ -14,11 +14,14 @@ extension HTTPClient {
     ///   may or may not have reached the server).
     /// - Throws: ``SyncError`` `.foreignLink` (a URL on another origin than the base URL's:
     ///   nothing is sent), `.rateLimited` (a block longer than `maxRateLimitWaitSeconds`).
-    public func write(_ method: String, _ url: URL, body: Data?, headers: HTTPHeaders = HTTPHeaders(),
-                      resource: String?) throws -> Result<HTTPResponse, TransportFailure> {
+    public func write(
+        _ method: String, _ url: URL, body: Data?, headers: HTTPHeaders = HTTPHeaders(),
+        resource: String?
+    ) throws -> Result<HTTPResponse, TransportFailure> {
         guard origins.isBase(url) else {
-            throw SyncError(.foreignLink, message: "the URL \(printable(url)) is not written to: pushes go to the base URL's origin only",
-                            resource: resource, pageURL: printable(url))
+            throw SyncError(
+                .foreignLink, message: "the URL \(printable(url)) is not written to: pushes go to the base URL's origin only",
+                resource: resource, pageURL: printable(url))
         }
         var extra = headers
         if body != nil, extra["content-type"] == nil { extra.set("Content-Type", "application/json") }
@@ -28,9 +31,11 @@ extension HTTPClient {
         if let until = pacer.blocked(host, now: now) {
             let wait = until.timeIntervalSince(now)
             guard wait <= configuration.maxRateLimitWaitSeconds else {
-                throw SyncError(.rateLimited, message: "the rate limit is exhausted until \(SyncInstant(until).rfc3339), more than "
-                                + "maxRateLimitWaitSeconds away; retry after \(SyncInstant(until).rfc3339)", resource: resource,
-                                pageURL: printable(url))
+                throw SyncError(
+                    .rateLimited,
+                    message: "the rate limit is exhausted until \(SyncInstant(until).rfc3339), more than "
+                        + "maxRateLimitWaitSeconds away; retry after \(SyncInstant(until).rfc3339)", resource: resource,
+                    pageURL: printable(url))
             }
             clock.sleep(wait)
         }

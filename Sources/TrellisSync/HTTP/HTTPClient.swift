@@ -21,8 +21,10 @@ public final class HTTPClient: Sendable {
     let origins: OriginPolicy
 
     /// A client for `configuration`; `transport` defaults to URLSession.
-    public init(configuration: ClientConfiguration, redactor: Redactor, transport: any HTTPTransport = URLSessionTransport(),
-                clock: ClientClock = .system, policy: RetryPolicy? = nil) {
+    public init(
+        configuration: ClientConfiguration, redactor: Redactor, transport: any HTTPTransport = URLSessionTransport(),
+        clock: ClientClock = .system, policy: RetryPolicy? = nil
+    ) {
         self.configuration = configuration
         self.transport = transport
         self.redactor = redactor
@@ -65,8 +67,9 @@ public final class HTTPClient: Sendable {
     ///   not list: nothing is sent). Credentials go to the base URL's origin only (``OriginPolicy``).
     public func get(_ url: URL, headers: HTTPHeaders = HTTPHeaders(), resource: String?) throws -> Exchange {
         if let reason = origins.refusal(of: url) {
-            throw SyncError(.foreignLink, message: "the URL \(printable(url)) is not requested: \(reason)", resource: resource,
-                            pageURL: printable(url))
+            throw SyncError(
+                .foreignLink, message: "the URL \(printable(url)) is not requested: \(reason)", resource: resource,
+                pageURL: printable(url))
         }
         let request = authorized(HTTPRequest(url: url, headers: headers))
         let host = url.host?.lowercased() ?? ""
@@ -82,8 +85,9 @@ public final class HTTPClient: Sendable {
             switch result {
             case .failure(let failure):
                 guard failure.isRetryable, attempt < policy.maxAttempts else {
-                    throw SyncError(.transport, message: "\(failure.message)" + (attempt > 1 ? " (after \(attempt) attempts)" : ""),
-                                    resource: resource, pageURL: printable(url))
+                    throw SyncError(
+                        .transport, message: "\(failure.message)" + (attempt > 1 ? " (after \(attempt) attempts)" : ""),
+                        resource: resource, pageURL: printable(url))
                 }
                 wait = policy.backoff(after: attempt, random: clock.random())
             case .success(let response):
@@ -94,11 +98,14 @@ public final class HTTPClient: Sendable {
                 }
                 if (300...399).contains(response.status) {
                     let location = response.headers["location"].map { redactor.redact($0) } ?? "no Location header"
-                    throw SyncError(.redirectRefused, message: "HTTP \(response.status): a redirect to another host, scheme or port "
-                                        + "is not followed (\(location))", resource: resource, pageURL: printable(url), status: response.status)
+                    throw SyncError(
+                        .redirectRefused,
+                        message: "HTTP \(response.status): a redirect to another host, scheme or port "
+                            + "is not followed (\(location))", resource: resource, pageURL: printable(url), status: response.status)
                 }
                 guard RetryPolicy.isRetryable(status: response.status, headers: response.headers, body: response.body),
-                      attempt < policy.maxAttempts else {
+                    attempt < policy.maxAttempts
+                else {
                     throw statusError(response, url: url, resource: resource, attempts: attempt)
                 }
                 if let hint = RetryPolicy.retryAfter(response.headers, now: clock.now()) {
@@ -112,10 +119,12 @@ public final class HTTPClient: Sendable {
                 }
                 if wait > configuration.maxRateLimitWaitSeconds {
                     let until = clock.now().addingTimeInterval(wait)
-                    throw SyncError(.rateLimited, message: "HTTP \(response.status): the server asks to wait \(ServerNumber.secondsText(wait)), "
-                                        + "more than maxRateLimitWaitSeconds (\(SourceFields.format(configuration.maxRateLimitWaitSeconds))); "
-                                        + "retry after \(SyncInstant(until).rfc3339)",
-                                    resource: resource, pageURL: printable(url), status: response.status)
+                    throw SyncError(
+                        .rateLimited,
+                        message: "HTTP \(response.status): the server asks to wait \(ServerNumber.secondsText(wait)), "
+                            + "more than maxRateLimitWaitSeconds (\(SourceFields.format(configuration.maxRateLimitWaitSeconds))); "
+                            + "retry after \(SyncInstant(until).rfc3339)",
+                        resource: resource, pageURL: printable(url), status: response.status)
                 }
             }
             waits.append(wait)
@@ -149,9 +158,10 @@ public final class HTTPClient: Sendable {
                 result.url = QueryString.url(request.url, replacingQueryWith: items.filter { !redactor.containsSecret($0.value) }) ?? request.url
             }
         }
-        var headers = HTTPHeaders(configuration.headers.filter {
-            trusted || (!Redactor.isSecretHeader($0.name) && !redactor.containsSecret($0.value))
-        })
+        var headers = HTTPHeaders(
+            configuration.headers.filter {
+                trusted || (!Redactor.isSecretHeader($0.name) && !redactor.containsSecret($0.value))
+            })
         for field in request.headers { headers.set(field.name, field.value) }
         switch trusted ? configuration.auth : nil {
         case .bearer(let token)?: headers.set("Authorization", "Bearer \(token)")
@@ -184,9 +194,11 @@ public final class HTTPClient: Sendable {
         guard let until = pacer.blocked(host, now: now) else { return }
         let wait = until.timeIntervalSince(now)
         guard wait <= configuration.maxRateLimitWaitSeconds else {
-            throw SyncError(.rateLimited, message: "the rate limit is exhausted (x-ratelimit-remaining: 0) until "
-                                + "\(SyncInstant(until).rfc3339), more than maxRateLimitWaitSeconds away; retry after \(SyncInstant(until).rfc3339)",
-                            resource: resource, pageURL: printable(url))
+            throw SyncError(
+                .rateLimited,
+                message: "the rate limit is exhausted (x-ratelimit-remaining: 0) until "
+                    + "\(SyncInstant(until).rfc3339), more than maxRateLimitWaitSeconds away; retry after \(SyncInstant(until).rfc3339)",
+                resource: resource, pageURL: printable(url))
         }
     }
 

@@ -47,9 +47,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     /// Whether `name` is an RFC 9110 §5.1 token.
     static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.unicodeScalars.allSatisfy { s in
-            s.isASCII && (CharacterSet.alphanumerics.contains(s) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
-        }
+        !name.isEmpty
+            && name.unicodeScalars.allSatisfy { s in
+                s.isASCII && (CharacterSet.alphanumerics.contains(s) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(s))
+            }
     }
 }
 

@@ -68,7 +68,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// decimal digits or lies beyond ``ServerNumber/maximumDelay`` from now.
     static func rateLimitReset(_ headers: HTTPHeaders, now: Date) -> Date? {
         guard headers["x-ratelimit-remaining"]?.trimmingCharacters(in: .whitespaces) == "0",
-              let text = headers["x-ratelimit-reset"], let value = ServerNumber.digits(text) else { return nil }
+            let text = headers["x-ratelimit-reset"], let value = ServerNumber.digits(text)
+        else { return nil }
         let date: Date
         if value > 100_000_000_000 {
             date = Date(timeIntervalSince1970: Double(value) / 1000)
@@ -105,8 +106,10 @@ public struct ClientClock: Sendable {
     /// A number in 0..<1.
     public var random: @Sendable () -> Double
 
-    public init(now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Double) -> Void,
-                random: @escaping @Sendable () -> Double) {
+    public init(
+        now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Double) -> Void,
+        random: @escaping @Sendable () -> Double
+    ) {
         self.now = now
         self.sleep = sleep
         self.random = random

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking  // URLSession on Linux (swift-corelibs-foundation, over libcurl)
+    import FoundationNetworking  // URLSession on Linux (swift-corelibs-foundation, over libcurl)
 #endif
 
 /// ``HTTPTransport`` over Foundation's `URLSession` (on Linux, FoundationNetworking's, which
@@ -31,8 +32,10 @@ public final class URLSessionTransport: HTTPTransport {
 
     deinit { session.finishTasksAndInvalidate() }
 
-    public func send(_ request: HTTPRequest, timeout: Double,
-                     completion: @escaping @Sendable (Result<HTTPResponse, TransportFailure>) -> Void) {
+    public func send(
+        _ request: HTTPRequest, timeout: Double,
+        completion: @escaping @Sendable (Result<HTTPResponse, TransportFailure>) -> Void
+    ) {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
@@ -52,8 +55,11 @@ public final class URLSessionTransport: HTTPTransport {
                 headers.append(("\(name)", "\(value)"))
             }
             headers.sort { $0.name.lowercased() < $1.name.lowercased() }
-            completion(.success(HTTPResponse(url: http.url ?? request.url, status: http.statusCode,
-                                             headers: HTTPHeaders(headers), body: data ?? Data())))
+            completion(
+                .success(
+                    HTTPResponse(
+                        url: http.url ?? request.url, status: http.statusCode,
+                        headers: HTTPHeaders(headers), body: data ?? Data())))
         }
         task.resume()
     }
@@ -83,8 +89,10 @@ public final class URLSessionTransport: HTTPTransport {
 
 /// Follows a redirect only to the same scheme, host and port as the request that got it.
 private final class SameHostRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         guard let from = response.url ?? task.currentRequest?.url, let to = request.url else {
             completionHandler(nil)
             return

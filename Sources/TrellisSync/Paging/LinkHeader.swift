@@ -29,7 +29,10 @@ enum LinkHeader {
             for i in rest.indices {
                 let c = rest[i]
                 if c == "\"" { inQuotes.toggle() }
-                if c == ",", !inQuotes { end = i; break }
+                if c == ",", !inQuotes {
+                    end = i
+                    break
+                }
                 parameters.append(c)
             }
             rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[rest.endIndex...]

@@ -24,7 +24,8 @@ enum QueryString {
     /// The pairs of a URL's query, decoded (`+` is kept as `+`: RFC 3986 gives it no meaning).
     static func items(of url: URL) -> [(name: String, value: String)] {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              let query = components.percentEncodedQuery, !query.isEmpty else { return [] }
+            let query = components.percentEncodedQuery, !query.isEmpty
+        else { return [] }
         return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])

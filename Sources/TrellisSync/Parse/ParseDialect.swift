@@ -70,7 +70,10 @@ public enum ParseDialect {
                     continue
                 }
                 if case .object(let inner) = member, inner["__type"]?.stringValue == "Relation" {
-                    remarks.append(Remark(path: path().appending(key: key), message: "a Parse Relation (class \(inner["className"]?.stringValue ?? "?")) is not inlined in records; skipped"))
+                    remarks.append(
+                        Remark(
+                            path: path().appending(key: key),
+                            message: "a Parse Relation (class \(inner["className"]?.stringValue ?? "?")) is not inlined in records; skipped"))
                     if copy == nil { copy = JSONObject(object.members.prefix(i).map { ($0.key, $0.value) }) }
                     continue
                 }

@@ -41,8 +41,9 @@ public struct OutboxStatus: Sendable, Equatable {
             let index = resources.firstIndex { resource in names.contains(resource.entity ?? "") }
             func add(to resource: inout Resource, pushable: Bool) {
                 let identity = row.serverIdentity?.arrayValue?.first.map { $0.stringValue ?? "\($0)" }
-                let problem = PushReport.Problem(entity: row.object.entityName, serverIdentity: identity, operation: row.operation,
-                                                 state: row.state, message: row.lastError ?? row.state.rawValue)
+                let problem = PushReport.Problem(
+                    entity: row.object.entityName, serverIdentity: identity, operation: row.operation,
+                    state: row.state, message: row.lastError ?? row.state.rawValue)
                 switch row.state {
                 case .pending:
                     switch row.operation {
@@ -51,13 +52,21 @@ public struct OutboxStatus: Sendable, Equatable {
                     case .delete: resource.pendingDeletes += 1
                     }
                     resource.oldestPending = min(resource.oldestPending ?? row.enqueuedAt, row.enqueuedAt)
-                    if !pushable { resource.problems.append(PushReport.Problem(entity: problem.entity, serverIdentity: identity,
-                                                                             operation: row.operation, state: row.state,
-                                                                             message: "not pushable: no resource's push section covers entity \(row.object.entityName)")) }
+                    if !pushable {
+                        resource.problems.append(
+                            PushReport.Problem(
+                                entity: problem.entity, serverIdentity: identity,
+                                operation: row.operation, state: row.state,
+                                message: "not pushable: no resource's push section covers entity \(row.object.entityName)"))
+                    }
                 case .sending: resource.sending += 1
                 case .uncertain: resource.uncertain += 1
-                case .conflict: resource.conflicts += 1; resource.problems.append(problem)
-                case .rejected: resource.rejected += 1; resource.problems.append(problem)
+                case .conflict:
+                    resource.conflicts += 1
+                    resource.problems.append(problem)
+                case .rejected:
+                    resource.rejected += 1
+                    resource.problems.append(problem)
                 }
             }
             if let index { add(to: &resources[index], pushable: true) } else { add(to: &other, pushable: false) }
@@ -70,14 +79,19 @@ public struct OutboxStatus: Sendable, Equatable {
     public var json: JSONValue {
         func object(_ r: Resource) -> JSONValue {
             func count(_ n: Int) -> JSONValue { .number(JSONNumber(Int64(n))) }
-            return ["name": r.name.map(JSONValue.string) ?? .null, "entity": r.entity.map(JSONValue.string) ?? .null,
-                    "pending": ["create": count(r.pendingCreates), "update": count(r.pendingUpdates), "delete": count(r.pendingDeletes)],
-                    "oldestPending": r.oldestPending.map { .string(SyncInstant($0).rfc3339) } ?? .null,
-                    "sending": count(r.sending), "uncertain": count(r.uncertain), "conflicts": count(r.conflicts), "rejected": count(r.rejected),
-                    "problems": .array(r.problems.map { p in
-                        ["entity": .string(p.entity), "objectId": p.serverIdentity.map(JSONValue.string) ?? .null,
-                         "operation": .string(p.operation.rawValue), "state": .string(p.state.rawValue), "message": .string(p.message)]
-                    })]
+            return [
+                "name": r.name.map(JSONValue.string) ?? .null, "entity": r.entity.map(JSONValue.string) ?? .null,
+                "pending": ["create": count(r.pendingCreates), "update": count(r.pendingUpdates), "delete": count(r.pendingDeletes)],
+                "oldestPending": r.oldestPending.map { .string(SyncInstant($0).rfc3339) } ?? .null,
+                "sending": count(r.sending), "uncertain": count(r.uncertain), "conflicts": count(r.conflicts), "rejected": count(r.rejected),
+                "problems": .array(
+                    r.problems.map { p in
+                        [
+                            "entity": .string(p.entity), "objectId": p.serverIdentity.map(JSONValue.string) ?? .null,
+                            "operation": .string(p.operation.rawValue), "state": .string(p.state.rawValue), "message": .string(p.message),
+                        ]
+                    }),
+            ]
         }
         return ["resources": .array(resources.map(object)), "notPushable": notPushable.map(object) ?? .null]
     }

@@ -20,9 +20,11 @@ enum ParseWriteBody {
     /// - Parameters:
     ///   - pointer: the Parse class and server identity of a destination (nil: it has none).
     ///   - omit: relationship names left out (a create that breaks a cycle).
-    static func make(_ snapshot: ObjectSnapshot, entity: ResolvedEntity, target: PushTarget, fields: [String]?,
-                     includeObjectId: Bool, omit: Set<String> = [],
-                     pointer: (ObjectID) -> (className: String, objectId: String)?) -> JSONObject {
+    static func make(
+        _ snapshot: ObjectSnapshot, entity: ResolvedEntity, target: PushTarget, fields: [String]?,
+        includeObjectId: Bool, omit: Set<String> = [],
+        pointer: (ObjectID) -> (className: String, objectId: String)?
+    ) -> JSONObject {
         var body = JSONObject()
         let wanted = fields.map(Set.init)
         if includeObjectId, let id = snapshot.attributes[target.objectIdIndex] {
@@ -41,8 +43,12 @@ enum ParseWriteBody {
             guard keyPath.components.count == 1, !relationship.isToMany, !omit.contains(relationship.name) else { continue }
             if let wanted, !wanted.contains(relationship.name) { continue }
             if let destination = snapshot.relationships[index].first, let resolved = pointer(destination) {
-                body.append(key: keyPath.description, value: ["__type": "Pointer", "className": .string(resolved.className),
-                                                              "objectId": .string(resolved.objectId)])
+                body.append(
+                    key: keyPath.description,
+                    value: [
+                        "__type": "Pointer", "className": .string(resolved.className),
+                        "objectId": .string(resolved.objectId),
+                    ])
             } else if fields != nil {
                 body.append(key: keyPath.description, value: ["__op": "Delete"])
             }

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Test-only crash points of a push: with `TRELLIS_TEST_PUSH_KILL=POINT` (or `POINT:N`, the

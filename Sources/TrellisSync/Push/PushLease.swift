@@ -30,7 +30,8 @@ struct PushLease {
 
         init?(text: String) {
             guard let json = try? JSONReader.parse(text), let holder = json["holder"]?.stringValue,
-                  let milliseconds = json["expiresAt"]?.int64Value else { return nil }
+                let milliseconds = json["expiresAt"]?.int64Value
+            else { return nil }
             self.init(holder: holder, expiresAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
         }
 
@@ -44,9 +45,12 @@ struct PushLease {
     func take(in session: any StoreSession, now: Date) throws {
         try session.lock(scope: "push", exclusive: true)
         if let current = try session.metadataValue(forKey: Self.key).flatMap(Record.init(text:)), current.holder != holder,
-           current.expiresAt > now, !Lease.isDeadLocalHolder(current.holder) {
-            throw SyncError(.pushBusy, message: "another push is sending this store's changes: \(current.holder) holds the push lease until "
-                            + "\(SyncInstant(current.expiresAt).rfc3339) (renewed with every batch); run again once it is done")
+            current.expiresAt > now, !Lease.isDeadLocalHolder(current.holder)
+        {
+            throw SyncError(
+                .pushBusy,
+                message: "another push is sending this store's changes: \(current.holder) holds the push lease until "
+                    + "\(SyncInstant(current.expiresAt).rfc3339) (renewed with every batch); run again once it is done")
         }
         try session.setMetadataValue(Record(holder: holder, expiresAt: now.addingTimeInterval(seconds)).text, forKey: Self.key)
     }

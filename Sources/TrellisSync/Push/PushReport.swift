@@ -67,14 +67,21 @@ extension PushReport {
     /// "conflicts": 0, "rejected": 1, "batches": 1, "requests": 1, "problems": [{"entity",
     /// "objectId", "operation", "state", "message"}]}`.
     public var json: JSONValue {
-        let counts: [(String, Int)] = [("sent", sent), ("acknowledged", acknowledged), ("retried", retried), ("reconciled", reconciled),
-                                       ("resent", resent), ("conflicts", conflicts), ("rejected", rejected), ("batches", batches),
-                                       ("requests", requests)]
+        let counts: [(String, Int)] = [
+            ("sent", sent), ("acknowledged", acknowledged), ("retried", retried), ("reconciled", reconciled),
+            ("resent", resent), ("conflicts", conflicts), ("rejected", rejected), ("batches", batches),
+            ("requests", requests),
+        ]
         var object = JSONObject(counts.map { ($0.0, JSONValue.number(JSONNumber(Int64($0.1)))) })
-        object.append(key: "problems", value: .array(problems.map { problem in
-            ["entity": .string(problem.entity), "objectId": problem.serverIdentity.map(JSONValue.string) ?? .null,
-             "operation": .string(problem.operation.rawValue), "state": .string(problem.state.rawValue), "message": .string(problem.message)]
-        }))
+        object.append(
+            key: "problems",
+            value: .array(
+                problems.map { problem in
+                    [
+                        "entity": .string(problem.entity), "objectId": problem.serverIdentity.map(JSONValue.string) ?? .null,
+                        "operation": .string(problem.operation.rawValue), "state": .string(problem.state.rawValue), "message": .string(problem.message),
+                    ]
+                }))
         return .object(object)
     }
 }

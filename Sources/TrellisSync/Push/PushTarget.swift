@@ -29,24 +29,29 @@ struct PushTarget {
         for resource in source.resources {
             guard let push = resource.push, let entityName = resource.entity else { continue }
             guard source.client.dialect == .parse else {
-                throw SyncError(.invalidValue, message: "pushing is built for the parse dialect only; this resource's API has none",
-                                resource: resource.name)
+                throw SyncError(
+                    .invalidValue, message: "pushing is built for the parse dialect only; this resource's API has none",
+                    resource: resource.name)
             }
             guard let entity = model.entity(named: entityName) else {
                 throw SyncError(.invalidValue, message: "the model has no entity \(entityName)", resource: resource.name)
             }
             guard entity.identityAttributeIndexes.count == 1 else {
-                throw SyncError(.invalidValue, message: "a pushed Parse entity has one identity attribute, its objectId (\(entityName) has "
-                                + "\(entity.identityAttributeIndexes.count))", resource: resource.name, entity: entityName)
+                throw SyncError(
+                    .invalidValue,
+                    message: "a pushed Parse entity has one identity attribute, its objectId (\(entityName) has "
+                        + "\(entity.identityAttributeIndexes.count))", resource: resource.name, entity: entityName)
             }
-            var target = PushTarget(resource: resource, configuration: push,
-                                    className: resource.path.split(separator: "/").last.map(String.init) ?? entityName,
-                                    objectIdIndex: entity.identityAttributeIndexes[0],
-                                    createdAtIndex: mapped(entity, "createdAt"), updatedAtIndex: mapped(entity, "updatedAt"))
+            var target = PushTarget(
+                resource: resource, configuration: push,
+                className: resource.path.split(separator: "/").last.map(String.init) ?? entityName,
+                objectIdIndex: entity.identityAttributeIndexes[0],
+                createdAtIndex: mapped(entity, "createdAt"), updatedAtIndex: mapped(entity, "updatedAt"))
             if case .lookupField(let name) = push.createKey {
                 guard let index = entity.attributeIndex(of: name) else {
-                    throw SyncError(.invalidValue, message: "createKey lookupField:\(name): \(entityName) has no attribute \(name)",
-                                    resource: resource.name, entity: entityName)
+                    throw SyncError(
+                        .invalidValue, message: "createKey lookupField:\(name): \(entityName) has no attribute \(name)",
+                        resource: resource.name, entity: entityName)
                 }
                 target.lookupIndex = index
             }

@@ -54,9 +54,11 @@ extension Pusher {
             guard !prepared.isEmpty else { continue }
             let (method, url, body, _) = try request(for: prepared)
             planned += prepared.count
-            requests.append(PlannedRequest(method: method, url: client.printable(url),
-                                           body: body.map { client.redactor.redact(String(decoding: $0, as: UTF8.self)) },
-                                           operations: prepared.count))
+            requests.append(
+                PlannedRequest(
+                    method: method, url: client.printable(url),
+                    body: body.map { client.redactor.redact(String(decoding: $0, as: UTF8.self)) },
+                    operations: prepared.count))
         }
         return (requests, total - planned)
     }

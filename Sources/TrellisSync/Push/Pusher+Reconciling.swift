@@ -64,8 +64,13 @@ extension Pusher {
             for object in found {
                 guard let key = object[field].map({ $0.stringValue ?? "\($0)" }), let row = values.removeValue(forKey: key) else { continue }
                 let created = object["createdAt"]?.stringValue
-                settled.append((row, target, .acknowledged(objectId: object["objectId"]?.stringValue, createdAt: created,
-                                                            updatedAt: object["updatedAt"]?.stringValue ?? created)))
+                settled.append(
+                    (
+                        row, target,
+                        .acknowledged(
+                            objectId: object["objectId"]?.stringValue, createdAt: created,
+                            updatedAt: object["updatedAt"]?.stringValue ?? created)
+                    ))
             }
             for row in values.values.sorted(by: { $0.sequence < $1.sequence }) {
                 settled.append((row, target, .pending("not on the server: the create is sent again")))
@@ -96,8 +101,9 @@ extension Pusher {
         if case .acknowledged = outcomes[0] { report.reconciled += 1 }
         try record([(sent, outcomes[0])])
         if let malformed {
-            throw SyncError(.malformedResponse, message: malformed, resource: target.resource.name, pageURL: client.printable(url),
-                            status: result.response?.status, entity: row.object.entityName)
+            throw SyncError(
+                .malformedResponse, message: malformed, resource: target.resource.name, pageURL: client.printable(url),
+                status: result.response?.status, entity: row.object.entityName)
         }
     }
 
@@ -113,9 +119,10 @@ extension Pusher {
         }
         let found = try lookUp(operation.target, where: .object(conditions), order: "createdAt")
         let ids = found.compactMap { $0["objectId"]?.stringValue }
-        let held = Set(try read { session in
-            try session.fetch(entity: operation.entity.rootName, identities: ids.map { [.string($0)] })
-        }.compactMap { $0.attributes[operation.target.objectIdIndex]?.stringValue })
+        let held = Set(
+            try read { session in
+                try session.fetch(entity: operation.entity.rootName, identities: ids.map { [.string($0)] })
+            }.compactMap { $0.attributes[operation.target.objectIdIndex]?.stringValue })
         guard let object = found.first(where: { ($0["objectId"]?.stringValue).map { !held.contains($0) } ?? false }) else {
             return .pending("its request id was seen but no object was made: sent again under a new request id")
         }
@@ -133,8 +140,9 @@ extension Pusher {
         report.requests += 1
         let exchange = try client.get(url, resource: target.resource.name)
         guard case .object(let body)? = try? JSONReader.parse(exchange.response.body), case .array(let results)? = body["results"] else {
-            throw SyncError(.malformedResponse, message: "the lookup of uncertain creates got no results array", resource: target.resource.name,
-                            pageURL: client.printable(url), status: exchange.response.status)
+            throw SyncError(
+                .malformedResponse, message: "the lookup of uncertain creates got no results array", resource: target.resource.name,
+                pageURL: client.printable(url), status: exchange.response.status)
         }
         return results.compactMap(\.objectValue)
     }
@@ -142,11 +150,12 @@ extension Pusher {
     /// Records outcomes of rows that were not sent in this step (reconciled by a query).
     func settle(_ items: [(OutboxEntry, PushTarget, Outcome)]) throws {
         guard !items.isEmpty else { return }
-        try record(items.compactMap { row, target, outcome in
-            guard let entity = model.entity(named: row.object.entityName) else { return nil }
-            var operation = Operation(row: row, target: target, entity: entity)
-            operation.objectId = nil
-            return (operation, outcome)
-        })
+        try record(
+            items.compactMap { row, target, outcome in
+                guard let entity = model.entity(named: row.object.entityName) else { return nil }
+                var operation = Operation(row: row, target: target, entity: entity)
+                operation.objectId = nil
+                return (operation, outcome)
+            })
     }
 }

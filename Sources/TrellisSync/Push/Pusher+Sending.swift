@@ -85,15 +85,22 @@ extension Pusher {
         let (outcomes, malformed) = interpret(result, batch: batch)
         try record(zip(batch, outcomes).map { ($0, $1) })
         if let malformed {
-            throw SyncError(.malformedResponse, message: malformed, resource: batch[0].target.resource.name, pageURL: client.printable(url),
-                            status: result.response?.status, entity: batch[0].row.object.entityName)
+            throw SyncError(
+                .malformedResponse, message: malformed, resource: batch[0].target.resource.name, pageURL: client.printable(url),
+                status: result.response?.status, entity: batch[0].row.object.entityName)
         }
         if case .success(let response) = result, response.status == 401 || response.status == 403 {
-            throw SyncError(.httpStatus, message: "HTTP \(response.status): the API refused the credentials; the \(batch.count) operation(s) "
-                            + "stay pending (a 401 is never taken as a verdict on the changes)", resource: batch[0].target.resource.name,
-                            pageURL: client.printable(url), status: response.status)
+            throw SyncError(
+                .httpStatus,
+                message: "HTTP \(response.status): the API refused the credentials; the \(batch.count) operation(s) "
+                    + "stay pending (a 401 is never taken as a verdict on the changes)", resource: batch[0].target.resource.name,
+                pageURL: client.printable(url), status: response.status)
         }
-        let putBack = outcomes.filter { if case .pending = $0 { return true }; if case .uncertain = $0 { return true }; return false }
+        let putBack = outcomes.filter {
+            if case .pending = $0 { return true }
+            if case .uncertain = $0 { return true }
+            return false
+        }
         guard !putBack.isEmpty else { return .settled }
         let message: String
         switch result {
@@ -175,7 +182,8 @@ extension Pusher {
     /// The Parse class and objectId of `destination`, if it has one.
     func pointer(_ destination: ObjectID, snapshots: [ObjectID: ObjectSnapshot]) -> (className: String, objectId: String)? {
         guard let snapshot = snapshots[destination], let entity = model.entity(named: destination.entityName),
-              let index = entity.identityAttributeIndexes.first, let value = snapshot.attributes[index] else { return nil }
+            let index = entity.identityAttributeIndexes.first, let value = snapshot.attributes[index]
+        else { return nil }
         return (targets[destination.entityName]?.className ?? destination.entityName, identityText(value))
     }
 
@@ -235,7 +243,8 @@ extension Pusher {
             return (batch.map { _ in .pending(message) }, nil)
         }
         let json = try? JSONReader.parse(response.body)
-        let describe = "the answer to \(batch.count == 1 ? "\(batch[0].row.operation.rawValue) of \(batch[0].row.object.entityName)" : "a batch of \(batch.count) operations")"
+        let describe =
+            "the answer to \(batch.count == 1 ? "\(batch[0].row.operation.rawValue) of \(batch[0].row.object.entityName)" : "a batch of \(batch.count) operations")"
         if batch.count == 1, (200...299).contains(status) {
             guard case .object(let object)? = json else {
                 return (unknown("not JSON"), "\(describe) (HTTP \(status)) is not a JSON object")
@@ -269,8 +278,9 @@ extension Pusher {
         switch operation.row.operation {
         case .create:
             let created = object["createdAt"]?.stringValue
-            return .acknowledged(objectId: object["objectId"]?.stringValue ?? operation.objectId, createdAt: created,
-                                 updatedAt: object["updatedAt"]?.stringValue ?? created)
+            return .acknowledged(
+                objectId: object["objectId"]?.stringValue ?? operation.objectId, createdAt: created,
+                updatedAt: object["updatedAt"]?.stringValue ?? created)
         case .update:
             return .acknowledged(objectId: operation.objectId, createdAt: nil, updatedAt: object["updatedAt"]?.stringValue)
         case .delete:
@@ -312,8 +322,12 @@ extension Pusher {
                     if row.operation != .delete, existing.contains(row.object) {
                         var attributes: [AttributeChange] = []
                         if row.operation == .create, let objectId { attributes.append(AttributeChange(index: target.objectIdIndex, value: .string(objectId))) }
-                        if let index = target.createdAtIndex, let value = stamp(createdAt, operation.entity, index) { attributes.append(AttributeChange(index: index, value: value)) }
-                        if let index = target.updatedAtIndex, let value = stamp(updatedAt, operation.entity, index) { attributes.append(AttributeChange(index: index, value: value)) }
+                        if let index = target.createdAtIndex, let value = stamp(createdAt, operation.entity, index) {
+                            attributes.append(AttributeChange(index: index, value: value))
+                        }
+                        if let index = target.updatedAtIndex, let value = stamp(updatedAt, operation.entity, index) {
+                            attributes.append(AttributeChange(index: index, value: value))
+                        }
                         if !attributes.isEmpty { changes.append(ObjectChange(id: row.object, attributes: attributes)) }
                     }
                     let identity: JSONValue? = objectId.map { .array([.string($0)]) }
@@ -390,5 +404,8 @@ extension Pusher {
 }
 
 extension Result where Success == HTTPResponse {
-    var response: HTTPResponse? { if case .success(let r) = self { return r }; return nil }
+    var response: HTTPResponse? {
+        if case .success(let r) = self { return r }
+        return nil
+    }
 }

@@ -84,9 +84,10 @@ final class Pusher {
                 }
                 failures += 1
                 guard failures < client.policy.maxAttempts else {
-                    throw SyncError(response == nil ? .transport : .httpStatus,
-                                    message: "\(message) (after \(failures) attempts; the operations stay in the outbox, pending)",
-                                    resource: batch[0].target.resource.name, status: response?.status)
+                    throw SyncError(
+                        response == nil ? .transport : .httpStatus,
+                        message: "\(message) (after \(failures) attempts; the operations stay in the outbox, pending)",
+                        resource: batch[0].target.resource.name, status: response?.status)
                 }
                 clock.sleep(client.retryWait(response, attempt: failures))
                 return true
@@ -126,9 +127,11 @@ final class Pusher {
         let rows = try read { try $0.outboxEntries() }
         for row in rows where row.operation == .create && row.state != .rejected {
             guard let target = targets[row.object.entityName], target.configuration.createKey == .none else { continue }
-            throw SyncError(.pushRefused, message: "resource \(target.resource.name) has createKey none: a create whose answer is lost "
-                            + "cannot be told from one never made, so it may be made twice; give it a createKey (clientId, requestId, "
-                            + "lookupField:ATTRIBUTE) or run with --at-least-once", resource: target.resource.name, entity: row.object.entityName)
+            throw SyncError(
+                .pushRefused,
+                message: "resource \(target.resource.name) has createKey none: a create whose answer is lost "
+                    + "cannot be told from one never made, so it may be made twice; give it a createKey (clientId, requestId, "
+                    + "lookupField:ATTRIBUTE) or run with --at-least-once", resource: target.resource.name, entity: row.object.entityName)
         }
     }
 
@@ -139,12 +142,13 @@ final class Pusher {
         try write { session, storage in
             let rows = try session.outboxEntries().filter { $0.state == .sending }
             guard !rows.isEmpty else { return }
-            try storage.updateOutboxRows(rows.map { row in
-                var row = row
-                row.state = row.operation == .create ? .uncertain : .pending
-                row.lastError = "the push that sent it was interrupted before it recorded the answer"
-                return row
-            })
+            try storage.updateOutboxRows(
+                rows.map { row in
+                    var row = row
+                    row.state = row.operation == .create ? .uncertain : .pending
+                    row.lastError = "the push that sent it was interrupted before it recorded the answer"
+                    return row
+                })
         }
     }
 
@@ -222,7 +226,8 @@ final class Pusher {
     /// Whether the server knows `destination`: it has its identity and no unacknowledged create.
     func hasServerIdentity(_ destination: ObjectID, snapshots: [ObjectID: ObjectSnapshot], unacknowledged: Set<String>) -> Bool {
         guard !unacknowledged.contains(objectKey(destination)), let snapshot = snapshots[destination],
-              let entity = model.entity(named: destination.entityName), let index = entity.identityAttributeIndexes.first else { return false }
+            let entity = model.entity(named: destination.entityName), let index = entity.identityAttributeIndexes.first
+        else { return false }
         return snapshot.attributes[index] != nil
     }
 

@@ -93,9 +93,11 @@ public struct PushConfiguration: Sendable, Equatable {
     public var delete: Route?
 
     /// A push section; defaults as a source file's: `requestId`, `check`, `serverWins`, `deleteWins`.
-    public init(batchSize: Int = 50, createKey: CreateKey = .requestId, detect: ConflictDetection = .check,
-                policy: ConflictPolicy = .serverWins, remoteDeletes: RemoteDeletes = .deleteWins,
-                create: Route? = nil, update: Route? = nil, delete: Route? = nil) {
+    public init(
+        batchSize: Int = 50, createKey: CreateKey = .requestId, detect: ConflictDetection = .check,
+        policy: ConflictPolicy = .serverWins, remoteDeletes: RemoteDeletes = .deleteWins,
+        create: Route? = nil, update: Route? = nil, delete: Route? = nil
+    ) {
         self.batchSize = batchSize
         self.createKey = createKey
         self.detect = detect
@@ -114,12 +116,15 @@ extension SyncSource {
     ///   `remoteDeletes`; routes given for the Parse dialect, whose routes are Parse's; an
     ///   API without a dialect and without any route; `detect: ifMatch` without an `update`
     ///   that sends `If-Match`), each located by file and JSON path.
-    static func readPush(_ value: JSONValue, at path: JSONPath, dialect: ClientConfiguration.Dialect?,
-                         reading: SourceReading) throws -> PushConfiguration {
+    static func readPush(
+        _ value: JSONValue, at path: JSONPath, dialect: ClientConfiguration.Dialect?,
+        reading: SourceReading
+    ) throws -> PushConfiguration {
         let isParse = dialect == .parse
         let routeKeys = ["create", "update", "delete"]
-        let fields = try SourceFields(value, at: path, what: "a push section",
-                                      allowed: ["batchSize", "createKey", "conflicts", "remoteDeletes"] + routeKeys, reading: reading)
+        let fields = try SourceFields(
+            value, at: path, what: "a push section",
+            allowed: ["batchSize", "createKey", "conflicts", "remoteDeletes"] + routeKeys, reading: reading)
         var push = PushConfiguration(batchSize: isParse ? 50 : 1)
         if let size = try fields.integer("batchSize", atLeast: 1) {
             if isParse, size > 50 {
@@ -136,8 +141,10 @@ extension SyncSource {
                 if text.hasPrefix("lookupField:"), !text.dropFirst("lookupField:".count).isEmpty {
                     push.createKey = .lookupField(String(text.dropFirst("lookupField:".count)))
                 } else {
-                    throw reading.error(.invalidValue, fields.at("createKey"), "unknown createKey \(JSONWriter.quoted(text)); "
-                                        + "known: clientId, requestId, lookupField:ATTRIBUTE, none")
+                    throw reading.error(
+                        .invalidValue, fields.at("createKey"),
+                        "unknown createKey \(JSONWriter.quoted(text)); "
+                            + "known: clientId, requestId, lookupField:ATTRIBUTE, none")
                 }
             }
         }
@@ -156,8 +163,10 @@ extension SyncSource {
         }
         for key in routeKeys where fields.value(key) != nil {
             if isParse {
-                throw reading.error(.invalidValue, fields.at(key), "the parse dialect's routes are Parse's (POST classes/X, "
-                                    + "PUT and DELETE classes/X/ID, POST batch): '\(key)' is for APIs without a dialect")
+                throw reading.error(
+                    .invalidValue, fields.at(key),
+                    "the parse dialect's routes are Parse's (POST classes/X, "
+                        + "PUT and DELETE classes/X/ID, POST batch): '\(key)' is for APIs without a dialect")
             }
             let route = try readRoute(fields.value(key)!, at: fields.at(key), operation: key, reading: reading)
             switch key {
@@ -167,16 +176,20 @@ extension SyncSource {
             }
         }
         if !isParse, push.create == nil, push.update == nil, push.delete == nil {
-            throw reading.error(.missingKey, path, "a push section of an API without a dialect needs at least one route: "
-                                + "create, update or delete ({\"method\": \"POST\", \"path\": \"items\"})")
+            throw reading.error(
+                .missingKey, path,
+                "a push section of an API without a dialect needs at least one route: "
+                    + "create, update or delete ({\"method\": \"POST\", \"path\": \"items\"})")
         }
         if push.detect == .ifMatch, !isParse, push.update?.ifMatch != true {
-            throw reading.error(.invalidValue, fields.at("conflicts").appending(key: "detect"),
-                                "detect \"ifMatch\" needs an update route that sends If-Match (\"ifMatch\": true)")
+            throw reading.error(
+                .invalidValue, fields.at("conflicts").appending(key: "detect"),
+                "detect \"ifMatch\" needs an update route that sends If-Match (\"ifMatch\": true)")
         }
         if push.detect == .ifMatch, isParse {
-            throw reading.error(.invalidValue, fields.at("conflicts").appending(key: "detect"),
-                                "Parse sends no ETags: detect conflicts with \"check\" (a pre-read of updatedAt)")
+            throw reading.error(
+                .invalidValue, fields.at("conflicts").appending(key: "detect"),
+                "Parse sends no ETags: detect conflicts with \"check\" (a pre-read of updatedAt)")
         }
         return push
     }
@@ -202,8 +215,10 @@ extension SyncSource {
     }
 
     /// The case of `T` named `text`.
-    private static func choice<T: RawRepresentable & CaseIterable>(_ text: String, at path: JSONPath, what: String,
-                                                                   reading: SourceReading) throws -> T where T.RawValue == String {
+    private static func choice<T: RawRepresentable & CaseIterable>(
+        _ text: String, at path: JSONPath, what: String,
+        reading: SourceReading
+    ) throws -> T where T.RawValue == String {
         if let value = T(rawValue: text) { return value }
         let known = T.allCases.map(\.rawValue)
         var message = "unknown \(what) \(JSONWriter.quoted(text))"

@@ -100,7 +100,9 @@ struct SourceFields {
         guard let value = value(key) else { return nil }
         guard let d = value.doubleValue, d.isFinite else { throw wrongType(key, expected: "a number", found: value) }
         guard exclusive ? d > minimum : d >= minimum else {
-            throw reading.error(.invalidValue, at(key), "expected a number \(exclusive ? "above" : "at least") \(SourceFields.format(minimum)), found \(SourceFields.format(d))")
+            throw reading.error(
+                .invalidValue, at(key), "expected a number \(exclusive ? "above" : "at least") \(SourceFields.format(minimum)), found \(SourceFields.format(d))"
+            )
         }
         return d
     }

@@ -46,8 +46,9 @@ extension SyncSource {
     /// - Throws: as ``init(contentsOf:environment:unsetVariableValue:)``.
     public init(json: JSONValue, environment: [String: String], file: String? = nil, unsetVariableValue: String? = nil) throws {
         let reading = SourceReading(file: file, environment: environment, unsetVariableValue: unsetVariableValue)
-        let top = try SourceFields(json, at: .root, what: "a source file", allowed: ["format", "formatVersion", "client", "resources"],
-                                   reading: reading)
+        let top = try SourceFields(
+            json, at: .root, what: "a source file", allowed: ["format", "formatVersion", "client", "resources"],
+            reading: reading)
         guard let format = try top.string("format") else {
             throw top.missing("format", in: "a source file", expected: "\"\(SyncSource.format)\"")
         }
@@ -58,8 +59,9 @@ extension SyncSource {
             throw top.missing("formatVersion", in: "a source file", expected: "1")
         }
         guard version == SyncSource.formatVersion else {
-            throw reading.error(.invalidValue, top.at("formatVersion"),
-                                "this version of Trellis reads formatVersion \(SyncSource.formatVersion), not \(version)")
+            throw reading.error(
+                .invalidValue, top.at("formatVersion"),
+                "this version of Trellis reads formatVersion \(SyncSource.formatVersion), not \(version)")
         }
         guard let clientValue = top.value("client") else { throw top.missing("client", in: "a source file", expected: "an object") }
         let client = try SyncSource.readClient(clientValue, at: top.at("client"), reading: reading)
@@ -81,8 +83,9 @@ extension SyncSource {
         }
         try SyncSource.checkReferences(resources, reading: reading)
         if let (index, scan, other) = SyncSource.unscopedFullScan(resources, overlapping: { $0 == $1 }) {
-            throw reading.error(.invalidValue, JSONPath.root.appending(key: "resources").appending(index: index).appending(key: "deletions"),
-                                SyncSource.unscopedFullScanMessage(scan, other))
+            throw reading.error(
+                .invalidValue, JSONPath.root.appending(key: "resources").appending(index: index).appending(key: "deletions"),
+                SyncSource.unscopedFullScanMessage(scan, other))
         }
         var secrets = reading.secrets
         if client.dialect == .parse {
@@ -96,21 +99,25 @@ extension SyncSource {
     // MARK: - Client
 
     static func readClient(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> ClientConfiguration {
-        let fields = try SourceFields(value, at: path, what: "the client", allowed: [
-            "baseURL", "headers", "auth", "dialect", "timeoutSeconds", "maxAttempts", "minIntervalSeconds", "maxRateLimitWaitSeconds",
-            "allowedHosts",
-        ], reading: reading)
+        let fields = try SourceFields(
+            value, at: path, what: "the client",
+            allowed: [
+                "baseURL", "headers", "auth", "dialect", "timeoutSeconds", "maxAttempts", "minIntervalSeconds", "maxRateLimitWaitSeconds",
+                "allowedHosts",
+            ], reading: reading)
         let text = try fields.requiredString("baseURL", in: "the client")
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host != nil else {
+            url.host != nil
+        else {
             throw reading.error(.invalidValue, fields.at("baseURL"), "expected an absolute http or https URL, found \(JSONWriter.quoted(reading.redact(text)))")
         }
         var headers: [(name: String, value: String)] = []
         if let object = try fields.objectMember("headers") {
             for (name, value) in object {
                 guard case .string(let s) = value else {
-                    throw reading.error(.wrongType, fields.at("headers").appending(key: name),
-                                        "expected a string, found \(SourceFields.kindPhrase(value))")
+                    throw reading.error(
+                        .wrongType, fields.at("headers").appending(key: name),
+                        "expected a string, found \(SourceFields.kindPhrase(value))")
                 }
                 guard HTTPHeaders.isValidName(name) else {
                     throw reading.error(.invalidValue, fields.at("headers").appending(key: name), "not an HTTP header name (RFC 9110 §5.1)")
@@ -149,8 +156,9 @@ extension SyncSource {
     }
 
     static func readAuth(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> Authentication {
-        let probe = try SourceFields(value, at: path, what: "auth", allowed: ["type", "token", "username", "password", "in", "name", "value"],
-                                     reading: reading)
+        let probe = try SourceFields(
+            value, at: path, what: "auth", allowed: ["type", "token", "username", "password", "in", "name", "value"],
+            reading: reading)
         guard let type = try probe.string("type") else { throw probe.missing("type", in: "auth", expected: "bearer, basic or apiKey") }
         switch type {
         case "bearer":
@@ -158,16 +166,18 @@ extension SyncSource {
             return .bearer(token: try fields.requiredString("token", in: "bearer auth"))
         case "basic":
             let fields = try SourceFields(value, at: path, what: "basic auth", allowed: ["type", "username", "password"], reading: reading)
-            return .basic(username: try fields.requiredString("username", in: "basic auth"),
-                          password: try fields.requiredString("password", in: "basic auth"))
+            return .basic(
+                username: try fields.requiredString("username", in: "basic auth"),
+                password: try fields.requiredString("password", in: "basic auth"))
         case "apiKey":
             let fields = try SourceFields(value, at: path, what: "apiKey auth", allowed: ["type", "in", "name", "value"], reading: reading)
             let location = try fields.requiredString("in", in: "apiKey auth")
             guard let parsed = Authentication.APIKeyLocation(rawValue: location) else {
                 throw reading.error(.invalidValue, fields.at("in"), "expected \"header\" or \"query\", found \(JSONWriter.quoted(location))")
             }
-            return .apiKey(location: parsed, name: try fields.requiredString("name", in: "apiKey auth"),
-                           value: try fields.requiredString("value", in: "apiKey auth"))
+            return .apiKey(
+                location: parsed, name: try fields.requiredString("name", in: "apiKey auth"),
+                value: try fields.requiredString("value", in: "apiKey auth"))
         default:
             throw reading.error(.invalidValue, probe.at("type"), "unknown auth type \(JSONWriter.quoted(type)); known: bearer, basic, apiKey")
         }
@@ -175,15 +185,20 @@ extension SyncSource {
 
     // MARK: - Resources
 
-    static func readResource(_ value: JSONValue, at path: JSONPath, client: ClientConfiguration,
-                             reading: SourceReading) throws -> ResourceConfiguration {
+    static func readResource(
+        _ value: JSONValue, at path: JSONPath, client: ClientConfiguration,
+        reading: SourceReading
+    ) throws -> ResourceConfiguration {
         let dialect = client.dialect
-        let fields = try SourceFields(value, at: path, what: "a resource", allowed: [
-            "name", "entity", "path", "params", "records", "paginator", "incremental", "deletions", "push",
-        ], reading: reading)
+        let fields = try SourceFields(
+            value, at: path, what: "a resource",
+            allowed: [
+                "name", "entity", "path", "params", "records", "paginator", "incremental", "deletions", "push",
+            ], reading: reading)
         let name = try fields.requiredString("name", in: "a resource")
         guard !name.isEmpty, name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "_.-".unicodeScalars.contains($0) }),
-              name.unicodeScalars.allSatisfy(\.isASCII) else {
+            name.unicodeScalars.allSatisfy(\.isASCII)
+        else {
             throw reading.error(.invalidValue, fields.at("name"), "a resource name is letters, digits, '_', '.' and '-' (found \(JSONWriter.quoted(name)))")
         }
         let entity = try fields.string("entity")
@@ -216,7 +231,8 @@ extension SyncSource {
         case .none: records = dialect == .parse ? JSONKeyPath(key: "results") : nil
         case .some(let path): records = path
         }
-        let paginator = try fields.value("paginator").map { try readPaginator($0, at: fields.at("paginator"), reading: reading) }
+        let paginator =
+            try fields.value("paginator").map { try readPaginator($0, at: fields.at("paginator"), reading: reading) }
             ?? (dialect == .parse ? .parse : .none)
         let pageRules = try fields.value("paginator").map { try readPageRules($0, at: fields.at("paginator"), reading: reading) } ?? PageRules()
         if paginator == .parse, dialect != .parse {
@@ -224,35 +240,41 @@ extension SyncSource {
         }
         if paginator == .parse {
             for reserved in ["order", "skip"] where params.contains(where: { $0.name == reserved }) {
-                throw reading.error(.invalidValue, fields.at("params").appending(key: reserved),
-                                    "the parse paginator sets '\(reserved)' itself (keyset paging on updatedAt, objectId)")
+                throw reading.error(
+                    .invalidValue, fields.at("params").appending(key: reserved),
+                    "the parse paginator sets '\(reserved)' itself (keyset paging on updatedAt, objectId)")
             }
         }
         let incremental = try fields.value("incremental").map { try readIncremental($0, at: fields.at("incremental"), reading: reading) }
         if paginator == .parse, let incremental, incremental.cursor.components.count != 1 {
-            throw reading.error(.invalidValue, fields.at("incremental").appending(key: "cursor"),
-                                "the parse paginator filters on the cursor: it must be one top-level key (updatedAt)")
+            throw reading.error(
+                .invalidValue, fields.at("incremental").appending(key: "cursor"),
+                "the parse paginator filters on the cursor: it must be one top-level key (updatedAt)")
         }
         let deletions = try fields.value("deletions").map { try readDeletions($0, at: fields.at("deletions"), reading: reading) } ?? .none
         let push = try fields.value("push").map { try readPush($0, at: fields.at("push"), dialect: dialect, reading: reading) }
         if push != nil, entity == nil {
             throw reading.error(.invalidValue, fields.at("push"), "a resource without an entity (tombstones) has nothing to push")
         }
-        var resource = ResourceConfiguration(name: name, entity: entity, path: endpoint, params: params, records: records,
-                                             paginator: paginator, pageRules: pageRules, incremental: incremental, deletions: deletions)
+        var resource = ResourceConfiguration(
+            name: name, entity: entity, path: endpoint, params: params, records: records,
+            paginator: paginator, pageRules: pageRules, incremental: incremental, deletions: deletions)
         resource.push = push
         return resource
     }
 
     static func readPaginator(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> PaginatorConfiguration {
-        let probe = try SourceFields(value, at: path, what: "a paginator", allowed: [
-            "type", "path", "limit", "offsetParameter", "limitParameter", "totalPath", "parameter", "start", "maxPages",
-        ] + pageRuleKeys, reading: reading)
+        let probe = try SourceFields(
+            value, at: path, what: "a paginator",
+            allowed: [
+                "type", "path", "limit", "offsetParameter", "limitParameter", "totalPath", "parameter", "start", "maxPages",
+            ] + pageRuleKeys, reading: reading)
         let types = ["linkHeader", "nextURL", "offset", "pageNumber", "cursor", "parse", "none"]
         guard let type = try probe.string("type") else { throw probe.missing("type", in: "a paginator", expected: types.joined(separator: ", ")) }
         func fields(_ allowed: [String]) throws -> SourceFields {
-            try SourceFields(value, at: path, what: "\("aeiou".contains(type.first ?? "x") ? "an" : "a") \(type) paginator",
-                             allowed: ["type"] + allowed + (type == "none" ? [] : pageRuleKeys), reading: reading)
+            try SourceFields(
+                value, at: path, what: "\("aeiou".contains(type.first ?? "x") ? "an" : "a") \(type) paginator",
+                allowed: ["type"] + allowed + (type == "none" ? [] : pageRuleKeys), reading: reading)
         }
         switch type {
         case "linkHeader":
@@ -264,16 +286,18 @@ extension SyncSource {
             let f = try fields(["limit", "offsetParameter", "limitParameter", "totalPath"])
             guard let limit = try f.integer("limit", atLeast: 1) else { throw f.missing("limit", in: "an offset paginator", expected: "a page size") }
             let total: JSONKeyPath?? = try f.keyPath("totalPath", allowingEmpty: false)
-            return .offset(limit: limit, offsetParameter: try f.string("offsetParameter") ?? "offset",
-                           limitParameter: try f.string("limitParameter") ?? "limit", totalPath: total ?? nil)
+            return .offset(
+                limit: limit, offsetParameter: try f.string("offsetParameter") ?? "offset",
+                limitParameter: try f.string("limitParameter") ?? "limit", totalPath: total ?? nil)
         case "pageNumber":
             let f = try fields(["parameter", "start", "maxPages"])
             let start = try f.integer("start", atLeast: 0) ?? 1
             return .pageNumber(parameter: try f.string("parameter") ?? "page", start: start, maxPages: try f.integer("maxPages", atLeast: 1))
         case "cursor":
             let f = try fields(["path", "parameter"])
-            return .cursor(path: try f.requiredKeyPath("path", in: "a cursor paginator"),
-                           parameter: try f.requiredString("parameter", in: "a cursor paginator"))
+            return .cursor(
+                path: try f.requiredKeyPath("path", in: "a cursor paginator"),
+                parameter: try f.requiredString("parameter", in: "a cursor paginator"))
         case "parse":
             _ = try fields([])
             return .parse
@@ -306,8 +330,9 @@ extension SyncSource {
     }
 
     static func readIncremental(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> IncrementalConfiguration {
-        let fields = try SourceFields(value, at: path, what: "incremental", allowed: ["cursor", "parameter", "lagSeconds", "initial"],
-                                      reading: reading)
+        let fields = try SourceFields(
+            value, at: path, what: "incremental", allowed: ["cursor", "parameter", "lagSeconds", "initial"],
+            reading: reading)
         let cursor = try fields.requiredKeyPath("cursor", in: "incremental")
         var initial: String?
         if let value = fields.value("initial") {
@@ -320,8 +345,9 @@ extension SyncSource {
                 throw reading.error(.invalidValue, fields.at("initial"), "expected an RFC 3339 date-time or a number, found \(JSONWriter.quoted(text))")
             }
         }
-        return IncrementalConfiguration(cursor: cursor, parameter: try fields.string("parameter"),
-                                        lagSeconds: try fields.number("lagSeconds", atLeast: 0) ?? 0, initial: initial)
+        return IncrementalConfiguration(
+            cursor: cursor, parameter: try fields.string("parameter"),
+            lagSeconds: try fields.number("lagSeconds", atLeast: 0) ?? 0, initial: initial)
     }
 
     static func readDeletions(_ value: JSONValue, at path: JSONPath, reading: SourceReading) throws -> DeletionConfiguration {
@@ -334,7 +360,9 @@ extension SyncSource {
         case "fullScan":
             let fields = try SourceFields(value, at: path, what: "fullScan deletions", allowed: ["type", "maxFraction", "scope"], reading: reading)
             let fraction = try fields.number("maxFraction", atLeast: 0) ?? 0.5
-            guard fraction <= 1 else { throw reading.error(.invalidValue, fields.at("maxFraction"), "expected a fraction from 0 to 1, found \(SourceFields.format(fraction))") }
+            guard fraction <= 1 else {
+                throw reading.error(.invalidValue, fields.at("maxFraction"), "expected a fraction from 0 to 1, found \(SourceFields.format(fraction))")
+            }
             let scope = try fields.string("scope")
             if let scope {
                 do {
@@ -366,8 +394,9 @@ extension SyncSource {
             tombstoneNames.insert(name)
         }
         for (i, resource) in resources.enumerated() where resource.entity == nil && !tombstoneNames.contains(resource.name) {
-            throw reading.error(.missingKey, JSONPath.root.appending(key: "resources").appending(index: i),
-                                "a resource needs \"entity\" (an entity of the model), unless it is the tombstones of another")
+            throw reading.error(
+                .missingKey, JSONPath.root.appending(key: "resources").appending(index: i),
+                "a resource needs \"entity\" (an entity of the model), unless it is the tombstones of another")
         }
     }
 }
@@ -379,7 +408,8 @@ extension SyncSource {
     /// Its scan would delete the objects the other brought in, and they would come back and
     /// go again on every run.
     static func unscopedFullScan(_ resources: [ResourceConfiguration], overlapping: (String, String) -> Bool)
-        -> (index: Int, scan: ResourceConfiguration, other: ResourceConfiguration)? {
+        -> (index: Int, scan: ResourceConfiguration, other: ResourceConfiguration)?
+    {
         for (i, resource) in resources.enumerated() {
             guard case .fullScan(_, nil) = resource.deletions, let entity = resource.entity else { continue }
             if let other = resources.first(where: { $0.name != resource.name && $0.entity.map { overlapping(entity, $0) } == true }) {
@@ -390,7 +420,9 @@ extension SyncSource {
     }
 
     static func unscopedFullScanMessage(_ scan: ResourceConfiguration, _ other: ResourceConfiguration) -> String {
-        let entities = scan.entity == other.entity ? "both fill \(scan.entity ?? "?")" : "fill \(scan.entity ?? "?") and \(other.entity ?? "?") (one inheritance hierarchy)"
+        let entities =
+            scan.entity == other.entity
+            ? "both fill \(scan.entity ?? "?")" : "fill \(scan.entity ?? "?") and \(other.entity ?? "?") (one inheritance hierarchy)"
         return "resources '\(scan.name)' and '\(other.name)' \(entities), and '\(scan.name)' deletes by full scan: it would delete the objects "
             + "'\(other.name)' brought in; give it a \"scope\" (a predicate selecting its own objects, e.g. \"power < 50\")"
     }

@@ -75,9 +75,11 @@ public struct ClientConfiguration: Sendable {
     public var allowedHosts: [String]
 
     /// A configuration with the defaults above.
-    public init(baseURL: URL, headers: [(name: String, value: String)] = [], auth: Authentication? = nil,
-                dialect: Dialect? = nil, timeoutSeconds: Double = 60, maxAttempts: Int = 5,
-                minIntervalSeconds: Double = 0, maxRateLimitWaitSeconds: Double = 900, allowedHosts: [String] = []) {
+    public init(
+        baseURL: URL, headers: [(name: String, value: String)] = [], auth: Authentication? = nil,
+        dialect: Dialect? = nil, timeoutSeconds: Double = 60, maxAttempts: Int = 5,
+        minIntervalSeconds: Double = 0, maxRateLimitWaitSeconds: Double = 900, allowedHosts: [String] = []
+    ) {
         let text = baseURL.absoluteString
         self.baseURL = text.hasSuffix("/") ? baseURL : URL(string: text + "/") ?? baseURL
         self.headers = headers
@@ -145,9 +147,11 @@ public struct ResourceConfiguration: Sendable {
 
     /// A resource; defaults: no parameters, the body is the array, one page, not
     /// incremental, no deletions.
-    public init(name: String, entity: String?, path: String, params: [(name: String, value: String)] = [],
-                records: JSONKeyPath? = nil, paginator: PaginatorConfiguration = .none, pageRules: PageRules = PageRules(),
-                incremental: IncrementalConfiguration? = nil, deletions: DeletionConfiguration = .none) {
+    public init(
+        name: String, entity: String?, path: String, params: [(name: String, value: String)] = [],
+        records: JSONKeyPath? = nil, paginator: PaginatorConfiguration = .none, pageRules: PageRules = PageRules(),
+        incremental: IncrementalConfiguration? = nil, deletions: DeletionConfiguration = .none
+    ) {
         self.name = name
         self.entity = entity
         self.path = path

@@ -29,8 +29,9 @@ final class PageStager {
         } catch let error as SyncError {
             throw error
         } catch {
-            throw SyncError(.staging, message: "cannot create the staging directory \(self.directory.path): \((error as NSError).localizedDescription)",
-                            resource: resource)
+            throw SyncError(
+                .staging, message: "cannot create the staging directory \(self.directory.path): \((error as NSError).localizedDescription)",
+                resource: resource)
         }
     }
 
@@ -61,8 +62,9 @@ final class PageStager {
             try body.write(to: bodyFile, options: .atomic)
             try JSONWriter.data(for: .object(meta), options: .pretty).write(to: metaFile, options: .atomic)
         } catch {
-            throw SyncError(.staging, message: "cannot write the staged page \(metaFile.path): \((error as NSError).localizedDescription)",
-                            resource: resource)
+            throw SyncError(
+                .staging, message: "cannot write the staged page \(metaFile.path): \((error as NSError).localizedDescription)",
+                resource: resource)
         }
     }
 }

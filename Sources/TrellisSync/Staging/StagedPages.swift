@@ -54,7 +54,8 @@ final class StagedPages: @unchecked Sendable {
         }
         guard let files = pages[resource], position < files.count else {
             // None at all: the directory is not one `--stage` wrote (raw response bodies, another resource's folder).
-            let message = position == 0
+            let message =
+                position == 0
                 ? "no pages staged for this resource in \(directory.path) (a staged page is "
                     + "\(directory.appendingPathComponent(resource).path)/000001.json with its 000001.body, as 'trellis sync --stage' writes them)"
                 : "no staged page left for this resource"
@@ -76,7 +77,8 @@ final class StagedPages: @unchecked Sendable {
             throw bad("not a trellis-staged-page of formatVersion 1")
         }
         guard let status = meta["status"]?.intValue, let bodyName = meta["body"]?.stringValue, !bodyName.contains("/"),
-              let urlText = meta["url"]?.stringValue, let url = URL(string: urlText) else { throw bad("missing status, body or url") }
+            let urlText = meta["url"]?.stringValue, let url = URL(string: urlText)
+        else { throw bad("missing status, body or url") }
         guard let body = try? Data(contentsOf: file.deletingLastPathComponent().appendingPathComponent(bodyName)) else {
             throw bad("its body file \(bodyName) cannot be read")
         }
@@ -85,8 +87,9 @@ final class StagedPages: @unchecked Sendable {
             guard let name = field[0]?.stringValue, let value = field[1]?.stringValue else { throw bad("a header is not [name, value]") }
             headers.append((name, value))
         }
-        return HTTPClient.Exchange(response: HTTPResponse(url: url, status: status, headers: HTTPHeaders(headers), body: body),
-                                   attempts: 1, waits: [])
+        return HTTPClient.Exchange(
+            response: HTTPResponse(url: url, status: status, headers: HTTPHeaders(headers), body: body),
+            attempts: 1, waits: [])
     }
 }
 

@@ -24,8 +24,10 @@ public enum QueryParameters {
     /// - Throws: ``SyncError`` `.mapping`: the model is not written as an object, or a
     ///   member is an object (or an array holding one), which has no query form (the message
     ///   names its path, `$.filter`); the ``MappingError`` of a value that cannot be written.
-    public static func items<Request: JSONRepresentable>(of request: Request,
-                                                         options: JSONWriteMap.Options = JSONWriteMap.Options()) throws -> [(name: String, value: String)] {
+    public static func items<Request: JSONRepresentable>(
+        of request: Request,
+        options: JSONWriteMap.Options = JSONWriteMap.Options()
+    ) throws -> [(name: String, value: String)] {
         let json: JSONValue
         do {
             json = try request.jsonValue(options: options)

@@ -33,8 +33,10 @@ extension Synchronizer {
     /// parameters, and maps its whole body onto `Response` (nothing is stored).
     /// - Throws: ``SyncError`` as ``run()``; `.mapping` with the ``MappingError``'s path when
     ///   the body does not fit `Response`.
-    public func fetch<Request: JSONRepresentable, Response: JSONMappable>(_ name: String, request: Request,
-                                                                        as type: Response.Type = Response.self) throws -> Response {
+    public func fetch<Request: JSONRepresentable, Response: JSONMappable>(
+        _ name: String, request: Request,
+        as type: Response.Type = Response.self
+    ) throws -> Response {
         let resource = try configured(name, request: request)
         let planner = WalkPlanner(resource: resource, client: client)
         let url = try planner.firstURL(start: nil)
@@ -60,7 +62,8 @@ extension Synchronizer {
     /// The resource `name` with the request's parameters.
     func configured<Request: JSONRepresentable>(_ name: String, request: Request) throws -> ResourceConfiguration {
         guard var resource = source.resource(named: name) else {
-            throw SyncError(.unknownResource, message: "no resource named '\(name)' in the source (resources: \(source.resources.map(\.name).joined(separator: ", ")))")
+            throw SyncError(
+                .unknownResource, message: "no resource named '\(name)' in the source (resources: \(source.resources.map(\.name).joined(separator: ", ")))")
         }
         let items = try QueryParameters.items(of: request)
         resource.params = resource.params.filter { param in !items.contains { $0.name == param.name } } + items

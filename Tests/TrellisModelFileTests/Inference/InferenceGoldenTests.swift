@@ -61,12 +61,15 @@ import TrellisTestSupport
     static let cases: [Case] = [
         Case(json: "[]", code: .noObjects, description: "sample.json: $: no objects to infer Status from: found an empty array"),
         Case(json: "{}", code: .noObjects, description: "sample.json: $: no objects to infer Status from: found an empty object"),
-        Case(json: #"[{"id": 1}, 3]"#, code: .notAnObject,
-             description: "sample.json: $[1]: expected an object (each element becomes a Status), found a number"),
-        Case(json: #"[[{"id": 1}]]"#, code: .notAnObject,
-             description: "sample.json: $[0]: expected an object (each element becomes a Status), found an array"),
-        Case(json: #""statuses""#, code: .notAnObject,
-             description: "sample.json: $: expected an array or object of Status objects, found a string"),
+        Case(
+            json: #"[{"id": 1}, 3]"#, code: .notAnObject,
+            description: "sample.json: $[1]: expected an object (each element becomes a Status), found a number"),
+        Case(
+            json: #"[[{"id": 1}]]"#, code: .notAnObject,
+            description: "sample.json: $[0]: expected an object (each element becomes a Status), found an array"),
+        Case(
+            json: #""statuses""#, code: .notAnObject,
+            description: "sample.json: $: expected an array or object of Status objects, found a string"),
         Case(json: "null", code: .notAnObject, description: "sample.json: $: expected an array or object of Status objects, found null"),
     ]
 

@@ -18,8 +18,9 @@ import TrellisModelFile
         Case(json: #"[{"objectId": "a", "id": 1, "uuid": "u"}]"#, identity: ["id"]),
         // objectId is named itemObjectID: NSManagedObject has an objectID.
         Case(json: #"[{"objectId": "Ed1nuqPvcm", "uuid": "u"}]"#, identity: ["itemObjectID"]),
-        Case(json: #"[{"uuid": "0b3c8f2e-7c1a-4b7e-9a51-2f4d6c8e0a11", "item_id": 3}]"#, identity: ["uuid"],
-             summary: "uuid: string required @ uuid"),
+        Case(
+            json: #"[{"uuid": "0b3c8f2e-7c1a-4b7e-9a51-2f4d6c8e0a11", "item_id": 3}]"#, identity: ["uuid"],
+            summary: "uuid: string required @ uuid"),
         Case(json: #"[{"seat_category_id": 3, "name": "A"}]"#, entity: "SeatCategory", identity: ["seatCategoryID"]),
         Case(json: #"[{"seatCategoryId": 3, "name": "A"}]"#, entity: "SeatCategory", identity: ["seatCategoryID"]),
         // A candidate missing from one object, or null in one, does not qualify.
@@ -32,15 +33,17 @@ import TrellisModelFile
         // Booleans and fractions are not identities.
         Case(json: #"[{"id": true, "name": "a"}, {"id": false, "name": "b"}]"#, identity: ["id", "name"]),
         // Numeric strings: Integer 64 with integer-from-string (Groot's "id": "1699").
-        Case(json: #"[{"id": "1699"}, {"id": "1700"}]"#, identity: ["id"],
-             summary: "id: integer64 integer-from-string required @ id"),
+        Case(
+            json: #"[{"id": "1699"}, {"id": "1700"}]"#, identity: ["id"],
+            summary: "id: integer64 integer-from-string required @ id"),
         Case(json: #"[{"id": 1699}, {"id": "1700"}]"#, identity: ["id"], summary: "id: integer64 integer-from-string required @ id"),
         // A string that does not read back unchanged through Int64 keeps the identity a string.
         Case(json: #"[{"id": "007"}, {"id": "1700"}]"#, identity: ["id"], summary: "id: string required @ id"),
         Case(json: #"[{"id": "99999999999999999999"}]"#, identity: ["id"], summary: "id: string required @ id"),
         // Integers beyond 2^53 are exact Integer 64.
-        Case(json: #"[{"id": 505874924095815681}, {"id": 505874922023837696}]"#, identity: ["id"],
-             summary: "id: integer64 required @ id"),
+        Case(
+            json: #"[{"id": 505874924095815681}, {"id": 505874922023837696}]"#, identity: ["id"],
+            summary: "id: integer64 required @ id"),
     ]
 
     /// Every candidate whose values repeat, within one array, for objects that differ is not
@@ -58,8 +61,9 @@ import TrellisModelFile
         // A composite whose values repeat for objects that differ elsewhere: no identity.
         Case(json: #"[{"name": "a", "tags": [1]}, {"name": "a", "tags": [2]}]"#, identity: []),
         Case(json: #"[{"name": "a", "value": 1}, {"name": "a", "value": 1, "note": "x"}]"#, identity: []),
-        Case(json: #"[{"id": 1, "name": "a", "tags": [1]}, {"id": 1, "name": "b", "tags": [1]}, {"id": 1, "name": "b", "tags": [2]}]"#,
-             identity: []),
+        Case(
+            json: #"[{"id": 1, "name": "a", "tags": [1]}, {"id": 1, "name": "b", "tags": [1]}, {"id": 1, "name": "b", "tags": [2]}]"#,
+            identity: []),
         // Equal objects met again are one object: the composite stands.
         Case(json: #"[{"name": "a", "tags": [1]}, {"name": "a", "tags": [1]}, {"name": "b", "tags": [1]}]"#, identity: ["name"]),
         // Member order does not make objects differ.
@@ -104,7 +108,8 @@ import TrellisModelFile
     }
 
     @Test func aUserMentionedTwiceInOneTweetIsStillIdentifiedByID() throws {
-        let inferred = try InferenceSamples.infer(#"""
+        let inferred = try InferenceSamples.infer(
+            #"""
             [{"id": 1, "mentions": [{"id": 7, "name": "a", "indices": [0, 2]}, {"id": 8, "name": "b", "indices": [3, 5]},
                                     {"id": 7, "name": "a", "indices": [9, 11]}]}]
             """#, entity: "Status")
@@ -112,8 +117,9 @@ import TrellisModelFile
     }
 
     @Test func toOneObjectsRepeatByNature() throws {
-        let inferred = try InferenceSamples.infer(#"[{"id": 1, "user": {"id": 9, "login": "a"}}, {"id": 2, "user": {"id": 9, "login": "b"}}]"#,
-                                                  entity: "Issue")
+        let inferred = try InferenceSamples.infer(
+            #"[{"id": 1, "user": {"id": 9, "login": "a"}}, {"id": 2, "user": {"id": 9, "login": "b"}}]"#,
+            entity: "Issue")
         #expect(inferred.identity("User") == ["id"])
     }
 
@@ -134,8 +140,9 @@ import TrellisModelFile
     }
 
     @Test func aRootWithoutIdentityKeyIsIdentifiedByItsScalars() throws {
-        let inferred = try InferenceSamples.infer(#"[{"name": "a", "age": 3, "tags": ["x"]}, {"name": "b", "age": 4, "tags": []}]"#,
-                                                  entity: "Person")
+        let inferred = try InferenceSamples.infer(
+            #"[{"name": "a", "age": 3, "tags": ["x"]}, {"name": "b", "age": 4, "tags": []}]"#,
+            entity: "Person")
         #expect(inferred.identity("Person") == ["name", "age"])
     }
 }

@@ -56,10 +56,11 @@ import TrellisModelFile
 
     @Test func keysGivingTheSameNameAreNumberedInKeyOrder() throws {
         let inferred = try InferenceSamples.infer(#"[{"id": 1, "id_str": "1", "idStr": "2", "id-str": "3"}]"#)
-        #expect(inferred.attributeSummary("Item") == [
-            "id: integer64 required @ id", "idStr: string required @ id_str", "idStr2: string required @ idStr",
-            "idStr3: string required @ id-str",
-        ])
+        #expect(
+            inferred.attributeSummary("Item") == [
+                "id: integer64 required @ id", "idStr: string required @ id_str", "idStr2: string required @ idStr",
+                "idStr3: string required @ id-str",
+            ])
     }
 
     @Test func theEmptyKeyIsNotMapped() throws {
@@ -103,7 +104,8 @@ import TrellisModelFile
     }
 
     @Test func entityNameCollisionsTakeTheParentNameThenANumber() throws {
-        let inferred = try InferenceSamples.infer(#"""
+        let inferred = try InferenceSamples.infer(
+            #"""
             [{"id": 1, "order": {"id": 2, "total": 3, "items": [{"sku": "a", "count": 1}]}, "cart_item": {"id": 3, "note": "n"},
               "cart": {"id": 4, "saved": true, "items": [{"product": "b", "price": 2.5}]}}]
             """#, entity: "Store")
@@ -119,16 +121,18 @@ import TrellisModelFile
     }
 
     @Test func inverseNamesUseViaForSecondAndSelfRelationships() throws {
-        let inferred = try InferenceSamples.infer(#"""
+        let inferred = try InferenceSamples.infer(
+            #"""
             [{"id": 1, "text": "a", "user": {"id": 9, "name": "n", "screen_name": "s"},
               "mentions": [{"id": 9, "name": "n", "screen_name": "s"}],
               "retweeted_status": {"id": 2, "text": "b", "user": {"id": 8, "name": "m", "screen_name": "t"}}}]
             """#, entity: "Status")
-        #expect(inferred.relationshipSummary("Status") == [
-            "user -> User (one) inverse statuses @ user",
-            "mentions -> User (many ordered) inverse statusesViaMentions @ mentions",
-            "retweetedStatus -> Status (one) inverse statusesViaRetweetedStatus @ retweeted_status",
-            "statusesViaRetweetedStatus -> Status (many) inverse retweetedStatus @ -",
-        ])
+        #expect(
+            inferred.relationshipSummary("Status") == [
+                "user -> User (one) inverse statuses @ user",
+                "mentions -> User (many ordered) inverse statusesViaMentions @ mentions",
+                "retweetedStatus -> Status (one) inverse statusesViaRetweetedStatus @ retweeted_status",
+                "statusesViaRetweetedStatus -> Status (many) inverse retweetedStatus @ -",
+            ])
     }
 }

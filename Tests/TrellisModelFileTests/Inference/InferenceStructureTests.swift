@@ -6,40 +6,48 @@ import TrellisModelFile
 /// docs/ModelInference.md, "Entities and relationships" and "What is read".
 @Suite struct InferenceStructureTests {
     @Test func nestedObjectsAreToOneEntitiesAndArraysOrderedToManyWithInverses() throws {
-        let inferred = try InferenceSamples.infer(#"""
+        let inferred = try InferenceSamples.infer(
+            #"""
             [{"id": "1699", "name": "Batman", "powers": [{"id": "4", "name": "Agility"}, {"id": "9", "name": "Insanely Rich"}],
               "publisher": {"id": "10", "name": "DC Comics"}}]
             """#, entity: "Character")
         #expect(inferred.entityNames == ["Character", "Power", "Publisher"])
-        #expect(inferred.relationshipSummary("Character") == [
-            "powers -> Power (many ordered) inverse characters @ powers",
-            "publisher -> Publisher (one) inverse characters @ publisher",
-        ])
+        #expect(
+            inferred.relationshipSummary("Character") == [
+                "powers -> Power (many ordered) inverse characters @ powers",
+                "publisher -> Publisher (one) inverse characters @ publisher",
+            ])
         #expect(inferred.relationshipSummary("Power") == ["characters -> Character (many) inverse powers @ -"])
         #expect(inferred.relationshipSummary("Publisher") == ["characters -> Character (many) inverse publisher @ -"])
     }
 
     @Test func nestedObjectsWithoutIdentityAreFlattenedAtDottedKeyPaths() throws {
-        let inferred = try InferenceSamples.infer(#"""
+        let inferred = try InferenceSamples.infer(
+            #"""
             [{"id": 1, "metadata": {"result_type": "recent", "lang": {"code": "ja"}}, "entities": {"hashtags": [{"text": "a"}]}},
              {"id": 2, "metadata": {"result_type": "popular", "lang": {"code": "en"}}, "entities": {"hashtags": []}}]
             """#, entity: "Status")
-        #expect(inferred.attributeSummary("Status") == [
-            "id: integer64 required @ id",
-            "metadataResultType: string required @ metadata.result_type",
-            "metadataLangCode: string required @ metadata.lang.code",
-        ])
+        #expect(
+            inferred.attributeSummary("Status") == [
+                "id: integer64 required @ id",
+                "metadataResultType: string required @ metadata.result_type",
+                "metadataLangCode: string required @ metadata.lang.code",
+            ])
         #expect(inferred.relationshipSummary("Status") == ["entitiesHashtags -> Hashtag (many ordered) inverse statuses @ entities.hashtags"])
     }
 
     @Test func arraysOfObjectsWithoutIdentityKeyAreIdentifiedByTheirScalars() throws {
-        let inferred = try InferenceSamples.infer(#"""
+        let inferred = try InferenceSamples.infer(
+            #"""
             [{"id": 1, "tags": [{"text": "swift", "indices": [0, 5], "score": 1.5}]},
              {"id": 2, "tags": [{"text": "swift", "indices": [3, 8], "score": 1.5}, {"text": "json", "indices": [9, 13], "score": 2}]}]
             """#, entity: "Post")
         #expect(inferred.identity("Tag") == ["text", "score"])
-        #expect(inferred.attributeSummary("Tag") == ["text: string required @ text", "score: double required @ score",
-                                                      "indices: json required @ indices"])
+        #expect(
+            inferred.attributeSummary("Tag") == [
+                "text: string required @ text", "score: double required @ score",
+                "indices: json required @ indices",
+            ])
     }
 
     @Test func anArrayOfObjectsWithNoScalarKeyIsJSON() throws {
@@ -55,19 +63,26 @@ import TrellisModelFile
     }
 
     @Test func dictionariesAreJSONAttributes() throws {
-        let inferred = try InferenceSamples.infer(#"""
+        let inferred = try InferenceSamples.infer(
+            #"""
             [{"id": 1, "names": {"138586341": "Salle Pleyel", "138586345": "Olympia"}, "subTopics": {"12": [1, 2]}}]
             """#)
         #expect(inferred.entityNames == ["Item"])
-        #expect(inferred.attributeSummary("Item") == ["id: integer64 required @ id", "names: json required @ names",
-                                                       "subTopics: json required @ subTopics"])
+        #expect(
+            inferred.attributeSummary("Item") == [
+                "id: integer64 required @ id", "names: json required @ names",
+                "subTopics: json required @ subTopics",
+            ])
     }
 
     @Test func anObjectKeyedByItsMembersIdentitiesIsReadMemberByMember() throws {
         let inference = ModelInference(rootEntity: "Event")
-        let count = try inference.add(collection: try JSONReader.parse(Data(#"""
-            {"138586341": {"id": 138586341, "name": "30th Anniversary Tour"}, "138586345": {"id": 138586345, "name": "Bach"}}
-            """#.utf8)), at: JSONPath.root.appending(key: "events"))
+        let count = try inference.add(
+            collection: try JSONReader.parse(
+                Data(
+                    #"""
+                    {"138586341": {"id": 138586341, "name": "30th Anniversary Tour"}, "138586345": {"id": 138586345, "name": "Bach"}}
+                    """#.utf8)), at: JSONPath.root.appending(key: "events"))
         #expect(count == 2)
         #expect(inference.sawKeyedCollection)
         let inferred = try inference.inferredModel()
@@ -83,23 +98,28 @@ import TrellisModelFile
     }
 
     @Test func referencesByIdentifierToAnEntityOfThePayloadAreRelationships() throws {
-        let inferred = try InferenceSamples.infer(#"""
+        let inferred = try InferenceSamples.infer(
+            #"""
             [{"id": 1, "author": {"id": 7, "name": "Ada"}, "reviewer_id": 7, "author_id": 7, "tagIds": [1, 2]}]
             """#, entity: "Post")
         // author_id names the entity Author; reviewer_id names none; tagIds names none.
-        #expect(inferred.relationshipSummary("Post") == [
-            "author -> Author (one) inverse posts @ author",
-            "author2 -> Author (one) inverse postsViaAuthor2 @ author_id",
-        ])
+        #expect(
+            inferred.relationshipSummary("Post") == [
+                "author -> Author (one) inverse posts @ author",
+                "author2 -> Author (one) inverse postsViaAuthor2 @ author_id",
+            ])
         #expect(inferred.attribute("Post", "reviewerID")?.type == .integer64)
         #expect(inferred.attribute("Post", "tagIDs")?.type == .json)
     }
 
     @Test func referencesByIdentifierToAKnownEntity() throws {
-        let event = KnownEntity(name: "Event", identityAttribute: AttributeDescription(
-            name: "id", type: .integer64, isOptional: false, userInfo: [GrootAnnotation.jsonKeyPath: "id"]))
-        let inferred = try InferenceSamples.infer(#"[{"id": 339887544, "eventId": 138586341, "venueCode": "PLEYEL_PLEYEL"}]"#,
-                                                  entity: "Performance", known: [event])
+        let event = KnownEntity(
+            name: "Event",
+            identityAttribute: AttributeDescription(
+                name: "id", type: .integer64, isOptional: false, userInfo: [GrootAnnotation.jsonKeyPath: "id"]))
+        let inferred = try InferenceSamples.infer(
+            #"[{"id": 339887544, "eventId": 138586341, "venueCode": "PLEYEL_PLEYEL"}]"#,
+            entity: "Performance", known: [event])
         #expect(inferred.relationshipSummary("Performance") == ["event -> Event (one) inverse performances @ eventId"])
         #expect(inferred.attributeSummary("Event") == ["id: integer64 required @ id"])
         // A string identifier is not an integer identity's reference.
@@ -112,8 +132,10 @@ import TrellisModelFile
     /// inferred, and every import inserted its objects again). The error says where.
     @Test(arguments: [
         (#"[{\#((0...1000).map { "\"k\($0)\": \($0)" }.joined(separator: ", "))}]"#, "$[0]", "objects with more than 1,000 distinct keys"),
-        ("[" + (0..<1100).map { #"{"id": \#($0), "k\#($0)": 1}"# }.joined(separator: ", ") + "]", "$[999]",
-         "objects with more than 1,000 distinct keys"),
+        (
+            "[" + (0..<1100).map { #"{"id": \#($0), "k\#($0)": 1}"# }.joined(separator: ", ") + "]", "$[999]",
+            "objects with more than 1,000 distinct keys"
+        ),
         (#"{"205705993": "Arrière-scène central", "205705994": "1er balcon central"}"#, "$", "an object whose keys are all numbers"),
         (#"[{"1": {"id": 1}, "2": {"id": 2}}]"#, "$[0]", "an object whose keys are all numbers"),
         // A repeated "id" keeps its last value (8), which is not the member's key: not keyed by identity (a fuzz input).
@@ -124,8 +146,9 @@ import TrellisModelFile
         #expect(error.code == .notRecords)
         #expect(error.source == "sample.json")
         #expect(error.path?.description == path)
-        #expect(error.message == "no Area records to infer from: found \(found), a table keyed by data; read its members as records "
-                    + "with trellis import --key-attribute (and --value-key for values that are not objects)")
+        #expect(
+            error.message == "no Area records to infer from: found \(found), a table keyed by data; read its members as records "
+                + "with trellis import --key-attribute (and --value-key for values that are not objects)")
     }
 
     struct IdentifierListCase: CustomTestStringConvertible, Sendable {
@@ -171,14 +194,16 @@ import TrellisModelFile
     }
 
     @Test func severalFilesMakeOneModel() throws {
-        let inferred = try InferenceSamples.infer(pages: [
-            #"[{"id": 1, "title": "a", "body": "x"}]"#,
-            #"[{"id": 2, "title": "b", "closed_at": "2017-10-10T16:00:00Z"}]"#,
-        ], entity: "Issue")
-        #expect(inferred.attributeSummary("Issue") == [
-            "id: integer64 required @ id", "title: string required @ title", "body: string @ body",
-            "closedAt: date iso8601 @ closed_at",
-        ])
+        let inferred = try InferenceSamples.infer(
+            pages: [
+                #"[{"id": 1, "title": "a", "body": "x"}]"#,
+                #"[{"id": 2, "title": "b", "closed_at": "2017-10-10T16:00:00Z"}]"#,
+            ], entity: "Issue")
+        #expect(
+            inferred.attributeSummary("Issue") == [
+                "id: integer64 required @ id", "title: string required @ title", "body: string @ body",
+                "closedAt: date iso8601 @ closed_at",
+            ])
     }
 
     @Test func sampleReadsTheFirstElementsOfEachFile() throws {

@@ -81,12 +81,14 @@ import TrellisModelFile
     }
 
     @Test func aKeySometimesAbsentOrNullIsOptional() throws {
-        let inferred = try InferenceSamples.infer(#"""
+        let inferred = try InferenceSamples.infer(
+            #"""
             [{"id": 1, "always": "a", "sometimes": "b", "nullable": "c"}, {"id": 2, "always": "d", "nullable": null}]
             """#)
-        #expect(inferred.attributeSummary("Item") == [
-            "id: integer64 required @ id", "always: string required @ always", "sometimes: string @ sometimes",
-            "nullable: string @ nullable",
-        ])
+        #expect(
+            inferred.attributeSummary("Item") == [
+                "id: integer64 required @ id", "always: string required @ always", "sometimes: string @ sometimes",
+                "nullable: string @ nullable",
+            ])
     }
 }

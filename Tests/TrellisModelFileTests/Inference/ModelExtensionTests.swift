@@ -25,13 +25,15 @@ import TrellisTestSupport
               "labels": [{"id": 208045946, "name": "bug", "color": "f29513"}]}]
             """#
         let extended = try ModelExtension.extend(try Self.recorded(), with: try InferenceSamples.infer(page2, entity: "Issue"))
-        #expect(extended.changes == [
-            .attribute(entity: "Issue", name: "body"), .entity("Label"), .relationship(entity: "Issue", name: "labels"),
-            .attribute(entity: "User", name: "siteAdmin"),
-        ])
-        #expect(extended.changes.map(\.description) == [
-            "new attribute Issue.body", "new entity Label", "new relationship Issue.labels", "new attribute User.siteAdmin",
-        ])
+        #expect(
+            extended.changes == [
+                .attribute(entity: "Issue", name: "body"), .entity("Label"), .relationship(entity: "Issue", name: "labels"),
+                .attribute(entity: "User", name: "siteAdmin"),
+            ])
+        #expect(
+            extended.changes.map(\.description) == [
+                "new attribute Issue.body", "new entity Label", "new relationship Issue.labels", "new attribute User.siteAdmin",
+            ])
         let model = extended.file.model
         #expect(model.entities.map(\.name) == ["Issue", "User", "Label"])
         #expect(model.entity(named: "Issue")?.attribute(named: "body")?.isOptional == true)
@@ -42,8 +44,9 @@ import TrellisTestSupport
     }
 
     @Test func aRecordedAttributeThePayloadLeavesOutBecomesOptional() throws {
-        let extended = try ModelExtension.extend(try Self.recorded(),
-                                                 with: try InferenceSamples.infer(#"[{"id": 3, "user": {"id": 9, "login": "x"}}]"#, entity: "Issue"))
+        let extended = try ModelExtension.extend(
+            try Self.recorded(),
+            with: try InferenceSamples.infer(#"[{"id": 3, "user": {"id": 9, "login": "x"}}]"#, entity: "Issue"))
         #expect(extended.changes == [.madeOptional(entity: "Issue", attribute: "title")])
         #expect(extended.file.model.entity(named: "Issue")?.attribute(named: "title")?.isOptional == true)
     }
@@ -57,15 +60,18 @@ import TrellisTestSupport
     }
 
     static let conflicts: [ConflictCase] = [
-        ConflictCase(json: #"[{"id": 2, "title": "b", "user": [{"id": 9, "login": "x"}]}]"#, path: "$[0].user", property: "user",
-                     message: "entity Issue, property user (key user): the recorded model has a to-one relationship to User, "
-                         + "but the payload has an array of objects here; the store was not changed"),
-        ConflictCase(json: #"[{"id": "a-1", "title": "b"}]"#, path: "$[0].id", property: "id",
-                     message: "entity Issue, property id (key id): the recorded model has type integer64, but the payload has a string here "
-                         + "(their type would be string); the store was not changed"),
-        ConflictCase(json: #"[{"id": 2, "title": {"id": 5, "text": "b"}}]"#, path: "$[0].title", property: "title",
-                     message: "entity Issue, property title (key title): the recorded model has a string attribute, "
-                         + "but the payload has an object here; the store was not changed"),
+        ConflictCase(
+            json: #"[{"id": 2, "title": "b", "user": [{"id": 9, "login": "x"}]}]"#, path: "$[0].user", property: "user",
+            message: "entity Issue, property user (key user): the recorded model has a to-one relationship to User, "
+                + "but the payload has an array of objects here; the store was not changed"),
+        ConflictCase(
+            json: #"[{"id": "a-1", "title": "b"}]"#, path: "$[0].id", property: "id",
+            message: "entity Issue, property id (key id): the recorded model has type integer64, but the payload has a string here "
+                + "(their type would be string); the store was not changed"),
+        ConflictCase(
+            json: #"[{"id": 2, "title": {"id": 5, "text": "b"}}]"#, path: "$[0].title", property: "title",
+            message: "entity Issue, property title (key title): the recorded model has a string attribute, "
+                + "but the payload has an object here; the store was not changed"),
     ]
 
     @Test(arguments: conflicts)
@@ -81,8 +87,9 @@ import TrellisTestSupport
     }
 
     @Test func numbersIntoAStringAttributeFit() throws {
-        let extended = try ModelExtension.extend(try Self.recorded(),
-                                                 with: try InferenceSamples.infer(#"[{"id": 2, "title": 7, "user": {"id": 9, "login": "x"}}]"#, entity: "Issue"))
+        let extended = try ModelExtension.extend(
+            try Self.recorded(),
+            with: try InferenceSamples.infer(#"[{"id": 2, "title": 7, "user": {"id": 9, "login": "x"}}]"#, entity: "Issue"))
         #expect(extended.changes == [])
     }
 
@@ -141,18 +148,22 @@ import TrellisTestSupport
     /// object, are conflicts at the value's path: extending would otherwise add `nA` at
     /// `n.a` beside the recorded `nAB` at `n.a.b`, and the first payload would no longer import.
     static let overlapConflicts: [ConflictCase] = [
-        ConflictCase(json: #"[{"id": 2, "n": {"a": 2}}]"#, path: "$[0].n.a", property: "nAB",
-                     message: "entity Item, property nAB (key n.a.b): the recorded model has an object at n.a, "
-                         + "but the payload has an integer here (their type would be integer64); the store was not changed"),
-        ConflictCase(json: #"[{"id": 2, "n": {"a": "x"}}]"#, path: "$[0].n.a", property: "nAB",
-                     message: "entity Item, property nAB (key n.a.b): the recorded model has an object at n.a, "
-                         + "but the payload has a string here (their type would be string); the store was not changed"),
-        ConflictCase(json: #"[{"id": 2, "m": {"a": 1}}]"#, path: "$[0].m", property: "m",
-                     message: "entity Item, property m (key m): the recorded model has type integer64, "
-                         + "but the payload has an object here; the store was not changed"),
-        ConflictCase(json: #"[{"id": 2, "m": {"a": {"id": 4}}}]"#, path: "$[0].m", property: "m",
-                     message: "entity Item, property m (key m): the recorded model has type integer64, "
-                         + "but the payload has an object here; the store was not changed"),
+        ConflictCase(
+            json: #"[{"id": 2, "n": {"a": 2}}]"#, path: "$[0].n.a", property: "nAB",
+            message: "entity Item, property nAB (key n.a.b): the recorded model has an object at n.a, "
+                + "but the payload has an integer here (their type would be integer64); the store was not changed"),
+        ConflictCase(
+            json: #"[{"id": 2, "n": {"a": "x"}}]"#, path: "$[0].n.a", property: "nAB",
+            message: "entity Item, property nAB (key n.a.b): the recorded model has an object at n.a, "
+                + "but the payload has a string here (their type would be string); the store was not changed"),
+        ConflictCase(
+            json: #"[{"id": 2, "m": {"a": 1}}]"#, path: "$[0].m", property: "m",
+            message: "entity Item, property m (key m): the recorded model has type integer64, "
+                + "but the payload has an object here; the store was not changed"),
+        ConflictCase(
+            json: #"[{"id": 2, "m": {"a": {"id": 4}}}]"#, path: "$[0].m", property: "m",
+            message: "entity Item, property m (key m): the recorded model has type integer64, "
+                + "but the payload has an object here; the store was not changed"),
     ]
 
     @Test(arguments: overlapConflicts)
@@ -171,7 +182,8 @@ import TrellisTestSupport
     /// A `json` attribute holds an object: nothing is added at the keys inside it, nothing
     /// made optional, and both payloads import with the model.
     @Test func anObjectAtARecordedJSONAttributeAddsNothing() throws {
-        let first = #"[{"id": 1, "n": [1, 2]}]"#, later = #"[{"id": 2, "n": {"a": 1, "b": {"id": 3}}}]"#
+        let first = #"[{"id": 1, "n": [1, 2]}]"#
+        let later = #"[{"id": 2, "n": {"a": 1, "b": {"id": 3}}}]"#
         let recorded = try Self.recorded(first, entity: "Item")
         let extended = try ModelExtension.extend(recorded, with: try InferenceSamples.infer(later, entity: "Item"))
         #expect(extended.changes == [])
@@ -185,26 +197,34 @@ import TrellisTestSupport
     /// Keys inside an object at a recorded relationship belong to its destination, not to
     /// the entity holding it (`Issue.userLogin` is not added).
     @Test func keysInsideARecordedRelationshipAreNotAddedToItsSource() throws {
-        let extended = try ModelExtension.extend(try Self.recorded(),
-                                                 with: try InferenceSamples.infer(#"[{"id": 2, "title": "b", "user": {"login": "x"}}]"#, entity: "Issue"))
+        let extended = try ModelExtension.extend(
+            try Self.recorded(),
+            with: try InferenceSamples.infer(#"[{"id": 2, "title": "b", "user": {"login": "x"}}]"#, entity: "Issue"))
         #expect(extended.changes == [])
         #expect(extended.file.model.entity(named: "Issue")?.attributes.map(\.name) == ["id", "title"])
     }
 
     @Test func integersBeyondARecordedWidthConflict() throws {
-        let recorded = try ModelFile(model: try ObjectModel(entities: [
-            EntityDescription(name: "Issue", attributes: [
-                AttributeDescription(name: "id", type: .integer64, isOptional: false, userInfo: [GrootAnnotation.jsonKeyPath: "id"]),
-                AttributeDescription(name: "comments", type: .integer16, userInfo: [GrootAnnotation.jsonKeyPath: "comments"]),
-            ], userInfo: [GrootAnnotation.identityAttributes: "id"]),
-        ]))
+        let recorded = try ModelFile(
+            model: try ObjectModel(entities: [
+                EntityDescription(
+                    name: "Issue",
+                    attributes: [
+                        AttributeDescription(name: "id", type: .integer64, isOptional: false, userInfo: [GrootAnnotation.jsonKeyPath: "id"]),
+                        AttributeDescription(name: "comments", type: .integer16, userInfo: [GrootAnnotation.jsonKeyPath: "comments"]),
+                    ], userInfo: [GrootAnnotation.identityAttributes: "id"])
+            ]))
         let error = try #require(throws: ModelInferenceError.self) {
-            try ModelExtension.extend(recorded, with: try InferenceSamples.infer(#"[{"id": 1, "comments": 5}, {"id": 2, "comments": 70000}]"#,
-                                                                                  entity: "Issue"))
+            try ModelExtension.extend(
+                recorded,
+                with: try InferenceSamples.infer(
+                    #"[{"id": 1, "comments": 5}, {"id": 2, "comments": 70000}]"#,
+                    entity: "Issue"))
         }
         #expect(error.path?.description == "$[0].comments")
-        #expect(error.message == "entity Issue, property comments (key comments): the recorded model has type integer16, "
-                    + "but the payload has integers from 5 to 70000 (the first here); the store was not changed")
+        #expect(
+            error.message == "entity Issue, property comments (key comments): the recorded model has type integer16, "
+                + "but the payload has integers from 5 to 70000 (the first here); the store was not changed")
     }
 
     /// A hand-written recorded model (other names) is matched by key path: mentions stay

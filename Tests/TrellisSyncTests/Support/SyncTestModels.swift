@@ -15,11 +15,13 @@ enum SyncTestModels {
         try ObjectModel(entities: [
             EntityDescription(
                 name: "Hero",
-                attributes: [attribute("objectId", .string, "objectId"), attribute("name", .string, "name"),
-                             attribute("power", .integer64, "power"), attribute("updatedAt", .date, "updatedAt"),
-                             attribute("born", .date, "born"), attribute("avatar", .uri, "avatar"),
-                             attribute("location", .json, "location"), attribute("latitude", .double, "location.latitude"),
-                             attribute("sigil", .binary, "sigil"), attribute("mystery", .json, "mystery")],
+                attributes: [
+                    attribute("objectId", .string, "objectId"), attribute("name", .string, "name"),
+                    attribute("power", .integer64, "power"), attribute("updatedAt", .date, "updatedAt"),
+                    attribute("born", .date, "born"), attribute("avatar", .uri, "avatar"),
+                    attribute("location", .json, "location"), attribute("latitude", .double, "location.latitude"),
+                    attribute("sigil", .binary, "sigil"), attribute("mystery", .json, "mystery"),
+                ],
                 relationships: [
                     RelationshipDescription(name: "team", destinationEntity: "Team", inverseName: "heroes", userInfo: ["JSONKeyPath": "team"]),
                     RelationshipDescription(name: "friends", destinationEntity: "Hero", isToMany: true, userInfo: ["JSONKeyPath": "friends"]),
@@ -37,9 +39,11 @@ enum SyncTestModels {
         try ObjectModel(entities: [
             EntityDescription(
                 name: "Issue",
-                attributes: [attribute("id", .integer64, "id"), attribute("number", .integer64, "number"),
-                             attribute("title", .string, "title"), attribute("state", .string, "state"),
-                             attribute("updatedAt", .date, "updated_at")],
+                attributes: [
+                    attribute("id", .integer64, "id"), attribute("number", .integer64, "number"),
+                    attribute("title", .string, "title"), attribute("state", .string, "state"),
+                    attribute("updatedAt", .date, "updated_at"),
+                ],
                 relationships: [RelationshipDescription(name: "user", destinationEntity: "User", inverseName: "issues", userInfo: ["JSONKeyPath": "user"])],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(
@@ -55,7 +59,7 @@ enum SyncTestModels {
             EntityDescription(
                 name: "Item",
                 attributes: [attribute("id", .integer64, "id"), attribute("name", .string, "name"), attribute("updatedAt", .date, "updated_at")],
-                userInfo: ["identityAttributes": "id"]),
+                userInfo: ["identityAttributes": "id"])
         ])
     }
 }

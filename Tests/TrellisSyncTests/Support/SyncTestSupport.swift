@@ -42,18 +42,21 @@ enum SyncTest {
     }
 
     /// The Parse source of the heroes (limit 100, incremental, full-scan deletions).
-    static func parseSource(server: TestServer, limit: Int? = 100, deletions: String = #"{"type": "fullScan"}"#,
-                            maxAttempts: Int = 3) throws -> SyncSource {
+    static func parseSource(
+        server: TestServer, limit: Int? = 100, deletions: String = #"{"type": "fullScan"}"#,
+        maxAttempts: Int = 3
+    ) throws -> SyncSource {
         let params = limit.map { #""params": {"limit": \#($0)},"# } ?? ""
-        return try source(#"""
-        {"format": "trellis-source", "formatVersion": 1,
-         "client": {"baseURL": "http://127.0.0.1:PORT/parse/",
-                    "headers": {"X-Parse-Application-Id": "${env:PARSE_APP_ID}", "X-Parse-REST-API-Key": "${env:PARSE_KEY}"},
-                    "dialect": "parse", "maxAttempts": \#(maxAttempts), "timeoutSeconds": 10},
-         "resources": [{"name": "heroes", "entity": "Hero", "path": "classes/Hero", "records": "results", \#(params)
-                        "paginator": {"type": "parse"}, "incremental": {"cursor": "updatedAt"},
-                        "deletions": \#(deletions)}]}
-        """#, server: server, environment: ["PARSE_APP_ID": "test-app", "PARSE_KEY": "k3y-s3cr3t"])
+        return try source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/parse/",
+                        "headers": {"X-Parse-Application-Id": "${env:PARSE_APP_ID}", "X-Parse-REST-API-Key": "${env:PARSE_KEY}"},
+                        "dialect": "parse", "maxAttempts": \#(maxAttempts), "timeoutSeconds": 10},
+             "resources": [{"name": "heroes", "entity": "Hero", "path": "classes/Hero", "records": "results", \#(params)
+                            "paginator": {"type": "parse"}, "incremental": {"cursor": "updatedAt"},
+                            "deletions": \#(deletions)}]}
+            """#, server: server, environment: ["PARSE_APP_ID": "test-app", "PARSE_KEY": "k3y-s3cr3t"])
     }
 
     /// The differences between the stored heroes and the server's (empty when the store
@@ -79,7 +82,8 @@ enum SyncTest {
             func value(_ name: String) -> AttributeValue? { snapshot.attributes[hero.attributeIndex(of: name)!] }
             if value("name")?.stringValue != record["name"]?.stringValue { problems.append("\(id) name \(String(describing: value("name")))") }
             if case .date(let date)? = value("updatedAt"), let text = record["updatedAt"]?.stringValue,
-               let instant = SyncInstant(rfc3339: text), SyncInstant(date) == instant {
+                let instant = SyncInstant(rfc3339: text), SyncInstant(date) == instant
+            {
             } else {
                 problems.append("\(id) updatedAt \(String(describing: value("updatedAt"))) vs \(record["updatedAt"].map { "\($0)" } ?? "nil")")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Trellis
 
 /// The outcome of one decode, in a form two decoders' outcomes can be compared in:

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// A generated `Codable` type: a schema tree that a ``SchemaValue`` decodes itself by,
@@ -14,7 +15,9 @@ indirect enum Schema: Sendable, CustomStringConvertible {
     /// An object read through `superDecoder(forKey:)` rather than a nested container.
     case viaSuperDecoder([(String, Schema)])
 
-    static let scalars: [Schema] = [.bool, .string, .int8, .int16, .int32, .int64, .int, .uint8, .uint16, .uint32, .uint64, .uint, .float, .double, .decimal, .date, .data, .url]
+    static let scalars: [Schema] = [
+        .bool, .string, .int8, .int16, .int32, .int64, .int, .uint8, .uint16, .uint32, .uint64, .uint, .float, .double, .decimal, .date, .data, .url,
+    ]
 
     static func random(depth: Int, using g: inout SplitMix64) -> Schema {
         let roll = Int.random(in: 0..<10, using: &g)

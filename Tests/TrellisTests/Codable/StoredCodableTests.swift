@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// `Codable` values out of the store (`context.fetch(request, as:)`) and into it
@@ -24,7 +25,9 @@ import TrellisTestSupport
         var venue: Venue?
 
         enum CodingKeys: String, CodingKey {
-            case id, title, startsAt = "starts_at", price, poster, seats, venue
+            case id, title
+            case startsAt = "starts_at"
+            case price, poster, seats, venue
         }
     }
 
@@ -51,10 +54,12 @@ import TrellisTestSupport
     }
 
     static let events = [
-        Event(id: "e1", title: "Opening", startsAt: Date(timeIntervalSince1970: 1_314_131_052.249), price: Decimal(string: "12.30")!,
-              poster: Data([0, 1, 2, 255]), seats: 120, venue: Venue(id: "v1", name: "Hall")),
-        Event(id: "e2", title: "Closing", startsAt: Date(timeIntervalSince1970: 1_700_000_000), price: Decimal(string: "0.1")!,
-              poster: nil, seats: 9_007_199_254_740_993, venue: Venue(id: "v1", name: "Hall")),
+        Event(
+            id: "e1", title: "Opening", startsAt: Date(timeIntervalSince1970: 1_314_131_052.249), price: Decimal(string: "12.30")!,
+            poster: Data([0, 1, 2, 255]), seats: 120, venue: Venue(id: "v1", name: "Hall")),
+        Event(
+            id: "e2", title: "Closing", startsAt: Date(timeIntervalSince1970: 1_700_000_000), price: Decimal(string: "0.1")!,
+            poster: nil, seats: 9_007_199_254_740_993, venue: Venue(id: "v1", name: "Hall")),
         Event(id: "e3", title: "Matinee", startsAt: Date(timeIntervalSince1970: 0.000_001), price: 7, poster: Data(), seats: -3, venue: nil),
     ]
 
@@ -92,7 +97,11 @@ import TrellisTestSupport
         #expect(try context.fetch(request, as: Event.self) == viaText)
         #expect(viaText.map(\.id) == ["e1", "e2"])
 
-        struct Strict: Decodable { var id: String; var title: String; var poster: Data }
+        struct Strict: Decodable {
+            var id: String
+            var title: String
+            var poster: Data
+        }
         do {
             _ = try context.fetch(ObjectFetchRequest(entity: "Event", sortDescriptors: [ObjectSortDescriptor("id")]), as: Strict.self)
             Issue.record("decoded")
@@ -101,15 +110,26 @@ import TrellisTestSupport
             let id = try #require(try context.fetch("Event", id: .string("e2"))?.objectID)
             #expect(decodingContext.debugDescription.hasSuffix("(object \(id), at $.poster)"))
         }
-        struct Ids: Decodable { var id: String; var venue: String? }
-        let ids = try context.fetch(ObjectFetchRequest(entity: "Event", sortDescriptors: [ObjectSortDescriptor("id")]), as: Ids.self,
-                                    exportOptions: { var o = ExportOptions(); o.relationshipStyle = .identifiers; return o }())
+        struct Ids: Decodable {
+            var id: String
+            var venue: String?
+        }
+        let ids = try context.fetch(
+            ObjectFetchRequest(entity: "Event", sortDescriptors: [ObjectSortDescriptor("id")]), as: Ids.self,
+            exportOptions: {
+                var o = ExportOptions()
+                o.relationshipStyle = .identifiers
+                return o
+            }())
         #expect(ids.map(\.venue) == ["v1", "v1", nil])
     }
 
     @Test(arguments: StoreKind.allCases)
     func aValueTheMappingRejectsImportsNothing(kind: StoreKind) throws {
-        struct BadSeats: Encodable { var id: String; var seats: String }
+        struct BadSeats: Encodable {
+            var id: String
+            var seats: String
+        }
         let context = ObjectContext(store: try stores.make(kind, model: try Self.model()))
         _ = try context.importObjects(Self.events, entity: "Event")
         do {
@@ -122,9 +142,9 @@ import TrellisTestSupport
     }
 }
 
-private extension JSONDecoder {
+extension JSONDecoder {
     /// Foundation's decoder reading what an export writes (RFC 3339 dates with fractions).
-    static var storedObjects: JSONDecoder {
+    fileprivate static var storedObjects: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 private struct Hero: Codable, Equatable {

@@ -1,6 +1,10 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase, IdentifiersMustBeASCII
+// (the Codable types mirror JSON keys as written: snake_case, non-ASCII, leading underscores)
+
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 private struct Person: Codable, Equatable {
@@ -245,7 +249,8 @@ struct TrellisJSONDecoderTests {
         let texts = [
             "0", "-0", "0.0", "-0.0", "1", "0.1", "0.2", "0.30000000000000004", "1e100", "1e308", "1.7976931348623157e308",
             "1.7976931348623159e308", "1e309", "4.9e-324", "5e-324", "2e-324", "1e-400", "0e-400", "0.000e5", "2.2250738585072011e-308",
-            "123456789012345678901234567890", "3.4028234663852886e38", "3.4028235677973366e38", "1.17549435e-38", "1e-46", "0.000e5", "0.0e5", "0.00000e5", "00", "0e-400",
+            "123456789012345678901234567890", "3.4028234663852886e38", "3.4028235677973366e38", "1.17549435e-38", "1e-46", "0.000e5", "0.0e5", "0.00000e5",
+            "00", "0e-400",
             "9007199254740993", "0.1e1", "-1.5E-7", "6.02214076e23",
         ]
         for text in texts {
@@ -303,11 +308,16 @@ struct TrellisJSONDecoderTests {
         let strategies: [(JSONDecoder.DateDecodingStrategy, TrellisJSONDecoder.DateDecodingStrategy)] = [
             (.deferredToDate, .deferredToDate), (.secondsSince1970, .secondsSince1970), (.millisecondsSince1970, .millisecondsSince1970),
             (.iso8601, .iso8601), (.formatted(formatter), .formatted(formatter)),
-            (.custom({ try Date(timeIntervalSince1970: $0.singleValueContainer().decode(Double.self) * 2) }),
-             .custom({ try Date(timeIntervalSince1970: $0.singleValueContainer().decode(Double.self) * 2) })),
+            (
+                .custom({ try Date(timeIntervalSince1970: $0.singleValueContainer().decode(Double.self) * 2) }),
+                .custom({ try Date(timeIntervalSince1970: $0.singleValueContainer().decode(Double.self) * 2) })
+            ),
         ]
         for (foundation, trellis) in strategies {
-            let strategy = DecoderPair { $0.dateDecodingStrategy = foundation; $1.dateDecodingStrategy = trellis }
+            let strategy = DecoderPair {
+                $0.dateDecodingStrategy = foundation
+                $1.dateDecodingStrategy = trellis
+            }
             for text in texts {
                 strategy.expectSame(Dated.self, #"{"when":\#(text)}"#)
                 strategy.expectSame([Date].self, "[\(text)]")
@@ -321,10 +331,16 @@ struct TrellisJSONDecoderTests {
         let texts = [#""AQID""#, #""""#, #""AQI=""#, #""AQI""#, #""!!""#, "[1,2,3]", "[256]", "null", "12"]
         let strategies: [(JSONDecoder.DataDecodingStrategy, TrellisJSONDecoder.DataDecodingStrategy)] = [
             (.deferredToData, .deferredToData), (.base64, .base64),
-            (.custom({ Data(try $0.singleValueContainer().decode(String.self).utf8) }), .custom({ Data(try $0.singleValueContainer().decode(String.self).utf8) })),
+            (
+                .custom({ Data(try $0.singleValueContainer().decode(String.self).utf8) }),
+                .custom({ Data(try $0.singleValueContainer().decode(String.self).utf8) })
+            ),
         ]
         for (foundation, trellis) in strategies {
-            let strategy = DecoderPair { $0.dataDecodingStrategy = foundation; $1.dataDecodingStrategy = trellis }
+            let strategy = DecoderPair {
+                $0.dataDecodingStrategy = foundation
+                $1.dataDecodingStrategy = trellis
+            }
             for text in texts {
                 strategy.expectSame(Blob.self, #"{"bytes":\#(text)}"#)
                 strategy.expectSame([Data].self, "[\(text)]")
@@ -340,7 +356,10 @@ struct TrellisJSONDecoderTests {
     }
 
     @Test func snakeCaseConversion() {
-        let snake = DecoderPair { $0.keyDecodingStrategy = .convertFromSnakeCase; $1.keyDecodingStrategy = .convertFromSnakeCase }
+        let snake = DecoderPair {
+            $0.keyDecodingStrategy = .convertFromSnakeCase
+            $1.keyDecodingStrategy = .convertFromSnakeCase
+        }
         let keys = [
             "user_id", "user_ID", "USER_ID", "image_url", "url_value", "URLValue", "_leading", "trailing_", "__both__", "_", "__", "",
             "one_two_three", "one__two___three", "value_2x", "value2x", "héllo", "été", "_été_", "a", "A", "a_b_c_", "userID",
@@ -432,7 +451,10 @@ struct TrellisJSONDecoderTests {
         }
         let data = try Fixtures.data("corpus/twitter.json")
         pair.expectSame(TwitterSearch.self, data: data)
-        let snake = DecoderPair { $0.keyDecodingStrategy = .convertFromSnakeCase; $1.keyDecodingStrategy = .convertFromSnakeCase }
+        let snake = DecoderPair {
+            $0.keyDecodingStrategy = .convertFromSnakeCase
+            $1.keyDecodingStrategy = .convertFromSnakeCase
+        }
         snake.expectSame(TwitterSearchCamel.self, data: data)
     }
 }
@@ -495,16 +517,40 @@ private struct Nested: Decodable, CustomDebugStringConvertible {
 
 /// Any JSON value, through the generic containers (objects as sorted key/value lists).
 enum AnyJSON: Decodable, CustomDebugStringConvertible {
-    case null, bool(Bool), int(Int64), double(Double), string(String), array([AnyJSON]), object([(String, AnyJSON)])
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([AnyJSON])
+    case object([(String, AnyJSON)])
 
     init(from decoder: any Decoder) throws {
         let single = try decoder.singleValueContainer()
-        if single.decodeNil() { self = .null; return }
-        if let bool = try? single.decode(Bool.self) { self = .bool(bool); return }
-        if let int = try? single.decode(Int64.self) { self = .int(int); return }
-        if let double = try? single.decode(Double.self) { self = .double(double); return }
-        if let string = try? single.decode(String.self) { self = .string(string); return }
-        if let array = try? single.decode([AnyJSON].self) { self = .array(array); return }
+        if single.decodeNil() {
+            self = .null
+            return
+        }
+        if let bool = try? single.decode(Bool.self) {
+            self = .bool(bool)
+            return
+        }
+        if let int = try? single.decode(Int64.self) {
+            self = .int(int)
+            return
+        }
+        if let double = try? single.decode(Double.self) {
+            self = .double(double)
+            return
+        }
+        if let string = try? single.decode(String.self) {
+            self = .string(string)
+            return
+        }
+        if let array = try? single.decode([AnyJSON].self) {
+            self = .array(array)
+            return
+        }
         let object = try single.decode([String: AnyJSON].self)
         self = .object(object.sorted { $0.key < $1.key })
     }

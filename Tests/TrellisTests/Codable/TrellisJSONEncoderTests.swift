@@ -1,6 +1,10 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase, IdentifiersMustBeASCII
+// (the Codable types mirror JSON keys as written: snake_case, non-ASCII, leading underscores)
+
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// Both encoders configured alike.
@@ -114,7 +118,7 @@ struct TrellisJSONEncoderTests {
     @Test func numbersExactly() {
         let pair = EncoderPair()
         let doubles: [Double] = [
-            0, -0.0, 1, -1, 0.1, 0.2, 1.0 / 3, 1e100, 1e-7, 1e16, 1e15, 2.5e15, 9007199254740992, 9007199254740994, 1e21, 1e22,
+            0, -0.0, 1, -1, 0.1, 0.2, 1.0 / 3, 1e100, 1e-7, 1e16, 1e15, 2.5e15, 9_007_199_254_740_992, 9_007_199_254_740_994, 1e21, 1e22,
             .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, 123456789.125, 0.000001, 0.0001234, 100, 1.5e300,
         ]
         pair.expectSame(doubles)
@@ -168,31 +172,56 @@ struct TrellisJSONEncoderTests {
         let dates: [(JSONEncoder.DateEncodingStrategy, TrellisJSONEncoder.DateEncodingStrategy)] = [
             (.deferredToDate, .deferredToDate), (.secondsSince1970, .secondsSince1970), (.millisecondsSince1970, .millisecondsSince1970),
             (.iso8601, .iso8601), (.formatted(formatter), .formatted(formatter)),
-            (.custom({ date, encoder in var c = encoder.singleValueContainer(); try c.encode("at \(date.timeIntervalSince1970)") }),
-             .custom({ date, encoder in var c = encoder.singleValueContainer(); try c.encode("at \(date.timeIntervalSince1970)") })),
+            (
+                .custom({ date, encoder in
+                    var c = encoder.singleValueContainer()
+                    try c.encode("at \(date.timeIntervalSince1970)")
+                }),
+                .custom({ date, encoder in
+                    var c = encoder.singleValueContainer()
+                    try c.encode("at \(date.timeIntervalSince1970)")
+                })
+            ),
             (.custom({ _, _ in }), .custom({ _, _ in })),
         ]
         let values = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_700_000_000.123), Date(timeIntervalSinceReferenceDate: -1e9)]
         for (foundation, trellis) in dates {
-            let pair = EncoderPair([.sortedKeys, .prettyPrinted]) { $0.dateEncodingStrategy = foundation; $1.dateEncodingStrategy = trellis }
+            let pair = EncoderPair([.sortedKeys, .prettyPrinted]) {
+                $0.dateEncodingStrategy = foundation
+                $1.dateEncodingStrategy = trellis
+            }
             pair.expectSame(values)
             pair.expectSame(["when": values[1]])
             pair.expectSame(values[2])
         }
         let datas: [(JSONEncoder.DataEncodingStrategy, TrellisJSONEncoder.DataEncodingStrategy)] = [
             (.deferredToData, .deferredToData), (.base64, .base64),
-            (.custom({ data, encoder in var c = encoder.singleValueContainer(); try c.encode(data.count) }),
-             .custom({ data, encoder in var c = encoder.singleValueContainer(); try c.encode(data.count) })),
+            (
+                .custom({ data, encoder in
+                    var c = encoder.singleValueContainer()
+                    try c.encode(data.count)
+                }),
+                .custom({ data, encoder in
+                    var c = encoder.singleValueContainer()
+                    try c.encode(data.count)
+                })
+            ),
             (.custom({ _, _ in }), .custom({ _, _ in })),
         ]
         for (foundation, trellis) in datas {
-            let pair = EncoderPair([.sortedKeys]) { $0.dataEncodingStrategy = foundation; $1.dataEncodingStrategy = trellis }
+            let pair = EncoderPair([.sortedKeys]) {
+                $0.dataEncodingStrategy = foundation
+                $1.dataEncodingStrategy = trellis
+            }
             pair.expectSame([Data(), Data([1, 2, 3]), Data(repeating: 255, count: 100)])
         }
     }
 
     @Test func keyStrategies() {
-        let snake = EncoderPair([.sortedKeys]) { $0.keyEncodingStrategy = .convertToSnakeCase; $1.keyEncodingStrategy = .convertToSnakeCase }
+        let snake = EncoderPair([.sortedKeys]) {
+            $0.keyEncodingStrategy = .convertToSnakeCase
+            $1.keyEncodingStrategy = .convertToSnakeCase
+        }
         snake.expectSame(Sample())
         snake.expectSame(["userID": 1, "camelCase": 2])  // String-keyed dictionaries keep their keys
         snake.expectSame(SnakeEncoded())
@@ -250,16 +279,40 @@ private struct Prefixed: Encodable {
 
 /// Any JSON value, re-encoded through the containers (numbers keep integer or double form).
 enum EncodableJSON: Codable {
-    case null, bool(Bool), int(Int64), double(Double), string(String), array([EncodableJSON]), object([String: EncodableJSON])
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([EncodableJSON])
+    case object([String: EncodableJSON])
 
     init(from decoder: any Decoder) throws {
         let single = try decoder.singleValueContainer()
-        if single.decodeNil() { self = .null; return }
-        if let bool = try? single.decode(Bool.self) { self = .bool(bool); return }
-        if let int = try? single.decode(Int64.self) { self = .int(int); return }
-        if let double = try? single.decode(Double.self) { self = .double(double); return }
-        if let string = try? single.decode(String.self) { self = .string(string); return }
-        if let array = try? single.decode([EncodableJSON].self) { self = .array(array); return }
+        if single.decodeNil() {
+            self = .null
+            return
+        }
+        if let bool = try? single.decode(Bool.self) {
+            self = .bool(bool)
+            return
+        }
+        if let int = try? single.decode(Int64.self) {
+            self = .int(int)
+            return
+        }
+        if let double = try? single.decode(Double.self) {
+            self = .double(double)
+            return
+        }
+        if let string = try? single.decode(String.self) {
+            self = .string(string)
+            return
+        }
+        if let array = try? single.decode([EncodableJSON].self) {
+            self = .array(array)
+            return
+        }
         self = .object(try single.decode([String: EncodableJSON].self))
     }
 

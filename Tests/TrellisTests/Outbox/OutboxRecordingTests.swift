@@ -8,23 +8,36 @@ import TrellisTestSupport
 @Suite struct OutboxRecordingTests {
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Character",
-                              attributes: [AttributeDescription(name: "id", type: .string, userInfo: ["JSONKeyPath": "id"]),
-                                           AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"]),
-                                           AttributeDescription(name: "rating", type: .integer64, userInfo: ["JSONKeyPath": "rating"]),
-                                           AttributeDescription(name: "updatedAt", type: .string, userInfo: ["JSONKeyPath": "updatedAt"])],
-                              relationships: [RelationshipDescription(name: "publisher", destinationEntity: "Publisher",
-                                                                      inverseName: "characters",
-                                                                      userInfo: ["JSONKeyPath": "publisher"])],
-                              userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Publisher",
-                              attributes: [AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
-                                           AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"])],
-                              relationships: [RelationshipDescription(name: "characters", destinationEntity: "Character",
-                                                                      inverseName: "publisher", isToMany: true)],
-                              userInfo: ["identityAttributes": "id"]),
-            EntityDescription(name: "Note",
-                              attributes: [AttributeDescription(name: "text", type: .string, userInfo: ["JSONKeyPath": "text"])]),
+            EntityDescription(
+                name: "Character",
+                attributes: [
+                    AttributeDescription(name: "id", type: .string, userInfo: ["JSONKeyPath": "id"]),
+                    AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"]),
+                    AttributeDescription(name: "rating", type: .integer64, userInfo: ["JSONKeyPath": "rating"]),
+                    AttributeDescription(name: "updatedAt", type: .string, userInfo: ["JSONKeyPath": "updatedAt"]),
+                ],
+                relationships: [
+                    RelationshipDescription(
+                        name: "publisher", destinationEntity: "Publisher",
+                        inverseName: "characters",
+                        userInfo: ["JSONKeyPath": "publisher"])
+                ],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Publisher",
+                attributes: [
+                    AttributeDescription(name: "id", type: .integer64, userInfo: ["JSONKeyPath": "id"]),
+                    AttributeDescription(name: "name", type: .string, userInfo: ["JSONKeyPath": "name"]),
+                ],
+                relationships: [
+                    RelationshipDescription(
+                        name: "characters", destinationEntity: "Character",
+                        inverseName: "publisher", isToMany: true)
+                ],
+                userInfo: ["identityAttributes": "id"]),
+            EntityDescription(
+                name: "Note",
+                attributes: [AttributeDescription(name: "text", type: .string, userInfo: ["JSONKeyPath": "text"])]),
         ])
     }
 
@@ -187,12 +200,18 @@ import TrellisTestSupport
             try batman(context).setValue(.string("Bruce Wayne"), forKey: "name")
             try context.save()
             // The later edits share one pending row of their own, after the row in flight.
-            #expect(try summary(store) == [#"1 update Character/1 ["1"] [name] base=s1 \#(state.rawValue) 1"#,
-                                           #"2 update Character/1 ["1"] [name,rating] base=s1 pending 0"#], "\(kind)")
+            #expect(
+                try summary(store) == [
+                    #"1 update Character/1 ["1"] [name] base=s1 \#(state.rawValue) 1"#,
+                    #"2 update Character/1 ["1"] [name,rating] base=s1 pending 0"#,
+                ], "\(kind)")
             try context.delete(try batman(context))
             try context.save()
-            #expect(try summary(store) == [#"1 update Character/1 ["1"] [name] base=s1 \#(state.rawValue) 1"#,
-                                           #"2 delete Character/1 ["1"] [] base=s1 pending 0"#], "\(kind)")
+            #expect(
+                try summary(store) == [
+                    #"1 update Character/1 ["1"] [name] base=s1 \#(state.rawValue) 1"#,
+                    #"2 delete Character/1 ["1"] [] base=s1 pending 0"#,
+                ], "\(kind)")
         }
     }
 
@@ -208,8 +227,11 @@ import TrellisTestSupport
         try context.save()
         try context.delete(robin)
         try context.save()
-        #expect(try summary(store) == ["1 create Character/1 nil [id] base=nil sending 1",
-                                       "2 delete Character/1 nil [] base=nil pending 0"])
+        #expect(
+            try summary(store) == [
+                "1 create Character/1 nil [id] base=nil sending 1",
+                "2 delete Character/1 nil [] base=nil pending 0",
+            ])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -231,9 +253,12 @@ import TrellisTestSupport
         }
         try alfred.setValue(.integer(9), forKey: "rating")
         try context.save()
-        #expect(try summary(store) == ["1 create Character/1 nil [id] base=nil sending 1",
-                                       "2 delete Character/1 nil [] base=nil pending 0",
-                                       #"4 update \#(alfred.objectID) ["3"] [rating] base=nil pending 0"#])
+        #expect(
+            try summary(store) == [
+                "1 create Character/1 nil [id] base=nil sending 1",
+                "2 delete Character/1 nil [] base=nil pending 0",
+                #"4 update \#(alfred.objectID) ["3"] [rating] base=nil pending 0"#,
+            ])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -266,8 +291,11 @@ import TrellisTestSupport
         let json = try JSONReader.parse(#"[{"id": "1", "name": "Bruce", "rating": 5}, {"id": "2", "name": "Robin", "publisher": 10}]"#)
         _ = try ObjectContext(store: store.store).importObjects(from: json, entity: "Character", options: options)
         // Batman's rating was 5 already; the publisher is a placeholder (the server's object): no row.
-        #expect(try summary(store) == [#"1 update Character/1 ["1"] [name] base=s1 pending 0"#,
-                                       "2 create Character/2 nil [id,name,publisher] base=nil pending 0"])
+        #expect(
+            try summary(store) == [
+                #"1 update Character/1 ["1"] [name] base=s1 pending 0"#,
+                "2 create Character/2 nil [id,name,publisher] base=nil pending 0",
+            ])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -325,11 +353,12 @@ import TrellisTestSupport
         let dc = try named.insert("Publisher")
         try dc.setValue(.integer(10), forKey: "id")
         try named.save()
-        #expect(try summary(store) == [
-            "1 create Note/1 nil [text] base=nil rejected 0 error=\(reason)",
-            "2 create Character/1 nil [id] base=nil rejected 0 error=entity Character is not pushable: it is not one of the pushable entities",
-            "3 create Publisher/1 nil [id] base=nil pending 0",
-        ])
+        #expect(
+            try summary(store) == [
+                "1 create Note/1 nil [text] base=nil rejected 0 error=\(reason)",
+                "2 create Character/1 nil [id] base=nil rejected 0 error=entity Character is not pushable: it is not one of the pushable entities",
+                "3 create Publisher/1 nil [id] base=nil pending 0",
+            ])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -360,7 +389,10 @@ import TrellisTestSupport
         let context = ObjectContext(store: store.store)
         try context.delete(try #require(try context.fetch("Publisher", id: .integer(10))))
         try context.save()
-        #expect(try summary(store) == [#"1 delete Publisher/1 [10] [] base=nil pending 0"#,
-                                       #"2 update Character/1 ["1"] [publisher] base=s1 pending 0"#])
+        #expect(
+            try summary(store) == [
+                #"1 delete Publisher/1 [10] [] base=nil pending 0"#,
+                #"2 update Character/1 ["1"] [publisher] base=s1 pending 0"#,
+            ])
     }
 }

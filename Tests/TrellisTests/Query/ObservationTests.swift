@@ -54,8 +54,9 @@ struct CollectorTimeout: Error, CustomStringConvertible {
         let store = try QueryFixture.store(kind)
         let observing = ObjectContext(store: store.store)
         let collector = UpdateCollector()
-        let request = ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("rating > 3"),
-                                         sortDescriptors: [ObjectSortDescriptor("name")])
+        let request = ObjectFetchRequest(
+            entity: "Character", predicate: try ObjectPredicate("rating > 3"),
+            sortDescriptors: [ObjectSortDescriptor("name")])
         let observation = try observing.observe(request, handler: collector.receive)
         defer { observation.cancel() }
         let first = try collector.wait(for: 1)[0]
@@ -64,10 +65,10 @@ struct CollectorTimeout: Error, CustomStringConvertible {
 
         let writer = ObjectContext(store: store.store)
         let payload: JSONValue = [
-            ["id": 9, "name": "Aquaman", "rating": 4.0],   // enters at 0
-            ["id": 3, "name": "Zed"],                      // renamed: moves from 2 to 3
-            ["id": 2, "rating": 1.0],                      // leaves (was at 3)
-            ["id": 7, "rating": 2.0],                      // changes, but stays out
+            ["id": 9, "name": "Aquaman", "rating": 4.0],  // enters at 0
+            ["id": 3, "name": "Zed"],  // renamed: moves from 2 to 3
+            ["id": 2, "rating": 1.0],  // leaves (was at 3)
+            ["id": 7, "rating": 2.0],  // changes, but stays out
         ]
         _ = try writer.importObjects(from: payload, entity: "Character")
         let second = try collector.wait(for: 2)[1]
@@ -147,8 +148,9 @@ struct CollectorTimeout: Error, CustomStringConvertible {
         let store = try QueryFixture.store(.sqlite)
         let report = try await store.store.importObjects(from: [["id": 11, "name": "Aqualad", "rating": 2.5]], entity: "Character")
         #expect(report.counts(for: "Character").inserted == 1)
-        let rows = try await store.store.fetch(ObjectFetchRequest(
-            entity: "Character", predicate: try ObjectPredicate("name BEGINSWITH 'Aqua'"), sortDescriptors: [ObjectSortDescriptor("name")]))
+        let rows = try await store.store.fetch(
+            ObjectFetchRequest(
+                entity: "Character", predicate: try ObjectPredicate("name BEGINSWITH 'Aqua'"), sortDescriptors: [ObjectSortDescriptor("name")]))
         let names = await MainActor.run { rows.map { $0["name"]?.stringValue ?? "" } }
         #expect(names == ["Aqualad"])
         #expect(try await store.store.count(ObjectFetchRequest(entity: "Character")) == 9)

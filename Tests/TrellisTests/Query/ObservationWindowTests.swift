@@ -39,8 +39,10 @@ import TrellisTestSupport
     func anObjectBeforeTheWindowThatStopsMatchingMovesIt(kind: StoreKind) throws {
         let store = try QueryFixture.store(kind)
         let (collector, observation) = try Self.observe(
-            store, ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("active == TRUE"),
-                                      sortDescriptors: [ObjectSortDescriptor("id")], limit: 2, offset: 2))
+            store,
+            ObjectFetchRequest(
+                entity: "Character", predicate: try ObjectPredicate("active == TRUE"),
+                sortDescriptors: [ObjectSortDescriptor("id")], limit: 2, offset: 2))
         defer { observation.cancel() }
         #expect(Self.ids(try collector.wait(for: 1)[0].results) == [3, 6])
         _ = try ObjectContext(store: store.store).importObjects(from: [["id": 1, "active": false]], entity: "Character")
@@ -56,17 +58,22 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases)
     func shiftsAreNotUpdatesWithOrWithoutALimit(kind: StoreKind) throws {
         let store = try QueryFixture.store(kind)
-        let request = ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("rating > 3"),
-                                         sortDescriptors: [ObjectSortDescriptor("rating", ascending: false)])
+        let request = ObjectFetchRequest(
+            entity: "Character", predicate: try ObjectPredicate("rating > 3"),
+            sortDescriptors: [ObjectSortDescriptor("rating", ascending: false)])
         var limited = request
         limited.limit = 100
         let (unlimitedUpdates, a) = try Self.observe(store, request)
         let (limitedUpdates, b) = try Self.observe(store, limited)
-        defer { a.cancel(); b.cancel() }
+        defer {
+            a.cancel()
+            b.cancel()
+        }
         #expect(Self.ids(try unlimitedUpdates.wait(for: 1)[0].results) == [3, 1, 8, 2])
         #expect(Self.ids(try limitedUpdates.wait(for: 1)[0].results) == [3, 1, 8, 2])
-        _ = try ObjectContext(store: store.store).importObjects(from: [["id": 4, "rating": 9.0], ["id": 8, "rating": 4.0]],
-                                                               entity: "Character")
+        _ = try ObjectContext(store: store.store).importObjects(
+            from: [["id": 4, "rating": 9.0], ["id": 8, "rating": 4.0]],
+            entity: "Character")
         let changes = [try unlimitedUpdates.wait(for: 2)[1], try limitedUpdates.wait(for: 2)[1]]
         for update in changes {
             #expect(Self.ids(update.results) == [4, 3, 1, 8, 2])

@@ -60,15 +60,19 @@ import TrellisTestSupport
         } catch let error as QueryError {
             #expect(error.code == .syntax)
             #expect(error.column == 7)
-            #expect(error.message.hasPrefix("expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, "
-                                            + "CONTAINS, LIKE, MATCHES) after 'label', found 'ın {'a'}'"))
+            #expect(
+                error.message.hasPrefix(
+                    "expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, "
+                        + "CONTAINS, LIKE, MATCHES) after 'label', found 'ın {'a'}'"))
         }
         #expect(try Self.comparison("label in {'a'}")?.op == .in)
         #expect(try Self.comparison("ıd == 1")?.keyPath == "ıd")
     }
 
-    @Test(arguments: [("id == 0x1F", Int64(31)), ("id == 0X1f", 31), ("id == 0o17", 15), ("id == 0b101", 5), ("id == -0x10", -16),
-                      ("id == 0x7FFFFFFFFFFFFFFF", .max), ("id == -0x8000000000000000", .min), ("id == -0b0", 0)])
+    @Test(arguments: [
+        ("id == 0x1F", Int64(31)), ("id == 0X1f", 31), ("id == 0o17", 15), ("id == 0b101", 5), ("id == -0x10", -16),
+        ("id == 0x7FFFFFFFFFFFFFFF", .max), ("id == -0x8000000000000000", .min), ("id == -0b0", 0),
+    ])
     func integersInOtherBases(text: String, value: Int64) throws {
         #expect(try Self.comparison(text)?.value == .integer(value))
     }

@@ -15,14 +15,18 @@ enum QueryFixture {
         return try ObjectModel(entities: [
             EntityDescription(
                 name: "Character",
-                attributes: [attribute("id", .integer64), attribute("name", .string), attribute("realName", .string),
-                             attribute("rating", .double), attribute("active", .boolean),
-                             attribute("createdAt", .date, transformer: "iso8601")],
+                attributes: [
+                    attribute("id", .integer64), attribute("name", .string), attribute("realName", .string),
+                    attribute("rating", .double), attribute("active", .boolean),
+                    attribute("createdAt", .date, transformer: "iso8601"),
+                ],
                 relationships: [
-                    RelationshipDescription(name: "powers", destinationEntity: "Power", inverseName: "characters", isToMany: true,
-                                            userInfo: ["JSONKeyPath": "powers"]),
-                    RelationshipDescription(name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
-                                            userInfo: ["JSONKeyPath": "publisher"]),
+                    RelationshipDescription(
+                        name: "powers", destinationEntity: "Power", inverseName: "characters", isToMany: true,
+                        userInfo: ["JSONKeyPath": "powers"]),
+                    RelationshipDescription(
+                        name: "publisher", destinationEntity: "Publisher", inverseName: "characters",
+                        userInfo: ["JSONKeyPath": "publisher"]),
                 ],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(
@@ -47,15 +51,18 @@ enum QueryFixture {
 
     /// 8 characters; see the comments in `QueryTableTests` for what each case selects.
     static func characters() -> JSONValue {
-        func character(_ id: Int64, _ name: String?, _ realName: String?, _ rating: Double?, _ active: Bool, _ createdAt: String?,
-                       _ publisher: JSONValue, _ powers: [Int64]) -> JSONValue {
-            .object(JSONObject([
-                ("id", .number(JSONNumber(id))), ("name", name.map(JSONValue.string) ?? .null),
-                ("realName", realName.map(JSONValue.string) ?? .null),
-                ("rating", rating.map { .number(JSONNumber($0)) } ?? .null), ("active", .bool(active)),
-                ("createdAt", createdAt.map(JSONValue.string) ?? .null), ("publisher", publisher),
-                ("powers", .array(powers.map(power))),
-            ]))
+        func character(
+            _ id: Int64, _ name: String?, _ realName: String?, _ rating: Double?, _ active: Bool, _ createdAt: String?,
+            _ publisher: JSONValue, _ powers: [Int64]
+        ) -> JSONValue {
+            .object(
+                JSONObject([
+                    ("id", .number(JSONNumber(id))), ("name", name.map(JSONValue.string) ?? .null),
+                    ("realName", realName.map(JSONValue.string) ?? .null),
+                    ("rating", rating.map { .number(JSONNumber($0)) } ?? .null), ("active", .bool(active)),
+                    ("createdAt", createdAt.map(JSONValue.string) ?? .null), ("publisher", publisher),
+                    ("powers", .array(powers.map(power))),
+                ]))
         }
         return .array([
             character(1, "Batman", "Bruce Wayne", 4.5, true, "2011-08-21T18:02:52.000Z", dc, [1, 2]),

@@ -109,9 +109,10 @@ import TrellisTestSupport
     func requestReturnsTheExpectedObjects(kind: StoreKind, testCase: Case) throws {
         let store = try QueryFixture.store(kind)
         let predicate = try testCase.predicate.map { try ObjectPredicate(format: $0, arguments: testCase.arguments) }
-        let request = ObjectFetchRequest(entity: "Character", predicate: predicate,
-                                         sortDescriptors: testCase.sort.isEmpty ? [] : try ObjectSortDescriptor.list(testCase.sort),
-                                         limit: testCase.limit, offset: testCase.offset)
+        let request = ObjectFetchRequest(
+            entity: "Character", predicate: predicate,
+            sortDescriptors: testCase.sort.isEmpty ? [] : try ObjectSortDescriptor.list(testCase.sort),
+            limit: testCase.limit, offset: testCase.offset)
         let context = ObjectContext(store: store.store)
         let objects = try context.fetch(request)
         #expect(objects.map { $0["id"]?.integerValue ?? -1 } == testCase.expected)
@@ -139,7 +140,8 @@ import TrellisTestSupport
         #expect(objects.first?.destinationIDs(forKey: "publisher") == [])
         // SELF IN: the object IDs found restrict a second request.
         let ids = try ObjectContext(store: store.store).fetch(
-            ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("rating >= 4.5"))).map(\.objectID)
+            ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("rating >= 4.5"))
+        ).map(\.objectID)
         let again = try ObjectContext(store: store.store).fetch(
             ObjectFetchRequest(entity: "Character", predicate: try ObjectPredicate("SELF IN %@ AND name BEGINSWITH 'S'", ids)))
         #expect(again.map { $0["id"]?.integerValue ?? -1 } == [3, 8])
@@ -153,8 +155,9 @@ import TrellisTestSupport
         #expect(try context.fetch(busy).map { $0["name"]?.stringValue ?? "" } == ["DC Comics"])
         let idle = ObjectFetchRequest(entity: "Publisher", predicate: try ObjectPredicate("NONE characters.active == TRUE"))
         #expect(try context.fetch(idle).map { $0["name"]?.stringValue ?? "" } == ["Marvel", "Image"])
-        let flyers = ObjectFetchRequest(entity: "Power", predicate: try ObjectPredicate("ANY characters.publisher.name == 'Marvel'"),
-                                        sortDescriptors: [ObjectSortDescriptor("name", ascending: false)])
+        let flyers = ObjectFetchRequest(
+            entity: "Power", predicate: try ObjectPredicate("ANY characters.publisher.name == 'Marvel'"),
+            sortDescriptors: [ObjectSortDescriptor("name", ascending: false)])
         #expect(try context.fetch(flyers).map { $0["name"]?.stringValue ?? "" } == ["Strength", "Flight"])
         #expect(try context.count(ObjectFetchRequest(entity: "Power", predicate: try ObjectPredicate("characters.@count == 3"))) == 4)
     }

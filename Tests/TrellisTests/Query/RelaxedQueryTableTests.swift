@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// What SQL cannot decide gives the same rows on every store (``StoreKind/allCases``): a SQL
@@ -19,12 +20,14 @@ import TrellisTestSupport
 
     static let leaves: [Leaf] = [
         Leaf(predicate: .compare("label", .equal, "strasse", options: [.caseInsensitive]), name: "label ==[c] 'strasse'", ids: [1, 2]),
-        Leaf(predicate: .compare("label", .beginsWith, "ISTAN", options: [.caseInsensitive, .diacriticInsensitive]),
-             name: "label BEGINSWITH[cd] 'ISTAN'", ids: [3, 4, 17]),
+        Leaf(
+            predicate: .compare("label", .beginsWith, "ISTAN", options: [.caseInsensitive, .diacriticInsensitive]),
+            name: "label BEGINSWITH[cd] 'ISTAN'", ids: [3, 4, 17]),
         Leaf(predicate: .compare("label", .like, "a?b"), name: "label LIKE 'a?b'", ids: [7, 19]),
         Leaf(predicate: .compare("label", .matches, "[a-z]+"), name: "label MATCHES '[a-z]+'", ids: [4, 18, .min]),
-        Leaf(predicate: .compare("tags.name", .equal, "RED", options: [.caseInsensitive], quantifier: .any),
-             name: "ANY tags.name ==[c] 'RED'", ids: [1]),
+        Leaf(
+            predicate: .compare("tags.name", .equal, "RED", options: [.caseInsensitive], quantifier: .any),
+            name: "ANY tags.name ==[c] 'RED'", ids: [1]),
         Leaf(predicate: .compare("label", .equal, "a\u{0}b"), name: "label == 'a U+0000 b'", ids: [7]),
         Leaf(predicate: .compare("id", .lessOrEqual, 2), name: "id <= 2", ids: [1, 2, .min]),
     ]
@@ -53,8 +56,11 @@ import TrellisTestSupport
                 #expect(try context.count(ObjectFetchRequest(entity: "Item", predicate: predicate, limit: 1)) == expected.count, "\(leaf) in \(n)")
                 // Sorted by id descending, from the second, at most three: decided after the pre-filter.
                 let window = Array(expected.sorted(by: >).dropFirst().prefix(3))
-                #expect(try ids(ObjectFetchRequest(entity: "Item", predicate: predicate, sortDescriptors: [ObjectSortDescriptor("id", ascending: false)],
-                                                   limit: 3, offset: 1)) == window, "\(leaf) in \(n)")
+                #expect(
+                    try ids(
+                        ObjectFetchRequest(
+                            entity: "Item", predicate: predicate, sortDescriptors: [ObjectSortDescriptor("id", ascending: false)],
+                            limit: 3, offset: 1)) == window, "\(leaf) in \(n)")
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// `NOT` in a ``StorePredicate`` is two-valued on every store (``StoreKind/allCases``): a
@@ -12,12 +13,16 @@ import TrellisTestSupport
     let stores = TestStores()
 
     init() throws {
-        model = try ObjectModel(entities: [EntityDescription(
-            name: "Item",
-            attributes: [GraphFixture.attribute("id", .integer64, key: "id", optional: false),
-                         GraphFixture.attribute("name", .string, key: "name"),
-                         GraphFixture.attribute("score", .double, key: "score")],
-            userInfo: ["identityAttributes": "id"])])
+        model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id", optional: false),
+                    GraphFixture.attribute("name", .string, key: "name"),
+                    GraphFixture.attribute("score", .double, key: "score"),
+                ],
+                userInfo: ["identityAttributes": "id"])
+        ])
     }
 
     func seeded(_ kind: StoreKind) throws -> (any PersistentStore, ObjectContext) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+
 @testable import Trellis
 
 /// A ``StorePredicate`` runs as a fetch request on every store (``StoreKind/allCases``):
@@ -18,17 +19,24 @@ import TrellisTestSupport
         model = try ObjectModel(entities: [
             EntityDescription(
                 name: "Item",
-                attributes: [GraphFixture.attribute("id", .integer64, key: "id", optional: false),
-                             GraphFixture.attribute("name", .string, key: "name"),
-                             GraphFixture.attribute("score", .double, key: "score"),
-                             GraphFixture.attribute("rank", .integer32, key: "rank")],
-                relationships: [RelationshipDescription(name: "owner", destinationEntity: "Owner", inverseName: "items",
-                                                        userInfo: ["JSONKeyPath": "owner"])],
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id", optional: false),
+                    GraphFixture.attribute("name", .string, key: "name"),
+                    GraphFixture.attribute("score", .double, key: "score"),
+                    GraphFixture.attribute("rank", .integer32, key: "rank"),
+                ],
+                relationships: [
+                    RelationshipDescription(
+                        name: "owner", destinationEntity: "Owner", inverseName: "items",
+                        userInfo: ["JSONKeyPath": "owner"])
+                ],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(
                 name: "Owner",
-                attributes: [GraphFixture.attribute("id", .integer64, key: "id", optional: false),
-                             GraphFixture.attribute("name", .string, key: "name")],
+                attributes: [
+                    GraphFixture.attribute("id", .integer64, key: "id", optional: false),
+                    GraphFixture.attribute("name", .string, key: "name"),
+                ],
                 relationships: [RelationshipDescription(name: "items", destinationEntity: "Item", inverseName: "owner", isToMany: true)],
                 userInfo: ["identityAttributes": "id"]),
         ])
@@ -36,12 +44,13 @@ import TrellisTestSupport
 
     func seeded(_ kind: StoreKind) throws -> any PersistentStore {
         let store = try stores.make(kind, model: model)
-        _ = try ObjectContext(store: store).importObjects(from: [
-            ["id": 1, "name": "x", "score": 1, "rank": 10, "owner": ["id": 1, "name": "Ann"]],
-            ["id": 2, "name": nil, "score": nil, "rank": nil],
-            ["id": 3, "name": "", "score": 2.5, "rank": 30, "owner": ["id": 2, "name": "Bob"]],
-            ["id": 4, "name": "y", "score": 2, "rank": 40, "owner": 1],
-        ], entity: "Item")
+        _ = try ObjectContext(store: store).importObjects(
+            from: [
+                ["id": 1, "name": "x", "score": 1, "rank": 10, "owner": ["id": 1, "name": "Ann"]],
+                ["id": 2, "name": nil, "score": nil, "rank": nil],
+                ["id": 3, "name": "", "score": 2.5, "rank": 30, "owner": ["id": 2, "name": "Bob"]],
+                ["id": 4, "name": "y", "score": 2, "rank": 40, "owner": 1],
+            ], entity: "Item")
         return store
     }
 
@@ -88,25 +97,37 @@ import TrellisTestSupport
 
     /// Predicates that do not fit Item, and the store error each is, the same on every store.
     static let errors: [(StorePredicate, StoreError.Code, String)] = [
-        (.equals(attribute: "nope", value: nil), .unknownObject,
-         "Item has no attribute or relationship 'nope'; its attributes: id, name, score, rank; its relationships: owner"),
-        (.not(.oneOf(attribute: "nope", values: [.integer(1)])), .unknownObject,
-         "Item has no attribute or relationship 'nope'; its attributes: id, name, score, rank; its relationships: owner"),
-        (.equals(attribute: "name", value: .integer(3)), .unsupportedValue,
-         "Item.name (string) cannot be compared with a number (3); quote it to compare text: \"3\""),
+        (
+            .equals(attribute: "nope", value: nil), .unknownObject,
+            "Item has no attribute or relationship 'nope'; its attributes: id, name, score, rank; its relationships: owner"
+        ),
+        (
+            .not(.oneOf(attribute: "nope", values: [.integer(1)])), .unknownObject,
+            "Item has no attribute or relationship 'nope'; its attributes: id, name, score, rank; its relationships: owner"
+        ),
+        (
+            .equals(attribute: "name", value: .integer(3)), .unsupportedValue,
+            "Item.name (string) cannot be compared with a number (3); quote it to compare text: \"3\""
+        ),
         (.equals(attribute: "score", value: .double(.nan)), .unsupportedValue, "Item.score (double) cannot be compared with NaN"),
-        (.equals(attribute: "rank", value: .integer(1 << 40)), .unsupportedValue,
-         "Item.rank (integer32) cannot be compared with a number (1099511627776); it is outside integer32's range -2147483648...2147483647"),
-        (.relatedTo(relationship: "name", destination: owner(1)), .unsupportedValue,
-         "Item.name (string) cannot be compared with an object ID (Owner/1); object IDs compare with relationships"),
+        (
+            .equals(attribute: "rank", value: .integer(1 << 40)), .unsupportedValue,
+            "Item.rank (integer32) cannot be compared with a number (1099511627776); it is outside integer32's range -2147483648...2147483647"
+        ),
+        (
+            .relatedTo(relationship: "name", destination: owner(1)), .unsupportedValue,
+            "Item.name (string) cannot be compared with an object ID (Owner/1); object IDs compare with relationships"
+        ),
     ]
 
     @Test(arguments: StoreKind.allCases)
     func aNameOrValueThatDoesNotFitIsTheSameErrorOnEveryStore(kind: StoreKind) throws {
         let store = try seeded(kind)
         for (predicate, code, message) in Self.errors {
-            for run in [{ try store.read { _ = try $0.fetch(entity: "Item", matching: predicate) } },
-                        { try store.read { _ = try $0.count(entity: "Item", matching: predicate) } }] {
+            for run in [
+                { try store.read { _ = try $0.fetch(entity: "Item", matching: predicate) } },
+                { try store.read { _ = try $0.count(entity: "Item", matching: predicate) } },
+            ] {
                 do {
                     try run()
                     Issue.record("expected an error for \(predicate)")
@@ -155,9 +176,11 @@ import TrellisTestSupport
         let added = try context.insert("Item")
         try added.setValue(.integer(5), forKey: "id")
         try added.setValue(.double(2), forKey: "score")
-        #expect(try context.fetch("Item", matching: .equals(attribute: "score", value: .integer(2))).compactMap { $0["id"]?.integerValue }
+        #expect(
+            try context.fetch("Item", matching: .equals(attribute: "score", value: .integer(2))).compactMap { $0["id"]?.integerValue }
                 == [5, 1, 4])
-        #expect(try context.fetch("Item", matching: .not(.equals(attribute: "name", value: .string("x"))))
+        #expect(
+            try context.fetch("Item", matching: .not(.equals(attribute: "name", value: .string("x"))))
                 .compactMap { $0["id"]?.integerValue } == [5, 1, 2, 3, 4])
     }
 }

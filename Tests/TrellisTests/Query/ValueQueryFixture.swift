@@ -37,13 +37,16 @@ enum ValueQueryFixture {
         return try ObjectModel(entities: [
             EntityDescription(
                 name: "Item",
-                attributes: [attribute("id", .integer64), attribute("label", .string), attribute("price", .decimal),
-                             attribute("weight", .float), attribute("score", .double), attribute("flag", .boolean),
-                             attribute("at", .date), attribute("uid", .uuid), attribute("link", .uri), attribute("small", .integer16)],
+                attributes: [
+                    attribute("id", .integer64), attribute("label", .string), attribute("price", .decimal),
+                    attribute("weight", .float), attribute("score", .double), attribute("flag", .boolean),
+                    attribute("at", .date), attribute("uid", .uuid), attribute("link", .uri), attribute("small", .integer16),
+                ],
                 relationships: [
                     RelationshipDescription(name: "owner", destinationEntity: "Owner", inverseName: "items", userInfo: ["JSONKeyPath": "owner"]),
-                    RelationshipDescription(name: "tags", destinationEntity: "Tag", inverseName: "items", isToMany: true,
-                                            userInfo: ["JSONKeyPath": "tags"]),
+                    RelationshipDescription(
+                        name: "tags", destinationEntity: "Tag", inverseName: "items", isToMany: true,
+                        userInfo: ["JSONKeyPath": "tags"]),
                 ],
                 userInfo: ["identityAttributes": "id"]),
             EntityDescription(
@@ -90,8 +93,10 @@ enum ValueQueryFixture {
         """
 
     /// Every item's `id`, in object ID (import) order: the order of unsorted results.
-    static let ids: [Int64] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 9_007_199_254_740_993, 9_007_199_254_740_992, .min,
-                               17, 18, 19, 20, 21]
+    static let ids: [Int64] = [
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 9_007_199_254_740_993, 9_007_199_254_740_992, .min,
+        17, 18, 19, 20, 21,
+    ]
 
     /// The ids a case expects on `kind`: none on PostgreSQL for a predicate looking for U+0000.
     static func expected(_ ids: [Int64], predicate: String?, on kind: StoreKind) -> [Int64] {
@@ -110,8 +115,9 @@ enum ValueQueryFixture {
         let context = ObjectContext(store: store.store)
         let items = kind == .postgres ? items.replacingOccurrences(of: "a\\u0000b", with: "a\\u0001b") : items
         _ = try context.importObjects(from: try JSONReader.parse(Array(items.utf8)), entity: "Item")
-        _ = try context.importObjects(from: [["id": 3, "name": "unused"], ["id": 1, "name": "red"], ["id": 2, "name": "blue"]],
-                                      entity: "Tag")
+        _ = try context.importObjects(
+            from: [["id": 3, "name": "unused"], ["id": 1, "name": "red"], ["id": 2, "name": "blue"]],
+            entity: "Tag")
         return store
     }
 }

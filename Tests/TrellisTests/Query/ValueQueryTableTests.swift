@@ -164,8 +164,12 @@ import TrellisTestSupport
         Case(predicate: "score != nil", sort: "score", expected: [2, 1, big1, big0, 3]),
         Case(predicate: "score != nil", sort: "-score", expected: [3, big1, big0, 1, 2]),
         Case(predicate: "at != nil", sort: "at", expected: [5, 4, 1, 2, 6, 3]),
-        Case(predicate: "owner.name != 'Bob'", sort: "-owner.name", expected: [4, 5, 1, 3, 6, 7, 8, 9, 10, 11, 12, 13, big1, big0, .min,
-                                                                                17, 18, 19, 20, 21]),
+        Case(
+            predicate: "owner.name != 'Bob'", sort: "-owner.name",
+            expected: [
+                4, 5, 1, 3, 6, 7, 8, 9, 10, 11, 12, 13, big1, big0, .min,
+                17, 18, 19, 20, 21,
+            ]),
         Case(predicate: "small != nil OR id < 0", sort: "small,-id", expected: [.min, 2, 1]),
         Case(predicate: "id <= 3 OR id > 20", sort: "id", expected: [.min, 1, 2, 3, 21, big0, big1]),
         Case(predicate: "id < 4 OR label == ''", sort: "label", expected: [21, 2, 1, .min, 3]),
@@ -186,9 +190,10 @@ import TrellisTestSupport
     func requestReturnsTheExpectedObjects(kind: StoreKind, testCase: Case) throws {
         let store = try ValueQueryFixture.store(kind)
         let predicate = try testCase.predicate.map { try ObjectPredicate(format: $0) }
-        let request = ObjectFetchRequest(entity: "Item", predicate: predicate,
-                                         sortDescriptors: testCase.sort.isEmpty ? [] : try ObjectSortDescriptor.list(testCase.sort),
-                                         limit: testCase.limit, offset: testCase.offset)
+        let request = ObjectFetchRequest(
+            entity: "Item", predicate: predicate,
+            sortDescriptors: testCase.sort.isEmpty ? [] : try ObjectSortDescriptor.list(testCase.sort),
+            limit: testCase.limit, offset: testCase.offset)
         let context = ObjectContext(store: store.store)
         let expected = ValueQueryFixture.expected(testCase.expected, predicate: testCase.predicate, on: kind)
         #expect(try context.fetch(request).map { $0["id"]?.integerValue ?? -1 } == expected)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// A stored graph as text that does not depend on object IDs, so two stores filled in a
 /// different order compare equal exactly when they hold the same objects and links.

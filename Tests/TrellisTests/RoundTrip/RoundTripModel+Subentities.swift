@@ -1,5 +1,6 @@
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// A family of sub-entities in a generated model: a parent (abstract or not) with an
 /// entity mapper reading `kind`, and two sub-entities, with the identity declared on the

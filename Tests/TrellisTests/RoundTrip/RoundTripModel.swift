@@ -1,6 +1,7 @@
 import Foundation
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// A random model within the features an export → import round trip supports, made from a
 /// seed (the same seed always gives the same model and payloads: keep this file's choices
@@ -114,10 +115,13 @@ struct RoundTripModel {
             var familyRandom = SplitMix64(seed: seed ^ 0x5AB_E17)
             families.append(RoundTripModel.addFamily(&entities, &familyRandom))
             RoundTripModel.addRelationships(&entities, &familyRandom, prefix: "s")
-            bindings = MappingBindings(entityMappers: families.map { family in
-                EntityMapper(name: entities[family.parent].mapperName!, keyPath: "kind", table: Dictionary(
-                    uniqueKeysWithValues: family.concretes.map { (entities[$0].kind!, entities[$0].name) }))
-            })
+            bindings = MappingBindings(
+                entityMappers: families.map { family in
+                    EntityMapper(
+                        name: entities[family.parent].mapperName!, keyPath: "kind",
+                        table: Dictionary(
+                            uniqueKeysWithValues: family.concretes.map { (entities[$0].kind!, entities[$0].name) }))
+                })
         }
         self.entities = entities
         model = try ObjectModel(entities: entities.map { RoundTripModel.description($0, in: entities) })
@@ -137,8 +141,10 @@ struct RoundTripModel {
         case .composite:
             let arrayForm = random.next() % 3 == 0
             entity.attributes.append(Attribute(name: "kind", type: .string, keyPath: arrayForm ? "key.0" : "kind", isIdentity: true))
-            entity.attributes.append(Attribute(name: "number", type: .integer16, keyPath: arrayForm ? "key.1" : "n.number",
-                                               isIdentity: true))
+            entity.attributes.append(
+                Attribute(
+                    name: "number", type: .integer16, keyPath: arrayForm ? "key.1" : "n.number",
+                    isIdentity: true))
         }
     }
 
@@ -163,8 +169,10 @@ struct RoundTripModel {
                 entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: t, keyPath: "\(prefix)\(i)", isIdentity: false, defaultValue: defaultValue(t)))
             case 2:
                 let t = type()
-                entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: t, keyPath: "meta.\(prefix)\(i)", isIdentity: false,
-                                                   defaultValue: defaultValue(t)))
+                entity.attributes.append(
+                    Attribute(
+                        name: "\(prefix)\(i)", type: t, keyPath: "meta.\(prefix)\(i)", isIdentity: false,
+                        defaultValue: defaultValue(t)))
             case 3:
                 entity.attributes.append(Attribute(name: "\(prefix)\(i)", type: type(), keyPath: "x.y.\(prefix)\(i)", isIdentity: false))
             case 4:
@@ -197,7 +205,8 @@ struct RoundTripModel {
             let forwardMapped = random.next() % 10 != 0
             let inverseMapped = random.next() % 2 == 0
             let nestedKeyPaths = random.next() % 4 == 0
-            let forwardName = "\(prefix)\(number)", inverseName = "\(prefix)\(number)i"
+            let forwardName = "\(prefix)\(number)"
+            let inverseName = "\(prefix)\(number)i"
             number += 1
             // An object without identity attributes belongs to one object: the relationships
             // leading to it have a to-one inverse or none (see the type's notes).
@@ -208,13 +217,15 @@ struct RoundTripModel {
             // second side's order, when mapped, does not come back.
             if hasInverse, forwardKind == 2, inverseKind == 2, forwardMapped, inverseMapped { continue }
             func keyPath(_ name: String) -> String { nestedKeyPaths ? "links.\(name)" : name }
-            entities[source].relationships.append(Relationship(
-                name: forwardName, destination: destination, isToMany: forwardKind != 0, isOrdered: forwardKind == 2,
-                inverse: hasInverse ? inverseName : nil, keyPath: forwardMapped ? keyPath(forwardName) : nil))
+            entities[source].relationships.append(
+                Relationship(
+                    name: forwardName, destination: destination, isToMany: forwardKind != 0, isOrdered: forwardKind == 2,
+                    inverse: hasInverse ? inverseName : nil, keyPath: forwardMapped ? keyPath(forwardName) : nil))
             if hasInverse {
-                entities[destination].relationships.append(Relationship(
-                    name: inverseName, destination: source, isToMany: inverseKind != 0, isOrdered: inverseKind == 2,
-                    inverse: forwardName, keyPath: inverseMapped ? keyPath(inverseName) : nil))
+                entities[destination].relationships.append(
+                    Relationship(
+                        name: inverseName, destination: source, isToMany: inverseKind != 0, isOrdered: inverseKind == 2,
+                        inverse: forwardName, keyPath: inverseMapped ? keyPath(inverseName) : nil))
             }
         }
     }
@@ -227,13 +238,15 @@ struct RoundTripModel {
         return EntityDescription(
             name: entity.name, parentName: entity.parent.map { entities[$0].name }, isAbstract: entity.isAbstract,
             attributes: entity.attributes.map { a in
-                AttributeDescription(name: a.name, type: a.type, isOptional: true, defaultValue: a.defaultValue,
-                                     userInfo: ["JSONKeyPath": a.keyPath])
+                AttributeDescription(
+                    name: a.name, type: a.type, isOptional: true, defaultValue: a.defaultValue,
+                    userInfo: ["JSONKeyPath": a.keyPath])
             },
             relationships: entity.relationships.map { r in
-                RelationshipDescription(name: r.name, destinationEntity: "E\(r.destination)", inverseName: r.inverse,
-                                        isToMany: r.isToMany, isOrdered: r.isOrdered, deleteRule: .nullify,
-                                        userInfo: r.keyPath.map { ["JSONKeyPath": $0] } ?? [:])
+                RelationshipDescription(
+                    name: r.name, destinationEntity: "E\(r.destination)", inverseName: r.inverse,
+                    isToMany: r.isToMany, isOrdered: r.isOrdered, deleteRule: .nullify,
+                    userInfo: r.keyPath.map { ["JSONKeyPath": $0] } ?? [:])
             },
             userInfo: info)
     }

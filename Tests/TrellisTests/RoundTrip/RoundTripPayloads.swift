@@ -1,6 +1,7 @@
 import Foundation
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// One import of a generated case: a top-level array for `entity`.
 struct RoundTripPayload {
@@ -147,8 +148,10 @@ struct RoundTripPayloads {
             let n = Int64(next(6)) + 1
             return chance(20) ? .string(String(n)) : .number(JSONNumber(n))
         case .uuid:
-            let pool = ["0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7",
-                        "e1b1a1c2-3b4d-4e5f-8a9b-0c1d2e3f4a5b"]
+            let pool = [
+                "0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                "e1b1a1c2-3b4d-4e5f-8a9b-0c1d2e3f4a5b",
+            ]
             let text = pool[Int(next(UInt64(pool.count)))]
             return .string(chance(30) ? text.uppercased() : text)
         case .string where attribute.name == "kind":

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Trellis
 import TrellisTestSupport
+
+@testable import Trellis
 
 /// What Trellis exports, Trellis imports back (issue 13 point 4), on generated cases: a
 /// random model (``RoundTripModel``) and random payloads (``RoundTripPayloads``) from a
@@ -56,8 +57,9 @@ struct RoundTripRegression: Sendable, CustomStringConvertible {
         .init(name: "destinations without identity attributes inserted again by the re-import", seed: 19),
         .init(name: "a many-to-many link between new objects lost when the join table's owning side is unmapped (SQLite)", seed: 59),
         .init(name: "an unmapped ordered to-many's order, which no JSON holds, compared as an order", seed: 124),
-        .init(name: "the identifier of a sub-entity with identity of its own, through a relationship to its parent without",
-              seed: 31, subentities: true),
+        .init(
+            name: "the identifier of a sub-entity with identity of its own, through a relationship to its parent without",
+            seed: 31, subentities: true),
     ]
 }
 

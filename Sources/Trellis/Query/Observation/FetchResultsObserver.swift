@@ -36,8 +36,10 @@ final class FetchResultsObserver: @unchecked Sendable {
     private let reached: Set<String>
     private let kinds: Set<String>
 
-    init(store: any ObservableStore, request: ResolvedFetchRequest,
-         deliver: @escaping @Sendable (Result<FetchResultsUpdate, any Error>) -> Void) {
+    init(
+        store: any ObservableStore, request: ResolvedFetchRequest,
+        deliver: @escaping @Sendable (Result<FetchResultsUpdate, any Error>) -> Void
+    ) {
         self.store = store
         self.request = request
         self.deliver = deliver
@@ -179,7 +181,8 @@ final class FetchResultsObserver: @unchecked Sendable {
         rows.reserveCapacity(results.count + matched.count)
         for (i, object) in results.enumerated() where !leaving.contains(object.id) { rows.append((object, keys[i])) }
         for row in matched.sorted(by: { precedes($0, $1) }) {
-            var low = 0, high = rows.count
+            var low = 0
+            var high = rows.count
             while low < high {
                 let mid = (low + high) / 2
                 if precedes(rows[mid], row) { low = mid + 1 } else { high = mid }
@@ -196,9 +199,11 @@ final class FetchResultsObserver: @unchecked Sendable {
             guard let index = newIndex[object.id] else { continue }
             if let old = oldIndex[object.id] {
                 let properties = commit.updated[object.id] ?? PropertyChanges()
-                change.updated.append(.init(id: object.id, oldIndex: old, index: index,
-                                            changedAttributes: names(properties.attributes, object.entity.attributes.map(\.name)),
-                                            changedRelationships: names(properties.relationships, object.entity.relationships.map(\.name))))
+                change.updated.append(
+                    .init(
+                        id: object.id, oldIndex: old, index: index,
+                        changedAttributes: names(properties.attributes, object.entity.attributes.map(\.name)),
+                        changedRelationships: names(properties.relationships, object.entity.relationships.map(\.name))))
             } else {
                 change.inserted.append(.init(id: object.id, index: index))
             }
@@ -225,9 +230,11 @@ final class FetchResultsObserver: @unchecked Sendable {
                 // other unchanged objects is too.
                 if results[old] != object || keys[old] != newKeys || properties != nil {
                     let changed = properties ?? PropertyChanges()
-                    change.updated.append(.init(id: object.id, oldIndex: old, index: i,
-                                                changedAttributes: names(changed.attributes, object.entity.attributes.map(\.name)),
-                                                changedRelationships: names(changed.relationships, object.entity.relationships.map(\.name))))
+                    change.updated.append(
+                        .init(
+                            id: object.id, oldIndex: old, index: i,
+                            changedAttributes: names(changed.attributes, object.entity.attributes.map(\.name)),
+                            changedRelationships: names(changed.relationships, object.entity.relationships.map(\.name))))
                 }
             } else {
                 change.inserted.append(.init(id: object.id, index: i))

@@ -23,8 +23,10 @@ extension ObjectContext {
     /// update, on the observation's own queue, until the returned observation is cancelled
     /// or released (or a store error, delivered as a failure, ends it).
     /// - Throws: as ``observe(_:)``.
-    public func observe(_ request: ObjectFetchRequest,
-                        handler: @escaping @Sendable (Result<FetchResultsUpdate, any Error>) -> Void) throws -> FetchResultsObservation {
+    public func observe(
+        _ request: ObjectFetchRequest,
+        handler: @escaping @Sendable (Result<FetchResultsUpdate, any Error>) -> Void
+    ) throws -> FetchResultsObservation {
         let (store, resolved) = try observable(request)
         let observer = FetchResultsObserver(store: store, request: resolved, deliver: handler)
         observer.start()

@@ -21,8 +21,10 @@ public protocol SQLDialect: Sendable {
     /// folded for `options`) under `op` (`==`, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES)
     /// and `options`, with the semantics of ``PredicateTextMatcher``; `bind` binds a value
     /// and returns its parameter marker.
-    func textComparison(_ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
-                        bind: (AttributeValue) -> String) -> String
+    func textComparison(
+        _ op: PredicateOperator, column: String, operand: String, options: PredicateOptions,
+        bind: (AttributeValue) -> String
+    ) -> String
     /// The expression a value of `type` in `expression` orders and compares by (`=`, `<>`,
     /// `IN`, `<`, `BETWEEN`, `ORDER BY`): a decimal stored as text by its number, exactly as
     /// ``ValueOrder`` orders `Decimal`s (SQLite: a collation).

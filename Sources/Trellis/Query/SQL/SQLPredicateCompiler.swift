@@ -70,8 +70,9 @@ public struct SQLPredicateCompiler {
         // By entity name as `ObjectID` orders it (PostgreSQL: bytewise, not by the database's collation).
         if table.entityNames.count > 1 { order.append(dialect.orderingExpression("t.\(dialect.identifier(table.entityColumn))", type: .string)) }
         order.append("t.\(dialect.identifier(table.primaryKey))")
-        return Parts(joins: scope.joins.joined(), whereSQL: conditions.isEmpty ? dialect.trueLiteral : conditions.joined(separator: " AND "),
-                     orderBySQL: order.joined(separator: ", "), parameters: parameters, isExact: isExact)
+        return Parts(
+            joins: scope.joins.joined(), whereSQL: conditions.isEmpty ? dialect.trueLiteral : conditions.joined(separator: " AND "),
+            orderBySQL: order.joined(separator: ", "), parameters: parameters, isExact: isExact)
     }
 
     // MARK: - Scopes
@@ -114,8 +115,9 @@ public struct SQLPredicateCompiler {
             let fk = try layout.sqlForeignKey(for: hop.source, relationship: hop.index)
             let destination = try layout.sqlTable(for: hop.destination)
             let next = newAlias("q")
-            scope.joins.append(" LEFT JOIN \(dialect.identifier(destination.name)) AS \(next) ON \(next).\(dialect.identifier(destination.primaryKey))"
-                               + " = \(alias).\(dialect.identifier(fk))")
+            scope.joins.append(
+                " LEFT JOIN \(dialect.identifier(destination.name)) AS \(next) ON \(next).\(dialect.identifier(destination.primaryKey))"
+                    + " = \(alias).\(dialect.identifier(fk))")
             scope.joined[key] = next
             alias = next
         }
@@ -174,8 +176,10 @@ public struct SQLPredicateCompiler {
     }
 
     /// `(p1 OP p2 OP …)` (``balanced(_:_:)``), or `empty` for no conditions.
-    private mutating func list(_ ps: [ResolvedPredicate], _ op: String, empty: String, _ scope: Scope,
-                               positive: Bool, depth: Int) throws -> String {
+    private mutating func list(
+        _ ps: [ResolvedPredicate], _ op: String, empty: String, _ scope: Scope,
+        positive: Bool, depth: Int
+    ) throws -> String {
         if ps.isEmpty { return empty }
         let inner = depth + SQLPredicateCompiler.groupLevels(ps.count)  // as levels(of:)
         var parts: [String] = []
@@ -233,7 +237,8 @@ public struct SQLPredicateCompiler {
     /// For `ANY`: the owner's key, and a sub-query selecting the keys of the owners that
     /// have a destination (`column` from `from`, `notNull` its test), over the destinations of `path`.
     private mutating func semijoin(_ path: ResolvedToManyPath, _ scope: Scope) throws
-        -> (String, (column: String, from: String, notNull: String), Scope) {
+        -> (String, (column: String, from: String, notNull: String), Scope)
+    {
         let owner = try alias(after: path.hops, scope)
         let hop = path.toMany
         let ownerTable = try layout.sqlTable(for: hop.source)
@@ -247,7 +252,8 @@ public struct SQLPredicateCompiler {
             return (ownerKey, (key, "\(dialect.identifier(destination.name)) AS \(d)", "\(key) IS NOT NULL"), inner)
         case .joinTable(let table, let sourceColumn, let destinationColumn):
             let j = d + "j"
-            let from = "\(dialect.identifier(table)) AS \(j) JOIN \(dialect.identifier(destination.name)) AS \(d) ON "
+            let from =
+                "\(dialect.identifier(table)) AS \(j) JOIN \(dialect.identifier(destination.name)) AS \(d) ON "
                 + "\(d).\(dialect.identifier(destination.primaryKey)) = \(j).\(dialect.identifier(destinationColumn))"
             let key = "\(j).\(dialect.identifier(sourceColumn))"
             return (ownerKey, (key, from, "\(key) IS NOT NULL"), inner)
@@ -268,7 +274,8 @@ public struct SQLPredicateCompiler {
             return ("\(dialect.identifier(destination.name)) AS \(d)", "\(d).\(dialect.identifier(column)) = \(ownerKey)", inner)
         case .joinTable(let table, let sourceColumn, let destinationColumn):
             let j = d + "j"
-            let from = "\(dialect.identifier(table)) AS \(j) JOIN \(dialect.identifier(destination.name)) AS \(d) ON "
+            let from =
+                "\(dialect.identifier(table)) AS \(j) JOIN \(dialect.identifier(destination.name)) AS \(d) ON "
                 + "\(d).\(dialect.identifier(destination.primaryKey)) = \(j).\(dialect.identifier(destinationColumn))"
             return (from, "\(j).\(dialect.identifier(sourceColumn)) = \(ownerKey)", inner)
         }
@@ -291,8 +298,10 @@ public struct SQLPredicateCompiler {
         return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " OR ") + ")"
     }
 
-    private mutating func comparison(_ path: ResolvedKeyPath, _ op: PredicateOperator, _ values: [AttributeValue?],
-                                     _ options: PredicateOptions, _ scope: Scope) throws -> String {
+    private mutating func comparison(
+        _ path: ResolvedKeyPath, _ op: PredicateOperator, _ values: [AttributeValue?],
+        _ options: PredicateOptions, _ scope: Scope
+    ) throws -> String {
         let column = try self.column(path, scope)
         let type = path.attribute?.type ?? .integer64
         if op != .in, values.isEmpty || (op == .between && values.count != 2) { return dialect.falseLiteral }

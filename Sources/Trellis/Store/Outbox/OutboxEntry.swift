@@ -70,8 +70,10 @@ public struct OutboxEntry: Sendable, Hashable {
     /// When the row was recorded (its first change), to the millisecond.
     public var enqueuedAt: Date
 
-    public init(sequence: Int64, object: ObjectID, serverIdentity: JSONValue?, operation: Operation, fields: [String],
-                base: String?, key: UUID, state: State, attempts: Int = 0, lastError: String? = nil, enqueuedAt: Date) {
+    public init(
+        sequence: Int64, object: ObjectID, serverIdentity: JSONValue?, operation: Operation, fields: [String],
+        base: String?, key: UUID, state: State, attempts: Int = 0, lastError: String? = nil, enqueuedAt: Date
+    ) {
         self.sequence = sequence
         self.object = object
         self.serverIdentity = serverIdentity

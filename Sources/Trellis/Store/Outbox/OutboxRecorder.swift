@@ -57,12 +57,15 @@ package struct OutboxRecorder {
     /// Records `changes` (applied, with `mapping` from temporary to permanent IDs as the store
     /// returned it; `prior`: the snapshots of ``priorIDs(of:)`` before the changes, by ID).
     /// - Throws: `StoreError` from `storage`; `.unknownObject` for an entity the model lacks.
-    package func record(_ changes: ChangeSet, mapping: [ObjectID: ObjectID], prior: [ObjectID: ObjectSnapshot],
-                        in storage: some OutboxStorage) throws {
+    package func record(
+        _ changes: ChangeSet, mapping: [ObjectID: ObjectID], prior: [ObjectID: ObjectSnapshot],
+        in storage: some OutboxStorage
+    ) throws {
         let drafts = try makeDrafts(changes, mapping: mapping, prior: prior)
         guard !drafts.isEmpty else { return }
-        let candidates = try storage.outboxRows(objectKeys: drafts.map(\.object.primaryKey),
-                                                serverIdentities: drafts.compactMap(\.identityText))
+        let candidates = try storage.outboxRows(
+            objectKeys: drafts.map(\.object.primaryKey),
+            serverIdentities: drafts.compactMap(\.identityText))
         var work = Worklist(model: model, rows: candidates)
         for draft in drafts { apply(draft, to: &work) }
         let removed = work.removed.sorted()
@@ -80,9 +83,11 @@ package struct OutboxRecorder {
         for id in changes.deleted {
             let entity = try resolved(id.entityName)
             let before = prior[id]
-            drafts.append(Draft(object: id, entity: entity, operation: .delete, fields: [],
-                                serverIdentity: before.flatMap { identity(entity, $0.attributes) },
-                                base: before.flatMap { stamp(entity, $0.attributes) }, notPushable: rules.reasonNotPushable(entity)))
+            drafts.append(
+                Draft(
+                    object: id, entity: entity, operation: .delete, fields: [],
+                    serverIdentity: before.flatMap { identity(entity, $0.attributes) },
+                    base: before.flatMap { stamp(entity, $0.attributes) }, notPushable: rules.reasonNotPushable(entity)))
         }
         for change in changes.updated {
             let id = mapping[change.id] ?? change.id
@@ -91,9 +96,11 @@ package struct OutboxRecorder {
             for r in change.relationships { positions.insert(entity.attributes.count + r.index) }
             guard !positions.isEmpty else { continue }
             let before = prior[change.id]
-            drafts.append(Draft(object: id, entity: entity, operation: .update, fields: names(entity, positions),
-                                serverIdentity: before.flatMap { identity(entity, $0.attributes) },
-                                base: before.flatMap { stamp(entity, $0.attributes) }, notPushable: rules.reasonNotPushable(entity)))
+            drafts.append(
+                Draft(
+                    object: id, entity: entity, operation: .update, fields: names(entity, positions),
+                    serverIdentity: before.flatMap { identity(entity, $0.attributes) },
+                    base: before.flatMap { stamp(entity, $0.attributes) }, notPushable: rules.reasonNotPushable(entity)))
         }
         for snapshot in changes.inserted where !snapshot.isPlaceholder {
             let id = mapping[snapshot.id] ?? snapshot.id
@@ -102,8 +109,10 @@ package struct OutboxRecorder {
             for (i, value) in snapshot.attributes.enumerated() where value != nil { positions.insert(i) }
             for (i, links) in snapshot.relationships.enumerated() where !links.isEmpty { positions.insert(entity.attributes.count + i) }
             let identityText = identity(entity, snapshot.attributes).flatMap { try? JSONWriter.string(for: $0) }
-            drafts.append(Draft(object: id, entity: entity, operation: .create, fields: names(entity, positions),
-                                identityText: identityText, notPushable: rules.reasonNotPushable(entity)))
+            drafts.append(
+                Draft(
+                    object: id, entity: entity, operation: .create, fields: names(entity, positions),
+                    identityText: identityText, notPushable: rules.reasonNotPushable(entity)))
         }
         return drafts
     }
@@ -229,7 +238,8 @@ package struct OutboxRecorder {
     private func apply(_ draft: Draft, to work: inout Worklist) {
         if draft.operation == .create {
             if let text = draft.identityText, let i = work.latestDelete(root: draft.entity.rootName, identity: text),
-               var row = work.rows[i], mergeable(row, draft), work.latest(row.object) == i {
+                var row = work.rows[i], mergeable(row, draft), work.latest(row.object) == i
+            {
                 // Deleted, then made again with the same identity: the server's object is updated in full.
                 row.operation = .update
                 row.object = draft.object
@@ -262,10 +272,12 @@ package struct OutboxRecorder {
     }
 
     private func append(_ draft: Draft, serverIdentity: JSONValue?, to work: inout Worklist) {
-        work.append(OutboxEntry(sequence: 0, object: draft.object, serverIdentity: serverIdentity, operation: draft.operation,
-                                fields: draft.fields, base: draft.operation == .create ? nil : draft.base, key: UUID(),
-                                state: draft.notPushable == nil ? .pending : .rejected, attempts: 0,
-                                lastError: draft.notPushable, enqueuedAt: now))
+        work.append(
+            OutboxEntry(
+                sequence: 0, object: draft.object, serverIdentity: serverIdentity, operation: draft.operation,
+                fields: draft.fields, base: draft.operation == .create ? nil : draft.base, key: UUID(),
+                state: draft.notPushable == nil ? .pending : .rejected, attempts: 0,
+                lastError: draft.notPushable, enqueuedAt: now))
     }
 
     /// `a ∪ b` in the entity's order (names it lacks last, as they came).
