@@ -99,6 +99,13 @@ import TrellisTestSupport
         let usage = try TrellisProcess.run(["sync", "bad.source.json", "--max-pages", "0", "--model", Self.model.path], in: directory.url)
         #expect(usage.status == 64)
         #expect(usage.stderr.hasPrefix("error: invalid value '0' for '--max-pages'; expected a count of 1 or more\nusage: trellis sync <source>"))
+        let budgetedReplay = try TrellisProcess.run(
+            ["sync", "bad.source.json", "--replay", "pages", "--max-pages", "2", "--model", Self.model.path], in: directory.url)
+        #expect(budgetedReplay.status == 64)
+        #expect(
+            budgetedReplay.stderr.hasPrefix(
+                "error: '--max-pages' and '--replay' cannot be combined (a replay imports every staged page)\nusage: trellis sync <source>"))
+        #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("trellis.sqlite").path))
         let noModel = try TrellisProcess.run(["sync", "bad.source.json", "--store", "new.sqlite"], in: directory.url)
         #expect(noModel.status == 64)
         #expect(noModel.stderr.hasPrefix("error: missing option '--model <model>': the store new.sqlite does not exist yet, so it records no model\n"))

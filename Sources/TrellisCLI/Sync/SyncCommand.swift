@@ -99,6 +99,11 @@ enum SyncCommand: LeafCommand {
         }
         if let pages = arguments[maxPages], pages < 1 { throw UsageError("invalid value '\(pages)' for '--max-pages'; expected a count of 1 or more") }
         if arguments[stage] != nil, arguments[replay] != nil { throw UsageError("'--stage' and '--replay' cannot be combined (a replay fetches nothing)") }
+        if arguments[replay] != nil, arguments[maxPages] != nil {
+            // A replay imports every staged page from the first and records no resumption point, so a page budget
+            // would silently stop it short; refused rather than ignored.
+            throw UsageError("'--max-pages' and '--replay' cannot be combined (a replay imports every staged page)")
+        }
 
         let storePath = arguments[CommonOptions.store]
         let isPostgres = PostgresStore.isConnectionString(storePath)
