@@ -57,6 +57,28 @@ import TrellisTestSupport
 
     /// A catalogue keyed by id, then its performances: the second import extends the
     /// recorded model, and `eventId` links performances to the events.
+    /// A 0-byte store is an empty store (the model is inferred and recorded in it); a store file
+    /// that is not an SQLite database is refused as a store, never read as a model file.
+    @Test func anEmptyStoreFileIsEmptyAndAnotherFileIsNoStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try #"[{"id": 1, "name": "Ada"}, {"id": 2, "name": "Grace"}]"#.write(
+            to: directory.url.appendingPathComponent("people.json"), atomically: true, encoding: .utf8)
+        try Data().write(to: directory.url.appendingPathComponent("empty.sqlite"))
+        let empty = try TrellisProcess.run(["import", "people.json", "--entity", "Person", "--store", "empty.sqlite"], in: directory.url)
+        #expect(empty.status == 0, "\(empty)")
+        #expect(empty.stdout.contains("Person         2         0          0         0\n"))
+        #expect(try SQLiteShell.query(directory.url.appendingPathComponent("empty.sqlite"), "select count(*) from Person") == "2")
+
+        let text = directory.url.appendingPathComponent("notes.sqlite")
+        try "hello\n".write(to: text, atomically: true, encoding: .utf8)
+        let other = try TrellisProcess.run(["import", "people.json", "--entity", "Person", "--store", "notes.sqlite"], in: directory.url)
+        #expect(other.status == 1)
+        #expect(other.stdout == "")
+        #expect(other.stderr == "error: notes.sqlite: not an SQLite store, so it records no model; give the model with --model\n")
+        #expect(try String(contentsOf: text, encoding: .utf8) == "hello\n")
+    }
+
     @Test func theCitmCatalogueImportsInTwoSteps() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

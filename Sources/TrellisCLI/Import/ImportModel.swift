@@ -46,7 +46,7 @@ struct ImportModel {
         let storeExists =
             PostgresStore.isConnectionString(options.storePath)
             ? try RecordedModel.text(postgres: options.storePath) != nil
-            : FileManager.default.fileExists(atPath: storeURL.path)
+            : try existingSQLiteStore(storeURL, path: options.storePath)
         guard storeExists else {
             let inferred = try reading.infer()
             return ImportModel(
@@ -70,6 +70,19 @@ struct ImportModel {
         return ImportModel(
             loaded: LoadedModel(file: extended.file, store: options.storePath), record: text(of: extended.file),
             origin: .extended(extended.changes), readsMembers: inferred.isKeyedCollection)
+    }
+
+    /// Whether `url` is an SQLite store that may record a model: false when there is no file or
+    /// the file is empty (a 0-byte file is an empty store, as SQLite opens it).
+    /// - Throws: `.store` for a non-empty file that is not an SQLite database (it is never read
+    ///   as a model file).
+    static func existingSQLiteStore(_ url: URL, path: String) throws -> Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return false }
+        if (attributes[.size] as? NSNumber)?.intValue == 0 { return false }
+        guard RecordedModel.isSQLiteFile(url) else {
+            throw CommandError(.store, "\(path): not an SQLite store, so it records no model; give the model with --model")
+        }
+        return true
     }
 
     static func text(of file: ModelFile) -> String { String(decoding: file.data(), as: UTF8.self) }
