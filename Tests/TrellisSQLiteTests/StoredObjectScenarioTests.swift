@@ -90,6 +90,20 @@ enum Scenario {
         }
     }
 
+    /// `json` with the key `~full` (no property maps it) in each top-level object. The
+    /// recordings were made when a top-level object holding only identity attributes
+    /// (`{"id": 2}`) was a full object; since issue 28.1 it is a reference (a placeholder when
+    /// new, never updated), and an unmapped key keeps it a full object, changing nothing else.
+    static func markedFull(_ json: JSONValue) -> JSONValue {
+        func marked(_ element: JSONValue) -> JSONValue {
+            guard case .object(var object) = element else { return element }
+            object["~full"] = true
+            return .object(object)
+        }
+        if case .array(let elements) = json { return .array(elements.map(marked)) }
+        return marked(json)
+    }
+
     static func run(
         _ label: String, _ model: ObjectModel, bindings: MappingBindings = MappingBindings(),
         entity: String, setup: [JSONValue], payload: JSONValue, options: ImportOptions = ImportOptions()
@@ -100,10 +114,10 @@ enum Scenario {
         for (kind, store, testStore) in try stores(model) {
             defer { withExtendedLifetime(testStore) {} }
             let context = ObjectContext(store: store, bindings: bindings)
-            for s in setup { _ = try context.importObjects(from: s, entity: entity) }
+            for s in setup { _ = try context.importObjects(from: markedFull(s), entity: entity) }
             var out: [String] = []
             do {
-                let report = try context.importObjects(from: payload, entity: entity, options: options)
+                let report = try context.importObjects(from: options.keyAttribute == nil ? markedFull(payload) : payload, entity: entity, options: options)
                 out.append("report: " + summary(report))
                 out.append("objectIDs: \(report.objectIDs.map(\.description))")
             } catch {

@@ -125,10 +125,14 @@ import Testing
             ])
 
         // The export imports back into another store: the same hand, linking the same cards.
+        // (Top-level objects of the identity only are references: the cards are made as
+        // placeholders, and the hand's nested objects, always full objects, complete them.)
         let copy = ObjectContext(store: InMemoryStore(model: model))
         _ = try copy.importObjects(from: [["suit": "Clubs", "value": "2"], ["suit": "Hearts", "value": "A"]], entity: "Card")
+        #expect(try copy.fetch("Card").map(\.isPlaceholder) == [true, true])
         let report = try copy.importObjects(from: [exported], entity: "Hand")
-        #expect(report.counts(for: "Card") == .init(unchanged: 2))
+        #expect(report.counts(for: "Card") == .init(updated: 2))
+        #expect(try copy.fetch("Card").map(\.isPlaceholder) == [false, false])
         let imported = try #require(try copy.fetch("Hand", id: .integer(1)))
         #expect(try copy.exportJSON(imported, options: options) == exported)
     }

@@ -446,18 +446,24 @@ extension GrootTests {
                 attributes: [
                     GraphFixture.attribute("suit", .string, key: "suit", default: .string("spades")),
                     GraphFixture.attribute("rank", .integer16, key: "rank", default: .integer(1)),
+                    GraphFixture.attribute("face", .string, key: "face"),
                 ],
                 userInfo: ["identityAttributes": "suit,rank"])
         ])
         let store = try stores.make(kind, model: model)
         let context = ObjectContext(store: store)
+        // (Each card with a key besides its identity: an object of the identity only is a
+        // reference, which makes a placeholder, see `TopLevelReferenceTests`.)
         let report = try context.importObjects(
-            from: [["suit": "hearts", "rank": 1], ["suit": "spades", "rank": 1], ["rank": 2]],
+            from: [
+                ["suit": "hearts", "rank": 1, "face": "A"], ["suit": "spades", "rank": 1, "face": "A"],
+                ["rank": 2, "face": "2"],
+            ],
             entity: "Card")
         #expect(report.counts(for: "Card") == .init(inserted: 3))
         #expect(
             try GraphFixture.rows(store, "Card").map { GraphFixture.describe($0, model) }
-                == [#"suit="hearts" rank=1"#, #"suit="spades" rank=1"#, #"suit=nil rank=2"#])
+                == [#"suit="hearts" rank=1 face="A""#, #"suit="spades" rank=1 face="A""#, #"suit=nil rank=2 face="2""#])
     }
 }
 

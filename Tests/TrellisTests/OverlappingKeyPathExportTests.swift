@@ -50,7 +50,8 @@ import Testing
     /// without identity.
     @Test func neitherValueExportsNullAndReimportsWithoutANewOwner() throws {
         let context = ObjectContext(store: InMemoryStore(model: try Self.model()))
-        _ = try context.importObjects(from: [["id": 1]], entity: "Item")
+        // (`"owner": null` makes it a full object: `{"id": 1}` alone is a reference, a placeholder.)
+        _ = try context.importObjects(from: [["id": 1, "owner": nil]], entity: "Item")
         let item = try #require(try context.fetch("Item", id: .integer(1)))
         let json = try context.exportJSON(item)
         #expect(json == ["id": 1, "owner": nil])

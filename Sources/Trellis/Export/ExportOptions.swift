@@ -34,11 +34,12 @@ public struct ExportOptions: Sendable, Hashable {
     /// Whether an exported array holds the placeholders among its objects (objects known
     /// only by their identity, made from a bare identifier).
     public enum PlaceholderPolicy: Sendable, Hashable {
-        /// Each placeholder at its place, as its identifier (default), which an import reads
-        /// back as the same placeholder.
+        /// Each placeholder at its place (default), as the object of its identity attributes
+        /// at their key paths (`{"objectId": "teamMISSNG"}`; nested key paths rebuild nested
+        /// objects), which an import of the entity reads back as a reference: into the same
+        /// store the object is unchanged, into an empty one it is the same placeholder.
         case include
         /// Placeholders left out of the array, so every element is an object written in full.
-        /// A related object that is a placeholder is still written as its identifier.
         case exclude
     }
 
@@ -51,6 +52,7 @@ public struct ExportOptions: Sendable, Hashable {
     /// an object without identity attributes that deep is left out. Default 64.
     public var maximumDepth = 64
     /// Default `.include`; applies to exported arrays (a single object is always written).
+    /// Either way, a related object that is a placeholder is its identifier, as any reference.
     public var placeholders: PlaceholderPolicy = .include
 
     /// Defaults: `null` for nil, nested relationships, depth 64, placeholders included.

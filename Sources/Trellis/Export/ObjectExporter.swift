@@ -19,10 +19,12 @@
 ///   small on densely linked graphs: O(reachable objects × their links) per top-level
 ///   object, where writing every path (cut only on cycles) grows factorially. Unordered to-manys are sorted by the
 ///   destinations' identity values (then object IDs), so output is deterministic.
-/// - A placeholder (known only by its identity, from a bare identifier) is always its
-///   identifier, at the top level too: the import makes the same placeholder of it. An
-///   exported array leaves top-level placeholders out with ``ExportOptions/placeholders``
-///   `= .exclude`.
+/// - A placeholder (known only by its identity, from a bare identifier) is its identifier
+///   where it is related to another object; at the top level it is the object of its
+///   identity attributes at their key paths (`{"id": 7}`), which an import reads back as a
+///   reference (the same placeholder: see `Importer+References.swift`), so an exported array
+///   is always an array of objects. ``ExportOptions/placeholders`` `= .exclude` leaves
+///   top-level placeholders out.
 /// - An identifier that would not name the object through the relationship (its entity has
 ///   identity attributes of its own, the relationship's destination entity none: Cat 1
 ///   through a relationship to `Animal`) is the object's attributes instead (without its
@@ -51,18 +53,20 @@ public struct ObjectExporter {
     }
 
     /// `object` as a JSON object; a placeholder (an object known only by its identity, made
-    /// from a bare identifier) as its identifier, which an import reads back as the same
-    /// placeholder.
+    /// from a bare identifier) as the object of its identity attributes at their key paths
+    /// (`{"objectId": "teamMISSNG"}`, `{"account": {"login": "ada"}}`), which an import of the
+    /// entity reads back as a reference: the same placeholder, or the stored object unchanged.
     /// - Throws: ``ExportError`` (a reverse transformer threw, an unknown transformer name,
     ///   colliding key paths); store errors while faulting destinations in.
     public func json(for object: ManagedObject) throws -> JSONValue {
-        if object.isPlaceholder { return try identifier(of: object) }
+        if object.isPlaceholder { return try identityObject(of: object) }
         var tree = Tree()
         return try write(object, depth: 1, tree: &tree)
     }
 
-    /// `objects` as a JSON array, in the given order: placeholders as their identifiers, or
-    /// left out with ``ExportOptions/PlaceholderPolicy/exclude``.
+    /// `objects` as a JSON array of objects, in the given order: placeholders as the objects
+    /// of their identity attributes (``json(for:)-(ManagedObject)``), or left out with
+    /// ``ExportOptions/PlaceholderPolicy/exclude``.
     /// - Throws: as ``json(for:)``.
     public func json(for objects: [ManagedObject]) throws -> JSONValue {
         switch options.placeholders {
@@ -195,6 +199,13 @@ public struct ObjectExporter {
             var tree = Tree()
             return try write(object, depth: 1, tree: &tree)
         }
+        return try identityObject(of: object)
+    }
+
+    /// An object holding each identity attribute at its JSON key path (`{"id": 7}`,
+    /// `{"suit": "hearts", "rank": 1}`): a composite identifier, and a top-level placeholder.
+    private func identityObject(of object: ManagedObject) throws -> JSONValue {
+        let indexes = object.entity.identityAttributeIndexes
         var out: JSONValue = .object(JSONObject(minimumCapacity: indexes.count))
         for index in indexes {
             let attribute = object.entity.attributes[index]

@@ -22,6 +22,7 @@ extension Importer {
         }
         let resolution = try resolve(p, requested, at: position)
         guard let json = p.object else {
+            if p.isReference { countTopLevelReference(resolution) }
             switch resolution {
             case .registered(let object), .new(let object): return object.objectID
             case .stored(let s): return stored[s].snapshot.id

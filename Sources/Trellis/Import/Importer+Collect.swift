@@ -24,6 +24,13 @@ extension Importer {
                     throw fail(.invalidOption, nil, requested.name, name, .string(key), "cannot store the key: \(error)", cause: error)
                 }
             }
+            if let identity = try topLevelReference(object, requested, plan, key: key) {
+                // Only the identity attributes, at the top level: read as a bare identifier.
+                requests[requested.namespace].insert(identity)
+                prepared.append(
+                    Prepared(object: nil, identity: identity, walk: requested, requested: requested.number, end: prepared.count + 1, isReference: true))
+                return
+            }
             var walk = requested
             if let mapper = try entityMapper(plan) {
                 let chosen: String?

@@ -81,6 +81,8 @@ final class Importer {
     /// Objects registered before the import that it has read again from the store.
     @exclusivity(unchecked) var rereadIDs = Set<ObjectID>()
     var scopeCandidates: [ObjectID]?
+    /// What ``topLevelReference(_:_:_:key:)`` checks against (`Importer+References.swift`), once made.
+    var topLevelKeys: IdentityKeyTree?
     /// The inverse changes phase 3 leaves unrecorded (``InverseBookkeeping``).
     lazy var unreadInverses = InverseBookkeeping(schema: schema, epoch: importEpoch)
     var diagnosticCount = 0

@@ -29,6 +29,9 @@ struct Prepared {
     /// The position in the batch after this element's subtree (its nested objects and
     /// identifiers): where phase 3's cursor must be once the element is applied.
     var end: Int = 0
+    /// A top-level object holding only the identity attributes (``Importer/topLevelReference(_:_:_:key:)``),
+    /// read as a bare identifier, and counted unchanged when found.
+    var isReference = false
 
     static let notALeaf = -2
     static let firstLeaf = -1

@@ -13,7 +13,7 @@ enum ExportCommand: LeafCommand {
         default: "nested")
     static let placeholders = OptionKey<PlaceholderMode>(
         "--placeholders", valueName: "mode",
-        help: "Placeholders (objects known only by their identifier) as their identifiers, or left out of the array.",
+        help: "Placeholders (objects known only by their identifier) as objects of their identity attributes, or left out of the array.",
         default: "include")
 
     static let format = OptionKey<OutputFormat?>(
@@ -65,8 +65,8 @@ enum ExportCommand: LeafCommand {
 
     /// `--placeholders`.
     enum PlaceholderMode: String, CaseIterable, OptionValue {
-        /// Each placeholder at its place, as its identifier (the default, as
-        /// ``ExportOptions/PlaceholderPolicy/include``).
+        /// Each placeholder at its place, as the object of its identity attributes (the
+        /// default, as ``ExportOptions/PlaceholderPolicy/include``).
         case include
         /// Placeholders left out (``ExportOptions/PlaceholderPolicy/exclude``).
         case exclude
