@@ -48,9 +48,7 @@ enum ModelLoading {
                 "\(storePath): no such store, and no --model: give the model with --model, "
                     + "or a store that records one (every trellis import records its model)")
         }
-        guard RecordedModel.isSQLiteFile(url) else {
-            throw CommandError(.store, "\(storePath): not an SQLite store, so it records no model; give the model with --model")
-        }
+        guard RecordedModel.isSQLiteFile(url) else { throw RecordedModel.notAStore(storePath) }
         do {
             var bindings = BindingDeclarations()
             if let bindingsPath {

@@ -19,6 +19,11 @@ enum RecordedModel {
         return header == Data("SQLite format 3\0".utf8)
     }
 
+    /// The error for a store file named `path` that is not an SQLite database: it records no model.
+    static func notAStore(_ path: String) -> CommandError {
+        CommandError(.store, "\(path): not an SQLite store, so it records no model; give the model with --model")
+    }
+
     /// The text recorded in the store at `url` (named `path` in messages).
     /// - Throws: ``CommandError`` `.store` when the file is not a Trellis store,
     ///   `.invalidModel` when it records no model.
