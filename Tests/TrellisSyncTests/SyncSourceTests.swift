@@ -219,7 +219,7 @@ import TrellisTestSupport
                 with: #""deletions": {"type": "fullScan"}, "push": {"batchsize": 20}"#),
             code: .unknownKey,
             error: "heroes.source.json: $.resources[0].push.batchsize: unknown key 'batchsize' in a push section (did you mean 'batchSize'?); "
-                + "allowed keys: batchSize, createKey, conflicts, remoteDeletes, create, update, delete"),
+                + "allowed keys: batchSize, createKey, conflicts, remoteDeletes, stamp, create, update, delete"),
         BadSource(
             description: "a push batch size of the wrong type",
             text: replacing(

@@ -31,15 +31,7 @@ extension Pusher {
             $0.target.configuration.detect == .check && $0.row.operation != .create && identityText($0.row.serverIdentity) != nil
         }
         guard !checking.isEmpty else { return batch }
-        var stamps: [String: JSONObject] = [:]
-        for (target, operations) in grouped(checking) {
-            let ids = operations.compactMap { identityText($0.row.serverIdentity) }
-            for object in try lookUp(
-                target, where: ["objectId": ["$in": .array(ids.sorted().map { .string($0) })]], keys: "updatedAt", what: "the pre-read of server stamps")
-            {
-                if let id = object["objectId"]?.stringValue { stamps["\(target.className)\u{0}\(id)"] = object }
-            }
-        }
+        let stamps = try serverCopies(of: checking, stampsOnly: true)
         var send: [Operation] = []
         var stale: [(Operation, String?)] = []
         var gone: [(Operation, Outcome)] = []
@@ -50,7 +42,7 @@ extension Pusher {
                 continue
             }
             let server = stamps["\(operation.target.className)\u{0}\(id)"]
-            switch standing(operation, serverStamp: server.map { $0["updatedAt"]?.stringValue }) {
+            switch standing(operation, serverStamp: server.map(\.stamp)) {
             case .current:
                 send.append(operation)
             case .stale(let serverStamp):
@@ -83,6 +75,61 @@ extension Pusher {
             return a == b ? .current : .stale(serverStamp: serverStamp)
         }
         return .stale(serverStamp: serverStamp)
+    }
+
+    /// The server's copy of an object, and its stamp (Parse `updatedAt`; the `ETag` header,
+    /// else the stamp key of the body, for an API without a dialect).
+    struct ServerCopy {
+        var record: JSONObject
+        var stamp: String?
+    }
+
+    /// The server's copies of `operations`' objects, by class and server identity
+    /// (`"Hero\u{0}h00001"`); an object the server does not have is absent. Parse: one query
+    /// per class (`where={"objectId":{"$in":[…]}}`, with `keys=updatedAt` when `stampsOnly`);
+    /// an API without a dialect: one `GET` of each object's path (``PushTarget/itemPath(_:)``).
+    /// - Throws: ``SyncError`` from the requests (a 404 or 410 of one object is its absence).
+    func serverCopies(of operations: [Operation], stampsOnly: Bool) throws -> [String: ServerCopy] {
+        var copies: [String: ServerCopy] = [:]
+        for (target, group) in grouped(operations) {
+            let ids = Array(Set(group.compactMap { identityText($0.row.serverIdentity) })).sorted()
+            if target.isParse {
+                let what = stampsOnly ? "the pre-read of server stamps" : "the fetch of the server's copies"
+                let condition: JSONValue = ["objectId": ["$in": .array(ids.map { .string($0) })]]
+                for object in try lookUp(target, where: condition, keys: stampsOnly ? "updatedAt" : nil, what: what) {
+                    if let id = object["objectId"]?.stringValue {
+                        copies["\(target.className)\u{0}\(id)"] = ServerCopy(record: object, stamp: object["updatedAt"]?.stringValue)
+                    }
+                }
+                continue
+            }
+            for id in ids {
+                if let copy = try readCopy(target, id) { copies["\(target.className)\u{0}\(id)"] = copy }
+            }
+        }
+        return copies
+    }
+
+    /// One `GET` of object `id`'s path (an API without a dialect); nil on 404 or 410.
+    func readCopy(_ target: PushTarget, _ id: String) throws -> ServerCopy? {
+        guard let path = target.itemPath(id), let url = client.url(path: path, query: []) else {
+            throw SyncError(
+                .invalidValue, message: "reading an object back needs an update or delete route with {id}", resource: target.resource.name)
+        }
+        report.requests += 1
+        let exchange: HTTPClient.Exchange
+        do {
+            exchange = try client.get(url, resource: target.resource.name)
+        } catch let error as SyncError where error.status == 404 || error.status == 410 {
+            return nil
+        }
+        guard case .object(let object)? = try? JSONReader.parse(exchange.response.body) else {
+            throw SyncError(
+                .malformedResponse, message: "the server's copy of \(target.className) \(id) is not a JSON object",
+                resource: target.resource.name, pageURL: client.printable(url), status: exchange.response.status)
+        }
+        let stamp = exchange.response.headers["etag"] ?? target.stampKey.flatMap { object[$0]?.stringValue }
+        return ServerCopy(record: object, stamp: stamp)
     }
 
     /// Operations by target (one per Parse class), in first-seen order.
@@ -147,13 +194,7 @@ extension Pusher {
     /// transaction, removes the rows and writes the copies into the objects (origin sync); an
     /// object the server no longer has follows `remoteDeletes`.
     func takeServerCopies(_ operations: [Operation], reason: String) throws {
-        var copies: [String: JSONObject] = [:]
-        for (target, group) in grouped(operations) {
-            let ids = group.compactMap { identityText($0.row.serverIdentity) }
-            for object in try lookUp(target, where: ["objectId": ["$in": .array(ids.sorted().map { .string($0) })]], what: "the fetch of the server's copies") {
-                if let id = object["objectId"]?.stringValue { copies["\(target.className)\u{0}\(id)"] = object }
-            }
-        }
+        let copies = try serverCopies(of: operations, stampsOnly: false)
         var gone: [(Operation, Outcome)] = []
         try write { session, storage in
             let current = Set(try storage.outboxRows(objectKeys: operations.map(\.row.object.primaryKey), serverIdentities: []).map(\.sequence))
@@ -167,18 +208,22 @@ extension Pusher {
                 }
                 removed.append(operation.row.sequence)
                 changes.append(try serverChange(copy, for: operation.row.object, entity: operation.entity, target: operation.target, session: session))
+                let stampName = operation.target.isParse ? "updatedAt" : "stamp"
                 report.overridden.append(
                     problem(
                         operation.row,
-                        "\(reason) (updatedAt \(copy["updatedAt"]?.stringValue ?? "none")); local fields \(operation.row.fields.joined(separator: ", ")) not sent"
-                    ))
+                        "\(reason) (\(stampName) \(copy.stamp ?? "none")); local fields \(operation.row.fields.joined(separator: ", ")) not sent"))
             }
             // The rows first: the copy is the server's, not a change to protect.
             if !removed.isEmpty { try storage.deleteOutboxRows(sequences: removed) }
             if !changes.isEmpty { _ = try session.apply(ChangeSet(updated: changes)) }
         }
         if !gone.isEmpty {
-            report.conflicts -= gone.count  // counted again, by remoteDeletes
+            // Deleted on the server since: counted again, by remoteDeletes.
+            for (operation, _) in gone {
+                report.conflicts -= 1
+                if operation.target.configuration.policy == .merge { report.conflictsByPolicy.merge -= 1 } else { report.conflictsByPolicy.serverWins -= 1 }
+            }
             try settleUnsent(gone)
         }
     }
@@ -187,12 +232,14 @@ extension Pusher {
     /// attribute mapped to one key (a missing key clears it), the stamps, and every to-one
     /// relationship sent as a Pointer whose destination is stored (else it is left as it is;
     /// the next pull links it).
-    func serverChange(_ copy: JSONObject, for id: ObjectID, entity: ResolvedEntity, target: PushTarget, session: any StoreSession) throws -> ObjectChange {
+    func serverChange(_ copy: ServerCopy, for id: ObjectID, entity: ResolvedEntity, target: PushTarget, session: any StoreSession) throws -> ObjectChange {
         var remarks: [ParseDialect.Remark] = []
-        let plain = (ParseDialect.convert(.object(copy), at: .root, remarks: &remarks) ?? .object(copy)).objectValue ?? copy
+        let record = copy.record
+        let plain = (target.isParse ? (ParseDialect.convert(.object(record), at: .root, remarks: &remarks) ?? .object(record)).objectValue : nil) ?? record
         var attributes: [AttributeChange] = []
         for (index, keyPath) in entity.attributeMappings where keyPath.components.count == 1 && index != target.objectIdIndex {
-            let value = plain[keyPath.description]
+            var value = plain[keyPath.description]
+            if index == target.updatedAtIndex, let stamp = copy.stamp { value = .string(stamp) }
             let converted: AttributeValue?
             if let value, value != .null {
                 converted = try? JSONCoercion.value(from: value, as: entity.attributes[index].type)
@@ -297,8 +344,8 @@ extension Pusher {
                     + (known.isEmpty ? " (it holds no conflict at all)" : " (its conflicts: \(known.joined(separator: ", ")))"),
                 resource: target.resource.name, entity: name)
         }
-        let copy = try lookUp(target, where: ["objectId": ["$in": [.string(id)]]], what: "the fetch of the server's copy").first
         let operations = rows.map { Operation(row: $0, target: target, entity: model.entity(named: $0.object.entityName) ?? entity) }
+        let copy = try serverCopies(of: [operations[0]], stampsOnly: false)["\(target.className)\u{0}\(id)"]
         switch (side, copy) {
         case (.server, .some(let copy)):
             try write { session, storage in
@@ -308,13 +355,13 @@ extension Pusher {
             }
             for row in rows {
                 report.overridden.append(
-                    problem(row, "resolved for the server: its copy was written here (updatedAt \(copy["updatedAt"]?.stringValue ?? "none"))"))
+                    problem(row, "resolved for the server: its copy was written here (stamp \(copy.stamp ?? "none"))"))
             }
         case (.server, .none):
             try deleteLocally(rows)
         case (.local, .some(let copy)):
             // Sent again on the server's current stamp: a write by anyone else meanwhile is a new conflict.
-            let stamp = copy["updatedAt"]?.stringValue
+            let stamp = copy.stamp
             try write { _, storage in
                 try storage.updateOutboxRows(
                     rows.map { row in

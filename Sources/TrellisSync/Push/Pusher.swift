@@ -166,6 +166,7 @@ final class Pusher {
             var candidates: [(OutboxEntry, PushTarget, ResolvedEntity)] = []
             for row in rows where row.state == .pending && firstLive[objectKey(row.object)] == row.sequence {
                 guard let target = targets[row.object.entityName], let entity = model.entity(named: row.object.entityName) else { continue }
+                if !target.isParse, target.route(row.operation) == nil { continue }  // no route: kept, reported
                 candidates.append((row, target, entity))
             }
             // Snapshots only where a pointer decides: creates, and updates of a to-one relationship.
@@ -270,7 +271,8 @@ final class Pusher {
         }
         for name in order {
             let group = groups[name]!
-            let size = max(1, group[0].target.configuration.batchSize)
+            // An API without a dialect has no batch route: one operation per request.
+            let size = group[0].target.isParse ? max(1, group[0].target.configuration.batchSize) : 1
             var start = 0
             while start < group.count {
                 result.append(Array(group[start..<min(start + size, group.count)]))
@@ -307,8 +309,11 @@ final class Pusher {
             case .sending:
                 return problem("sending")
             case .pending:
-                guard targets[row.object.entityName] != nil else {
+                guard let target = targets[row.object.entityName] else {
                     return problem("not pushable: no resource's push section covers entity \(row.object.entityName)")
+                }
+                if !target.isParse, target.route(row.operation) == nil {
+                    return problem("not pushable: the push section of \(target.resource.name) has no \(row.operation.rawValue) route")
                 }
                 if firstLive[objectKey(row.object)] != row.sequence { return problem("waiting for an earlier change of the object") }
                 if row.operation != .create, unacknowledged.contains(objectKey(row.object)) {

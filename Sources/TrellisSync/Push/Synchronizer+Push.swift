@@ -36,10 +36,15 @@ extension Synchronizer {
     }
 
     /// The push rules a context saving local changes for this source should use: the entities
-    /// of the resources with a `push` section are the pushable ones (``PushRules``).
+    /// of the resources with a `push` section are the pushable ones, and a section's `stamp`
+    /// names its entity's stamp attribute (``PushRules``).
     public var pushRules: PushRules {
         let names = source.resources.compactMap { $0.push != nil ? $0.entity : nil }
-        return PushRules(pushableEntities: Set(names))
+        var stamps: [String: String] = [:]
+        for resource in source.resources {
+            if let entity = resource.entity, let stamp = resource.push?.stamp { stamps[entity] = stamp }
+        }
+        return PushRules(pushableEntities: Set(names), stampAttributes: stamps)
     }
 }
 

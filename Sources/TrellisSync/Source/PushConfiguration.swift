@@ -86,6 +86,12 @@ public struct PushConfiguration: Sendable, Equatable {
     public var detect: ConflictDetection
     public var policy: ConflictPolicy
     public var remoteDeletes: RemoteDeletes
+    /// The attribute holding the server's stamp or ETag of an object (`stamp`): its value when
+    /// a change is made is the change's base (``OutboxEntry/base``, through
+    /// ``Synchronizer/pushRules``), compared by `check` and sent as `If-Match` by `ifMatch`, and
+    /// a write's answer (its `ETag` header, else the attribute's key in the body) is written
+    /// into it. Nil (the default): the attribute mapped to `updatedAt`.
+    public var stamp: String?
     /// The routes of an API without a dialect (nil for Parse, whose routes are fixed); an
     /// operation without a route is not pushable (such changes are kept and reported).
     public var create: Route?
@@ -96,8 +102,9 @@ public struct PushConfiguration: Sendable, Equatable {
     public init(
         batchSize: Int = 50, createKey: CreateKey = .requestId, detect: ConflictDetection = .check,
         policy: ConflictPolicy = .serverWins, remoteDeletes: RemoteDeletes = .deleteWins,
-        create: Route? = nil, update: Route? = nil, delete: Route? = nil
+        create: Route? = nil, update: Route? = nil, delete: Route? = nil, stamp: String? = nil
     ) {
+        self.stamp = stamp
         self.batchSize = batchSize
         self.createKey = createKey
         self.detect = detect
@@ -124,7 +131,7 @@ extension SyncSource {
         let routeKeys = ["create", "update", "delete"]
         let fields = try SourceFields(
             value, at: path, what: "a push section",
-            allowed: ["batchSize", "createKey", "conflicts", "remoteDeletes"] + routeKeys, reading: reading)
+            allowed: ["batchSize", "createKey", "conflicts", "remoteDeletes", "stamp"] + routeKeys, reading: reading)
         var push = PushConfiguration(batchSize: isParse ? 50 : 1)
         if let size = try fields.integer("batchSize", atLeast: 1) {
             if isParse, size > 50 {
@@ -158,6 +165,7 @@ extension SyncSource {
                 push.policy = try choice(policy, at: inner.at("policy"), what: "conflict policy", reading: reading)
             }
         }
+        push.stamp = try fields.string("stamp")
         if let remote = try fields.string("remoteDeletes") {
             push.remoteDeletes = try choice(remote, at: fields.at("remoteDeletes"), what: "remoteDeletes", reading: reading)
         }
