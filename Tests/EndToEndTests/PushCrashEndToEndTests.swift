@@ -140,7 +140,7 @@ import TrellisTestSupport
         #expect(push.status == 0, "\(push)")
         #expect(
             push.stdout == """
-                push: 3 operations sent in 1 batch (1 request); acknowledged 2, retried 0, reconciled 0, resent 0, conflicts 0, rejected 1
+                push: 3 operations sent in 1 batch (2 requests); acknowledged 2, retried 0, reconciled 0, resent 0, conflicts 0, rejected 1
                   Hero \(ids[2]) update rejected: 142 name is invalid
 
                 """)

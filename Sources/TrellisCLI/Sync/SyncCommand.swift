@@ -6,8 +6,9 @@ import TrellisSQLite
 import TrellisSync
 
 /// `trellis sync SOURCE [--model MODEL] [--store PATH] [--resource NAME]… [--full] [--dry-run]
-/// [--stage DIR] [--replay DIR] [--report json] [--max-pages N] [--push-only | --pull-only] [--at-least-once]`, and
-/// `trellis sync SOURCE --status [--report json]`: pushes the store's outbox to the resources
+/// [--stage DIR] [--replay DIR] [--report json] [--max-pages N] [--push-only | --pull-only] [--at-least-once]`,
+/// `trellis sync SOURCE --resolve ENTITY:ID --take local|server` (settles a conflict the
+/// `manual` policy left, then pushes), and `trellis sync SOURCE --status [--report json]`: pushes the store's outbox to the resources
 /// with a push section, then pulls a source file's resources into a store, page by page, each
 /// page committed with its checkpoint (see docs/Sync.md).
 enum SyncCommand: LeafCommand {
@@ -42,6 +43,12 @@ enum SyncCommand: LeafCommand {
 
     static let pushOnly = OptionKey<Bool>(flag: "--push-only", help: "Send the store's local changes (its outbox) to the API; pull nothing.")
     static let pullOnly = OptionKey<Bool>(flag: "--pull-only", help: "Pull only; leave the local changes in the outbox.")
+    static let resolve = OptionKey<ConflictTarget?>(
+        "--resolve", valueName: "entity:id",
+        help: "Settle the outbox's conflict of this object (the entity and its server identity: Hero:h00042) with --take, then push.")
+    static let take = OptionKey<ConflictResolution?>(
+        "--take", valueName: "side",
+        help: "With --resolve: local sends the local change again, server writes the server's copy here and drops the change.")
     static let atLeastOnce = OptionKey<Bool>(
         flag: "--at-least-once",
         help: "Push creates of resources whose createKey is none: a create whose answer is lost is sent again and may exist twice.")
@@ -68,7 +75,8 @@ enum SyncCommand: LeafCommand {
             CommonOptions.store.with(
                 help: "The store: an SQLite file (created when missing), or a PostgreSQL connection string (postgresql://user@host/dbname)."), resource, full,
             dryRun,
-            stage, replay, report, maxPages, status, workers, leaseSeconds, pushOnly, pullOnly, atLeastOnce, CommonOptions.bindings,
+            stage, replay, report, maxPages, status, workers, leaseSeconds, pushOnly, pullOnly, resolve, take, atLeastOnce,
+            CommonOptions.bindings,
             CommonOptions.busyTimeout,
         ])
 
@@ -95,6 +103,14 @@ enum SyncCommand: LeafCommand {
             for option in [full.spec, dryRun.spec, stage.spec, replay.spec, maxPages.spec, status.spec, workers.spec]
             where arguments.given.contains(option.name) {
                 throw UsageError("'--push-only' pulls nothing; it does not take '\(option.name)'")
+            }
+        }
+        if arguments[resolve] != nil, arguments[take] == nil { throw UsageError("'--resolve' needs '--take local' or '--take server'") }
+        if arguments[take] != nil, arguments[resolve] == nil { throw UsageError("'--take' says how to settle a '--resolve ENTITY:ID'; give one") }
+        if arguments[resolve] != nil {
+            for option in [full.spec, dryRun.spec, stage.spec, replay.spec, maxPages.spec, status.spec, workers.spec, pullOnly.spec]
+            where arguments.given.contains(option.name) {
+                throw UsageError("'--resolve' settles one conflict and pushes; it does not take '\(option.name)'")
             }
         }
         if let pages = arguments[maxPages], pages < 1 { throw UsageError("invalid value '\(pages)' for '--max-pages'; expected a count of 1 or more") }
@@ -245,11 +261,26 @@ enum SyncCommand: LeafCommand {
             do { plan = try synchronizer.plannedPush() } catch let error as SyncError { throw CommandError(.importFailed, "push: " + error.description) }
             if !json, let plan { context.stdout.write(SyncSummary.text(plan)) }
         }
+        var resolved: PushReport?
+        if let target = arguments[resolve], let side = arguments[take] {
+            do {
+                let rows = try synchronizer.resolveConflict(entity: target.entity, serverIdentity: target.serverIdentity, take: side)
+                resolved = synchronizer.lastReport.push
+                if !json {
+                    context.stdout.write(
+                        "resolved \(target.entity):\(target.serverIdentity) for the \(side.rawValue) side (\(rows) outbox row\(rows == 1 ? "" : "s"))\n")
+                }
+            } catch let error as SyncError {
+                throw CommandError(.importFailed, "resolve: " + error.description)
+            }
+        }
         var pushReport: PushReport?
         if pushes {
-            pushReport = shown(try push(synchronizer, json: json, storePath: storePath, busy: busy, isPostgres: isPostgres, &context), source: syncSource)
+            var report = try push(synchronizer, json: json, storePath: storePath, busy: busy, isPostgres: isPostgres, &context)
+            if let resolved { report.overridden = resolved.overridden + report.overridden }
+            pushReport = shown(report, source: syncSource)
         }
-        if arguments[pushOnly] {
+        if arguments[pushOnly] || arguments[resolve] != nil {
             var result = SyncReport()
             result.push = pushReport
             context.stdout.write(json ? SyncSummary.json(result) : SyncSummary.text(result, store: storeName))
@@ -422,3 +453,20 @@ enum SyncCommand: LeafCommand {
         }
     }
 }
+
+/// `--resolve ENTITY:ID`: an object of the outbox by its entity and server identity (split at
+/// the first colon: `Hero:h00042`).
+struct ConflictTarget: OptionValue, Equatable {
+    var entity: String
+    var serverIdentity: String
+
+    init(optionText text: String) throws(OptionValueError) {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex else {
+            throw .expected("ENTITY:ID, an entity and an object's server identity (Hero:h00042)")
+        }
+        entity = String(text[..<colon])
+        serverIdentity = String(text[text.index(after: colon)...])
+    }
+}
+
+extension ConflictResolution: OptionValue {}

@@ -29,15 +29,22 @@ enum SyncSummary {
     }
 
     /// ```
-    /// push: 7 operations sent in 4 batches (4 requests); acknowledged 6, retried 0, reconciled 0, resent 0, conflicts 0, rejected 1
+    /// push: 7 operations sent in 4 batches (8 requests); acknowledged 5, retried 0, reconciled 0, resent 0, conflicts 1 (serverWins 1), rejected 1
     ///   Hero h00001 update rejected: 142 name is invalid
+    ///   Hero h00002 update overridden: overridden by the server's copy (updatedAt …); local fields name not sent
     /// ```
     static func text(_ push: PushReport) -> String {
+        let byPolicy = push.conflictsByPolicy.summary
         var text =
             "push: \(push.sent) operation\(push.sent == 1 ? "" : "s") sent in \(push.batches) batch\(push.batches == 1 ? "" : "es") "
             + "(\(push.requests) request\(push.requests == 1 ? "" : "s")); acknowledged \(push.acknowledged), retried \(push.retried), "
-            + "reconciled \(push.reconciled), resent \(push.resent), conflicts \(push.conflicts), rejected \(push.rejected)\n"
+            + "reconciled \(push.reconciled), resent \(push.resent), conflicts \(push.conflicts)\(byPolicy.isEmpty ? "" : " (\(byPolicy))"), "
+            + "rejected \(push.rejected)\n"
         for problem in push.problems.prefix(100) { text += "  \(problem)\n" }
+        for change in push.overridden.prefix(100) {
+            text += "  \(change.entity)\(change.serverIdentity.map { " \($0)" } ?? "") \(change.operation.rawValue) overridden: \(change.message)\n"
+        }
+        if push.overridden.count > 100 { text += "  … and \(push.overridden.count - 100) more overridden changes\n" }
         if push.problems.count > 100 { text += "  … and \(push.problems.count - 100) more rows left in the outbox\n" }
         return text
     }

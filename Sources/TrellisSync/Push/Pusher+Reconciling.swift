@@ -147,10 +147,15 @@ extension Pusher {
         return .acknowledged(objectId: object["objectId"]?.stringValue, createdAt: created, updatedAt: object["updatedAt"]?.stringValue ?? created)
     }
 
-    /// The objects of `target`'s class matching `where` (objectId, createdAt, updatedAt and the condition's keys).
-    func lookUp(_ target: PushTarget, where condition: JSONValue, order: String? = nil) throws -> [JSONObject] {
+    /// The objects of `target`'s class matching `where` (every key, or only objectId, createdAt,
+    /// updatedAt and `keys`); `what` names the query in errors.
+    func lookUp(
+        _ target: PushTarget, where condition: JSONValue, order: String? = nil, keys: String? = nil,
+        what: String = "the lookup of uncertain creates"
+    ) throws -> [JSONObject] {
         var query: [(name: String, value: String)] = [("where", try JSONWriter.string(for: condition)), ("limit", "1000")]
         if let order { query.append(("order", order)) }
+        if let keys { query.append(("keys", keys)) }
         guard let url = client.url(path: "classes/\(target.className)", query: query) else {
             throw SyncError(.invalidValue, message: "no URL for classes/\(target.className)", resource: target.resource.name)
         }
@@ -158,7 +163,7 @@ extension Pusher {
         let exchange = try client.get(url, resource: target.resource.name)
         guard case .object(let body)? = try? JSONReader.parse(exchange.response.body), case .array(let results)? = body["results"] else {
             throw SyncError(
-                .malformedResponse, message: "the lookup of uncertain creates got no results array", resource: target.resource.name,
+                .malformedResponse, message: "\(what) got no results array", resource: target.resource.name,
                 pageURL: client.printable(url), status: exchange.response.status)
         }
         return results.compactMap(\.objectValue)

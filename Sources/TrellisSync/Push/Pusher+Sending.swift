@@ -12,6 +12,8 @@ extension Pusher {
         case uncertain(String)
         case rejected(String)
         case conflict(String)
+        /// An update of an object the server no longer has: settled by `remoteDeletes`.
+        case remoteDeleted(String)
     }
 
     /// What a sent batch asks of the push loop.
@@ -138,9 +140,18 @@ extension Pusher {
                             if current.contains(where: { $0.object == row.object && $0.operation == .delete && $0.sequence > row.sequence }) {
                                 superseded.append(row.sequence)
                             } else {
-                                row.state = .conflict
-                                row.lastError = "the object was deleted here by a pull before its update was sent"
-                                conflicted.append(row)
+                                // A pull deleted it (the server did): nothing is left to recreate from.
+                                report.conflicts += 1
+                                if target.configuration.remoteDeletes == .deleteWins {
+                                    report.conflictsByPolicy.deleteWins += 1
+                                    report.overridden.append(
+                                        problem(row, "dropped: the object was deleted on the server, and here by a pull (remoteDeletes deleteWins)"))
+                                    superseded.append(row.sequence)
+                                } else {
+                                    row.state = .conflict
+                                    row.lastError = "the object was deleted here by a pull before its update was sent: nothing is left to recreate it from"
+                                    conflicted.append(row)
+                                }
                             }
                         }
                         continue
@@ -293,7 +304,7 @@ extension Pusher {
         let text = "\(code) \(message)"
         switch (code, operation.row.operation) {
         case (101, .delete): return .acknowledged(objectId: operation.objectId, createdAt: nil, updatedAt: nil)  // already gone
-        case (101, .update): return .conflict("the object was deleted on the server (\(text))")
+        case (101, .update): return .remoteDeleted("the object was deleted on the server (\(text))")
         case (137, .create) where operation.target.configuration.createKey == .clientId: return .uncertain(text)
         case (159, .create): return .uncertain(text)
         case (1, _), (100, _), (124, _), (155, _), (159, _), (209, _): return .pending(text)  // internal, connection, timeout, limit, session
@@ -307,12 +318,16 @@ extension Pusher {
     /// stamps written into the object (origin sync) and the row removed (a cycle-breaking create
     /// becomes the update of the pointers it left out); per failure the row's new state.
     func record(_ outcomes: [(Operation, Outcome)]) throws {
+        // Updates of objects the server deleted, under `remoteDeletes: deleteWins`: recorded as
+        // conflicts here, then deleted (object and rows) in a transaction of their own.
+        var doomed: [OutboxEntry] = []
         try write { session, storage in
             let current = try storage.outboxRows(objectKeys: outcomes.map(\.0.row.object.primaryKey), serverIdentities: [])
             let existing = Set(try session.fetchForExport(ids: outcomes.map(\.0.row.object)).map(\.id))
             var changes: [ObjectChange] = []
             var removed: [Int64] = []
             var updated: [Int64: OutboxEntry] = [:]
+            doomed = []
             for (operation, outcome) in outcomes {
                 var row = operation.row
                 switch outcome {
@@ -365,6 +380,17 @@ extension Pusher {
                     report.conflicts += 1
                     row.state = .conflict
                     row.lastError = message
+                case .remoteDeleted(let message):
+                    report.conflicts += 1
+                    if operation.target.configuration.remoteDeletes == .recreate {
+                        report.conflictsByPolicy.recreate += 1
+                        row = recreated(row, operation.entity)
+                    } else {
+                        report.conflictsByPolicy.deleteWins += 1
+                        row.state = .conflict
+                        row.lastError = message
+                        doomed.append(row)
+                    }
                 }
                 updated[row.sequence] = row
             }
@@ -374,6 +400,7 @@ extension Pusher {
             if !rewritten.isEmpty { try storage.updateOutboxRows(rewritten) }
             hooks.reach(.whileRecording)
         }
+        try deleteLocally(doomed)
     }
 
     /// A server stamp (RFC 3339 text) as the attribute's value.

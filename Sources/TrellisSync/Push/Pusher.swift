@@ -97,9 +97,13 @@ final class Pusher {
             // Batch N + 1 is marked and sent before batch N's answer is recorded: each is its
             // own transaction, and no object is in two batches of a round.
             var flight: InFlight?
-            for batch in batches {
+            for planned in batches {
                 let next: InFlight?
-                do { next = try start(batch) } catch {
+                do {
+                    // `detect: check`: the pre-read settles the stale ones before anything is marked.
+                    let batch = try checked(planned)
+                    next = batch.isEmpty ? nil : try start(batch)
+                } catch {
                     if let flight { _ = try? finish(flight) }
                     throw error
                 }

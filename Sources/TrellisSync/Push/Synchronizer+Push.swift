@@ -42,3 +42,45 @@ extension Synchronizer {
         return PushRules(pushableEntities: Set(names))
     }
 }
+
+/// Which side settles a conflict left for the user (`conflicts.policy: manual`):
+/// `trellis sync SOURCE --resolve ENTITY:ID --take local|server`.
+public enum ConflictResolution: String, Sendable, Hashable, CaseIterable {
+    /// The local change is sent again, on the server's current stamp (a write by anyone else
+    /// meanwhile is a new conflict); an object the server deleted is created again.
+    case local
+    /// The server's copy is written into the object (origin sync) and the change dropped; an
+    /// object the server deleted is deleted here too.
+    case server
+}
+
+extension Synchronizer {
+    /// Settles the `conflict` rows a `manual` policy left for one object, after one read of the
+    /// server's copy (`GET classes/X?where={"objectId":{"$in":[ID]}}`); the next
+    /// ``push()`` sends what `.local` put back.
+    ///
+    ///     try synchronizer.resolveConflict(entity: "Hero", serverIdentity: "h00042", take: .server)
+    ///     let report = try synchronizer.push()
+    ///
+    /// - Parameters:
+    ///   - entity: the object's entity (or one in its hierarchy) as the model names it.
+    ///   - serverIdentity: the object's server identity (its `objectId`).
+    ///   - take: `.local` puts the rows back to `pending` with the server's current stamp as
+    ///     their base (an object the server deleted becomes a create of every field);
+    ///     `.server` writes the server's copy into the object and removes the rows (an object
+    ///     the server deleted is deleted here, by the model's delete rules).
+    /// - Returns: the number of outbox rows settled (1 unless later edits of the object were
+    ///   recorded behind the conflict), with ``Synchronizer/lastReport``'s `push.overridden`
+    ///   listing the changes `.server` dropped.
+    /// - Throws: ``SyncError`` `.invalidValue` when no push section covers `entity` or the
+    ///   outbox holds no conflict of the object (the message lists the conflicts it holds);
+    ///   `.pushBusy` while another push holds the store; `.transport`, `.httpStatus`,
+    ///   `.malformedResponse` from the read of the server's copy (nothing is changed then); `.store`.
+    @discardableResult
+    public func resolveConflict(entity: String, serverIdentity: String, take: ConflictResolution) throws -> Int {
+        let pusher = try Pusher(synchronizer: self)
+        let count = try pusher.resolve(entity: entity, serverIdentity: serverIdentity, take: take)
+        lastReport.push = pusher.report
+        return count
+    }
+}

@@ -1,0 +1,335 @@
+import Foundation
+import Trellis
+
+/// Conflicts (issue 23, point 6): a change made on a base the server has moved past, noticed by
+/// the server's stamps (`conflicts.detect: check`) or its ETags (`ifMatch`), never by this
+/// device's clock, and settled by the resource's `conflicts.policy`; an update of an object the
+/// server deleted follows `remoteDeletes`. A local delete beats a remote update: it is sent
+/// whatever the server's stamp says.
+extension Pusher {
+    /// How one checked operation stands against the server's copy.
+    enum Standing {
+        /// The server's stamp is the row's base (or the row has no base): send it.
+        case current
+        /// The server's stamp moved past the base.
+        case stale(serverStamp: String?)
+        /// The server has no such object.
+        case gone
+    }
+
+    // MARK: - Detection
+
+    /// `detect: check`: one pre-read of the server stamps of `batch`'s updates and deletes
+    /// (per class, `GET classes/X?where={"objectId":{"$in":[…]}}&keys=updatedAt`), compared
+    /// with each row's ``OutboxEntry/base`` as instants of the stamp attribute's type. Returns
+    /// the operations to send; the others are settled here: a stale update by the policy
+    /// (``settle(stale:)``), an update of an object the server deleted by `remoteDeletes`, a
+    /// delete of an object already gone acknowledged. A stale delete is sent (a local delete
+    /// beats a remote update).
+    func checked(_ batch: [Operation]) throws -> [Operation] {
+        let checking = batch.filter {
+            $0.target.configuration.detect == .check && $0.row.operation != .create && identityText($0.row.serverIdentity) != nil
+        }
+        guard !checking.isEmpty else { return batch }
+        var stamps: [String: JSONObject] = [:]
+        for (target, operations) in grouped(checking) {
+            let ids = operations.compactMap { identityText($0.row.serverIdentity) }
+            for object in try lookUp(
+                target, where: ["objectId": ["$in": .array(ids.sorted().map { .string($0) })]], keys: "updatedAt", what: "the pre-read of server stamps")
+            {
+                if let id = object["objectId"]?.stringValue { stamps["\(target.className)\u{0}\(id)"] = object }
+            }
+        }
+        var send: [Operation] = []
+        var stale: [(Operation, String?)] = []
+        var gone: [(Operation, Outcome)] = []
+        let checkedKeys = Set(checking.map(\.row.sequence))
+        for operation in batch {
+            guard checkedKeys.contains(operation.row.sequence), let id = identityText(operation.row.serverIdentity) else {
+                send.append(operation)
+                continue
+            }
+            let server = stamps["\(operation.target.className)\u{0}\(id)"]
+            switch standing(operation, serverStamp: server.map { $0["updatedAt"]?.stringValue }) {
+            case .current:
+                send.append(operation)
+            case .stale(let serverStamp):
+                if operation.row.operation == .delete {
+                    send.append(operation)  // a local delete beats a remote update
+                } else {
+                    stale.append((operation, serverStamp))
+                }
+            case .gone:
+                if operation.row.operation == .delete {
+                    gone.append((operation, .acknowledged(objectId: id, createdAt: nil, updatedAt: nil)))
+                } else {
+                    gone.append((operation, .remoteDeleted("the object was deleted on the server (the pre-read found no \(operation.target.className) \(id))")))
+                }
+            }
+        }
+        if !gone.isEmpty { try settleUnsent(gone) }
+        send += try settle(stale: stale)
+        return send
+    }
+
+    /// Whether `operation`'s base is the server's stamp (`serverStamp`: nil when the server has
+    /// no such object; `.some(nil)` when the object has no stamp).
+    func standing(_ operation: Operation, serverStamp: String??) -> Standing {
+        guard let serverStamp else { return .gone }
+        guard let base = operation.row.base else { return .current }  // no base: no precondition
+        guard let serverStamp else { return .stale(serverStamp: nil) }
+        if base == serverStamp { return .current }
+        if let index = operation.target.updatedAtIndex, let a = stamp(base, operation.entity, index), let b = stamp(serverStamp, operation.entity, index) {
+            return a == b ? .current : .stale(serverStamp: serverStamp)
+        }
+        return .stale(serverStamp: serverStamp)
+    }
+
+    /// Operations by target (one per Parse class), in first-seen order.
+    func grouped(_ operations: [Operation]) -> [(PushTarget, [Operation])] {
+        var order: [String] = []
+        var groups: [String: (PushTarget, [Operation])] = [:]
+        for operation in operations {
+            let name = operation.target.className
+            if groups[name] == nil {
+                order.append(name)
+                groups[name] = (operation.target, [])
+            }
+            groups[name]!.1.append(operation)
+        }
+        return order.map { groups[$0]! }
+    }
+
+    // MARK: - Policies
+
+    /// Settles stale updates by their resource's `conflicts.policy`; returns the ones to send
+    /// (`clientWins`).
+    ///
+    /// - `serverWins`: the server's copy (one query per class) is written into the object as
+    ///   origin sync and the row removed, in one transaction; the change is reported in
+    ///   ``PushReport/overridden``.
+    /// - `clientWins`: sent as it is (the pre-read is the only precondition: none is sent).
+    /// - `manual`: the row becomes `conflict`, the local values stay, until ``resolve(_:take:)``.
+    /// - `merge`: as `serverWins` until the outbox keeps the base values of changed fields.
+    func settle(stale: [(Operation, String?)]) throws -> [Operation] {
+        guard !stale.isEmpty else { return [] }
+        var send: [Operation] = []
+        var serverSide: [Operation] = []
+        var manual: [OutboxEntry] = []
+        for (operation, serverStamp) in stale {
+            report.conflicts += 1
+            let moved =
+                "the server changed \(operation.target.className) \(identityText(operation.row.serverIdentity) ?? "?") since the change was made (updatedAt \(serverStamp ?? "none"), base \(operation.row.base ?? "none"))"
+            switch operation.target.configuration.policy {
+            case .clientWins:
+                report.conflictsByPolicy.clientWins += 1
+                send.append(operation)
+            case .manual:
+                report.conflictsByPolicy.manual += 1
+                var row = operation.row
+                row.state = .conflict
+                row.lastError =
+                    moved + "; resolve with --resolve \(operation.row.object.entityName):\(identityText(row.serverIdentity) ?? "?") --take local|server"
+                manual.append(row)
+            case .serverWins, .merge:
+                if operation.target.configuration.policy == .merge { report.conflictsByPolicy.merge += 1 } else { report.conflictsByPolicy.serverWins += 1 }
+                serverSide.append(operation)
+            }
+        }
+        if !manual.isEmpty {
+            try write { _, storage in try storage.updateOutboxRows(manual.sorted { $0.sequence < $1.sequence }) }
+        }
+        if !serverSide.isEmpty { try takeServerCopies(serverSide, reason: "overridden by the server's copy") }
+        return send
+    }
+
+    /// Fetches the server's copies of `operations`' objects (one query per class) and, in one
+    /// transaction, removes the rows and writes the copies into the objects (origin sync); an
+    /// object the server no longer has follows `remoteDeletes`.
+    func takeServerCopies(_ operations: [Operation], reason: String) throws {
+        var copies: [String: JSONObject] = [:]
+        for (target, group) in grouped(operations) {
+            let ids = group.compactMap { identityText($0.row.serverIdentity) }
+            for object in try lookUp(target, where: ["objectId": ["$in": .array(ids.sorted().map { .string($0) })]], what: "the fetch of the server's copies") {
+                if let id = object["objectId"]?.stringValue { copies["\(target.className)\u{0}\(id)"] = object }
+            }
+        }
+        var gone: [(Operation, Outcome)] = []
+        try write { session, storage in
+            let current = Set(try storage.outboxRows(objectKeys: operations.map(\.row.object.primaryKey), serverIdentities: []).map(\.sequence))
+            var removed: [Int64] = []
+            var changes: [ObjectChange] = []
+            for operation in operations where current.contains(operation.row.sequence) {
+                let id = identityText(operation.row.serverIdentity) ?? ""
+                guard let copy = copies["\(operation.target.className)\u{0}\(id)"] else {
+                    gone.append((operation, .remoteDeleted("the object was deleted on the server")))
+                    continue
+                }
+                removed.append(operation.row.sequence)
+                changes.append(try serverChange(copy, for: operation.row.object, entity: operation.entity, target: operation.target, session: session))
+                report.overridden.append(
+                    problem(
+                        operation.row,
+                        "\(reason) (updatedAt \(copy["updatedAt"]?.stringValue ?? "none")); local fields \(operation.row.fields.joined(separator: ", ")) not sent"
+                    ))
+            }
+            // The rows first: the copy is the server's, not a change to protect.
+            if !removed.isEmpty { try storage.deleteOutboxRows(sequences: removed) }
+            if !changes.isEmpty { _ = try session.apply(ChangeSet(updated: changes)) }
+        }
+        if !gone.isEmpty {
+            report.conflicts -= gone.count  // counted again, by remoteDeletes
+            try settleUnsent(gone)
+        }
+    }
+
+    /// The change that makes the stored object `id` equal to the server's `copy`: every
+    /// attribute mapped to one key (a missing key clears it), the stamps, and every to-one
+    /// relationship sent as a Pointer whose destination is stored (else it is left as it is;
+    /// the next pull links it).
+    func serverChange(_ copy: JSONObject, for id: ObjectID, entity: ResolvedEntity, target: PushTarget, session: any StoreSession) throws -> ObjectChange {
+        var remarks: [ParseDialect.Remark] = []
+        let plain = (ParseDialect.convert(.object(copy), at: .root, remarks: &remarks) ?? .object(copy)).objectValue ?? copy
+        var attributes: [AttributeChange] = []
+        for (index, keyPath) in entity.attributeMappings where keyPath.components.count == 1 && index != target.objectIdIndex {
+            let value = plain[keyPath.description]
+            let converted: AttributeValue?
+            if let value, value != .null {
+                converted = try? JSONCoercion.value(from: value, as: entity.attributes[index].type)
+            } else {
+                converted = nil
+            }
+            attributes.append(AttributeChange(index: index, value: converted))
+        }
+        var relationships: [RelationshipChange] = []
+        for index in ParseWriteBody.pointerIndexes(entity) {
+            let relationship = entity.relationships[index]
+            guard let keyPath = entity.relationshipMappings.first(where: { $0.index == index })?.keyPath else { continue }
+            let value = plain[keyPath.description]
+            guard let value, value != .null else {
+                relationships.append(RelationshipChange(index: index, destinations: []))
+                continue
+            }
+            guard let destinationID = value.stringValue, let destination = model.entity(named: relationship.destinationEntity),
+                let found = try session.fetch(entity: destination.rootName, identities: [[.string(destinationID)]]).first
+            else { continue }
+            relationships.append(RelationshipChange(index: index, destinations: [found.id]))
+        }
+        return ObjectChange(id: id, attributes: attributes, relationships: relationships)
+    }
+
+    /// A report line for `row`.
+    func problem(_ row: OutboxEntry, _ message: String) -> PushReport.Problem {
+        PushReport.Problem(
+            entity: row.object.entityName, serverIdentity: identityText(row.serverIdentity), operation: row.operation, state: row.state,
+            message: message)
+    }
+
+    /// Records outcomes of operations that were not sent (they were never marked `sending`).
+    func settleUnsent(_ items: [(Operation, Outcome)]) throws {
+        try record(items)
+    }
+
+    // MARK: - Remote deletes
+
+    /// The row of an update whose object the server deleted, made a create of every field
+    /// (`remoteDeletes: recreate`): sent in a later round, with the local values.
+    func recreated(_ row: OutboxEntry, _ entity: ResolvedEntity) -> OutboxEntry {
+        var row = row
+        row.operation = .create
+        row.fields = entity.attributes.map(\.name) + entity.relationships.map(\.name)
+        row.serverIdentity = nil
+        row.base = nil
+        row.state = .pending
+        row.attempts = 0
+        row.key = UUID()
+        row.lastError = "recreated: the object was deleted on the server"
+        return row
+    }
+
+    /// `remoteDeletes: deleteWins`: deletes the rows' objects here (the context's delete
+    /// rules, origin sync) and removes the rows, in one transaction; each change is reported in
+    /// ``PushReport/overridden``.
+    func deleteLocally(_ rows: [OutboxEntry]) throws {
+        guard !rows.isEmpty else { return }
+        let context = synchronizer.context
+        do {
+            for object in try context.objects(with: rows.map(\.object)) { try context.delete(object) }
+            try context.save(origin: .sync) { session in
+                guard let storage = session as? any OutboxStorage else { return }
+                let left = try storage.outboxRows(objectKeys: rows.map(\.object.primaryKey), serverIdentities: [])
+                let objects = Set(rows.map { objectKey($0.object) })
+                // Every row of the objects: they no longer exist on either side.
+                let doomed = left.filter { objects.contains(objectKey($0.object)) && $0.state != .sending && $0.state != .uncertain }
+                if !doomed.isEmpty { try storage.deleteOutboxRows(sequences: doomed.map(\.sequence)) }
+            }
+        } catch let error as StoreError {
+            context.rollback()
+            throw SyncError(.store, message: error.description, underlying: error)
+        }
+        for row in rows {
+            report.overridden.append(problem(row, "dropped: the object was deleted on the server, and here too (remoteDeletes deleteWins)"))
+        }
+    }
+}
+
+// MARK: - Resolving
+
+extension Pusher {
+    /// Settles the `conflict` rows of one object (``Synchronizer/resolveConflict(entity:serverIdentity:take:)``)
+    /// after one read of the server's copy; returns how many rows it settled.
+    func resolve(entity name: String, serverIdentity id: String, take side: ConflictResolution) throws -> Int {
+        guard let target = targets[name], let entity = model.entity(named: name) else {
+            throw SyncError(.invalidValue, message: "no resource's push section covers entity \(name)", entity: name)
+        }
+        try write { session, _ in try lease.take(in: session, now: clock.now()) }
+        defer { _ = try? write { session, _ in try lease.release(in: session) } }
+        let all = try read { try $0.outboxEntries() }
+        let conflicts = all.filter { $0.state == .conflict }
+        let rows = conflicts.filter {
+            model.entity(named: $0.object.entityName)?.rootName == entity.rootName && identityText($0.serverIdentity) == id
+        }
+        guard !rows.isEmpty else {
+            let known = conflicts.map { "\($0.object.entityName):\(identityText($0.serverIdentity) ?? "(not created)")" }
+            throw SyncError(
+                .invalidValue,
+                message: "the outbox holds no conflict of \(name):\(id)"
+                    + (known.isEmpty ? " (it holds no conflict at all)" : " (its conflicts: \(known.joined(separator: ", ")))"),
+                resource: target.resource.name, entity: name)
+        }
+        let copy = try lookUp(target, where: ["objectId": ["$in": [.string(id)]]], what: "the fetch of the server's copy").first
+        let operations = rows.map { Operation(row: $0, target: target, entity: model.entity(named: $0.object.entityName) ?? entity) }
+        switch (side, copy) {
+        case (.server, .some(let copy)):
+            try write { session, storage in
+                try storage.deleteOutboxRows(sequences: rows.map(\.sequence))
+                _ = try session.apply(
+                    ChangeSet(updated: [try serverChange(copy, for: rows[0].object, entity: operations[0].entity, target: target, session: session)]))
+            }
+            for row in rows {
+                report.overridden.append(
+                    problem(row, "resolved for the server: its copy was written here (updatedAt \(copy["updatedAt"]?.stringValue ?? "none"))"))
+            }
+        case (.server, .none):
+            try deleteLocally(rows)
+        case (.local, .some(let copy)):
+            // Sent again on the server's current stamp: a write by anyone else meanwhile is a new conflict.
+            let stamp = copy["updatedAt"]?.stringValue
+            try write { _, storage in
+                try storage.updateOutboxRows(
+                    rows.map { row in
+                        var row = row
+                        row.state = .pending
+                        row.base = stamp
+                        row.lastError = "resolved for the local change"
+                        return row
+                    })
+            }
+        case (.local, .none):
+            try write { _, storage in
+                try storage.updateOutboxRows(rows.map { row in row.operation == .delete ? row : recreated(row, entity) })
+            }
+        }
+        return rows.count
+    }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import Testing
+import Trellis
+import TrellisSync
+import TrellisTestSupport
+
+/// Issue 23, point 6: conflicts detected by the server's stamps (a pre-read of `updatedAt`,
+/// `detect: check`) and settled by each policy, remote deletes by `remoteDeletes`, against the
+/// loopback Parse emulator, on every store. Each case pins the server's fields, the local
+/// fields, the outbox rows left and the report's counts.
+@Suite struct PushConflictTests {
+    /// The heroes and teams of ``PushTests/model()`` pushed with `push` as the heroes' push section.
+    static func pulled(_ kind: StoreKind, _ server: TestServer, push: String) throws -> (TestStore, Synchronizer) {
+        let store = try kind.makeStore(model: try PushTests.model())
+        let source = try SyncTest.source(
+            #"""
+            {"format": "trellis-source", "formatVersion": 1,
+             "client": {"baseURL": "http://127.0.0.1:PORT/parse/", "headers": {"X-Parse-Application-Id": "test-app"},
+                        "dialect": "parse", "maxAttempts": 3, "timeoutSeconds": 5},
+             "resources": [
+               {"name": "heroes", "entity": "Hero", "path": "classes/Hero", "params": {"limit": 100}, "incremental": {"cursor": "updatedAt"},
+                "push": \#(push)}]}
+            """#, server: server)
+        let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store), clock: RecordingClock().clock)
+        _ = try synchronizer.run()
+        return (store, synchronizer)
+    }
+
+    /// A pulled store of 4 heroes whose first two are renamed locally (`ID edited`) after the
+    /// server renamed the first (`Server name`): the first is a conflict, the second is not.
+    static func staleEdit(_ kind: StoreKind, policy: String, detect: String = "check") throws -> (TestServer, TestStore, Synchronizer, [String]) {
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let (store, synchronizer) = try pulled(
+            kind, server, push: #"{"createKey": "clientId", "conflicts": {"detect": "\#(detect)", "policy": "\#(policy)"}}"#)
+        let ids = try PushTests.heroIDs(server, 4)
+        try server.mutate([["op": "update", "class": "Hero", "objectId": .string(ids[0]), "set": ["name": "Server name", "power": 1]]])
+        try PushTests.rename(Array(ids[0..<2]), in: store)
+        try server.resetLog()
+        return (server, store, synchronizer, ids)
+    }
+
+    /// The server's record of hero `id`.
+    static func serverHero(_ server: TestServer, _ id: String) throws -> JSONValue? {
+        try server.data("Hero").first { $0["objectId"]?.stringValue == id }
+    }
+
+    /// The local hero `id`'s name, power and updatedAt (RFC 3339 text).
+    static func localHero(_ store: TestStore, _ id: String) throws -> (name: String?, power: Int64?, updatedAt: String?)? {
+        let hero = store.store.model.entity(named: "Hero")!
+        guard
+            let snapshot = try store.snapshots(of: "Hero").first(where: {
+                $0.attributes[hero.attributeIndex(of: "objectId")!]?.stringValue == id
+            })
+        else { return nil }
+        let stamp = snapshot.attributes[hero.attributeIndex(of: "updatedAt")!].map { JSONCoercion.json(from: $0, as: .date).stringValue }
+        var power: Int64?
+        if case .integer(let p)? = snapshot.attributes[hero.attributeIndex(of: "power")!] { power = p }
+        return (snapshot.attributes[hero.attributeIndex(of: "name")!]?.stringValue, power, stamp ?? nil)
+    }
+
+    /// `GET`/`PUT`… and the path's first components, of every request since the log was reset.
+    static func requests(_ server: TestServer) throws -> [String] {
+        try server.requestedPaths().map { path in
+            let plain = path.split(separator: "?").first.map(String.init) ?? path
+            return plain + (path.contains("keys=updatedAt") ? " (stamps)" : "")
+        }
+    }
+
+    // MARK: - Detection
+
+    @Test(arguments: StoreKind.allCases)
+    func checkPreReadsTheStampsOncePerClassAndSendsWhatIsCurrent(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let (store, synchronizer) = try Self.pulled(kind, server, push: #"{"createKey": "clientId"}"#)
+        let ids = try PushTests.heroIDs(server, 4)
+        try PushTests.rename(Array(ids[0..<3]), in: store)
+        try server.resetLog()
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 0 && report.acknowledged == 3 && report.conflictsByPolicy == PushReport.ConflictCounts())
+        let requests = try Self.requests(server)
+        #expect(requests == ["/parse/classes/Hero (stamps)", "/parse/batch"])
+        #expect(report.requests == 2 && report.batches == 1)
+        let preRead = try #require(try server.requestedPaths().first?.removingPercentEncoding)
+        #expect(preRead.contains(#"where={"objectId":{"$in":["\#(ids[0..<3].sorted().joined(separator: #"",""#))"]}}"#))
+        #expect(try store.store.outbox() == [])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func detectNoneIsLastWriterWins(kind: StoreKind) throws {
+        let (server, store, synchronizer, ids) = try Self.staleEdit(kind, policy: "serverWins", detect: "none")
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 0 && report.acknowledged == 2)
+        let requests = try Self.requests(server)
+        #expect(requests == ["/parse/batch"])  // no pre-read
+        #expect(try Self.serverHero(server, ids[0])?["name"] == .string("\(ids[0]) edited"))
+        #expect(try Self.serverHero(server, ids[0])?["power"] == 1)  // the field the change did not touch keeps the server's value
+        #expect(try store.store.outbox() == [])
+    }
+
+    // MARK: - Policies
+
+    @Test(arguments: StoreKind.allCases)
+    func serverWinsWritesTheServerCopyHereAndReportsTheChangeOverridden(kind: StoreKind) throws {
+        let (server, store, synchronizer, ids) = try Self.staleEdit(kind, policy: "serverWins")
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 1 && report.conflictsByPolicy.serverWins == 1 && report.conflictsByPolicy.summary == "serverWins 1")
+        #expect(report.acknowledged == 1 && report.sent == 1)
+        let server0 = try #require(try Self.serverHero(server, ids[0]))
+        #expect(server0["name"] == "Server name" && server0["power"] == 1)
+        #expect(try Self.serverHero(server, ids[1])?["name"] == .string("\(ids[1]) edited"))
+        let local = try #require(try Self.localHero(store, ids[0]))
+        #expect(local.name == "Server name" && local.power == 1 && local.updatedAt == server0["updatedAt"]?.stringValue)
+        #expect(try store.store.outbox() == [])
+        #expect(
+            report.overridden == [
+                PushReport.Problem(
+                    entity: "Hero", serverIdentity: ids[0], operation: .update, state: .pending,
+                    message: "overridden by the server's copy (updatedAt \(server0["updatedAt"]?.stringValue ?? "")); local fields name not sent")
+            ])
+        // Stamps, then the server's copy, then the one operation that was current, as its own request.
+        let requests = try Self.requests(server)
+        #expect(requests == ["/parse/classes/Hero (stamps)", "/parse/classes/Hero", "/parse/classes/Hero/\(ids[1])"])
+        let json = report.json
+        #expect(json["conflictsByPolicy"] == ["serverWins": 1, "clientWins": 0, "merge": 0, "manual": 0, "deleteWins": 0, "recreate": 0])
+        #expect(json["overridden"]?.arrayValue?.count == 1)
+        // The server's copy is what the next pull finds: nothing changes, nothing is recorded.
+        let pull = try synchronizer.run()
+        #expect(pull.resource("heroes")?.counts.updated == 0)
+        #expect(try store.store.outbox() == [])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func clientWinsSendsTheChangeAnyway(kind: StoreKind) throws {
+        let (server, store, synchronizer, ids) = try Self.staleEdit(kind, policy: "clientWins")
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 1 && report.conflictsByPolicy.clientWins == 1 && report.acknowledged == 2)
+        let server0 = try #require(try Self.serverHero(server, ids[0]))
+        #expect(server0["name"] == .string("\(ids[0]) edited"))
+        #expect(server0["power"] == 1)  // only the changed field is sent
+        let local = try #require(try Self.localHero(store, ids[0]))
+        #expect(local.name == "\(ids[0]) edited" && local.updatedAt == server0["updatedAt"]?.stringValue)
+        #expect(report.overridden == [])
+        #expect(try store.store.outbox() == [])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func manualLeavesTheRowInConflictUntilResolvedForTheServer(kind: StoreKind) throws {
+        let (server, store, synchronizer, ids) = try Self.staleEdit(kind, policy: "manual")
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 1 && report.conflictsByPolicy.manual == 1 && report.acknowledged == 1)
+        #expect(try Self.serverHero(server, ids[0])?["name"] == "Server name")
+        #expect(try Self.localHero(store, ids[0])?.name == "\(ids[0]) edited")
+        let rows = try store.store.outbox()
+        #expect(rows.map(\.state) == [.conflict] && rows.map(\.serverIdentity) == [[.string(ids[0])]])
+        let message = try #require(rows.first?.lastError)
+        #expect(message.hasPrefix("the server changed Hero \(ids[0]) since the change was made (updatedAt "))
+        #expect(message.hasSuffix("; resolve with --resolve Hero:\(ids[0]) --take local|server"))
+        #expect(report.problems.map(\.state) == [.conflict])
+        // A later push leaves it alone.
+        #expect(try synchronizer.push().sent == 0)
+        #expect(try store.store.outbox().map(\.state) == [.conflict])
+
+        #expect(throws: SyncError.self) { try synchronizer.resolveConflict(entity: "Hero", serverIdentity: ids[1], take: .server) }
+        #expect(try synchronizer.resolveConflict(entity: "Hero", serverIdentity: ids[0], take: .server) == 1)
+        #expect(try store.store.outbox() == [])
+        let local = try #require(try Self.localHero(store, ids[0]))
+        #expect(local.name == "Server name" && local.power == 1)
+        let serverStamp = try Self.serverHero(server, ids[0])?["updatedAt"]?.stringValue
+        #expect(local.updatedAt == serverStamp)
+        #expect(try synchronizer.push().sent == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func manualResolvedForTheLocalChangeSendsItOnTheServersCurrentStamp(kind: StoreKind) throws {
+        let (server, store, synchronizer, ids) = try Self.staleEdit(kind, policy: "manual")
+        _ = try synchronizer.push()
+        do {
+            try synchronizer.resolveConflict(entity: "Hero", serverIdentity: "nope", take: .local)
+            Issue.record("expected an error")
+        } catch let error as SyncError {
+            #expect(error.code == .invalidValue)
+            #expect(error.message == "the outbox holds no conflict of Hero:nope (its conflicts: Hero:\(ids[0]))")
+        }
+        #expect(try synchronizer.resolveConflict(entity: "Hero", serverIdentity: ids[0], take: .local) == 1)
+        let row = try #require(try store.store.outbox().first)
+        let serverStamp = try Self.serverHero(server, ids[0])?["updatedAt"]?.stringValue
+        #expect(row.state == .pending && row.base == serverStamp)
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 0 && report.acknowledged == 1)
+        #expect(try Self.serverHero(server, ids[0])?["name"] == .string("\(ids[0]) edited"))
+        #expect(try Self.serverHero(server, ids[0])?["power"] == 1)
+        #expect(try store.store.outbox() == [])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aLocalDeleteBeatsARemoteUpdate(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let (store, synchronizer) = try Self.pulled(kind, server, push: #"{"createKey": "clientId", "conflicts": {"policy": "serverWins"}}"#)
+        let ids = try PushTests.heroIDs(server, 4)
+        try server.mutate([["op": "update", "class": "Hero", "objectId": .string(ids[0]), "set": ["name": "Server name"]]])
+        let context = ObjectContext(store: store.store)
+        _ = try context.delete(try #require(try context.fetch("Hero", id: .string(ids[0]))))
+        try context.save()
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 0 && report.acknowledged == 1)
+        #expect(try Self.serverHero(server, ids[0]) == nil)
+        #expect(try Self.localHero(store, ids[0]) == nil)
+        #expect(try store.store.outbox() == [])
+    }
+
+    // MARK: - Remote deletes
+
+    @Test(arguments: StoreKind.allCases, ["check", "none"])
+    func deleteWinsDeletesTheObjectHereAndReportsTheChange(kind: StoreKind, detect: String) throws {
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let (store, synchronizer) = try Self.pulled(
+            kind, server, push: #"{"createKey": "clientId", "conflicts": {"detect": "\#(detect)"}, "remoteDeletes": "deleteWins"}"#)
+        let ids = try PushTests.heroIDs(server, 4)
+        try server.mutate([["op": "delete", "class": "Hero", "objectId": .string(ids[0])]])
+        try PushTests.rename(Array(ids[0..<2]), in: store)
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 1 && report.conflictsByPolicy.deleteWins == 1 && report.conflictsByPolicy.summary == "deleteWins 1")
+        #expect(report.acknowledged == 1)
+        #expect(try Self.serverHero(server, ids[0]) == nil)
+        #expect(try Self.localHero(store, ids[0]) == nil)
+        #expect(try Self.localHero(store, ids[1])?.name == "\(ids[1]) edited")
+        #expect(try store.store.outbox() == [])
+        #expect(report.overridden.map(\.serverIdentity) == [ids[0]])
+        #expect(report.overridden.first?.message == "dropped: the object was deleted on the server, and here too (remoteDeletes deleteWins)")
+        // check: the pre-read saw it gone, nothing was sent for it; none: its PUT got 101.
+        #expect(report.sent == (detect == "check" ? 1 : 2))
+    }
+
+    @Test(arguments: StoreKind.allCases, ["check", "none"])
+    func recreateCreatesTheObjectAgainWithAllItsFields(kind: StoreKind, detect: String) throws {
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        try server.configure(["allowCustomObjectId": true])
+        let (store, synchronizer) = try Self.pulled(
+            kind, server, push: #"{"createKey": "clientId", "conflicts": {"detect": "\#(detect)"}, "remoteDeletes": "recreate"}"#)
+        let ids = try PushTests.heroIDs(server, 4)
+        let power = try #require(try Self.localHero(store, ids[0])?.power)
+        try server.mutate([["op": "delete", "class": "Hero", "objectId": .string(ids[0])]])
+        try PushTests.rename([ids[0]], in: store)
+        try server.resetLog()
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 1 && report.conflictsByPolicy.recreate == 1 && report.acknowledged == 1)
+        let recreated = try #require(try Self.serverHero(server, ids[0]))
+        #expect(recreated["name"] == .string("\(ids[0]) edited"))
+        #expect(recreated["power"] == .number(JSONNumber(power)))  // every field, not only the changed one
+        #expect(recreated["team"]?["objectId"] != nil)
+        #expect(try server.writes().map { $0["method"]?.stringValue ?? "" } == ["POST"])
+        let local = try #require(try Self.localHero(store, ids[0]))
+        #expect(local.updatedAt == recreated["updatedAt"]?.stringValue)
+        #expect(try store.store.outbox() == [])
+        #expect(report.overridden == [])
+    }
+
+    // MARK: - Faults
+
+    @Test(arguments: StoreKind.allCases)
+    func aWriteBetweenThePreReadAndThePutIsNotSeenByCheck(kind: StoreKind) throws {
+        // Parse has no conditional write: `check` narrows the window to the time between the
+        // pre-read and the batch, it cannot close it (`ifMatch` does, on APIs with ETags).
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let (store, synchronizer) = try Self.pulled(kind, server, push: #"{"createKey": "clientId", "conflicts": {"policy": "serverWins"}}"#)
+        let ids = try PushTests.heroIDs(server, 4)
+        try PushTests.rename([ids[0]], in: store)
+        try server.faults([
+            ["match": "keys=updatedAt", "after": [["op": "update", "class": "Hero", "objectId": .string(ids[0]), "set": ["name": "Between", "power": 3]]]]
+        ])
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 0 && report.acknowledged == 1)
+        let server0 = try #require(try Self.serverHero(server, ids[0]))
+        #expect(server0["name"] == .string("\(ids[0]) edited") && server0["power"] == 3)
+        #expect(try store.store.outbox() == [])
+    }
+}
