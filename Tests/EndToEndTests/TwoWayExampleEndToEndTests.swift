@@ -117,7 +117,7 @@ import TrellisTestSupport
             ])
         #expect(
             results[5].stdout == """
-                push: 3 operations sent in 3 batches (3 requests); acknowledged 3, retried 0, reconciled 0, resent 0, conflicts 0, rejected 0
+                push: 3 operations sent in 3 batches (5 requests); acknowledged 3, retried 0, reconciled 0, resent 0, conflicts 0, rejected 0
                 teams → Team: 1 page (0 changed, 0 not modified), 0 records; inserted 0, updated 0, unchanged 0, deleted 0
                   watermark 2024-01-01T00:00:00.011Z; walk complete; 1 request, 0 retries
                 heroes → Hero: 2 pages (1 changed, 0 not modified), 3 records; inserted 0, updated 1, unchanged 2, deleted 0
