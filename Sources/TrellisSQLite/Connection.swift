@@ -42,17 +42,24 @@ final class Connection {
     /// writable, a read-only connection is opened read-write with `PRAGMA query_only`
     /// (https://sqlite.org/pragma.html#pragma_query_only): it writes no data, and closing it
     /// last removes the files its reads created. Otherwise it is `SQLITE_OPEN_READONLY`, and
-    /// the files someone else created stay theirs.
+    /// the files someone else created stay theirs. A WAL-mode database whose directory cannot
+    /// be written and that has neither file (a store shipped read-only: an app bundle, a
+    /// read-only mount) cannot be read that way, because SQLite must create its `-shm` file;
+    /// it is opened `immutable=1` instead (https://sqlite.org/wal.html#readonly, "or the
+    /// database is immutable"; https://sqlite.org/uri.html#uriimmutable): nothing can have
+    /// written a WAL beside it, so its file is all of it.
     ///
     /// - Throws: `StoreError` `.notAStore` when the file cannot be opened as a database,
     ///   `.readOnly` when a read-only file must be created, `.engine` otherwise.
     init(path: String, readOnly: Bool) throws(StoreError) {
         var db: OpaquePointer?
         let queryOnly = readOnly && Connection.opensLeavingNoFiles(path)
+        let immutable = readOnly && !queryOnly && Connection.isUnwritableWALDatabase(path)
         let flags =
             (readOnly && !queryOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
             | (readOnly ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+            | (immutable ? SQLITE_OPEN_URI : 0)
+        let rc = sqlite3_open_v2(immutable ? Connection.immutableURI(path) : path, &db, flags, nil)
         guard let db else {
             throw StoreError(.engine, message: "cannot open \(path): out of memory", engineCode: SQLiteResult.engineCode(rc))
         }
@@ -80,6 +87,35 @@ final class Connection {
         for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: path + suffix) { return false }
         let directory = (path as NSString).deletingLastPathComponent
         return access(path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0
+    }
+
+    /// Whether `path` is a WAL-mode database (its header's read and write versions are 2,
+    /// https://sqlite.org/fileformat2.html#the_database_header) with no `-wal`, `-shm` or
+    /// `-journal` beside it, in a directory this process cannot write.
+    private static func isUnwritableWALDatabase(_ path: String) -> Bool {
+        guard !path.isEmpty, !path.hasPrefix("file:"), path != ":memory:" else { return false }
+        let manager = FileManager.default
+        for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: path + suffix) { return false }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return false }
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
+        return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
+    }
+
+    /// `file:PATH?immutable=1`, the path's `%`, `?` and `#` percent-encoded (https://sqlite.org/uri.html).
+    private static func immutableURI(_ path: String) -> String {
+        var encoded = ""
+        for character in path {
+            switch character {
+            case "%": encoded += "%25"
+            case "?": encoded += "%3f"
+            case "#": encoded += "%23"
+            default: encoded.append(character)
+            }
+        }
+        return "file:" + encoded + "?immutable=1"
     }
 
     deinit {

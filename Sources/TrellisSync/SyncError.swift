@@ -111,6 +111,10 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
     /// The entity and attribute (or relationship) of a record that does not fit the model.
     public var entity: String?
     public var attribute: String?
+    /// How many HTTP requests went out for the failed exchange (its first attempt and every
+    /// retry), when the error ended one: a run's report counts them in `requests` and
+    /// `retries` even though no page arrived. Nil for errors before any request.
+    public var attempts: Int?
     /// The error this one wraps (an ``ImportError``, a `StoreError`), when there is one.
     public var underlying: (any Error & Sendable)?
 

@@ -193,6 +193,41 @@ import TrellisTestSupport
         }
     }
 
+    /// A store shipped read-only (an app bundle, a read-only mount): a WAL-mode store, in a
+    /// directory the reader cannot write, with no `-wal` or `-shm` beside it. SQLite cannot
+    /// create its `-shm` there, so the store is opened immutable: export and count read it as
+    /// before, no file appears, and an import is refused as read-only (it said "the store is
+    /// read-only" to the export, too).
+    @Test func aStoreInAReadOnlyDirectoryWithoutItsWALFilesIsRead() throws {
+        let directory = try Self.workspace()
+        defer { directory.remove() }
+        let shipped = directory.url.appendingPathComponent("shipped")
+        try FileManager.default.createDirectory(at: shipped, withIntermediateDirectories: true)
+        #expect(try Self.importing(["Examples/twitter/twitter.json"], ["--store", "shipped/s.sqlite"], in: directory).status == 0)
+        let export = ["export", "--model", Self.model, "--entity", "Status", "--store", "shipped/s.sqlite", "--sort", "id"]
+        let exported = try TrellisProcess.run(export, in: directory.url)
+        #expect(exported.status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shipped.path) == ["s.sqlite"])
+        #expect(try SQLiteShell.query(shipped.appendingPathComponent("s.sqlite"), "PRAGMA journal_mode") == "wal")
+        try? FileManager.default.removeItem(atPath: shipped.appendingPathComponent("s.sqlite").path + "-wal")
+        try? FileManager.default.removeItem(atPath: shipped.appendingPathComponent("s.sqlite").path + "-shm")
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: shipped.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: shipped.path) }
+        // Root writes any directory: the child runs as nobody then.
+        let launcher = getuid() == 0 ? ReadOnlyStore.otherUser.launcher : []
+
+        let again = try TrellisProcess.run(export, in: directory.url, launcher: launcher)
+        #expect(again == exported)
+        let count = try TrellisProcess.run(
+            ["count", "--model", Self.model, "--entity", "Status", "--store", "shipped/s.sqlite"], in: directory.url, launcher: launcher)
+        #expect(count == TrellisProcess.Result(status: 0, stdout: "115\n", stderr: ""))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shipped.path) == ["s.sqlite"])
+        let write = try TrellisProcess.run(
+            ["import", "Examples/twitter/twitter.json", "--model", Self.model, "--entity", "Status", "--at", "statuses", "--store", "shipped/s.sqlite"],
+            in: directory.url, launcher: launcher)
+        #expect(write == TrellisProcess.Result(status: 1, stdout: "", stderr: "error: shipped/s.sqlite: the store is read-only\n"))
+    }
+
     /// A file size limit (`ulimit -f`) makes SQLite's writes fail with `EFBIG` as a full disk
     /// fails them with `ENOSPC` (`trellis` ignores `SIGXFSZ`, which would otherwise kill it
     /// with no message): the import fails, the store keeps exactly its content.

@@ -202,6 +202,9 @@ struct PostgresEndToEndTests {
         #expect(
             unreachable.stderr.hasPrefix("error: cannot connect to postgresql://trellis@127.0.0.1:1/postgres: ")
                 && unreachable.stderr.contains("Connection refused") && !unreachable.stderr.contains("s3cret"), "\(unreachable)")
+        let inSchema = try run("postgresql://trellis:s3cret@127.0.0.1:1/postgres?schema=catalog")
+        #expect(inSchema.status == 1)
+        #expect(inSchema.stderr.hasPrefix("error: cannot connect to postgresql://trellis@127.0.0.1:1/postgres?schema=catalog: "), "\(inSchema)")
 
         try PostgresTestServer.execute("CREATE SCHEMA \"\(workspace.schema)\"; CREATE TABLE \"\(workspace.schema)\".\"ledger\" (\"n\" int)")
         let notAStore = try run(workspace.store)

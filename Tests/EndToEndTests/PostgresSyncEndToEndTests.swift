@@ -97,7 +97,7 @@ struct PostgresSyncEndToEndTests {
             ["sync", "heroes.source.json", "--model", Self.model.path, "--store", wrong],
             in: directory.url)
         #expect(refused.status == 1, "\(refused)")
-        #expect(refused.stderr.hasPrefix("error: cannot connect to postgresql://\(role)@127.0.0.1:\(port)/postgres: "), "\(refused)")
+        #expect(refused.stderr.hasPrefix("error: cannot connect to postgresql://\(role)@127.0.0.1:\(port)/postgres?schema=\(schema): "), "\(refused)")
         #expect(!refused.stderr.contains(Self.password) && refused.stdout == "")
         let refusedStatus = try TrellisProcess.run(["sync", "heroes.source.json", "--status", "--store", wrong], in: directory.url)
         #expect(refusedStatus.status == 1 && !refusedStatus.stderr.contains(Self.password), "\(refusedStatus)")

@@ -55,6 +55,8 @@ import TrellisTestSupport
                 + "(every trellis import records its model)\n"
         ),
         (["--store", "notes.txt"], "error: notes.txt: not an SQLite store, so it records no model; give the model with --model\n"),
+        (["--store", "."], "error: .: is a directory, not a store\n"),
+        (["--store", "/dev/null"], "error: /dev/null: not a store file: it is a device, a FIFO or a socket, not a regular file\n"),
     ])
     func withoutModelOrRecordedModelItIsAnError(store: [String], stderr: String) throws {
         let directory = try TemporaryDirectory()

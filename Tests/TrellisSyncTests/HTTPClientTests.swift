@@ -97,6 +97,7 @@ import TrellisTestSupport
             error.description
                 == "resource items, page \(server.base)/items?style=page&per_page=3: HTTP 503 Service Unavailable: down for maintenance (after 3 attempts)")
         #expect(clock.waits == [0.25, 0.5])  // 0.5 × 0.5, 0.5 × 1: capped exponential, full jitter
+        #expect(error.attempts == 3)
     }
 
     @Test func resetsOnEveryAttemptAreATransportError() throws {
@@ -108,6 +109,7 @@ import TrellisTestSupport
         #expect(error.code == .transport)
         #expect(error.message.hasPrefix("the connection was lost") || error.message.hasPrefix("the body ended early"))
         #expect(error.message.hasSuffix("(after 3 attempts)"))
+        #expect(error.attempts == 3)
     }
 
     @Test func aRateLimitBeyondTheLongestWaitSaysWhenToRetry() throws {
@@ -118,6 +120,7 @@ import TrellisTestSupport
         }
         #expect(error.code == .rateLimited)
         #expect(error.message == "HTTP 429: the server asks to wait 3600 s, more than maxRateLimitWaitSeconds (900); retry after 2027-01-15T09:00:00Z")
+        #expect(error.attempts == 1)
     }
 
     struct LongWaitCase: CustomStringConvertible, Sendable {

@@ -280,6 +280,36 @@ import TrellisTestSupport
         #expect(try Self.serverNames(server) == (try Self.localNames(store)))
     }
 
+    /// A `requestId` create answered 503 is uncertain and settled by sending it again with its
+    /// request id; a resend that fails the same way counts as a failed attempt in a row (it
+    /// waits `Retry-After`), and after `maxAttempts` (4) in a row the push stops with an error,
+    /// the create still `uncertain` (it used to end the push with success after the second send).
+    @Test(arguments: StoreKind.allCases)
+    func aRequestIdCreateAnswered503IsSentAgainUpToMaxAttemptsThenAnError(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "2", "--ties", "0"])
+        let clock = RecordingClock()
+        let (store, synchronizer) = try Self.pulled(kind, server, createKey: "requestId", clock: clock)
+        let context = ObjectContext(store: store.store)
+        try context.insert("Hero").setValue(.string("Ann"), forKey: "name")
+        try context.save()
+        try server.faults([["match": "classes/Hero", "method": "POST", "status": 503, "retryAfter": "7", "times": 2]])
+        let report = try synchronizer.push()
+        #expect(clock.waits == [7, 7])
+        #expect(report.sent == 3 && report.retried == 2 && report.acknowledged == 1)
+        #expect(try store.store.outbox() == [])
+        #expect(try Self.serverNames(server).values.sorted() == ["Ann", "Hero 0", "Hero 1"])
+
+        try context.insert("Hero").setValue(.string("Bo"), forKey: "name")
+        try context.save()
+        try server.faults([["match": "classes/Hero", "method": "POST", "status": 503, "retryAfter": "1", "times": 10]])
+        let error = try #require(throws: SyncError.self) { _ = try synchronizer.push() }
+        #expect(error.code == .httpStatus && error.status == 503)
+        #expect(error.message == "HTTP 503: injected 503 (after 4 attempts; the operations stay in the outbox, uncertain)")
+        #expect(try store.store.outbox().map(\.state) == [.uncertain])
+        #expect(synchronizer.lastReport.push?.sent == 4)
+        #expect(try Self.serverNames(server).values.sorted() == ["Ann", "Hero 0", "Hero 1"])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func a401LeavesTheRowsPendingNeverRejected(kind: StoreKind) throws {
         let server = try TestServer(["--heroes", "5", "--ties", "0"])

@@ -122,6 +122,22 @@ import TrellisTestSupport
         #expect(try stored(store) == (try firstRecords(server, 200)))
     }
 
+    /// The failed page's requests are counted in the run's report (`--report json` of a failed
+    /// sync): two pages of 100, then the third page's three attempts, each a 502.
+    @Test func aFailedRunReportsTheRequestsOfThePageThatFailed() throws {
+        let server = try TestServer(["--heroes", "300", "--ties", "0"])
+        try server.faults([["match": "classes/Hero", "skip": 2, "status": 502, "html": true, "times": 3]])
+        let store = try StoreKind.inMemory.makeStore(model: try SyncTestModels.parse())
+        let source = try SyncTest.parseSource(server: server, deletions: #"{"type": "none"}"#)
+        let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store), clock: RecordingClock().clock)
+        let error = try #require(throws: SyncError.self) { try synchronizer.run() }
+        #expect(error.attempts == 3)
+        let report = try #require(synchronizer.lastReport.resources.first)
+        #expect(report.pages == 2)
+        #expect(report.requests == 5)
+        #expect(report.retries == 2)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aBodyCutShort(kind: StoreKind) throws {
         let (error, store, server, checkpoint) = try failingSync(

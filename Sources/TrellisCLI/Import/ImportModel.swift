@@ -79,7 +79,7 @@ struct ImportModel {
     static func existingSQLiteStore(_ url: URL, path: String) throws -> Bool {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return false }
         if (attributes[.size] as? NSNumber)?.intValue == 0 { return false }
-        guard RecordedModel.isSQLiteFile(url) else { throw RecordedModel.notAStore(path) }
+        guard RecordedModel.isSQLiteFile(url) else { throw RecordedModel.notAStore(url, path: path) }
         return true
     }
 

@@ -48,7 +48,7 @@ enum ModelLoading {
                 "\(storePath): no such store, and no --model: give the model with --model, "
                     + "or a store that records one (every trellis import records its model)")
         }
-        guard RecordedModel.isSQLiteFile(url) else { throw RecordedModel.notAStore(storePath) }
+        guard RecordedModel.isSQLiteFile(url) else { throw RecordedModel.notAStore(url, path: storePath) }
         do {
             var bindings = BindingDeclarations()
             if let bindingsPath {

@@ -19,9 +19,12 @@ enum RecordedModel {
         return header == Data("SQLite format 3\0".utf8)
     }
 
-    /// The error for a store file named `path` that is not an SQLite database: it records no model.
-    static func notAStore(_ path: String) -> CommandError {
-        CommandError(.store, "\(path): not an SQLite store, so it records no model; give the model with --model")
+    /// The error for a store named `path` (at `url`) that is not an SQLite database: a
+    /// directory, device, FIFO or socket is named as such (``StoreLocation.checkExisting(_:path:)``),
+    /// any other file records no model.
+    static func notAStore(_ url: URL, path: String) -> any Error {
+        do { try StoreLocation.checkExisting(url, path: path) } catch { return error }
+        return CommandError(.store, "\(path): not an SQLite store, so it records no model; give the model with --model")
     }
 
     /// The text recorded in the store at `url` (named `path` in messages).

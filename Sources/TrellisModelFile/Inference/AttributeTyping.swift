@@ -59,11 +59,14 @@ struct AttributeTyping: Equatable, Sendable {
 
     /// The typing of an identity attribute: integers, or decimal strings that read back
     /// unchanged through `Int64` (`"1699"`), are integer64 (with `integer-from-string` when
-    /// any value is a string, as Groot's `"id": "1699"`); other values are strings.
+    /// any value is a string, as Groot's `"id": "1699"`); integers beyond 64 bits (38 digits
+    /// at most) are decimal, exact; other values are strings.
     init(identityClasses classes: [ValueClass]) {
         let set = Set(classes)
         if set == [.integer] {
             self.init(type: .integer64, transformer: nil)
+        } else if set.contains(.bigInteger), set.isSubset(of: [.integer, .bigInteger]) {
+            self.init(type: .decimal, transformer: nil)
         } else if set.isSubset(of: [.integer, .integerString]) {
             self.init(type: .integer64, transformer: "integer-from-string")
         } else {

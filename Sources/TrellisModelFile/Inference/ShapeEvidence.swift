@@ -138,14 +138,14 @@ enum InferredIdentity: Equatable {
 
     /// The identity of objects met at `nodes`, for an entity named by `words`: the first
     /// of `id`, `objectId`, `uuid`, `<entity>_id`, `<entity>Id` that every object has, with
-    /// an integer or string value that never repeats within one array; else, for array
+    /// an integer (beyond 64 bits too) or string value that never repeats within one array; else, for array
     /// elements and the root (`allowsComposite`), every key holding a scalar in every object
     /// (of a type other than `json`), unless those values repeat within one array for
     /// objects that differ (``ShapeNode/compositeRepeats``): then none.
     static func decide(_ keys: MergedKeys, words: [String], allowsComposite: Bool) -> InferredIdentity {
         let snake = words.joined(separator: "_")
         let candidates = ["id", "objectId", "uuid", snake + "_id", InferenceNaming.lowerCamel(words) + "Id"]
-        let identityClasses = ValueClass.strings.union([.integer])
+        let identityClasses = ValueClass.strings.union([.integer, .bigInteger])
         for name in candidates {
             guard let key = keys.key(name) else { continue }
             let evidence = key.evidence
@@ -153,7 +153,7 @@ enum InferredIdentity: Equatable {
             guard present == keys.objectCount, evidence.nonNull == keys.objectCount, evidence.repeats == 0,
                 !evidence.classes.isEmpty, Set(evidence.classes).isSubset(of: identityClasses)
             else { continue }
-            let isInteger = Set(evidence.classes).isSubset(of: [.integer, .integerString])
+            let isInteger = Set(evidence.classes).isSubset(of: [.integer, .integerString]) || Set(evidence.classes).isSubset(of: [.integer, .bigInteger])
             let isString = Set(evidence.classes).isSubset(of: ValueClass.strings)
             guard isInteger || isString else { continue }
             return .single(name)

@@ -226,9 +226,15 @@ final class ShapeNode {
         var hasher = Hasher()
         switch value {
         case .number(let n):
-            guard let i = n.int64Value else { return nil }
-            hasher.combine(0)
-            hasher.combine(i)
+            if let i = n.int64Value {
+                hasher.combine(0)
+                hasher.combine(i)
+            } else if n.isIntegerLiteral {  // beyond 64 bits: its digits (JSON writes an integer one way)
+                hasher.combine(2)
+                hasher.combine(n.text)
+            } else {
+                return nil
+            }
         case .string(let s):
             hasher.combine(1)
             hasher.combine(s)

@@ -20,6 +20,9 @@ struct ConnectionString: Sendable {
     let display: String
     /// The `schema` parameter, when the text has one.
     let schema: String?
+    /// ``display`` plus `?schema=NAME` when the text names a schema: how messages name the
+    /// store's server and schema (`cannot connect to postgresql://app@db:5432/catalog?schema=trellis: …`).
+    var displayWithSchema: String { schema.map { display + "?schema=" + $0 } ?? display }
 
     /// Parses `text` with libpq (`PQconninfoParse`).
     /// - Throws: `StoreError` `.unavailable` for a string libpq cannot parse; the message

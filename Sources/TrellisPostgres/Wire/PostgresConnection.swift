@@ -45,12 +45,12 @@ final class PostgresConnection {
         values += [connectionString.text, "UTF8"]
         let connection = PostgresConnection.connect(keywords: keywords, values: values)
         guard let connection else {
-            throw StoreError(.unavailable, message: "cannot connect to \(connectionString.display): out of memory")
+            throw StoreError(.unavailable, message: "cannot connect to \(connectionString.displayWithSchema): out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let reason = PostgresConnection.reason(connection)
             PQfinish(connection)
-            throw StoreError(.unavailable, message: "cannot connect to \(connectionString.display): \(reason)")
+            throw StoreError(.unavailable, message: "cannot connect to \(connectionString.displayWithSchema): \(reason)")
         }
         self.handle = connection
         self.display = ConnectionString.display(of: connection)
@@ -101,7 +101,8 @@ final class PostgresConnection {
         PQreset(handle)
         prepared.removeAll()
         guard isConnected else {
-            throw StoreError(.unavailable, message: "cannot connect to \(display): \(PostgresConnection.reason(handle))")
+            let name = display + (connectionString.schema.map { "?schema=" + $0 } ?? "")
+            throw StoreError(.unavailable, message: "cannot connect to \(name): \(PostgresConnection.reason(handle))")
         }
         PostgresConnection.silenceNotices(handle)
     }

@@ -143,8 +143,12 @@ public final class Synchronizer {
                 }
                 lastReport.resources.append(resourceReport)
             } catch {
-                lastReport.resources.append(resourceReport)
                 let located = locate(error, resource: resource.name)
+                if let attempts = located.attempts {  // the failed exchange's requests, which no page reported
+                    resourceReport.requests += attempts
+                    resourceReport.retries += attempts - 1
+                }
+                lastReport.resources.append(resourceReport)
                 // A lost lease: the resource's checkpoint is the new holder's to write.
                 if !options.dryRun, located.code != .leaseLost { recordFailure(located, of: resource) }
                 throw located

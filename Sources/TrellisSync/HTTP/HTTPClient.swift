@@ -71,7 +71,18 @@ public final class HTTPClient: Sendable {
                 .foreignLink, message: "the URL \(printable(url)) is not requested: \(reason)", resource: resource,
                 pageURL: printable(url))
         }
-        let request = authorized(HTTPRequest(url: url, headers: headers))
+        var sent = 0
+        do {
+            return try get(authorized(HTTPRequest(url: url, headers: headers)), url: url, resource: resource, sent: &sent)
+        } catch var error as SyncError {
+            if sent > 0 { error.attempts = sent }
+            throw error
+        }
+    }
+
+    /// ``get(_:headers:resource:)``'s attempts of `request` (`url` with the credentials: errors
+    /// name `url`); `sent` counts the requests that went out.
+    private func get(_ request: HTTPRequest, url: URL, resource: String?, sent: inout Int) throws -> Exchange {
         let host = url.host?.lowercased() ?? ""
         var waits: [Double] = []
         var attempt = 0
@@ -81,6 +92,7 @@ public final class HTTPClient: Sendable {
             let pause = pacer.reserve(host, now: clock.now())
             if pause > 0 { clock.sleep(pause) }
             let result = send(request)
+            sent = attempt
             let wait: Double
             switch result {
             case .failure(let failure):

@@ -36,7 +36,8 @@ public struct PushReport: Sendable, Equatable {
     public var sent = 0
     /// Operations the server acknowledged (their rows removed, server stamps written).
     public var acknowledged = 0
-    /// Operations put back to pending after a retryable failure (network, 5xx, 429, 401) and sent again.
+    /// Operations sent again: put back to pending after a retryable failure (network, 5xx, 429,
+    /// 401), and `requestId` creates whose answer was lost, sent again with their request id.
     public var retried = 0
     /// Creates whose outcome was unknown, settled by their create key (found on the server,
     /// or known not to be there and sent again).

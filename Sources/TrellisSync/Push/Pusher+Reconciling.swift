@@ -13,9 +13,14 @@ extension Pusher {
     ///   Parse records it before processing) is answered by a lookup of the body's values among
     ///   the objects of the class no local object holds; not found: pending, under a new id.
     /// - `none`: pending again under ``SyncOptions/atLeastOnce`` (counted in ``PushReport/resent``).
-    func reconcile() throws {
+    ///
+    /// - Returns: nil when every uncertain create was settled or looked up; else the failed
+    ///   resend (a `requestId` create answered 5xx or 429, or lost again: it stays `uncertain`)
+    ///   as a ``BatchResult/retry(_:_:)`` and its operation, for the caller's wait and attempt count.
+    func reconcile() throws -> (BatchResult, [Operation])? {
         let rows = try read { try $0.outboxEntries() }.filter { $0.state == .uncertain }
-        guard !rows.isEmpty else { return }
+        guard !rows.isEmpty else { return nil }
+        var failed: (BatchResult, [Operation])?
         var byResource: [String: [OutboxEntry]] = [:]
         var order: [String] = []
         for row in rows {
@@ -34,12 +39,15 @@ extension Pusher {
             case .lookupField:
                 try reconcileByQuery(group, target: target, field: lookupKey(target), index: target.lookupIndex!)
             case .requestId:
-                for row in group { try reconcileByRequestId(row, target: target) }
+                for row in group {
+                    if let failure = try reconcileByRequestId(row, target: target), failed == nil { failed = failure }
+                }
             case .none:
                 try settle(group.map { ($0, target, .pending("sent again: createKey none cannot tell whether the first create arrived")) })
                 report.resent += group.count
             }
         }
+        return failed
     }
 
     /// The JSON key of the lookup attribute.
@@ -104,13 +112,16 @@ extension Pusher {
     }
 
     /// Sends the create again with its request id; a 159 is answered by a lookup.
-    func reconcileByRequestId(_ row: OutboxEntry, target: PushTarget) throws {
-        guard let entity = model.entity(named: row.object.entityName) else { return }
+    /// - Returns: the resend's ``BatchResult/retry(_:_:)`` when it failed as a batch is retried
+    ///   (the create stays `uncertain`), else nil.
+    func reconcileByRequestId(_ row: OutboxEntry, target: PushTarget) throws -> (BatchResult, [Operation])? {
+        guard let entity = model.entity(named: row.object.entityName) else { return nil }
         let operation = Operation(row: row, target: target, entity: entity)
         let batch = try markSending([operation], keepAttempts: true)
-        guard let sent = batch.first else { return }
+        guard let sent = batch.first else { return nil }
         let (method, url, body, headers) = try request(for: batch)
         report.sent += 1
+        report.retried += 1
         report.batches += 1
         report.requests += 1
         let result = try client.write(method, url, body: body, headers: headers, resource: target.resource.name)
@@ -119,7 +130,7 @@ extension Pusher {
             let outcome = try lookUpByBody(sent)
             report.reconciled += 1
             try record([(sent, outcome)])
-            return
+            return nil
         }
         if case .acknowledged = outcomes[0] { report.reconciled += 1 }
         try record([(sent, outcomes[0])])
@@ -127,6 +138,12 @@ extension Pusher {
             throw SyncError(
                 .malformedResponse, message: malformed, resource: target.resource.name, pageURL: client.printable(url),
                 status: result.response?.status, entity: row.object.entityName)
+        }
+        switch outcomes[0] {
+        case .uncertain(let message), .pending(let message):
+            return (.retry(result.response, message), batch)
+        default:
+            return nil
         }
     }
 

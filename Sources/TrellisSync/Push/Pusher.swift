@@ -72,26 +72,28 @@ final class Pusher {
         try refuseAtLeastOnceCreates()
         try recoverInterrupted()
         var failures = 0
+        /// Whether `result` asks for a wait and a new plan (after counting the failure).
+        func retries(_ result: BatchResult, _ batch: [Operation], state: String = "pending") throws -> Bool {
+            guard case .retry(let response, let message) = result else {
+                failures = 0
+                return false
+            }
+            failures += 1
+            guard failures < client.policy.maxAttempts else {
+                throw SyncError(
+                    response == nil ? .transport : .httpStatus,
+                    message: "\(message) (after \(failures) attempts; the operations stay in the outbox, \(state))",
+                    resource: batch[0].target.resource.name, status: response?.status)
+            }
+            clock.sleep(client.retryWait(response, attempt: failures))
+            return true
+        }
         rounds: while true {
-            try reconcile()
+            // A create sent again to settle it (requestId) that fails as its first send did
+            // (5xx, 429, a lost connection) counts as a failed attempt in a row, as a batch does.
+            if let (result, batch) = try reconcile(), try retries(result, batch, state: "uncertain") { continue rounds }
             let batches = try planRound()
             if batches.isEmpty { break }
-            /// Whether `result` asks for a wait and a new plan (after counting the failure).
-            func retries(_ result: BatchResult, _ batch: [Operation]) throws -> Bool {
-                guard case .retry(let response, let message) = result else {
-                    failures = 0
-                    return false
-                }
-                failures += 1
-                guard failures < client.policy.maxAttempts else {
-                    throw SyncError(
-                        response == nil ? .transport : .httpStatus,
-                        message: "\(message) (after \(failures) attempts; the operations stay in the outbox, pending)",
-                        resource: batch[0].target.resource.name, status: response?.status)
-                }
-                clock.sleep(client.retryWait(response, attempt: failures))
-                return true
-            }
             // Batch N + 1 is marked and sent before batch N's answer is recorded: each is its
             // own transaction, and no object is in two batches of a round.
             var flight: InFlight?

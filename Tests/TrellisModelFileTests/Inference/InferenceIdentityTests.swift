@@ -44,6 +44,15 @@ import TrellisModelFile
         Case(
             json: #"[{"id": 505874924095815681}, {"id": 505874922023837696}]"#, identity: ["id"],
             summary: "id: integer64 required @ id"),
+        // Integers beyond 64 bits (with smaller ones) are an exact decimal identity, not a
+        // composite with the other keys.
+        Case(
+            json: #"[{"id": 123456789012345678901234, "name": "a"}, {"id": 5, "name": "b"}]"#, identity: ["id"],
+            summary: "id: decimal required @ id"),
+        // ... and they repeat as the same number.
+        Case(
+            json: #"[{"id": 123456789012345678901234, "name": "a"}, {"id": 123456789012345678901234, "name": "b"}]"#,
+            identity: ["id", "name"]),
     ]
 
     /// Every candidate whose values repeat, within one array, for objects that differ is not
