@@ -116,7 +116,7 @@ import TrellisTestSupport
         #expect(pull.resource("notes")?.counts.updated == 0)
     }
 
-    @Test(arguments: StoreKind.allCases, ["serverWins", "clientWins", "manual"])
+    @Test(arguments: StoreKind.allCases, ["serverWins", "merge", "clientWins", "manual"])
     func a412IsSettledByThePolicy(kind: StoreKind, policy: String) throws {
         let server = try TestServer(["--heroes", "0", "--ties", "0", "--notes", "3"])
         let (store, synchronizer) = try Self.pulled(kind, server, policy: policy)
@@ -131,8 +131,10 @@ import TrellisTestSupport
         #expect(report.conflicts == 1)
         #expect(try Self.serverNotes(server)["note2"]?[0] == "Mine too")
         switch policy {
-        case "serverWins":
-            #expect(report.conflictsByPolicy.serverWins == 1 && report.acknowledged == 1)
+        case "serverWins", "merge":
+            // merge: title changed on both sides (serverWins), body only on the server's.
+            #expect((policy == "merge" ? report.conflictsByPolicy.merge : report.conflictsByPolicy.serverWins) == 1)
+            #expect(report.acknowledged == 1)
             #expect(server1 == ["Theirs", "their text", moved])
             #expect(local1 == server1)
             #expect(try store.store.outbox() == [])

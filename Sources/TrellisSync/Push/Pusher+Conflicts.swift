@@ -199,6 +199,7 @@ extension Pusher {
         try write { session, storage in
             let current = Set(try storage.outboxRows(objectKeys: operations.map(\.row.object.primaryKey), serverIdentities: []).map(\.sequence))
             var removed: [Int64] = []
+            var rewritten: [OutboxEntry] = []
             var changes: [ObjectChange] = []
             for operation in operations where current.contains(operation.row.sequence) {
                 let id = identityText(operation.row.serverIdentity) ?? ""
@@ -206,9 +207,31 @@ extension Pusher {
                     gone.append((operation, .remoteDeleted("the object was deleted on the server")))
                     continue
                 }
+                let stampName = operation.target.isParse ? "updatedAt" : "stamp"
+                if operation.target.configuration.policy == .merge {
+                    let merge = try merged(operation, copy, session: session)
+                    changes.append(merge.change)
+                    if merge.send.isEmpty {
+                        removed.append(operation.row.sequence)
+                    } else {
+                        var row = operation.row
+                        row.fields = merge.send
+                        row.base = copy.stamp  // sent on the server's current copy
+                        row.state = .pending
+                        row.lastError = "merged with the server's copy (\(stampName) \(copy.stamp ?? "none"))"
+                        rewritten.append(row)
+                    }
+                    if !merge.taken.isEmpty {
+                        report.overridden.append(
+                            problem(
+                                operation.row,
+                                "merged (\(stampName) \(copy.stamp ?? "none")): the server's values kept for \(merge.taken.joined(separator: ", "))"
+                                    + (merge.send.isEmpty ? "" : "; sent \(merge.send.joined(separator: ", "))")))
+                    }
+                    continue
+                }
                 removed.append(operation.row.sequence)
                 changes.append(try serverChange(copy, for: operation.row.object, entity: operation.entity, target: operation.target, session: session))
-                let stampName = operation.target.isParse ? "updatedAt" : "stamp"
                 report.overridden.append(
                     problem(
                         operation.row,
@@ -216,6 +239,7 @@ extension Pusher {
             }
             // The rows first: the copy is the server's, not a change to protect.
             if !removed.isEmpty { try storage.deleteOutboxRows(sequences: removed) }
+            if !rewritten.isEmpty { try storage.updateOutboxRows(rewritten) }
             if !changes.isEmpty { _ = try session.apply(ChangeSet(updated: changes)) }
         }
         if !gone.isEmpty {
@@ -226,6 +250,72 @@ extension Pusher {
             }
             try settleUnsent(gone)
         }
+    }
+
+    /// `conflicts.policy: merge`, three-way against the base the change was made on, field by
+    /// field over the row's changed fields (each compared as stored values: the server's copy
+    /// read as a pull would read it, the local object's, the base's):
+    ///
+    /// - the server still holds the base value → the server did not change it: the local value
+    ///   is sent;
+    /// - the server holds the local value → both made the same change: nothing to send;
+    /// - else it changed on both sides (or its base value is unknown) → `conflicts.bothChanged`
+    ///   (`serverWins`, the default: the server's value is kept here; `clientWins`: sent).
+    ///
+    /// Fields the change did not touch take the server's values.
+    /// - Returns: the change that writes the server's side into the object (every field but
+    ///   the ones sent), the fields to send, and the locally changed fields the server's value replaced.
+    func merged(_ operation: Operation, _ copy: ServerCopy, session: any StoreSession) throws -> (
+        change: ObjectChange, send: [String], taken: [String]
+    ) {
+        let entity = operation.entity
+        var change = try serverChange(copy, for: operation.row.object, entity: entity, target: operation.target, session: session)
+        guard let local = try session.fetchForExport(ids: [operation.row.object]).first else { return (change, [], []) }
+        var send: [String] = []
+        var taken: [String] = []
+        for name in operation.row.fields {
+            let base = baseValue(of: operation.row, field: name)
+            if let index = entity.attributeIndex(of: name) {
+                guard let server = change.attributes.first(where: { $0.index == index }) else {
+                    send.append(name)  // not read from the server (a nested key path): the local value goes
+                    continue
+                }
+                let mine = local.attributes[index]
+                if server.value == mine { continue }
+                let type = entity.attributes[index].type
+                if let base, base == (server.value.map { JSONCoercion.json(from: $0, as: type) } ?? .null) {
+                    send.append(name)
+                } else if operation.target.configuration.bothChanged == .clientWins {
+                    send.append(name)
+                } else {
+                    taken.append(name)
+                }
+            } else if let index = entity.relationships.firstIndex(where: { $0.name == name }) {
+                guard let server = change.relationships.first(where: { $0.index == index }) else {
+                    send.append(name)
+                    continue
+                }
+                if server.destinations == local.relationships[index] { continue }
+                if operation.target.configuration.bothChanged == .clientWins { send.append(name) } else { taken.append(name) }
+            }
+        }
+        let sent = Set(send.compactMap { entity.attributeIndex(of: $0) })
+        let sentLinks = Set(send.compactMap { name in entity.relationships.firstIndex { $0.name == name } })
+        change.attributes.removeAll { sent.contains($0.index) }
+        change.relationships.removeAll { sentLinks.contains($0.index) }
+        if !send.isEmpty, let index = operation.target.updatedAtIndex {
+            // The stamp stays the base's until the merged change is acknowledged.
+            change.attributes.removeAll { $0.index == index }
+        }
+        return (change, send, taken)
+    }
+
+    /// The value `field` had when the change of `row` was made, in its JSON form; nil when the
+    /// outbox does not know it (it keeps the base stamp, not yet the base values), which
+    /// makes a field the server changed count as changed on both sides.
+    func baseValue(of row: OutboxEntry, field: String) -> JSONValue? {
+        _ = (row, field)
+        return nil
     }
 
     /// The change that makes the stored object `id` equal to the server's `copy`: every

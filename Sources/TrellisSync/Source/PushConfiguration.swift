@@ -65,10 +65,19 @@ public struct PushConfiguration: Sendable, Equatable {
         /// The change is sent again without the precondition.
         case clientWins
         /// Three-way against the base: each field takes the side that changed it; a field
-        /// changed on both sides follows `serverWins`.
+        /// changed on both sides (or whose base value is unknown) follows `bothChanged`
+        /// (`serverWins` by default).
         case merge
         /// The row stays in `conflict` until resolved (`trellis sync SOURCE --resolve ENTITY:ID --take local|server`).
         case manual
+    }
+
+    /// Which side a field changed on both sides takes under `merge`: `conflicts.bothChanged`.
+    public enum BothChanged: String, Sendable, Equatable, CaseIterable {
+        /// The server's value is kept (the default).
+        case serverWins
+        /// The local value is sent.
+        case clientWins
     }
 
     /// What a remote delete of an object with a pending local update does: `remoteDeletes`.
@@ -86,6 +95,8 @@ public struct PushConfiguration: Sendable, Equatable {
     public var detect: ConflictDetection
     public var policy: ConflictPolicy
     public var remoteDeletes: RemoteDeletes
+    /// `merge` only: the side a field changed on both sides takes. Default `serverWins`.
+    public var bothChanged: BothChanged = .serverWins
     /// The attribute holding the server's stamp or ETag of an object (`stamp`): its value when
     /// a change is made is the change's base (``OutboxEntry/base``, through
     /// ``Synchronizer/pushRules``), compared by `check` and sent as `If-Match` by `ifMatch`, and
@@ -157,12 +168,20 @@ extension SyncSource {
         }
         if let conflicts = fields.value("conflicts") {
             let at = fields.at("conflicts")
-            let inner = try SourceFields(conflicts, at: at, what: "conflicts", allowed: ["detect", "policy"], reading: reading)
+            let inner = try SourceFields(conflicts, at: at, what: "conflicts", allowed: ["detect", "policy", "bothChanged"], reading: reading)
             if let detect = try inner.string("detect") {
                 push.detect = try choice(detect, at: inner.at("detect"), what: "conflict detection", reading: reading)
             }
             if let policy = try inner.string("policy") {
                 push.policy = try choice(policy, at: inner.at("policy"), what: "conflict policy", reading: reading)
+            }
+            if let side = try inner.string("bothChanged") {
+                push.bothChanged = try choice(side, at: inner.at("bothChanged"), what: "bothChanged side", reading: reading)
+                if push.policy != .merge {
+                    throw reading.error(
+                        .invalidValue, inner.at("bothChanged"),
+                        "bothChanged says which side a field changed on both sides takes in a merge; the policy is \(push.policy.rawValue)")
+                }
             }
         }
         push.stamp = try fields.string("stamp")
