@@ -271,3 +271,34 @@ import TrellisTestSupport
         #expect(try store.store.outbox() == [])
     }
 }
+
+extension RESTPushTests {
+    /// A push section the sending cannot serve is a located error before anything is sent.
+    @Test func aLookupFieldOrAnUnknownStampIsRefusedBeforeSending() throws {
+        let server = try TestServer(["--heroes", "0", "--ties", "0", "--notes", "1"])
+        let store = try StoreKind.inMemory.makeStore(model: try Self.model())
+        for (push, message) in [
+            (
+                #"{"createKey": "lookupField:title", "create": {"method": "POST", "path": "notes"}}"#,
+                "createKey lookupField is looked up with Parse's $in query; an API without a dialect takes clientId, requestId or none"
+            ),
+            (#"{"stamp": "version", "create": {"method": "POST", "path": "notes"}}"#, "stamp version: Note has no attribute version"),
+        ] {
+            let source = try SyncTest.source(
+                #"""
+                {"format": "trellis-source", "formatVersion": 1, "client": {"baseURL": "http://127.0.0.1:PORT/rest/"},
+                 "resources": [{"name": "notes", "entity": "Note", "path": "notes", "records": "items", "push": \#(push)}]}
+                """#, server: server)
+            let synchronizer = Synchronizer(source: source, context: ObjectContext(store: store.store))
+            do {
+                _ = try synchronizer.push()
+                Issue.record("expected an error for \(push)")
+            } catch let error as SyncError {
+                #expect(error.code == .invalidValue)
+                #expect(error.resource == "notes" && error.entity == "Note")
+                #expect(error.message == message)
+            }
+        }
+        #expect(try server.writes() == [])
+    }
+}

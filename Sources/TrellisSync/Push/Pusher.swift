@@ -19,6 +19,11 @@ import Trellis
 /// `sending` are treated the same way when the next push starts. Every object write of the
 /// push is of origin ``ChangeOrigin/sync``: the server stamps it writes are never recorded in
 /// the outbox again.
+///
+/// **Conflicts** (`Pusher+Conflicts.swift`). Before a batch is marked, `detect: check` reads
+/// the server stamps of its updates and deletes and settles the stale ones by the policy; under
+/// `ifMatch` the server's 412 does the same after the answer. An update of an object the server
+/// deleted follows `remoteDeletes`; a delete is never held back by a remote update.
 final class Pusher {
     let synchronizer: Synchronizer
     let targets: [String: PushTarget]
