@@ -184,7 +184,18 @@ extension Pusher {
             }
         }
         if !manual.isEmpty {
-            try write { _, storage in try storage.updateOutboxRows(manual.sorted { $0.sequence < $1.sequence }) }
+            try write { _, storage in
+                // Onto the rows as they are now (a pending row may have merged a later edit since it was planned).
+                let rows = try storage.outboxRows(objectKeys: manual.map(\.object.primaryKey), serverIdentities: [])
+                let current = Dictionary(rows.map { ($0.sequence, $0) }, uniquingKeysWith: { a, _ in a })
+                let settled: [OutboxEntry] = manual.sorted { $0.sequence < $1.sequence }.compactMap { wanted in
+                    guard var row = current[wanted.sequence], row.state == .pending else { return nil }
+                    row.state = wanted.state
+                    row.lastError = wanted.lastError
+                    return row
+                }
+                if !settled.isEmpty { try storage.updateOutboxRows(settled) }
+            }
         }
         if !serverSide.isEmpty { try takeServerCopies(serverSide, reason: "overridden by the server's copy") }
         return send
@@ -197,11 +208,16 @@ extension Pusher {
         let copies = try serverCopies(of: operations, stampsOnly: false)
         var gone: [(Operation, Outcome)] = []
         try write { session, storage in
-            let current = Set(try storage.outboxRows(objectKeys: operations.map(\.row.object.primaryKey), serverIdentities: []).map(\.sequence))
+            // The rows as they are now: a pending row may have merged a later edit since it was planned.
+            let rows = try storage.outboxRows(objectKeys: operations.map(\.row.object.primaryKey), serverIdentities: [])
+            let current = Dictionary(rows.map { ($0.sequence, $0) }, uniquingKeysWith: { a, _ in a })
             var removed: [Int64] = []
             var rewritten: [OutboxEntry] = []
             var changes: [ObjectChange] = []
-            for operation in operations where current.contains(operation.row.sequence) {
+            for planned in operations {
+                guard let row = current[planned.row.sequence], [.pending, .sending].contains(row.state) else { continue }
+                var operation = planned
+                operation.row = row
                 let id = identityText(operation.row.serverIdentity) ?? ""
                 guard let copy = copies["\(operation.target.className)\u{0}\(id)"] else {
                     gone.append((operation, .remoteDeleted("the object was deleted on the server")))
