@@ -44,7 +44,7 @@ import TrellisTestSupport
         #expect(push.status == 0, "\(push)")
         #expect(
             push.stdout.hasPrefix(
-                "push: 0 operations sent in 0 batches (1 request); acknowledged 0, retried 0, reconciled 0, resent 0, conflicts 2 (manual 2), rejected 0\n"))
+                "push: 0 operations sent in 0 batches (2 requests); acknowledged 0, retried 0, reconciled 0, resent 0, conflicts 2 (manual 2), rejected 0\n"))
         #expect(push.stdout.contains("  Hero \(ids[0]) update conflict: the server changed Hero \(ids[0]) since the change was made"))
 
         let missing = try run(["--resolve", "Hero:\(ids[0])"])

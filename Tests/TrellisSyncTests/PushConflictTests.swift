@@ -218,20 +218,41 @@ import TrellisTestSupport
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func mergeOfTheSameChangeOnBothSidesSendsNothing(kind: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases, ["merge", "manual"])
+    func theSameChangeOnBothSidesIsNoConflict(kind: StoreKind, policy: String) throws {
         let server = try TestServer(["--heroes", "4", "--ties", "0"])
-        let (store, synchronizer) = try Self.pulled(kind, server, push: #"{"createKey": "clientId", "conflicts": {"policy": "merge"}}"#)
+        let (store, synchronizer) = try Self.pulled(kind, server, push: #"{"createKey": "clientId", "conflicts": {"policy": "\#(policy)"}}"#)
         let ids = try PushTests.heroIDs(server, 1)
         try server.mutate([["op": "update", "class": "Hero", "objectId": .string(ids[0]), "set": ["name": .string("\(ids[0]) edited")]]])
         try PushTests.rename([ids[0]], in: store)
         try server.resetLog()
         let report = try synchronizer.push()
-        #expect(report.conflicts == 1 && report.conflictsByPolicy.merge == 1 && report.sent == 0 && report.overridden == [])
+        #expect(report.conflicts == 0 && report.acknowledged == 1 && report.sent == 0 && report.overridden == [])
         #expect(try server.writes() == [])
         let local = try #require(try Self.localHero(store, ids[0]))
         let stamp = try Self.serverHero(server, ids[0])?["updatedAt"]?.stringValue
         #expect(local.name == "\(ids[0]) edited" && local.updatedAt == stamp)
+        #expect(try store.store.outbox() == [])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func anUpdateAppliedWhoseAnswerWasLostIsNotSentAgainNorAConflict(kind: StoreKind) throws {
+        // The batch is applied and its answer lost: the updates go back to pending, and the next
+        // round's pre-read finds the server moved past their base, holding their values.
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let (store, synchronizer) = try Self.pulled(kind, server, push: #"{"createKey": "clientId", "conflicts": {"policy": "manual"}}"#)
+        let ids = try PushTests.heroIDs(server, 2)
+        try PushTests.rename(ids, in: store)
+        try server.faults([["match": "batch", "method": "POST", "drop": true, "times": 1]])
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 0 && report.acknowledged == 2 && report.retried == 2 && report.sent == 2)
+        #expect(try server.writes().map { $0["method"]?.stringValue ?? "" } == ["PUT", "PUT"])  // once each
+        for id in ids {
+            let local = try #require(try Self.localHero(store, id))
+            let record = try #require(try Self.serverHero(server, id))
+            #expect(record["name"] == .string("\(id) edited") && local.name == "\(id) edited")
+            #expect(local.updatedAt == record["updatedAt"]?.stringValue)
+        }
         #expect(try store.store.outbox() == [])
     }
 
@@ -296,6 +317,46 @@ import TrellisTestSupport
         #expect(local.updatedAt == recreated["updatedAt"]?.stringValue)
         #expect(try store.store.outbox() == [])
         #expect(report.overridden == [])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func deleteWinsDeniedByTheModelLeavesTheRowInConflict(kind: StoreKind) throws {
+        // Team.heroes denies deleting a team that has heroes: the remote delete cannot be followed here.
+        let attribute = SyncTestModels.attribute
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Hero",
+                attributes: [
+                    attribute("objectId", .string, "objectId", nil), attribute("name", .string, "name", nil), attribute("updatedAt", .date, "updatedAt", nil),
+                ],
+                relationships: [RelationshipDescription(name: "team", destinationEntity: "Team", inverseName: "heroes", userInfo: ["JSONKeyPath": "team"])],
+                userInfo: ["identityAttributes": "objectId"]),
+            EntityDescription(
+                name: "Team",
+                attributes: [
+                    attribute("objectId", .string, "objectId", nil), attribute("name", .string, "name", nil), attribute("updatedAt", .date, "updatedAt", nil),
+                ],
+                relationships: [RelationshipDescription(name: "heroes", destinationEntity: "Hero", inverseName: "team", isToMany: true, deleteRule: .deny)],
+                userInfo: ["identityAttributes": "objectId"]),
+        ])
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let store = try kind.makeStore(model: model)
+        let synchronizer = Synchronizer(
+            source: try PushTests.source(server), context: ObjectContext(store: store.store), clock: RecordingClock().clock)
+        _ = try synchronizer.run()
+        try server.mutate([["op": "delete", "class": "Team", "objectId": "team00"]])
+        let context = ObjectContext(store: store.store)
+        try #require(try context.fetch("Team", id: .string("team00"))).setValue(.string("Renamed"), forKey: "name")
+        try context.save()
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 1 && report.conflictsByPolicy.deleteWins == 1 && report.overridden == [])
+        let rows = try store.store.outbox()
+        #expect(rows.map(\.state) == [.conflict])
+        #expect(
+            rows.first?.lastError
+                == "the object was deleted on the server (the pre-read found no Team team00); deleting it here failed: "
+                + "resolve with --resolve Team:team00 --take local|server")
+        #expect(try ObjectContext(store: store.store).fetch("Team", id: .string("team00"))?.value(forKey: "name") == .string("Renamed"))
     }
 
     // MARK: - Faults

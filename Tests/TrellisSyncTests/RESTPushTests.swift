@@ -145,7 +145,10 @@ import TrellisTestSupport
             #expect(server1[0] == "Mine" && server1[1] == "their text")  // only the changed field is sent
             #expect(local1 == ["Mine", "text 1", server1[2]])
             #expect(try store.store.outbox() == [])
-            #expect(try Self.requests(server).filter { $0.contains("note1") } == ["PATCH /rest/notes/note1 If-Match \(base)", "PATCH /rest/notes/note1"])
+            #expect(
+                try Self.requests(server).filter { $0.contains("note1") } == [
+                    "PATCH /rest/notes/note1 If-Match \(base)", "GET /rest/notes/note1", "PATCH /rest/notes/note1",
+                ])
         default:
             #expect(report.conflictsByPolicy.manual == 1 && report.acknowledged == 1)
             #expect(server1 == ["Theirs", "their text", moved])
@@ -153,7 +156,9 @@ import TrellisTestSupport
             let rows = try store.store.outbox()
             #expect(rows.map(\.state) == [.conflict])
             #expect(
-                rows.first?.lastError == "HTTP 412: the server's ETag is \(moved), not the base \(base); resolve with --resolve Note:note1 --take local|server")
+                rows.first?.lastError
+                    == "the server changed notes note1 since the change was made (ETag \(moved), base \(base)); resolve with --resolve Note:note1 --take local|server"
+            )
             #expect(try synchronizer.resolveConflict(entity: "Note", serverIdentity: "note1", take: .local) == 1)
             let again = try synchronizer.push()
             #expect(again.acknowledged == 1 && again.conflicts == 0)

@@ -158,19 +158,45 @@ extension Pusher {
     /// - `clientWins`: sent as it is (the pre-read is the only precondition: none is sent).
     /// - `manual`: the row becomes `conflict`, the local values stay, until ``resolve(_:take:)``.
     /// - `merge`: as `serverWins` until the outbox keeps the base values of changed fields.
-    func settle(stale: [(Operation, String?)]) throws -> [Operation] {
+    func settle(stale: [(Operation, String?)], answered: Bool = false) throws -> [Operation] {
         guard !stale.isEmpty else { return [] }
+        let copies = try serverCopies(of: stale.map(\.0), stampsOnly: false)
+        // The server already holds every changed field's local value: this push's own write whose
+        // answer was lost (a killed run), or the same change made there. No conflict: the server's
+        // copy (its stamp) is taken and the row removed.
+        let holding: Set<Int64> = try read { session in
+            var found = Set<Int64>()
+            for (operation, _) in stale {
+                guard let copy = copies[copyKey(operation)], try session.fetchForExport(ids: [operation.row.object]).first != nil else { continue }
+                let merge = try merged(operation, copy, session: session)
+                if merge.send.isEmpty, merge.taken.isEmpty { found.insert(operation.row.sequence) }
+            }
+            return found
+        }
+        if !holding.isEmpty { try adopt(stale.map(\.0).filter { holding.contains($0.row.sequence) }, copies) }
         var send: [Operation] = []
         var serverSide: [Operation] = []
         var manual: [OutboxEntry] = []
-        for (operation, serverStamp) in stale {
+        var unconditional: [OutboxEntry] = []
+        for (operation, stamp) in stale where !holding.contains(operation.row.sequence) {
             report.conflicts += 1
+            let serverStamp = stamp ?? copies[copyKey(operation)]?.stamp
+            let stampName = operation.target.isParse ? "updatedAt" : "ETag"
             let moved =
-                "the server changed \(operation.target.className) \(identityText(operation.row.serverIdentity) ?? "?") since the change was made (updatedAt \(serverStamp ?? "none"), base \(operation.row.base ?? "none"))"
+                "the server changed \(operation.target.className) \(identityText(operation.row.serverIdentity) ?? "?") since the change was made "
+                + "(\(stampName) \(serverStamp ?? "none"), base \(operation.row.base ?? "none"))"
             switch operation.target.configuration.policy {
             case .clientWins:
                 report.conflictsByPolicy.clientWins += 1
-                send.append(operation)
+                if answered {
+                    // Refused by If-Match: sent again in a later round without the precondition.
+                    var row = operation.row
+                    row.base = nil
+                    row.lastError = moved + "; sent again without If-Match (clientWins)"
+                    unconditional.append(row)
+                } else {
+                    send.append(operation)
+                }
             case .manual:
                 report.conflictsByPolicy.manual += 1
                 var row = operation.row
@@ -197,15 +223,52 @@ extension Pusher {
                 if !settled.isEmpty { try storage.updateOutboxRows(settled) }
             }
         }
-        if !serverSide.isEmpty { try takeServerCopies(serverSide, reason: "overridden by the server's copy") }
+        if !unconditional.isEmpty {
+            try write { _, storage in
+                let rows = try storage.outboxRows(objectKeys: unconditional.map(\.object.primaryKey), serverIdentities: [])
+                let current = Dictionary(rows.map { ($0.sequence, $0) }, uniquingKeysWith: { a, _ in a })
+                let settled: [OutboxEntry] = unconditional.sorted { $0.sequence < $1.sequence }.compactMap { wanted in
+                    guard var row = current[wanted.sequence], row.state == .pending else { return nil }
+                    row.base = nil
+                    row.lastError = wanted.lastError
+                    return row
+                }
+                if !settled.isEmpty { try storage.updateOutboxRows(settled) }
+            }
+        }
+        if !serverSide.isEmpty { try takeServerCopies(serverSide, reason: "overridden by the server's copy", copies: copies) }
         return send
+    }
+
+    /// The key of `operation`'s object in ``serverCopies(of:stampsOnly:)``.
+    func copyKey(_ operation: Operation) -> String {
+        "\(operation.target.className)\u{0}\(identityText(operation.row.serverIdentity) ?? "")"
+    }
+
+    /// Settles `operations` whose changes the server already holds: in one transaction the rows
+    /// are removed and the server's copies (their stamps) written into the objects, as an
+    /// acknowledgement.
+    func adopt(_ operations: [Operation], _ copies: [String: ServerCopy]) throws {
+        try write { session, storage in
+            let rows = Set(try storage.outboxRows(objectKeys: operations.map(\.row.object.primaryKey), serverIdentities: []).map(\.sequence))
+            var removed: [Int64] = []
+            var changes: [ObjectChange] = []
+            for operation in operations where rows.contains(operation.row.sequence) {
+                guard let copy = copies[copyKey(operation)] else { continue }
+                removed.append(operation.row.sequence)
+                changes.append(try serverChange(copy, for: operation.row.object, entity: operation.entity, target: operation.target, session: session))
+                report.acknowledged += 1
+            }
+            if !removed.isEmpty { try storage.deleteOutboxRows(sequences: removed) }
+            if !changes.isEmpty { _ = try session.apply(ChangeSet(updated: changes)) }
+        }
     }
 
     /// Fetches the server's copies of `operations`' objects (one query per class) and, in one
     /// transaction, removes the rows and writes the copies into the objects (origin sync); an
     /// object the server no longer has follows `remoteDeletes`.
-    func takeServerCopies(_ operations: [Operation], reason: String) throws {
-        let copies = try serverCopies(of: operations, stampsOnly: false)
+    func takeServerCopies(_ operations: [Operation], reason: String, copies known: [String: ServerCopy]? = nil) throws {
+        let copies = try known ?? serverCopies(of: operations, stampsOnly: false)
         var gone: [(Operation, Outcome)] = []
         try write { session, storage in
             // The rows as they are now: a pending row may have merged a later edit since it was planned.
@@ -223,7 +286,7 @@ extension Pusher {
                     gone.append((operation, .remoteDeleted("the object was deleted on the server")))
                     continue
                 }
-                let stampName = operation.target.isParse ? "updatedAt" : "stamp"
+                let stampName = operation.target.isParse ? "updatedAt" : "ETag"
                 if operation.target.configuration.policy == .merge {
                     let merge = try merged(operation, copy, session: session)
                     changes.append(merge.change)

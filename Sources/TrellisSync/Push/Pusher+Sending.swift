@@ -400,19 +400,21 @@ extension Pusher {
     /// stamps written into the object (origin sync) and the row removed (a cycle-breaking create
     /// becomes the update of the pointers it left out); per failure the row's new state.
     func record(_ outcomes: [(Operation, Outcome)]) throws {
-        // Updates of objects the server deleted, under `remoteDeletes: deleteWins`: recorded as
-        // conflicts here, then deleted (object and rows) in a transaction of their own.
-        var doomed: [OutboxEntry] = []
-        // Stale updates under serverWins (or merge): their server copies are fetched and
-        // written after this transaction, in one of their own.
+        // Updates of objects the server deleted, under `remoteDeletes: deleteWins`: the objects
+        // are deleted here (the context's delete rules) in the recording transaction.
+        let doomed: [ObjectID] = outcomes.compactMap { operation, outcome in
+            if case .remoteDeleted = outcome, operation.target.configuration.remoteDeletes == .deleteWins { return operation.row.object }
+            return nil
+        }
+        // Updates a 412 refused: settled by the policy after this transaction.
         var overridden: [Operation] = []
-        try write { session, storage in
+        func work(_ session: any StoreSession, _ storage: any OutboxStorage, deletedHere: Bool) throws {
             let current = try storage.outboxRows(objectKeys: outcomes.map(\.0.row.object.primaryKey), serverIdentities: [])
             let existing = Set(try session.fetchForExport(ids: outcomes.map(\.0.row.object)).map(\.id))
             var changes: [ObjectChange] = []
             var removed: [Int64] = []
             var updated: [Int64: OutboxEntry] = [:]
-            doomed = []
+            overridden = []
             for (operation, outcome) in outcomes {
                 var row = operation.row
                 switch outcome {
@@ -466,52 +468,75 @@ extension Pusher {
                     row.state = .conflict
                     row.lastError = message
                 case .stale(let message):
-                    report.conflicts += 1
-                    switch operation.target.configuration.policy {
-                    case .clientWins:
-                        report.conflictsByPolicy.clientWins += 1
-                        row.state = .pending
-                        row.base = nil  // sent again without the precondition
-                        row.lastError = message + "; sent again without If-Match (clientWins)"
-                    case .manual:
-                        report.conflictsByPolicy.manual += 1
-                        row.state = .conflict
-                        row.lastError =
-                            message + "; resolve with --resolve \(row.object.entityName):\(identityText(row.serverIdentity) ?? "?") --take local|server"
-                    case .serverWins, .merge:
-                        if operation.target.configuration.policy == .merge {
-                            report.conflictsByPolicy.merge += 1
-                        } else {
-                            report.conflictsByPolicy.serverWins += 1
-                        }
-                        row.state = .pending
-                        row.lastError = message
-                        var stale = operation
-                        stale.row = row
-                        overridden.append(stale)
-                    }
+                    // Settled by the policy after this transaction (it reads the server's copy first).
+                    row.state = .pending
+                    row.lastError = message
+                    var stale = operation
+                    stale.row = row
+                    overridden.append(stale)
                 case .remoteDeleted(let message):
                     report.conflicts += 1
                     if operation.target.configuration.remoteDeletes == .recreate {
                         report.conflictsByPolicy.recreate += 1
                         row = recreated(row, operation.entity)
+                    } else if deletedHere {
+                        report.conflictsByPolicy.deleteWins += 1
+                        report.overridden.append(problem(row, "dropped: the object was deleted on the server, and here too (remoteDeletes deleteWins)"))
+                        // Every row of the object: it exists on neither side.
+                        let key = objectKey(row.object)
+                        for other in current where objectKey(other.object) == key && other.state != .uncertain {
+                            removed.append(other.sequence)
+                            updated[other.sequence] = nil
+                        }
+                        continue
                     } else {
                         report.conflictsByPolicy.deleteWins += 1
                         row.state = .conflict
-                        row.lastError = message
-                        doomed.append(row)
+                        row.lastError =
+                            message
+                            + "; deleting it here failed: resolve with --resolve \(row.object.entityName):\(identityText(row.serverIdentity) ?? "?") --take local|server"
                     }
                 }
                 updated[row.sequence] = row
             }
             if !changes.isEmpty { _ = try session.apply(ChangeSet(updated: changes)) }
-            if !removed.isEmpty { try storage.deleteOutboxRows(sequences: removed) }
+            if !removed.isEmpty { try storage.deleteOutboxRows(sequences: Array(Set(removed)).sorted()) }
             let rewritten = updated.values.filter { !removed.contains($0.sequence) }.sorted { $0.sequence < $1.sequence }
             if !rewritten.isEmpty { try storage.updateOutboxRows(rewritten) }
             hooks.reach(.whileRecording)
         }
-        try deleteLocally(doomed)
-        if !overridden.isEmpty { try takeServerCopies(overridden, reason: "overridden by the server's copy") }
+        if doomed.isEmpty {
+            try write { session, storage in try work(session, storage, deletedHere: false) }
+        } else {
+            let context = synchronizer.context
+            var deleted = false
+            do {
+                for object in try context.objects(with: doomed) { try context.delete(object) }
+                deleted = true
+            } catch is ContextError {
+                // A deny rule: the object stays, its row in conflict with why.
+                context.rollback()
+            }
+            if deleted {
+                do {
+                    try context.save(origin: .sync) { session in
+                        guard let storage = session as? any OutboxStorage else {
+                            throw SyncError(.store, message: "this store (\(type(of: store))) keeps no outbox")
+                        }
+                        try work(session, storage, deletedHere: true)
+                    }
+                } catch let error as StoreError {
+                    context.rollback()
+                    throw SyncError(.store, message: error.description, underlying: error)
+                } catch {
+                    context.rollback()
+                    throw error
+                }
+            } else {
+                try write { session, storage in try work(session, storage, deletedHere: false) }
+            }
+        }
+        if !overridden.isEmpty { _ = try settle(stale: overridden.map { ($0, nil) }, answered: true) }
     }
 
     /// A server stamp (RFC 3339 text) as the attribute's value.

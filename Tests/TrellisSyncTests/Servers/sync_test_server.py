@@ -659,6 +659,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_write(self, method):
         length = int(self.headers.get("Content-Length", "0"))
         raw = self.rfile.read(length)
+        if len(raw) < length:
+            # The client went away mid-body (a killed push): an incomplete request is not applied.
+            self.close_connection = True
+            return
         u = urllib.parse.urlparse(self.path)
         with lock:
             log.append({"path": self.path, "method": method, "headers": {k: v for k, v in self.headers.items()}})
