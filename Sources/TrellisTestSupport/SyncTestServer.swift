@@ -110,9 +110,40 @@ public final class TestServer: @unchecked Sendable {
         return (box.status, data.isEmpty ? .null : try JSONReader.parse(data))
     }
 
+    /// One request to the generic REST mode (`method`, `path` after `/rest/`, a JSON body,
+    /// extra headers) as another client would send it: its status, JSON body (`null` when
+    /// empty) and `ETag` header.
+    public func rest(
+        _ method: String, _ path: String, body: JSONValue? = nil, headers: [String: String] = [:]
+    ) throws -> (status: Int, body: JSONValue, etag: String?) {
+        var request = URLRequest(url: URL(string: base + "/rest/" + path)!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = try JSONWriter.data(for: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            box.set(data, error)
+            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            box.etag = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "ETag")
+            done.signal()
+        }.resume()
+        done.wait()
+        guard let data = box.data else { throw TestServerError(message: "\(method) \(path) failed: \(box.error.map { "\($0)" } ?? "?")") }
+        return (box.status, data.isEmpty ? .null : try JSONReader.parse(data), box.etag)
+    }
+
     /// The paths (with queries) of the requests served so far, in order.
     public func requestedPaths() throws -> [String] {
         (try request("/control/log", body: nil).arrayValue ?? []).compactMap { $0["path"]?.stringValue }
+    }
+
+    /// The requests served so far, in order: `{path, headers, method}` (`method` for writes only).
+    public func requestLog() throws -> [JSONValue] {
+        try request("/control/log", body: nil).arrayValue ?? []
     }
 
     /// The headers of the requests served so far.
@@ -152,6 +183,7 @@ private final class ResultBox: @unchecked Sendable {
     var data: Data?
     var error: (any Error)?
     var status = 0
+    var etag: String?
     func set(_ data: Data?, _ error: (any Error)?) {
         self.data = data
         self.error = error

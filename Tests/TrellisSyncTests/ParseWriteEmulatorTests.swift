@@ -105,3 +105,62 @@ import TrellisTestSupport
         #expect(try server.data("Note").count == 2)
     }
 }
+
+/// Issue 23, point 11: the emulator's generic REST mode answers with ETags as RFC 9110 says
+/// (`If-Match` → 412 on a mismatch, nothing applied), replays an `Idempotency-Key`'s first
+/// answer, and its `before` fault lands another client's write just before a write.
+@Suite struct RESTEmulatorTests {
+    @Test func writesAnswerWithETagsAndAStaleIfMatchIs412() throws {
+        let server = try TestServer(["--heroes", "0", "--ties", "0", "--notes", "2"])
+        let list = try server.rest("GET", "notes")
+        #expect(list.status == 200)
+        #expect(list.body["items"]?.arrayValue?.map { $0["id"] } == ["note1", "note2"])
+        let read = try server.rest("GET", "notes/note1")
+        let etag = try #require(read.etag)
+        #expect(read.body == ["id": "note1", "title": "Note 1", "body": "text 1", "etag": .string(etag)])
+        #expect(etag.hasPrefix("\"") && etag.hasSuffix("\""))
+        #expect(list.body["items"]?[0]?["etag"] == .string(etag))
+
+        let stale = try server.rest("PATCH", "notes/note1", body: ["title": "x"], headers: ["If-Match": "\"other\""])
+        #expect(stale.status == 412 && stale.etag == etag)
+        #expect(stale.body == ["error": "precondition failed", "etag": .string(etag)])
+        #expect(try server.data("rest/notes").first?["title"] == "Note 1")  // nothing applied
+
+        let patched = try server.rest("PATCH", "notes/note1", body: ["title": "x", "body": nil], headers: ["If-Match": "\"other\", \(etag)"])
+        #expect(patched.status == 200)
+        let newTag = try #require(patched.etag)
+        #expect(newTag != etag)
+        #expect(patched.body == ["id": "note1", "title": "x", "etag": .string(newTag)])
+        #expect(try server.rest("PUT", "notes/note1", body: ["body": "only"], headers: ["If-Match": "*"]).body["title"] == nil)  // PUT replaces
+        #expect(try server.rest("DELETE", "notes/note2", headers: ["If-Match": etag]).status == 412)
+        #expect(try server.rest("DELETE", "notes/note2").status == 204)
+        #expect(try server.rest("DELETE", "notes/note2").status == 404)
+        #expect(try server.rest("PATCH", "notes/none", body: ["title": "y"]).status == 404)
+        #expect(try server.writes().map { $0["method"]?.stringValue ?? "" } == ["PATCH", "PUT", "DELETE"])
+    }
+
+    @Test func anIdempotencyKeyReplaysItsFirstAnswer() throws {
+        let server = try TestServer(["--heroes", "0", "--ties", "0", "--notes", "0"])
+        let first = try server.rest("POST", "notes", body: ["title": "a"], headers: ["Idempotency-Key": "k-1"])
+        #expect(first.status == 201)
+        #expect(first.body["id"] == "r000001")
+        let again = try server.rest("POST", "notes", body: ["title": "a"], headers: ["Idempotency-Key": "k-1"])
+        #expect(again.status == 201 && again.body == first.body && again.etag == first.etag)
+        #expect(try server.data("rest/notes").count == 1)
+        #expect(try server.rest("POST", "notes", body: ["id": "mine", "title": "b"]).status == 201)
+        #expect(try server.rest("POST", "notes", body: ["id": "mine", "title": "c"]).status == 409)
+        #expect(try server.data("rest/notes").map { $0["title"] } == ["a", "b"])
+    }
+
+    @Test func aBeforeFaultLandsAnotherWriteFirst() throws {
+        let server = try TestServer(["--heroes", "0", "--ties", "0", "--notes", "1"])
+        let etag = try #require(try server.rest("GET", "notes/note1").etag)
+        try server.faults([
+            ["match": "/rest/notes/note1", "method": "PATCH", "before": [["op": "update", "class": "rest/notes", "id": "note1", "set": ["title": "theirs"]]]]
+        ])
+        let write = try server.rest("PATCH", "notes/note1", body: ["body": "mine"], headers: ["If-Match": etag])
+        #expect(write.status == 412)
+        #expect(try server.data("rest/notes").first?["title"] == "theirs")
+        #expect(try server.data("rest/notes").first?["body"] == "text 1")
+    }
+}

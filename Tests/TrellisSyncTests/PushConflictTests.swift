@@ -28,10 +28,13 @@ import TrellisTestSupport
 
     /// A pulled store of 4 heroes whose first two are renamed locally (`ID edited`) after the
     /// server renamed the first (`Server name`): the first is a conflict, the second is not.
-    static func staleEdit(_ kind: StoreKind, policy: String, detect: String = "check") throws -> (TestServer, TestStore, Synchronizer, [String]) {
+    static func staleEdit(
+        _ kind: StoreKind, policy: String, detect: String = "check", bothChanged: String? = nil
+    ) throws -> (TestServer, TestStore, Synchronizer, [String]) {
         let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let side = bothChanged.map { #", "bothChanged": "\#($0)""# } ?? ""
         let (store, synchronizer) = try pulled(
-            kind, server, push: #"{"createKey": "clientId", "conflicts": {"detect": "\#(detect)", "policy": "\#(policy)"}}"#)
+            kind, server, push: #"{"createKey": "clientId", "conflicts": {"detect": "\#(detect)", "policy": "\#(policy)"\#(side)}}"#)
         let ids = try PushTests.heroIDs(server, 4)
         try server.mutate([["op": "update", "class": "Hero", "objectId": .string(ids[0]), "set": ["name": "Server name", "power": 1]]])
         try PushTests.rename(Array(ids[0..<2]), in: store)
@@ -189,6 +192,46 @@ import TrellisTestSupport
         #expect(report.conflicts == 0 && report.acknowledged == 1)
         #expect(try Self.serverHero(server, ids[0])?["name"] == .string("\(ids[0]) edited"))
         #expect(try Self.serverHero(server, ids[0])?["power"] == 1)
+        #expect(try store.store.outbox() == [])
+    }
+
+    @Test(arguments: StoreKind.allCases, ["serverWins", "clientWins"])
+    func mergeTakesTheServersFieldsAndSettlesAFieldChangedOnBothByBothChanged(kind: StoreKind, bothChanged: String) throws {
+        // The server changed name and power, this side name: power is the server's either way;
+        // name was changed on both sides (the outbox keeps no base values yet, so a field the
+        // server changed counts as changed on both).
+        let (server, store, synchronizer, ids) = try Self.staleEdit(kind, policy: "merge", bothChanged: bothChanged)
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 1 && report.conflictsByPolicy.merge == 1 && report.conflictsByPolicy.summary == "merge 1")
+        let server0 = try #require(try Self.serverHero(server, ids[0]))
+        let local = try #require(try Self.localHero(store, ids[0]))
+        #expect(server0["power"] == 1 && local.power == 1)
+        #expect(local.updatedAt == server0["updatedAt"]?.stringValue)
+        #expect(try store.store.outbox() == [])
+        if bothChanged == "serverWins" {
+            #expect(server0["name"] == "Server name" && local.name == "Server name")
+            #expect(report.acknowledged == 1)
+            #expect(report.overridden.map(\.message).first?.hasSuffix("): the server's values kept for name") == true)
+        } else {
+            #expect(server0["name"] == .string("\(ids[0]) edited") && local.name == "\(ids[0]) edited")
+            #expect(report.acknowledged == 2 && report.overridden == [])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func mergeOfTheSameChangeOnBothSidesSendsNothing(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let (store, synchronizer) = try Self.pulled(kind, server, push: #"{"createKey": "clientId", "conflicts": {"policy": "merge"}}"#)
+        let ids = try PushTests.heroIDs(server, 1)
+        try server.mutate([["op": "update", "class": "Hero", "objectId": .string(ids[0]), "set": ["name": .string("\(ids[0]) edited")]]])
+        try PushTests.rename([ids[0]], in: store)
+        try server.resetLog()
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 1 && report.conflictsByPolicy.merge == 1 && report.sent == 0 && report.overridden == [])
+        #expect(try server.writes() == [])
+        let local = try #require(try Self.localHero(store, ids[0]))
+        let stamp = try Self.serverHero(server, ids[0])?["updatedAt"]?.stringValue
+        #expect(local.name == "\(ids[0]) edited" && local.updatedAt == stamp)
         #expect(try store.store.outbox() == [])
     }
 

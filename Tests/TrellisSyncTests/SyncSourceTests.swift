@@ -219,7 +219,7 @@ import TrellisTestSupport
                 with: #""deletions": {"type": "fullScan"}, "push": {"batchsize": 20}"#),
             code: .unknownKey,
             error: "heroes.source.json: $.resources[0].push.batchsize: unknown key 'batchsize' in a push section (did you mean 'batchSize'?); "
-                + "allowed keys: batchSize, createKey, conflicts, remoteDeletes, create, update, delete"),
+                + "allowed keys: batchSize, createKey, conflicts, remoteDeletes, stamp, create, update, delete"),
         BadSource(
             description: "a push batch size of the wrong type",
             text: replacing(
@@ -258,6 +258,21 @@ import TrellisTestSupport
             error: "heroes.source.json: $.resources[0].push.create: the parse dialect's routes are Parse's (POST classes/X, PUT and DELETE "
                 + "classes/X/ID, POST batch): 'create' is for APIs without a dialect"),
         BadSource(
+            description: "bothChanged without merge",
+            text: replacing(
+                #""deletions": {"type": "fullScan"}"#,
+                with: #""deletions": {"type": "fullScan"}, "push": {"conflicts": {"policy": "manual", "bothChanged": "clientWins"}}"#),
+            code: .invalidValue,
+            error: "heroes.source.json: $.resources[0].push.conflicts.bothChanged: bothChanged says which side a field changed on both "
+                + "sides takes in a merge; the policy is manual"),
+        BadSource(
+            description: "an unknown bothChanged side",
+            text: replacing(
+                #""deletions": {"type": "fullScan"}"#,
+                with: #""deletions": {"type": "fullScan"}, "push": {"conflicts": {"policy": "merge", "bothChanged": "local"}}"#),
+            code: .invalidValue,
+            error: #"heroes.source.json: $.resources[0].push.conflicts.bothChanged: unknown bothChanged side "local"; known: serverWins, clientWins"#),
+        BadSource(
             description: "ifMatch detection on Parse",
             text: replacing(
                 #""deletions": {"type": "fullScan"}"#,
@@ -283,13 +298,13 @@ import TrellisTestSupport
             Self.replacing(
                 #""deletions": {"type": "fullScan"}"#,
                 with: #""deletions": {"type": "fullScan"}, "push": "#
-                    + #"{"batchSize": 20, "createKey": "lookupField:clientKey", "conflicts": {"detect": "none", "policy": "merge"}, "#
-                    + #""remoteDeletes": "recreate"}"#))
-        #expect(
-            given.resources[0].push
-                == PushConfiguration(
-                    batchSize: 20, createKey: .lookupField("clientKey"), detect: .none, policy: .merge,
-                    remoteDeletes: .recreate))
+                    + #"{"batchSize": 20, "createKey": "lookupField:clientKey", "conflicts": {"detect": "none", "policy": "merge", "#
+                    + #""bothChanged": "clientWins"}, "remoteDeletes": "recreate", "stamp": "updatedAt"}"#))
+        var expected = PushConfiguration(
+            batchSize: 20, createKey: .lookupField("clientKey"), detect: .none, policy: .merge,
+            remoteDeletes: .recreate, stamp: "updatedAt")
+        expected.bothChanged = .clientWins
+        #expect(given.resources[0].push == expected)
         for (text, key) in [("clientId", PushConfiguration.CreateKey.clientId), ("none", .none), ("requestId", .requestId)] {
             let source = try read(
                 Self.replacing(

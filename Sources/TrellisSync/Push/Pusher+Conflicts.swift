@@ -31,15 +31,7 @@ extension Pusher {
             $0.target.configuration.detect == .check && $0.row.operation != .create && identityText($0.row.serverIdentity) != nil
         }
         guard !checking.isEmpty else { return batch }
-        var stamps: [String: JSONObject] = [:]
-        for (target, operations) in grouped(checking) {
-            let ids = operations.compactMap { identityText($0.row.serverIdentity) }
-            for object in try lookUp(
-                target, where: ["objectId": ["$in": .array(ids.sorted().map { .string($0) })]], keys: "updatedAt", what: "the pre-read of server stamps")
-            {
-                if let id = object["objectId"]?.stringValue { stamps["\(target.className)\u{0}\(id)"] = object }
-            }
-        }
+        let stamps = try serverCopies(of: checking, stampsOnly: true)
         var send: [Operation] = []
         var stale: [(Operation, String?)] = []
         var gone: [(Operation, Outcome)] = []
@@ -50,7 +42,7 @@ extension Pusher {
                 continue
             }
             let server = stamps["\(operation.target.className)\u{0}\(id)"]
-            switch standing(operation, serverStamp: server.map { $0["updatedAt"]?.stringValue }) {
+            switch standing(operation, serverStamp: server.map(\.stamp)) {
             case .current:
                 send.append(operation)
             case .stale(let serverStamp):
@@ -83,6 +75,61 @@ extension Pusher {
             return a == b ? .current : .stale(serverStamp: serverStamp)
         }
         return .stale(serverStamp: serverStamp)
+    }
+
+    /// The server's copy of an object, and its stamp (Parse `updatedAt`; the `ETag` header,
+    /// else the stamp key of the body, for an API without a dialect).
+    struct ServerCopy {
+        var record: JSONObject
+        var stamp: String?
+    }
+
+    /// The server's copies of `operations`' objects, by class and server identity
+    /// (`"Hero\u{0}h00001"`); an object the server does not have is absent. Parse: one query
+    /// per class (`where={"objectId":{"$in":[…]}}`, with `keys=updatedAt` when `stampsOnly`);
+    /// an API without a dialect: one `GET` of each object's path (``PushTarget/itemPath(_:)``).
+    /// - Throws: ``SyncError`` from the requests (a 404 or 410 of one object is its absence).
+    func serverCopies(of operations: [Operation], stampsOnly: Bool) throws -> [String: ServerCopy] {
+        var copies: [String: ServerCopy] = [:]
+        for (target, group) in grouped(operations) {
+            let ids = Array(Set(group.compactMap { identityText($0.row.serverIdentity) })).sorted()
+            if target.isParse {
+                let what = stampsOnly ? "the pre-read of server stamps" : "the fetch of the server's copies"
+                let condition: JSONValue = ["objectId": ["$in": .array(ids.map { .string($0) })]]
+                for object in try lookUp(target, where: condition, keys: stampsOnly ? "updatedAt" : nil, what: what) {
+                    if let id = object["objectId"]?.stringValue {
+                        copies["\(target.className)\u{0}\(id)"] = ServerCopy(record: object, stamp: object["updatedAt"]?.stringValue)
+                    }
+                }
+                continue
+            }
+            for id in ids {
+                if let copy = try readCopy(target, id) { copies["\(target.className)\u{0}\(id)"] = copy }
+            }
+        }
+        return copies
+    }
+
+    /// One `GET` of object `id`'s path (an API without a dialect); nil on 404 or 410.
+    func readCopy(_ target: PushTarget, _ id: String) throws -> ServerCopy? {
+        guard let path = target.itemPath(id), let url = client.url(path: path, query: []) else {
+            throw SyncError(
+                .invalidValue, message: "reading an object back needs an update or delete route with {id}", resource: target.resource.name)
+        }
+        report.requests += 1
+        let exchange: HTTPClient.Exchange
+        do {
+            exchange = try client.get(url, resource: target.resource.name)
+        } catch let error as SyncError where error.status == 404 || error.status == 410 {
+            return nil
+        }
+        guard case .object(let object)? = try? JSONReader.parse(exchange.response.body) else {
+            throw SyncError(
+                .malformedResponse, message: "the server's copy of \(target.className) \(id) is not a JSON object",
+                resource: target.resource.name, pageURL: client.printable(url), status: exchange.response.status)
+        }
+        let stamp = exchange.response.headers["etag"] ?? target.stampKey.flatMap { object[$0]?.stringValue }
+        return ServerCopy(record: object, stamp: stamp)
     }
 
     /// Operations by target (one per Parse class), in first-seen order.
@@ -147,17 +194,12 @@ extension Pusher {
     /// transaction, removes the rows and writes the copies into the objects (origin sync); an
     /// object the server no longer has follows `remoteDeletes`.
     func takeServerCopies(_ operations: [Operation], reason: String) throws {
-        var copies: [String: JSONObject] = [:]
-        for (target, group) in grouped(operations) {
-            let ids = group.compactMap { identityText($0.row.serverIdentity) }
-            for object in try lookUp(target, where: ["objectId": ["$in": .array(ids.sorted().map { .string($0) })]], what: "the fetch of the server's copies") {
-                if let id = object["objectId"]?.stringValue { copies["\(target.className)\u{0}\(id)"] = object }
-            }
-        }
+        let copies = try serverCopies(of: operations, stampsOnly: false)
         var gone: [(Operation, Outcome)] = []
         try write { session, storage in
             let current = Set(try storage.outboxRows(objectKeys: operations.map(\.row.object.primaryKey), serverIdentities: []).map(\.sequence))
             var removed: [Int64] = []
+            var rewritten: [OutboxEntry] = []
             var changes: [ObjectChange] = []
             for operation in operations where current.contains(operation.row.sequence) {
                 let id = identityText(operation.row.serverIdentity) ?? ""
@@ -165,34 +207,129 @@ extension Pusher {
                     gone.append((operation, .remoteDeleted("the object was deleted on the server")))
                     continue
                 }
+                let stampName = operation.target.isParse ? "updatedAt" : "stamp"
+                if operation.target.configuration.policy == .merge {
+                    let merge = try merged(operation, copy, session: session)
+                    changes.append(merge.change)
+                    if merge.send.isEmpty {
+                        removed.append(operation.row.sequence)
+                    } else {
+                        var row = operation.row
+                        row.fields = merge.send
+                        row.base = copy.stamp  // sent on the server's current copy
+                        row.state = .pending
+                        row.lastError = "merged with the server's copy (\(stampName) \(copy.stamp ?? "none"))"
+                        rewritten.append(row)
+                    }
+                    if !merge.taken.isEmpty {
+                        report.overridden.append(
+                            problem(
+                                operation.row,
+                                "merged (\(stampName) \(copy.stamp ?? "none")): the server's values kept for \(merge.taken.joined(separator: ", "))"
+                                    + (merge.send.isEmpty ? "" : "; sent \(merge.send.joined(separator: ", "))")))
+                    }
+                    continue
+                }
                 removed.append(operation.row.sequence)
                 changes.append(try serverChange(copy, for: operation.row.object, entity: operation.entity, target: operation.target, session: session))
                 report.overridden.append(
                     problem(
                         operation.row,
-                        "\(reason) (updatedAt \(copy["updatedAt"]?.stringValue ?? "none")); local fields \(operation.row.fields.joined(separator: ", ")) not sent"
-                    ))
+                        "\(reason) (\(stampName) \(copy.stamp ?? "none")); local fields \(operation.row.fields.joined(separator: ", ")) not sent"))
             }
             // The rows first: the copy is the server's, not a change to protect.
             if !removed.isEmpty { try storage.deleteOutboxRows(sequences: removed) }
+            if !rewritten.isEmpty { try storage.updateOutboxRows(rewritten) }
             if !changes.isEmpty { _ = try session.apply(ChangeSet(updated: changes)) }
         }
         if !gone.isEmpty {
-            report.conflicts -= gone.count  // counted again, by remoteDeletes
+            // Deleted on the server since: counted again, by remoteDeletes.
+            for (operation, _) in gone {
+                report.conflicts -= 1
+                if operation.target.configuration.policy == .merge { report.conflictsByPolicy.merge -= 1 } else { report.conflictsByPolicy.serverWins -= 1 }
+            }
             try settleUnsent(gone)
         }
+    }
+
+    /// `conflicts.policy: merge`, three-way against the base the change was made on, field by
+    /// field over the row's changed fields (each compared as stored values: the server's copy
+    /// read as a pull would read it, the local object's, the base's):
+    ///
+    /// - the server still holds the base value → the server did not change it: the local value
+    ///   is sent;
+    /// - the server holds the local value → both made the same change: nothing to send;
+    /// - else it changed on both sides (or its base value is unknown) → `conflicts.bothChanged`
+    ///   (`serverWins`, the default: the server's value is kept here; `clientWins`: sent).
+    ///
+    /// Fields the change did not touch take the server's values.
+    /// - Returns: the change that writes the server's side into the object (every field but
+    ///   the ones sent), the fields to send, and the locally changed fields the server's value replaced.
+    func merged(_ operation: Operation, _ copy: ServerCopy, session: any StoreSession) throws -> (
+        change: ObjectChange, send: [String], taken: [String]
+    ) {
+        let entity = operation.entity
+        var change = try serverChange(copy, for: operation.row.object, entity: entity, target: operation.target, session: session)
+        guard let local = try session.fetchForExport(ids: [operation.row.object]).first else { return (change, [], []) }
+        var send: [String] = []
+        var taken: [String] = []
+        for name in operation.row.fields {
+            let base = baseValue(of: operation.row, field: name)
+            if let index = entity.attributeIndex(of: name) {
+                guard let server = change.attributes.first(where: { $0.index == index }) else {
+                    send.append(name)  // not read from the server (a nested key path): the local value goes
+                    continue
+                }
+                let mine = local.attributes[index]
+                if server.value == mine { continue }
+                let type = entity.attributes[index].type
+                if let base, base == (server.value.map { JSONCoercion.json(from: $0, as: type) } ?? .null) {
+                    send.append(name)
+                } else if operation.target.configuration.bothChanged == .clientWins {
+                    send.append(name)
+                } else {
+                    taken.append(name)
+                }
+            } else if let index = entity.relationships.firstIndex(where: { $0.name == name }) {
+                guard let server = change.relationships.first(where: { $0.index == index }) else {
+                    send.append(name)
+                    continue
+                }
+                if server.destinations == local.relationships[index] { continue }
+                if operation.target.configuration.bothChanged == .clientWins { send.append(name) } else { taken.append(name) }
+            }
+        }
+        let sent = Set(send.compactMap { entity.attributeIndex(of: $0) })
+        let sentLinks = Set(send.compactMap { name in entity.relationships.firstIndex { $0.name == name } })
+        change.attributes.removeAll { sent.contains($0.index) }
+        change.relationships.removeAll { sentLinks.contains($0.index) }
+        if !send.isEmpty, let index = operation.target.updatedAtIndex {
+            // The stamp stays the base's until the merged change is acknowledged.
+            change.attributes.removeAll { $0.index == index }
+        }
+        return (change, send, taken)
+    }
+
+    /// The value `field` had when the change of `row` was made, in its JSON form; nil when the
+    /// outbox does not know it (it keeps the base stamp, not yet the base values), which
+    /// makes a field the server changed count as changed on both sides.
+    func baseValue(of row: OutboxEntry, field: String) -> JSONValue? {
+        _ = (row, field)
+        return nil
     }
 
     /// The change that makes the stored object `id` equal to the server's `copy`: every
     /// attribute mapped to one key (a missing key clears it), the stamps, and every to-one
     /// relationship sent as a Pointer whose destination is stored (else it is left as it is;
     /// the next pull links it).
-    func serverChange(_ copy: JSONObject, for id: ObjectID, entity: ResolvedEntity, target: PushTarget, session: any StoreSession) throws -> ObjectChange {
+    func serverChange(_ copy: ServerCopy, for id: ObjectID, entity: ResolvedEntity, target: PushTarget, session: any StoreSession) throws -> ObjectChange {
         var remarks: [ParseDialect.Remark] = []
-        let plain = (ParseDialect.convert(.object(copy), at: .root, remarks: &remarks) ?? .object(copy)).objectValue ?? copy
+        let record = copy.record
+        let plain = (target.isParse ? (ParseDialect.convert(.object(record), at: .root, remarks: &remarks) ?? .object(record)).objectValue : nil) ?? record
         var attributes: [AttributeChange] = []
         for (index, keyPath) in entity.attributeMappings where keyPath.components.count == 1 && index != target.objectIdIndex {
-            let value = plain[keyPath.description]
+            var value = plain[keyPath.description]
+            if index == target.updatedAtIndex, let stamp = copy.stamp { value = .string(stamp) }
             let converted: AttributeValue?
             if let value, value != .null {
                 converted = try? JSONCoercion.value(from: value, as: entity.attributes[index].type)
@@ -297,8 +434,8 @@ extension Pusher {
                     + (known.isEmpty ? " (it holds no conflict at all)" : " (its conflicts: \(known.joined(separator: ", ")))"),
                 resource: target.resource.name, entity: name)
         }
-        let copy = try lookUp(target, where: ["objectId": ["$in": [.string(id)]]], what: "the fetch of the server's copy").first
         let operations = rows.map { Operation(row: $0, target: target, entity: model.entity(named: $0.object.entityName) ?? entity) }
+        let copy = try serverCopies(of: [operations[0]], stampsOnly: false)["\(target.className)\u{0}\(id)"]
         switch (side, copy) {
         case (.server, .some(let copy)):
             try write { session, storage in
@@ -308,13 +445,13 @@ extension Pusher {
             }
             for row in rows {
                 report.overridden.append(
-                    problem(row, "resolved for the server: its copy was written here (updatedAt \(copy["updatedAt"]?.stringValue ?? "none"))"))
+                    problem(row, "resolved for the server: its copy was written here (stamp \(copy.stamp ?? "none"))"))
             }
         case (.server, .none):
             try deleteLocally(rows)
         case (.local, .some(let copy)):
             // Sent again on the server's current stamp: a write by anyone else meanwhile is a new conflict.
-            let stamp = copy["updatedAt"]?.stringValue
+            let stamp = copy.stamp
             try write { _, storage in
                 try storage.updateOutboxRows(
                     rows.map { row in

@@ -43,11 +43,7 @@ extension Pusher {
                     }
                     guard let snapshot = snapshots[operation.row.object] else { return nil }
                     operation.objectId = snapshot.attributes[operation.target.objectIdIndex].map(identityText)
-                    operation.body = ParseWriteBody.make(
-                        snapshot, entity: operation.entity, target: operation.target,
-                        fields: operation.row.operation == .create ? nil : operation.row.fields,
-                        includeObjectId: operation.row.operation == .create && operation.target.configuration.createKey == .clientId,
-                        omit: operation.omit, pointer: { self.pointer($0, snapshots: snapshots) })
+                    operation.body = self.body(of: operation, snapshot: snapshot, snapshots: snapshots)
                     return operation
                 }
             }

@@ -32,6 +32,8 @@ extension Pusher {
             let group = byResource[name]!
             let target = targets[group[0].object.entityName]!
             switch target.configuration.createKey {
+            case .clientId where !target.isParse:
+                try reconcileByReading(group, target: target)
             case .clientId:
                 try reconcileByQuery(group, target: target, field: "objectId", index: target.objectIdIndex)
             case .lookupField:
@@ -81,6 +83,27 @@ extension Pusher {
                     ))
             }
             for row in values.values.sorted(by: { $0.sequence < $1.sequence }) {
+                settled.append((row, target, .pending("not on the server: the create is sent again")))
+            }
+        }
+        report.reconciled += settled.count
+        try settle(settled)
+    }
+
+    /// `clientId` creates of an API without a dialect: one `GET` of each object's path; found →
+    /// acknowledged with its stamp, not found → pending (sent again with the same id).
+    func reconcileByReading(_ rows: [OutboxEntry], target: PushTarget) throws {
+        let snapshots = Dictionary(try read { try $0.fetch(ids: rows.map(\.object)) }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var settled: [(OutboxEntry, PushTarget, Outcome)] = []
+        for row in rows {
+            guard let value = snapshots[row.object]?.attributes[target.objectIdIndex] else {
+                settled.append((row, target, .pending("no id to look the create up by: sent again")))
+                continue
+            }
+            let id = identityText(value)
+            if let copy = try readCopy(target, id) {
+                settled.append((row, target, .acknowledged(objectId: id, createdAt: nil, updatedAt: copy.stamp)))
+            } else {
                 settled.append((row, target, .pending("not on the server: the create is sent again")))
             }
         }

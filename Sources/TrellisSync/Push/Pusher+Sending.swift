@@ -14,6 +14,8 @@ extension Pusher {
         case conflict(String)
         /// An update of an object the server no longer has: settled by `remoteDeletes`.
         case remoteDeleted(String)
+        /// A precondition failed (412 to `If-Match`): the server moved past the base; settled by `conflicts.policy`.
+        case stale(String)
     }
 
     /// What a sent batch asks of the push loop.
@@ -171,14 +173,12 @@ extension Pusher {
                         }
                         if target.configuration.createKey == .requestId {
                             let key = row.key.uuidString.lowercased()
-                            operation.requestId = row.attempts <= 1 ? key : "\(key)-\(row.attempts)"
+                            // Parse: a new id after a 159 found nothing; an Idempotency-Key is kept (its answer is replayed).
+                            operation.requestId = row.attempts <= 1 || !target.isParse ? key : "\(key)-\(row.attempts)"
                         }
                     }
                     operation.objectId = snapshot.attributes[target.objectIdIndex].map(identityText)
-                    operation.body = ParseWriteBody.make(
-                        snapshot, entity: operation.entity, target: target, fields: row.operation == .create ? nil : row.fields,
-                        includeObjectId: row.operation == .create && target.configuration.createKey == .clientId, omit: operation.omit,
-                        pointer: { destination in self.pointer(destination, snapshots: snapshots) })
+                    operation.body = body(of: operation, snapshot: snapshot, snapshots: snapshots)
                     if row.operation == .update, operation.objectId == nil { continue }
                 }
                 batch.append(operation)
@@ -188,6 +188,22 @@ extension Pusher {
             try storage.updateOutboxRows(batch.map(\.row) + conflicted)
             return batch
         }
+    }
+
+    /// The body of `operation` (a create: every mapped value; an update: its row's fields) from `snapshot`.
+    func body(of operation: Operation, snapshot: ObjectSnapshot, snapshots: [ObjectID: ObjectSnapshot]) -> JSONObject {
+        let row = operation.row
+        let target = operation.target
+        let fields = row.operation == .create ? nil : row.fields
+        let clientId = row.operation == .create && target.configuration.createKey == .clientId
+        if !target.isParse {
+            return RESTWriteBody.make(
+                snapshot, entity: operation.entity, target: target, fields: fields, includeIdentity: clientId,
+                identity: { destination in self.pointer(destination, snapshots: snapshots)?.objectId })
+        }
+        return ParseWriteBody.make(
+            snapshot, entity: operation.entity, target: target, fields: fields, includeObjectId: clientId, omit: operation.omit,
+            pointer: { destination in self.pointer(destination, snapshots: snapshots) })
     }
 
     /// The Parse class and objectId of `destination`, if it has one.
@@ -208,6 +224,9 @@ extension Pusher {
             case .update: return ("PUT", "\(base)/\(operation.objectId ?? "")")
             case .delete: return ("DELETE", "\(base)/\(operation.objectId ?? "")")
             }
+        }
+        if !batch[0].target.isParse {
+            return try restRequest(batch[0])
         }
         if batch.count == 1 {
             let operation = batch[0]
@@ -233,6 +252,33 @@ extension Pusher {
         return ("POST", url, try JSONWriter.data(for: ["requests": .array(requests)]), headers)
     }
 
+    /// The request of one operation to an API without a dialect: its route (`{id}` replaced),
+    /// `Idempotency-Key` for a `requestId` create, and `If-Match` with the row's base for an
+    /// update whose route asks for it (`"ifMatch": true`) unless `detect` is `none` or the row
+    /// has no base. A delete sends no precondition: a local delete beats a remote update.
+    func restRequest(_ operation: Operation) throws -> (String, URL, Data?, HTTPHeaders) {
+        let target = operation.target
+        guard let route = target.route(operation.row.operation) else {
+            throw SyncError(
+                .invalidValue, message: "the push section has no \(operation.row.operation.rawValue) route", resource: target.resource.name,
+                entity: operation.row.object.entityName)
+        }
+        var headers = HTTPHeaders()
+        if let id = operation.requestId { headers.set("Idempotency-Key", id) }
+        if operation.row.operation == .update, route.ifMatch, target.configuration.detect != .none, let base = operation.row.base {
+            headers.set("If-Match", base)
+        }
+        let encoded =
+            (operation.objectId ?? "").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
+            ?? ""
+        let path = route.path.replacingOccurrences(of: "{id}", with: encoded)
+        guard let url = client.url(path: path, query: []) else {
+            throw SyncError(.invalidValue, message: "no URL for \(path)", resource: target.resource.name)
+        }
+        let body = route.method == "DELETE" ? nil : try JSONWriter.data(for: .object(operation.body))
+        return (route.method, url, body, headers)
+    }
+
     // MARK: - Answers
 
     /// Each operation's outcome from the answer, and a message when the answer is malformed
@@ -253,6 +299,7 @@ extension Pusher {
             if (500...599).contains(status) { return (unknown(message), nil) }
             return (batch.map { _ in .pending(message) }, nil)
         }
+        if !batch[0].target.isParse { return interpretREST(response, batch[0]) }
         let json = try? JSONReader.parse(response.body)
         let describe =
             "the answer to \(batch.count == 1 ? "\(batch[0].row.operation.rawValue) of \(batch[0].row.object.entityName)" : "a batch of \(batch.count) operations")"
@@ -283,6 +330,41 @@ extension Pusher {
             }
         }
         return (outcomes, nil)
+    }
+
+    /// One answer of an API without a dialect: 2xx acknowledged (the stamp from the `ETag`
+    /// header, else the body's stamp key; a create's identity from the body's identity key),
+    /// 412 stale (the base is not the server's ETag: settled by the policy), 404 on an update
+    /// an object the server deleted (`remoteDeletes`), on a delete already gone; any other
+    /// status rejected.
+    func interpretREST(_ response: HTTPResponse, _ operation: Operation) -> ([Outcome], String?) {
+        let status = response.status
+        let target = operation.target
+        let object = (try? JSONReader.parse(response.body))?.objectValue ?? JSONObject()
+        let message = "HTTP \(status)" + (BodyMessage.message(in: response.body, contentType: response.headers["content-type"]).map { ": \($0)" } ?? "")
+        switch status {
+        case 200...299:
+            let stamp = response.headers["etag"] ?? target.stampKey.flatMap { object[$0]?.stringValue }
+            var objectId = operation.objectId
+            if operation.row.operation == .create, let key = target.identityKey, let value = object[key] {
+                objectId = value.stringValue ?? (try? JSONWriter.string(for: value))
+            }
+            if operation.row.operation == .create, objectId == nil {
+                return (
+                    [.uncertain("the answer names no id")],
+                    "the answer to create of \(operation.row.object.entityName) (HTTP \(status)) names no \(target.identityKey ?? "id")"
+                )
+            }
+            return ([.acknowledged(objectId: objectId, createdAt: nil, updatedAt: stamp)], nil)
+        case 412:
+            return ([.stale("HTTP 412: the server's ETag is \(response.headers["etag"] ?? "unknown"), not the base \(operation.row.base ?? "none")")], nil)
+        case 404 where operation.row.operation == .delete:
+            return ([.acknowledged(objectId: operation.objectId, createdAt: nil, updatedAt: nil)], nil)
+        case 404 where operation.row.operation == .update:
+            return ([.remoteDeleted("the object was deleted on the server (\(message))")], nil)
+        default:
+            return ([.rejected(message)], nil)
+        }
     }
 
     func success(_ object: JSONObject, _ operation: Operation) -> Outcome {
@@ -321,6 +403,9 @@ extension Pusher {
         // Updates of objects the server deleted, under `remoteDeletes: deleteWins`: recorded as
         // conflicts here, then deleted (object and rows) in a transaction of their own.
         var doomed: [OutboxEntry] = []
+        // Stale updates under serverWins (or merge): their server copies are fetched and
+        // written after this transaction, in one of their own.
+        var overridden: [Operation] = []
         try write { session, storage in
             let current = try storage.outboxRows(objectKeys: outcomes.map(\.0.row.object.primaryKey), serverIdentities: [])
             let existing = Set(try session.fetchForExport(ids: outcomes.map(\.0.row.object)).map(\.id))
@@ -380,6 +465,31 @@ extension Pusher {
                     report.conflicts += 1
                     row.state = .conflict
                     row.lastError = message
+                case .stale(let message):
+                    report.conflicts += 1
+                    switch operation.target.configuration.policy {
+                    case .clientWins:
+                        report.conflictsByPolicy.clientWins += 1
+                        row.state = .pending
+                        row.base = nil  // sent again without the precondition
+                        row.lastError = message + "; sent again without If-Match (clientWins)"
+                    case .manual:
+                        report.conflictsByPolicy.manual += 1
+                        row.state = .conflict
+                        row.lastError =
+                            message + "; resolve with --resolve \(row.object.entityName):\(identityText(row.serverIdentity) ?? "?") --take local|server"
+                    case .serverWins, .merge:
+                        if operation.target.configuration.policy == .merge {
+                            report.conflictsByPolicy.merge += 1
+                        } else {
+                            report.conflictsByPolicy.serverWins += 1
+                        }
+                        row.state = .pending
+                        row.lastError = message
+                        var stale = operation
+                        stale.row = row
+                        overridden.append(stale)
+                    }
                 case .remoteDeleted(let message):
                     report.conflicts += 1
                     if operation.target.configuration.remoteDeletes == .recreate {
@@ -401,6 +511,7 @@ extension Pusher {
             hooks.reach(.whileRecording)
         }
         try deleteLocally(doomed)
+        if !overridden.isEmpty { try takeServerCopies(overridden, reason: "overridden by the server's copy") }
     }
 
     /// A server stamp (RFC 3339 text) as the attribute's value.

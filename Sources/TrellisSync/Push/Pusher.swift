@@ -19,6 +19,11 @@ import Trellis
 /// `sending` are treated the same way when the next push starts. Every object write of the
 /// push is of origin ``ChangeOrigin/sync``: the server stamps it writes are never recorded in
 /// the outbox again.
+///
+/// **Conflicts** (`Pusher+Conflicts.swift`). Before a batch is marked, `detect: check` reads
+/// the server stamps of its updates and deletes and settles the stale ones by the policy; under
+/// `ifMatch` the server's 412 does the same after the answer. An update of an object the server
+/// deleted follows `remoteDeletes`; a delete is never held back by a remote update.
 final class Pusher {
     let synchronizer: Synchronizer
     let targets: [String: PushTarget]
@@ -168,6 +173,7 @@ final class Pusher {
             var candidates: [(OutboxEntry, PushTarget, ResolvedEntity)] = []
             for row in rows where row.state == .pending && firstLive[objectKey(row.object)] == row.sequence {
                 guard let target = targets[row.object.entityName], let entity = model.entity(named: row.object.entityName) else { continue }
+                if !target.isParse, target.route(row.operation) == nil { continue }  // no route: kept, reported
                 candidates.append((row, target, entity))
             }
             // Snapshots only where a pointer decides: creates, and updates of a to-one relationship.
@@ -272,7 +278,8 @@ final class Pusher {
         }
         for name in order {
             let group = groups[name]!
-            let size = max(1, group[0].target.configuration.batchSize)
+            // An API without a dialect has no batch route: one operation per request.
+            let size = group[0].target.isParse ? max(1, group[0].target.configuration.batchSize) : 1
             var start = 0
             while start < group.count {
                 result.append(Array(group[start..<min(start + size, group.count)]))
@@ -309,8 +316,11 @@ final class Pusher {
             case .sending:
                 return problem("sending")
             case .pending:
-                guard targets[row.object.entityName] != nil else {
+                guard let target = targets[row.object.entityName] else {
                     return problem("not pushable: no resource's push section covers entity \(row.object.entityName)")
+                }
+                if !target.isParse, target.route(row.operation) == nil {
+                    return problem("not pushable: the push section of \(target.resource.name) has no \(row.operation.rawValue) route")
                 }
                 if firstLive[objectKey(row.object)] != row.sequence { return problem("waiting for an earlier change of the object") }
                 if row.operation != .create, unacknowledged.contains(objectKey(row.object)) {

@@ -16,8 +16,14 @@ extension Synchronizer {
     /// create whose answer was lost is reconciled by its create key before anything else is sent.
     /// The server's identity and stamps are written into the pushed objects as origin
     /// ``ChangeOrigin/sync``, so the next pull finds them unchanged and nothing is pushed again.
+    /// A change made on a base the server moved past (its stamp or ETag, never this device's
+    /// clock) is settled by the resource's `conflicts.policy`, an update of an object the
+    /// server deleted by `remoteDeletes` (`docs/Sync.md`, "Conflicts"; ``resolveConflict(entity:serverIdentity:take:)``
+    /// settles what `manual` leaves).
     ///
-    /// - Returns: the counts, and the rows left in the outbox with why (``PushReport/problems``).
+    /// - Returns: the counts (``PushReport/conflictsByPolicy`` among them), the rows left in the
+    ///   outbox with why (``PushReport/problems``), and the local changes conflicts settled
+    ///   against (``PushReport/overridden``).
     /// - Throws: ``SyncError`` (see ``Pusher``'s cases: `.pushRefused`, `.transport`,
     ///   `.httpStatus`, `.malformedResponse`, `.invalidValue` for a push section the sending
     ///   does not cover, `.store`); what was recorded before stays recorded.
@@ -36,10 +42,15 @@ extension Synchronizer {
     }
 
     /// The push rules a context saving local changes for this source should use: the entities
-    /// of the resources with a `push` section are the pushable ones (``PushRules``).
+    /// of the resources with a `push` section are the pushable ones, and a section's `stamp`
+    /// names its entity's stamp attribute (``PushRules``).
     public var pushRules: PushRules {
         let names = source.resources.compactMap { $0.push != nil ? $0.entity : nil }
-        return PushRules(pushableEntities: Set(names))
+        var stamps: [String: String] = [:]
+        for resource in source.resources {
+            if let entity = resource.entity, let stamp = resource.push?.stamp { stamps[entity] = stamp }
+        }
+        return PushRules(pushableEntities: Set(names), stampAttributes: stamps)
     }
 }
 

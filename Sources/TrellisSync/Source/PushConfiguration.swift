@@ -65,10 +65,19 @@ public struct PushConfiguration: Sendable, Equatable {
         /// The change is sent again without the precondition.
         case clientWins
         /// Three-way against the base: each field takes the side that changed it; a field
-        /// changed on both sides follows `serverWins`.
+        /// changed on both sides (or whose base value is unknown) follows `bothChanged`
+        /// (`serverWins` by default).
         case merge
         /// The row stays in `conflict` until resolved (`trellis sync SOURCE --resolve ENTITY:ID --take local|server`).
         case manual
+    }
+
+    /// Which side a field changed on both sides takes under `merge`: `conflicts.bothChanged`.
+    public enum BothChanged: String, Sendable, Equatable, CaseIterable {
+        /// The server's value is kept (the default).
+        case serverWins
+        /// The local value is sent.
+        case clientWins
     }
 
     /// What a remote delete of an object with a pending local update does: `remoteDeletes`.
@@ -86,6 +95,14 @@ public struct PushConfiguration: Sendable, Equatable {
     public var detect: ConflictDetection
     public var policy: ConflictPolicy
     public var remoteDeletes: RemoteDeletes
+    /// `merge` only: the side a field changed on both sides takes. Default `serverWins`.
+    public var bothChanged: BothChanged = .serverWins
+    /// The attribute holding the server's stamp or ETag of an object (`stamp`): its value when
+    /// a change is made is the change's base (``OutboxEntry/base``, through
+    /// ``Synchronizer/pushRules``), compared by `check` and sent as `If-Match` by `ifMatch`, and
+    /// a write's answer (its `ETag` header, else the attribute's key in the body) is written
+    /// into it. Nil (the default): the attribute mapped to `updatedAt`.
+    public var stamp: String?
     /// The routes of an API without a dialect (nil for Parse, whose routes are fixed); an
     /// operation without a route is not pushable (such changes are kept and reported).
     public var create: Route?
@@ -96,8 +113,9 @@ public struct PushConfiguration: Sendable, Equatable {
     public init(
         batchSize: Int = 50, createKey: CreateKey = .requestId, detect: ConflictDetection = .check,
         policy: ConflictPolicy = .serverWins, remoteDeletes: RemoteDeletes = .deleteWins,
-        create: Route? = nil, update: Route? = nil, delete: Route? = nil
+        create: Route? = nil, update: Route? = nil, delete: Route? = nil, stamp: String? = nil
     ) {
+        self.stamp = stamp
         self.batchSize = batchSize
         self.createKey = createKey
         self.detect = detect
@@ -124,7 +142,7 @@ extension SyncSource {
         let routeKeys = ["create", "update", "delete"]
         let fields = try SourceFields(
             value, at: path, what: "a push section",
-            allowed: ["batchSize", "createKey", "conflicts", "remoteDeletes"] + routeKeys, reading: reading)
+            allowed: ["batchSize", "createKey", "conflicts", "remoteDeletes", "stamp"] + routeKeys, reading: reading)
         var push = PushConfiguration(batchSize: isParse ? 50 : 1)
         if let size = try fields.integer("batchSize", atLeast: 1) {
             if isParse, size > 50 {
@@ -150,14 +168,23 @@ extension SyncSource {
         }
         if let conflicts = fields.value("conflicts") {
             let at = fields.at("conflicts")
-            let inner = try SourceFields(conflicts, at: at, what: "conflicts", allowed: ["detect", "policy"], reading: reading)
+            let inner = try SourceFields(conflicts, at: at, what: "conflicts", allowed: ["detect", "policy", "bothChanged"], reading: reading)
             if let detect = try inner.string("detect") {
                 push.detect = try choice(detect, at: inner.at("detect"), what: "conflict detection", reading: reading)
             }
             if let policy = try inner.string("policy") {
                 push.policy = try choice(policy, at: inner.at("policy"), what: "conflict policy", reading: reading)
             }
+            if let side = try inner.string("bothChanged") {
+                push.bothChanged = try choice(side, at: inner.at("bothChanged"), what: "bothChanged side", reading: reading)
+                if push.policy != .merge {
+                    throw reading.error(
+                        .invalidValue, inner.at("bothChanged"),
+                        "bothChanged says which side a field changed on both sides takes in a merge; the policy is \(push.policy.rawValue)")
+                }
+            }
         }
+        push.stamp = try fields.string("stamp")
         if let remote = try fields.string("remoteDeletes") {
             push.remoteDeletes = try choice(remote, at: fields.at("remoteDeletes"), what: "remoteDeletes", reading: reading)
         }

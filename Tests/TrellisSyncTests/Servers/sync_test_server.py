@@ -42,13 +42,25 @@ origin, for next links that leave the API's host; its requests are logged apart
                          batch every sub-request carries the batch's id (Parse 7's batch.js passes
                          req.info on), so only its first create passes. Every applied write is logged
                          (GET /control/writes).
+  /rest/COLLECTION[/ID]  a generic REST API with ETags (collection "notes": --notes N records {id, title,
+                         body, etag}): GET of the collection answers {"items": [...]} (each record with its
+                         "etag"), GET/PUT/PATCH/DELETE of /rest/notes/ID and POST /rest/notes answer the record
+                         with an ETag header (a strong validator, '"…"'; DELETE: 204). If-Match (RFC 9110
+                         §13.1.1: a list of ETags, or *) that does not match the record's current ETag answers
+                         412 {"error": "precondition failed"} with the current ETag, and nothing is applied; a
+                         missing record is 404. PATCH merges the body's keys (null removes one), PUT replaces
+                         every key but the id; POST takes a client "id" or makes one ("r000001"), and
+                         Idempotency-Key as Stripe's: the first answer is kept and a repeat gets it again,
+                         unapplied. Every applied write is logged (/control/writes).
   /redirect/same, /redirect/other   302 to a page on this host / on "localhost" (another host).
   /control/...           POST JSON: /control/faults [{match, method (GET unless given; "*": any), skip, times, status, retryAfter,
                          headers, body, reset, truncate, html, delay, gzip, after: [mutations],
                          drop (writes: apply, then reset the connection half-way through the answer),
+                         before: [mutations] (writes: applied just before the write is processed, as
+                         another client's write landing between a read and this one),
                          opError {index, code, error} (that operation of a batch fails, unapplied)}],
                          selfNext (a "next" URL equal to the page's own), /control/mutate
-                         [{op: update|delete|insert, class, objectId (or id for items), set}],
+                         [{op: update|delete|insert, class, objectId (or id for items and rest/notes), set}],
                          /control/config {parseMaxLimit, itemsMaxLimit (null: no cap),
                          allowCustomObjectId}; GET /control/data?class=C (every object),
                          /control/log[?server=foreign] (requests), /control/writes (the applied
@@ -63,6 +75,7 @@ parser.add_argument("--nytimes", default=None, help="a directory of articlesearc
 parser.add_argument("--heroes", type=int, default=2500)
 parser.add_argument("--ties", type=int, default=500)
 parser.add_argument("--items", type=int, default=30)
+parser.add_argument("--notes", type=int, default=3)
 parser.add_argument("--app-id", default="test-app")
 args = parser.parse_args()
 
@@ -305,6 +318,9 @@ def mutate(ops):
                 elif op["op"] == "insert":
                     row = dict(op["set"]); row["updated_at"] = iso(tick()); items.append(row)
                 continue
+            if cls.startswith("rest/"):
+                rest_mutate(cls[len("rest/"):], op)
+                continue
             rows = classes.setdefault(cls, [])
             if op["op"] == "delete":
                 rows[:] = [r for r in rows if r["objectId"] != op["objectId"]]
@@ -466,6 +482,115 @@ def handle_write(method, path, body, request_id, fault):
         return status, result
 
 
+# ---------------------------------------------------------------- the generic REST API with ETags
+
+REST_PATH = "/rest/"
+rest = {"notes": []}
+rest_versions = {}   # (collection, id) -> version, bumped by every write
+idempotency = {}     # Idempotency-Key -> (status, body, headers) of its first answer
+for i in range(args.notes):
+    rest["notes"].append({"id": "note%d" % (i + 1), "title": "Note %d" % (i + 1), "body": "text %d" % (i + 1)})
+    rest_versions[("notes", "note%d" % (i + 1))] = 1
+
+
+def rest_etag(coll, rid):
+    digest = hashlib.sha1(("%s/%s/%d" % (coll, rid, rest_versions.get((coll, rid), 0))).encode()).hexdigest()[:12]
+    return '"%s"' % digest
+
+
+def rest_record(coll, row):
+    out = dict(row)
+    out["etag"] = rest_etag(coll, row["id"])
+    return out
+
+
+def rest_find(coll, rid):
+    for r in rest.get(coll, []):
+        if r["id"] == rid:
+            return r
+    return None
+
+
+def if_match_fails(header, coll, rid):
+    """RFC 9110 §13.1.1: false when the header is absent, `*` (the record exists) or lists the current ETag."""
+    if header is None:
+        return False
+    tags = [t.strip() for t in header.split(",")]
+    return "*" not in tags and rest_etag(coll, rid) not in tags
+
+
+def rest_mutate(coll, op):
+    rows = rest.setdefault(coll, [])
+    rid = op.get("id") or op.get("objectId")
+    if op["op"] == "delete":
+        rows[:] = [r for r in rows if r["id"] != rid]
+    elif op["op"] == "update":
+        row = rest_find(coll, rid)
+        if row is not None:
+            row.update(op.get("set", {}))
+            rest_versions[(coll, rid)] = rest_versions.get((coll, rid), 0) + 1
+    elif op["op"] == "insert":
+        row = dict(op.get("set", {})); row["id"] = rid
+        rows.append(row)
+        rest_versions[(coll, rid)] = 1
+
+
+def rest_write(method, path, body, headers):
+    """A write to /rest/COLLECTION[/ID] (`path` after /rest/): (status, body, headers)."""
+    parts = path.strip("/").split("/")
+    coll = parts[0]
+    if coll not in rest or len(parts) > 2:
+        return 404, {"error": "no collection %s" % path}, {}
+    key = headers.get("Idempotency-Key")
+    if key is not None and key in idempotency:
+        return idempotency[key]
+    if body is not None and not isinstance(body, dict):
+        return 400, {"error": "the body must be a JSON object"}, {}
+    body = body or {}
+    if method == "POST" and len(parts) == 1:
+        rid = body.get("id")
+        if rid is None:
+            id_counter[0] += 1
+            rid = "r%06d" % id_counter[0]
+        elif rest_find(coll, rid) is not None:
+            return 409, {"error": "a record with id %s exists" % rid}, {}
+        row = {k: v for k, v in body.items() if k != "etag" and v is not None}
+        row["id"] = rid
+        rest[coll].append(row)
+        rest_versions[(coll, rid)] = 1
+        answer = (201, rest_record(coll, row), {"ETag": rest_etag(coll, rid), "Location": "/rest/%s/%s" % (coll, rid)})
+        writes.append({"method": "POST", "path": path, "objectId": rid, "requestId": key})
+    elif len(parts) == 2 and method in ("PUT", "PATCH", "DELETE"):
+        rid = parts[1]
+        row = rest_find(coll, rid)
+        if row is None:
+            return 404, {"error": "not found"}, {}
+        if if_match_fails(headers.get("If-Match"), coll, rid):
+            return 412, {"error": "precondition failed", "etag": rest_etag(coll, rid)}, {"ETag": rest_etag(coll, rid)}
+        if method == "DELETE":
+            rest[coll].remove(row)
+            answer = (204, b"", {})
+        else:
+            if method == "PUT":
+                for k in [k for k in row if k != "id"]:
+                    del row[k]
+            for k, v in body.items():
+                if k in ("id", "etag"):
+                    continue
+                if v is None:
+                    row.pop(k, None)
+                else:
+                    row[k] = v
+            rest_versions[(coll, rid)] = rest_versions.get((coll, rid), 0) + 1
+            answer = (200, rest_record(coll, row), {"ETag": rest_etag(coll, rid)})
+        writes.append({"method": method, "path": path, "objectId": rid, "requestId": key})
+    else:
+        return 405, {"error": "cannot %s %s" % (method, path)}, {}
+    if key is not None:
+        idempotency[key] = answer
+    return answer
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -512,6 +637,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_DELETE(self):
         self.do_write("DELETE")
 
+    def do_PATCH(self):
+        self.do_write("PATCH")
+
     def drop(self, status, body):
         """The answer's status line and headers, half its body, then a reset: the client
         cannot tell whether the request was applied. (Dropping the connection before any
@@ -543,6 +671,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if "retryAfter" in fault:
                     headers["Retry-After"] = fault["retryAfter"]
                 return self.reply(fault["status"], json.dumps(fault.get("body", {"error": "injected %d" % fault["status"]})).encode(), headers)
+        if fault and fault.get("before"):
+            mutate(fault["before"])
+        if u.path.startswith(REST_PATH):
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                return self.reply(400, {"error": "invalid JSON"})
+            with lock:
+                status, result, headers = rest_write(method, u.path[len(REST_PATH):], body, self.headers)
+            if fault and fault.get("drop"):
+                return self.drop(status, result)
+            self.reply(status, result, headers, fault)
+            if fault and fault.get("after"):
+                mutate(fault["after"])
+            return
         if not u.path.startswith(WRITE_PATH):
             return self.reply(404, {"error": "no route %s %s" % (method, u.path)})
         if self.headers.get("X-Parse-Application-Id") != args.app_id:
@@ -591,6 +734,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if u.path == "/control/data":
             cls = q.get("class", ["Hero"])[0]
             with lock:
+                if cls.startswith("rest/"):
+                    coll = cls[len("rest/"):]
+                    return self.reply(200, [rest_record(coll, r) for r in rest.get(coll, [])])
                 return self.reply(200, items if cls == "items" else classes.get(cls, []))
         if u.path == "/control/writes":
             with lock:
@@ -638,6 +784,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     if row is not None:
                         return 200, dict(row), {}
             return 404, {"code": 101, "error": "Object not found."}, {}
+        if u.path.startswith(REST_PATH):
+            parts = u.path[len(REST_PATH):].strip("/").split("/")
+            with lock:
+                if len(parts) == 1 and parts[0] in rest:
+                    return 200, {"items": [rest_record(parts[0], r) for r in sorted(rest[parts[0]], key=lambda r: r["id"])]}, {}
+                row = rest_find(parts[0], parts[1]) if len(parts) == 2 else None
+                if row is None:
+                    return 404, {"error": "not found"}, {}
+                etag = rest_etag(parts[0], row["id"])
+                if self.headers.get("If-None-Match") == etag:
+                    return 304, b"", {"ETag": etag}
+                return 200, rest_record(parts[0], row), {"ETag": etag}
         if u.path.startswith("/github/"):
             want = self.path[len("/github"):]
             for entry in github:
