@@ -90,4 +90,52 @@ import TrellisTestSupport
             #expect(try context.fetch("Hero", id: .string(ids[0]))?.value(forKey: "name") == .string("\(ids[0]) edited"))
         }
     }
+
+    /// Killed (SIGKILL) inside the transaction that writes the server's copy over a conflicting
+    /// change (serverWins), then run again: the change is settled once, the local object is the
+    /// server's copy, the outbox is empty and the store intact; on SQLite and PostgreSQL.
+    @Test(arguments: StoreKind.persistent)
+    func aPushKilledWhileSettlingAConflictSettlesItOnTheNextRun(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Self.source(server).replacingOccurrences(of: #""policy": "manual""#, with: #""policy": "serverWins""#).write(
+            to: directory.url.appendingPathComponent("push.source.json"), atomically: true, encoding: .utf8)
+        let model = try ModelFile.read(from: Self.model).model
+        let made = try kind.makeStore(model: model)
+        let location = try #require(made.location)
+        let pull = try TrellisProcess.run(["sync", "push.source.json", "--model", Self.model.path, "--store", location, "--pull-only"], in: directory.url)
+        #expect(pull.status == 0, "\(pull)")
+        let ids = Array(try server.data("Hero").compactMap { $0["objectId"]?.stringValue }.prefix(2))
+        try server.mutate([["op": "update", "class": "Hero", "objectId": .string(ids[0]), "set": ["name": "Server name"]]])
+        do {
+            let store = try kind.reopen(location, model: model)
+            let context = ObjectContext(store: store)
+            for id in ids { try #require(try context.fetch("Hero", id: .string(id))).setValue(.string("\(id) edited"), forKey: "name") }
+            try context.save()
+        }
+        let push = ["sync", "push.source.json", "--store", location, "--push-only"]
+        let killed = try TrellisProcess.run(push, in: directory.url, launcher: ["/usr/bin/env", "TRELLIS_TEST_PUSH_KILL=whileSettling"])
+        #expect(killed.status == SIGKILL, "\(killed)")
+        do {
+            let store = try kind.reopen(location, model: model)
+            #expect(try store.outbox().map(\.serverIdentity) == [[.string(ids[0])], [.string(ids[1])]])  // nothing committed
+        }
+        let again = try TrellisProcess.run(push + ["--report", "json"], in: directory.url)
+        #expect(again.status == 0, "\(again)")
+        let report = try JSONReader.parse(again.stdout)
+        #expect(report["push"]?["conflictsByPolicy"]?["serverWins"] == 1)
+        #expect(report["push"]?["acknowledged"] == 1)
+        let store = try kind.reopen(location, model: model)
+        #expect(try store.outbox() == [])
+        let context = ObjectContext(store: store)
+        #expect(try context.fetch("Hero", id: .string(ids[0]))?.value(forKey: "name") == .string("Server name"))
+        #expect(try context.fetch("Hero", id: .string(ids[1]))?.value(forKey: "name") == .string("\(ids[1]) edited"))
+        let names = Dictionary(uniqueKeysWithValues: try server.data("Hero").map { ($0["objectId"]?.stringValue ?? "?", $0["name"]?.stringValue ?? "") })
+        #expect(names[ids[0]] == "Server name" && names[ids[1]] == "\(ids[1]) edited")
+        #expect(try server.writes().count == 1)  // the current change, once
+        if kind == .sqlite {
+            #expect(try SQLiteShell.query(URL(fileURLWithPath: location), "PRAGMA integrity_check") == "ok")
+        }
+    }
 }

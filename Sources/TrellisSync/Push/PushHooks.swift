@@ -12,12 +12,14 @@ import Foundation
 /// `afterMarking` (the batch's rows committed `sending`, nothing sent), `midSend` (half a
 /// second after the request went out: the test server holds it longer with a `delay` fault),
 /// `afterResponse` (the server answered, nothing recorded), `whileRecording` (inside the
-/// recording transaction, before it commits). Without the variable nothing happens.
+/// recording transaction, before it commits), `whileSettling` (inside the transaction that
+/// writes the server's copy over a conflicting change, before it commits). Without the
+/// variable nothing happens.
 final class PushHooks: @unchecked Sendable {
     // SAFETY: `count` is touched only by the pushing thread (`reach`, `arm`); the timer of
     // `midSend` only kills the process.
     enum Point: String {
-        case afterMarking, midSend, afterResponse, whileRecording
+        case afterMarking, midSend, afterResponse, whileRecording, whileSettling
     }
 
     private let point: Point?

@@ -320,6 +320,7 @@ extension Pusher {
             if !removed.isEmpty { try storage.deleteOutboxRows(sequences: removed) }
             if !rewritten.isEmpty { try storage.updateOutboxRows(rewritten) }
             if !changes.isEmpty { _ = try session.apply(ChangeSet(updated: changes)) }
+            hooks.reach(.whileSettling)
         }
         if !gone.isEmpty {
             // Deleted on the server since: counted again, by remoteDeletes.
