@@ -256,6 +256,29 @@ import TrellisTestSupport
         #expect(try store.store.outbox() == [])
     }
 
+    @Test(arguments: StoreKind.allCases, [ConflictResolution.local, .server])
+    func resolvingAConflictOfAnObjectTheServerDeletedSinceRecreatesOrDeletesIt(kind: StoreKind, take: ConflictResolution) throws {
+        let (server, store, synchronizer, ids) = try Self.staleEdit(kind, policy: "manual")
+        try server.configure(["allowCustomObjectId": true])
+        _ = try synchronizer.push()
+        #expect(try store.store.outbox().map(\.state) == [.conflict])
+        try server.mutate([["op": "delete", "class": "Hero", "objectId": .string(ids[0])]])
+        #expect(try synchronizer.resolveConflict(entity: "Hero", serverIdentity: ids[0], take: take) == 1)
+        if take == .server {
+            #expect(try Self.localHero(store, ids[0]) == nil)
+            #expect(try store.store.outbox() == [])
+            #expect(synchronizer.lastReport.push?.overridden.map(\.serverIdentity) == [ids[0]])
+        } else {
+            #expect(try store.store.outbox().map(\.operation) == [.create])
+            let report = try synchronizer.push()
+            #expect(report.acknowledged == 1)
+            let recreated = try #require(try Self.serverHero(server, ids[0]))  // clientId: the same objectId
+            #expect(recreated["name"] == .string("\(ids[0]) edited"))
+            #expect(try Self.localHero(store, ids[0])?.updatedAt == recreated["updatedAt"]?.stringValue)
+            #expect(try store.store.outbox() == [])
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aLocalDeleteBeatsARemoteUpdate(kind: StoreKind) throws {
         let server = try TestServer(["--heroes", "4", "--ties", "0"])
