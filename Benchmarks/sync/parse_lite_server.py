@@ -14,6 +14,9 @@ POST /parse/batch takes Parse's {"requests": [{method, path, body}]} (PUT, POST,
 classes/CLASS[/ID]) and answers one {"success": …} per operation (updatedAt, or objectId and
 createdAt: the server's clock, milliseconds); a PUT's fields are kept beside the record (the
 pages served stay as generated), for the push benchmark.
+`where={"objectId": {"$in": [...]}}` (with `keys`: only objectId, updatedAt and those keys)
+answers the records with those objectIds: the pre-read of server stamps a push makes under
+`conflicts.detect: check`.
 Requires no header. Prints "listening on PORT" when ready (PORT 0: a free port, the one printed).
 Stops on SIGTERM. (Copied from ../shared/bench/sync/; the changes: port 0 prints the bound port; SHARDS.)
 """
@@ -35,6 +38,7 @@ def table(records):
 tables = {cls: table(recs)}
 for k in range(shards):
     tables[cls + str(k)] = table([r for i, r in enumerate(recs) if i % shards == k])
+by_id = {r["objectId"]: r for r in recs}
 keys, encoded = tables[cls]
 
 def iso(v):
@@ -98,6 +102,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             limit = int(q.get("limit", ["100"])[0]); skip = int(q.get("skip", ["0"])[0])
             where = json.loads(q["where"][0]) if "where" in q else None
+            wanted = where.get("objectId", {}).get("$in") if isinstance(where, dict) and isinstance(where.get("objectId"), dict) else None
+            if wanted is not None:
+                keep = set(q["keys"][0].split(",")) | {"objectId", "updatedAt"} if "keys" in q else None
+                found = [by_id[o] for o in wanted if o in by_id][:limit]
+                rows = [{k: v for k, v in r.items() if keep is None or k in keep} for r in found]
+                return self.reply(200, json.dumps({"results": rows}, separators=(",", ":")).encode())
             i = start_index(where, keys) + skip
         except Exception as e:
             return self.reply(400, json.dumps({"code": 107, "error": "bad query: %s" % e}).encode())

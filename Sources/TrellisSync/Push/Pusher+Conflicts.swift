@@ -19,19 +19,17 @@ extension Pusher {
 
     // MARK: - Detection
 
-    /// `detect: check`: one pre-read of the server stamps of `batch`'s updates and deletes
-    /// (per class, `GET classes/X?where={"objectId":{"$in":[…]}}&keys=updatedAt`), compared
+    /// `detect: check`: the server stamps of `batch`'s updates and deletes (`stamps`: the
+    /// round's pre-read, else one made now: per class, `GET classes/X?where={"objectId":{"$in":[…]}}&keys=updatedAt`), compared
     /// with each row's ``OutboxEntry/base`` as instants of the stamp attribute's type. Returns
     /// the operations to send; the others are settled here: a stale update by the policy
     /// (``settle(stale:)``), an update of an object the server deleted by `remoteDeletes`, a
     /// delete of an object already gone acknowledged. A stale delete is sent (a local delete
     /// beats a remote update).
-    func checked(_ batch: [Operation]) throws -> [Operation] {
-        let checking = batch.filter {
-            $0.target.configuration.detect == .check && $0.row.operation != .create && identityText($0.row.serverIdentity) != nil
-        }
+    func checked(_ batch: [Operation], stamps known: [String: ServerCopy]? = nil) throws -> [Operation] {
+        let checking = batch.filter(needsCheck)
         guard !checking.isEmpty else { return batch }
-        let stamps = try serverCopies(of: checking, stampsOnly: true)
+        let stamps = try known ?? serverCopies(of: checking, stampsOnly: true)
         var send: [Operation] = []
         var stale: [(Operation, String?)] = []
         var gone: [(Operation, Outcome)] = []
@@ -62,6 +60,11 @@ extension Pusher {
         if !gone.isEmpty { try settleUnsent(gone) }
         send += try settle(stale: stale)
         return send
+    }
+
+    /// Whether `operation` is pre-read under `detect: check`: an update or delete of an object the server knows.
+    func needsCheck(_ operation: Operation) -> Bool {
+        operation.target.configuration.detect == .check && operation.row.operation != .create && identityText(operation.row.serverIdentity) != nil
     }
 
     /// Whether `operation`'s base is the server's stamp (`serverStamp`: nil when the server has
@@ -95,10 +98,16 @@ extension Pusher {
             let ids = Array(Set(group.compactMap { identityText($0.row.serverIdentity) })).sorted()
             if target.isParse {
                 let what = stampsOnly ? "the pre-read of server stamps" : "the fetch of the server's copies"
-                let condition: JSONValue = ["objectId": ["$in": .array(ids.map { .string($0) })]]
-                for object in try lookUp(target, where: condition, keys: stampsOnly ? "updatedAt" : nil, what: what) {
-                    if let id = object["objectId"]?.stringValue {
-                        copies["\(target.className)\u{0}\(id)"] = ServerCopy(record: object, stamp: object["updatedAt"]?.stringValue)
+                // At most 200 objectIds a query: its URL stays near 4 KB.
+                var start = 0
+                while start < ids.count {
+                    let chunk = ids[start..<min(start + 200, ids.count)]
+                    start += 200
+                    let condition: JSONValue = ["objectId": ["$in": .array(chunk.map { .string($0) })]]
+                    for object in try lookUp(target, where: condition, keys: stampsOnly ? "updatedAt" : nil, what: what) {
+                        if let id = object["objectId"]?.stringValue {
+                            copies["\(target.className)\u{0}\(id)"] = ServerCopy(record: object, stamp: object["updatedAt"]?.stringValue)
+                        }
                     }
                 }
                 continue

@@ -99,14 +99,16 @@ final class Pusher {
             if let (result, batch) = try reconcile(), try retries(result, batch, state: "uncertain") { continue rounds }
             let batches = try planRound()
             if batches.isEmpty { break }
+            // `detect: check`: the round's pre-read of server stamps, per class at most 200 objects a query.
+            let stamps = try serverCopies(of: batches.flatMap { $0 }.filter(needsCheck), stampsOnly: true)
             // Batch N + 1 is marked and sent before batch N's answer is recorded: each is its
             // own transaction, and no object is in two batches of a round.
             var flight: InFlight?
             for planned in batches {
                 let next: InFlight?
                 do {
-                    // `detect: check`: the pre-read settles the stale ones before anything is marked.
-                    let batch = try checked(planned)
+                    // The stale ones are settled before anything is marked.
+                    let batch = try checked(planned, stamps: stamps)
                     next = batch.isEmpty ? nil : try start(batch)
                 } catch {
                     if let flight { _ = try? finish(flight) }
