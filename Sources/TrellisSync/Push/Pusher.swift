@@ -20,8 +20,9 @@ import Trellis
 /// push is of origin ``ChangeOrigin/sync``: the server stamps it writes are never recorded in
 /// the outbox again.
 ///
-/// **Conflicts** (`Pusher+Conflicts.swift`). Before a batch is marked, `detect: check` reads
-/// the server stamps of its updates and deletes and settles the stale ones by the policy; under
+/// **Conflicts** (`Pusher+Conflicts.swift`). At a round's start `detect: check` reads the
+/// server stamps of its updates and deletes; before a batch is marked its stale ones are
+/// settled by the policy; under
 /// `ifMatch` the server's 412 does the same after the answer. An update of an object the server
 /// deleted follows `remoteDeletes`; a delete is never held back by a remote update.
 final class Pusher {
