@@ -126,9 +126,13 @@ extension PostgresStore {
         }
         // A store made before the outbox: the table is added by the schema work (on open, or
         // in the first write session with MigrationPolicy.inWriteTransactions).
-        let lacksOutbox = !tables.contains(SchemaDescription.outboxTable)
+        var lacksOutbox = !tables.contains(SchemaDescription.outboxTable)
         if applying, lacksOutbox {
             for statement in PostgresSession.outboxTable(schema: schema) { try connection.execute(statement) }
+        }
+        // An outbox made before its base values column.
+        if !lacksOutbox, try !hasColumn("base_values", table: SchemaDescription.outboxTable, connection: connection, schema: schema) {
+            if applying { try connection.execute(PostgresSession.outboxBaseValuesColumn(schema: schema)) } else { lacksOutbox = true }
         }
         let versionChanged = metadata["modelVersion"] != model.versionLabel
         let recordChanged = configuration.modelRecord.map { $0 != metadata[modelRecordKey] } ?? false
@@ -190,6 +194,20 @@ extension PostgresStore {
                     + "(format \(metadata["format"] ?? "missing"))")
         }
         return (stored, try SchemaDescription(model: model, previous: stored, rules: .postgreSQL))
+    }
+
+    /// Whether `table` in `schema` has a column `column`.
+    static func hasColumn(_ column: String, table: String, connection: PostgresConnection, schema: String) throws(StoreError) -> Bool {
+        var parameters = PostgresParameters()
+        parameters.append(text: schema)
+        parameters.append(text: table)
+        parameters.append(text: column)
+        let result = try connection.run(
+            "SELECT 1 FROM pg_catalog.pg_attribute AS a JOIN pg_catalog.pg_class AS c ON c.oid = a.attrelid "
+                + "JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = $1 AND c.relname = $2 AND a.attname = $3 AND a.attnum > 0 AND NOT a.attisdropped",
+            parameters)
+        return result.rowCount > 0
     }
 
     /// The names of the tables (and views) in `schema`.

@@ -36,6 +36,9 @@ final class SQLiteSession: StoreSession {
     var pushRules = PushRules()
     /// `trellis_outbox` is known to exist in this transaction.
     var outboxTableExists = false
+    /// `trellis_outbox` is known to have its `base_values` column (added by a write session to a
+    /// table made before it) in this transaction.
+    var outboxHasBaseValues = false
     /// Per table: the share of the identities the last identity fetch asked for that it found
     /// (1 until a fetch ran), for ``fetch(entity:identities:forImport:)``'s scan-or-seek choice.
     var identityHitRatio: [String: Double] = [:]

@@ -47,4 +47,32 @@ import TrellisTestSupport
         #expect(try reopened.outbox().map { "\($0.operation.rawValue) \($0.object) \($0.fields)" } == [#"create Cat/1 ["id"]"#])
         #expect(try test.rows(#"SELECT "operation", "state", "attempts" FROM "trellis_outbox""#) == [["create", "pending", "0"]])
     }
+
+    @Test(arguments: [PostgresStore.MigrationPolicy.onOpen, .inWriteTransactions])
+    func anOutboxMadeBeforeItsBaseValuesGetsTheColumn(policy: PostgresStore.MigrationPolicy) throws {
+        let test = try StoreKind.postgres.makeStore(model: try Self.model())
+        let context = ObjectContext(store: test.store)
+        for (id, name) in [(1, "Tom"), (2, "Felix")] {
+            let cat = try context.insert("Cat")
+            try cat.setValue(.integer(Int64(id)), forKey: "id")
+            try cat.setValue(.string(name), forKey: "name")
+        }
+        context.origin = .import
+        try context.save()
+        context.origin = .local
+        #expect(try test.store.outbox() == [])
+        try #require(try context.fetch("Cat", id: .integer(1))).setValue(.string("Thomas"), forKey: "name")
+        try context.save()
+        _ = try test.rows(#"ALTER TABLE "trellis_outbox" DROP COLUMN "base_values""#)
+        let location = try #require(test.location)
+        var configuration = PostgresStore.Configuration()
+        configuration.migrationPolicy = policy
+        let reopened = try PostgresStore(connection: location, model: try Self.model(), configuration: configuration)
+        #expect(try reopened.outbox().map { "\($0.operation.rawValue) \($0.object) \($0.baseValues)" } == ["update Cat/1 [:]"])
+        let again = ObjectContext(store: reopened)
+        try #require(try again.fetch("Cat", id: .integer(2))).setValue(.string("Felicity"), forKey: "name")
+        try again.save()
+        #expect(try reopened.outbox().map(\.baseValues) == [[:], ["name": .string("Felix")]])
+        #expect(try test.rows(#"SELECT "base_values" FROM "trellis_outbox" ORDER BY "seq""#) == [[nil], [#"{"name":"Felix"}"#]])
+    }
 }

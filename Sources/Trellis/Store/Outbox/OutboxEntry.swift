@@ -7,8 +7,9 @@ import Foundation
 /// are read from the object when the change is sent. Rows of one object merge while they are
 /// ``State/pending`` (the recording rules, applied in the write transaction):
 ///
-/// - update + update: one update, ``fields`` unioned, the older ``base`` kept;
-/// - create + update: still a create, ``fields`` unioned;
+/// - update + update: one update, ``fields`` unioned, the older ``base`` kept, and in
+///   ``baseValues`` the older value of each field (a field new to the row adds its own);
+/// - create + update: still a create, ``fields`` unioned (a create has no ``baseValues``);
 /// - create + delete, before the create was ever attempted (``attempts`` 0): the row is removed,
 ///   nothing is left to push; after an attempt (the server may hold the object): a delete,
 ///   keeping the create's ``key`` to reconcile with;
@@ -60,6 +61,13 @@ public struct OutboxEntry: Sendable, Hashable {
     /// value before the change (``PushRules/stampAttributeIndex(_:)``; a date as RFC 3339
     /// text), nil for a create or without a stamp attribute.
     public var base: String?
+    /// The stored values of the changed attributes before the row's first change of each, by
+    /// attribute name, as JSON (``JSONCoercion/json(from:as:)``: `{"name":"Bruce","rank":3}`;
+    /// `null` for an attribute that held no value): what the conflict check and the `merge`
+    /// policy compare the server's values with. Empty for a create and a delete's own change;
+    /// relationships have no entry. Stored as a JSON object text (``baseValuesText``), nil when
+    /// empty; a store made before the column reads every row as empty.
+    public var baseValues: [String: JSONValue]
     /// The idempotency key, made when the row is recorded (`X-Parse-Request-Id`, `Idempotency-Key`).
     public var key: UUID
     public var state: State
@@ -72,7 +80,8 @@ public struct OutboxEntry: Sendable, Hashable {
 
     public init(
         sequence: Int64, object: ObjectID, serverIdentity: JSONValue?, operation: Operation, fields: [String],
-        base: String?, key: UUID, state: State, attempts: Int = 0, lastError: String? = nil, enqueuedAt: Date
+        base: String?, baseValues: [String: JSONValue] = [:], key: UUID, state: State, attempts: Int = 0, lastError: String? = nil,
+        enqueuedAt: Date
     ) {
         self.sequence = sequence
         self.object = object
@@ -80,6 +89,7 @@ public struct OutboxEntry: Sendable, Hashable {
         self.operation = operation
         self.fields = fields
         self.base = base
+        self.baseValues = baseValues
         self.key = key
         self.state = state
         self.attempts = attempts
@@ -95,6 +105,26 @@ public struct OutboxEntry: Sendable, Hashable {
     /// ``serverIdentity`` as stored (compact JSON), nil when nil.
     public var serverIdentityText: String? {
         serverIdentity.flatMap { try? JSONWriter.string(for: $0) }
+    }
+
+    /// ``baseValues`` as stored: a compact JSON object with its keys sorted (`{"name":"Bruce"}`),
+    /// nil when empty.
+    public var baseValuesText: String? {
+        guard !baseValues.isEmpty else { return nil }
+        let object = JSONObject(baseValues.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        return try? JSONWriter.string(for: .object(object))
+    }
+
+    /// Reads ``baseValuesText`` (nil reads as empty).
+    /// - Throws: `StoreError` `.engine` when the text is not a JSON object.
+    public static func baseValues(fromText text: String?) throws(StoreError) -> [String: JSONValue] {
+        guard let text else { return [:] }
+        guard case .object(let object)? = try? JSONReader.parse(text) else {
+            throw StoreError(.engine, message: "an outbox row's base values are not a JSON object: \(text.prefix(80))")
+        }
+        var values: [String: JSONValue] = [:]
+        for (key, value) in object { values[key] = value }
+        return values
     }
 
     /// Reads ``fieldsText``.

@@ -51,6 +51,8 @@ package struct OutboxRecorder {
         /// The identity of a new object (creates), to find a pending delete of the same identity.
         var identityText: String?
         var base: String?
+        /// The changed attributes' values before the change (updates).
+        var baseValues: [String: JSONValue] = [:]
         var notPushable: String?
     }
 
@@ -100,7 +102,9 @@ package struct OutboxRecorder {
                 Draft(
                     object: id, entity: entity, operation: .update, fields: names(entity, positions),
                     serverIdentity: before.flatMap { identity(entity, $0.attributes) },
-                    base: before.flatMap { stamp(entity, $0.attributes) }, notPushable: rules.reasonNotPushable(entity)))
+                    base: before.flatMap { stamp(entity, $0.attributes) },
+                    baseValues: before.map { values(entity, positions, $0.attributes) } ?? [:],
+                    notPushable: rules.reasonNotPushable(entity)))
         }
         for snapshot in changes.inserted where !snapshot.isPlaceholder {
             let id = mapping[snapshot.id] ?? snapshot.id
@@ -146,6 +150,16 @@ package struct OutboxRecorder {
             elements.append(JSONCoercion.json(from: value, as: entity.attributes[i].type))
         }
         return .array(elements)
+    }
+
+    /// The values of the attributes among `positions` (relationships have none), `null` for no value.
+    private func values(_ entity: ResolvedEntity, _ positions: Set<Int>, _ values: [AttributeValue?]) -> [String: JSONValue] {
+        var result: [String: JSONValue] = [:]
+        for p in positions where p < entity.attributes.count {
+            let attribute = entity.attributes[p]
+            result[attribute.name] = p < values.count ? values[p].map { JSONCoercion.json(from: $0, as: attribute.type) } ?? .null : .null
+        }
+        return result
     }
 
     /// The stamp attribute's value as text.
@@ -257,6 +271,7 @@ package struct OutboxRecorder {
         switch draft.operation {
         case .update:
             row.fields = union(row.fields, draft.fields, draft.entity)
+            if row.operation == .update { row.baseValues.merge(draft.baseValues) { older, _ in older } }
             work.update(i, row)
         case .delete:
             if row.operation == .create, row.attempts == 0 {
@@ -275,7 +290,8 @@ package struct OutboxRecorder {
         work.append(
             OutboxEntry(
                 sequence: 0, object: draft.object, serverIdentity: serverIdentity, operation: draft.operation,
-                fields: draft.fields, base: draft.operation == .create ? nil : draft.base, key: UUID(),
+                fields: draft.fields, base: draft.operation == .create ? nil : draft.base,
+                baseValues: draft.operation == .update ? draft.baseValues : [:], key: UUID(),
                 state: draft.notPushable == nil ? .pending : .rejected, attempts: 0,
                 lastError: draft.notPushable, enqueuedAt: now))
     }
