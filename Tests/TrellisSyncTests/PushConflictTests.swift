@@ -198,8 +198,7 @@ import TrellisTestSupport
     @Test(arguments: StoreKind.allCases, ["serverWins", "clientWins"])
     func mergeTakesTheServersFieldsAndSettlesAFieldChangedOnBothByBothChanged(kind: StoreKind, bothChanged: String) throws {
         // The server changed name and power, this side name: power is the server's either way;
-        // name was changed on both sides (the outbox keeps no base values yet, so a field the
-        // server changed counts as changed on both).
+        // name was changed on both sides (it differs from its base value on both).
         let (server, store, synchronizer, ids) = try Self.staleEdit(kind, policy: "merge", bothChanged: bothChanged)
         let report = try synchronizer.push()
         #expect(report.conflicts == 1 && report.conflictsByPolicy.merge == 1 && report.conflictsByPolicy.summary == "merge 1")
@@ -216,6 +215,30 @@ import TrellisTestSupport
             #expect(server0["name"] == .string("\(ids[0]) edited") && local.name == "\(ids[0]) edited")
             #expect(report.acknowledged == 2 && report.overridden == [])
         }
+    }
+
+    /// Three-way with the outbox's base values: the server changed only power, this side only
+    /// name; merge sends the name (the server still holds its base value) and keeps the
+    /// server's power, whatever `bothChanged` says: nothing was changed on both sides.
+    @Test(arguments: StoreKind.allCases)
+    func mergeSendsAFieldOnlyThisSideChangedAndTakesOneOnlyTheServerChanged(kind: StoreKind) throws {
+        let server = try TestServer(["--heroes", "4", "--ties", "0"])
+        let (store, synchronizer) = try Self.pulled(
+            kind, server, push: #"{"createKey": "clientId", "conflicts": {"detect": "check", "policy": "merge", "bothChanged": "serverWins"}}"#)
+        let ids = try PushTests.heroIDs(server, 4)
+        try PushTests.rename([ids[0]], in: store)
+        let row = try #require(try store.store.outbox().first)
+        #expect(row.baseValues == ["name": .string("Hero 0")] || row.baseValues.keys.sorted() == ["name"])
+        try server.mutate([["op": "update", "class": "Hero", "objectId": .string(ids[0]), "set": ["power": 77]]])
+        let report = try synchronizer.push()
+        #expect(report.conflicts == 1 && report.conflictsByPolicy.merge == 1)
+        #expect(report.overridden == [])
+        let server0 = try #require(try Self.serverHero(server, ids[0]))
+        let local = try #require(try Self.localHero(store, ids[0]))
+        #expect(server0["name"] == .string("\(ids[0]) edited") && local.name == "\(ids[0]) edited")
+        #expect(server0["power"] == 77 && local.power == 77)
+        #expect(local.updatedAt == server0["updatedAt"]?.stringValue)
+        #expect(try store.store.outbox() == [])
     }
 
     @Test(arguments: StoreKind.allCases, ["merge", "manual"])

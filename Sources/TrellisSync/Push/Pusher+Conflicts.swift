@@ -399,12 +399,12 @@ extension Pusher {
         return (change, send, taken)
     }
 
-    /// The value `field` had when the change of `row` was made, in its JSON form; nil when the
-    /// outbox does not know it (it keeps the base stamp, not yet the base values), which
-    /// makes a field the server changed count as changed on both sides.
+    /// The value `field` had when the change of `row` was made, in its JSON form
+    /// (``OutboxEntry/baseValues``); nil when the outbox does not know it (a relationship, a
+    /// row recorded before the column existed), which makes a field the server changed count
+    /// as changed on both sides.
     func baseValue(of row: OutboxEntry, field: String) -> JSONValue? {
-        _ = (row, field)
-        return nil
+        row.baseValues[field]
     }
 
     /// The change that makes the stored object `id` equal to the server's `copy`: every
