@@ -37,6 +37,8 @@ extension SQLiteSession {
         guard isWritable else {
             throw StoreError(.readOnly, message: "cannot apply changes in a read session")
         }
+        var changes = changes
+        if origin == .sync { changes = try PullGuard(model: model, rules: pushRules).filter(changes, in: self).0 }
         if changes.isEmpty { return [:] }
         if !changes.deleted.isEmpty {
             try rebuildDeferredIndexesBeforeDeleting()

@@ -5,7 +5,9 @@ extension InMemorySession {
     func apply(_ changes: ChangeSet) throws -> [ObjectID: ObjectID] {
         try checkValid()
         guard writable else { throw StoreError(.readOnly, message: "cannot apply changes in a read session") }
+        var changes = changes
         do {
+            if origin == .sync { changes = try PullGuard(model: model, rules: pushRules).filter(changes, in: self).0 }
             var prior: [ObjectID: ObjectSnapshot] = [:]
             if origin == .local {
                 for snapshot in try fetch(ids: OutboxRecorder.priorIDs(of: changes)) { prior[snapshot.id] = snapshot }

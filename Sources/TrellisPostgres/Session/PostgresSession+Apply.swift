@@ -25,8 +25,10 @@ extension PostgresSession {
         try checkValid()
         guard isWritable else { throw StoreError(.readOnly, message: "cannot apply changes in a read session") }
         if changes.isEmpty { return [:] }
+        var changes = changes
         var writer = PostgresChangeWriter(session: self)
         do {
+            if origin == .sync { changes = try PullGuard(model: model, rules: pushRules).filter(changes, in: self).0 }
             var prior: [ObjectID: ObjectSnapshot] = [:]
             if origin == .local {
                 for snapshot in try fetch(ids: OutboxRecorder.priorIDs(of: changes)) { prior[snapshot.id] = snapshot }

@@ -474,14 +474,14 @@ extension Pusher {
     }
 
     /// `remoteDeletes: deleteWins`: deletes the rows' objects here (the context's delete
-    /// rules, origin sync) and removes the rows, in one transaction; each change is reported in
+    /// rules, origin push: never guarded) and removes the rows, in one transaction; each change is reported in
     /// ``PushReport/overridden``.
     func deleteLocally(_ rows: [OutboxEntry]) throws {
         guard !rows.isEmpty else { return }
         let context = synchronizer.context
         do {
             for object in try context.objects(with: rows.map(\.object)) { try context.delete(object) }
-            try context.save(origin: .sync) { session in
+            try context.save(origin: .push) { session in
                 guard let storage = session as? any OutboxStorage else { return }
                 let left = try storage.outboxRows(objectKeys: rows.map(\.object.primaryKey), serverIdentities: [])
                 let objects = Set(rows.map { objectKey($0.object) })

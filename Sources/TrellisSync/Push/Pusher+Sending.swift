@@ -519,7 +519,7 @@ extension Pusher {
             }
             if deleted {
                 do {
-                    try context.save(origin: .sync) { session in
+                    try context.save(origin: .push) { session in
                         guard let storage = session as? any OutboxStorage else {
                             throw SyncError(.store, message: "this store (\(type(of: store))) keeps no outbox")
                         }

@@ -349,11 +349,11 @@ final class Pusher {
         }
     }
 
-    /// One write transaction of origin sync, with the session's outbox.
+    /// One write transaction of origin push (never recorded, never guarded), with the session's outbox.
     func write<T>(_ body: (any StoreSession, any OutboxStorage) throws -> T) throws -> T {
         do {
             return try store.write { session in
-                session.origin = .sync
+                session.origin = .push
                 guard let storage = session as? any OutboxStorage else {
                     throw SyncError(.store, message: "this store (\(type(of: store))) keeps no outbox")
                 }

@@ -5,13 +5,18 @@
 ///   an ``ObjectContext`` and saved, `trellis import … --local`, `trellis delete … --local`.
 ///   Each applied change of an object of a pushable entity (``PushRules``) appends or merges an
 ///   outbox row **in the same transaction** (see ``OutboxEntry`` for the rules).
-/// - ``sync``: pages `trellis sync` pulls and replays; never recorded.
+/// - ``sync``: pages `trellis sync` pulls and replays; never recorded, and guarded so they never
+///   overwrite a local change the outbox still holds (see `PullGuard`: docs/Sync.md,
+///   "Pulls and local changes").
+/// - ``push``: the pusher's own writes: a server's acknowledgement (its identity, stamps and
+///   values) written back, a conflict resolved; never recorded and never guarded.
 /// - ``import``: plain imports of API payloads (`trellis import`, ``ObjectContext/importObjects(from:entity:options:)``
 ///   unless ``ImportOptions/origin`` says otherwise) and raw ``StoreSession/apply(_:)`` calls,
 ///   the default of a new session; never recorded.
 public enum ChangeOrigin: String, Sendable, Hashable, CaseIterable {
     case local
     case sync
+    case push
     case `import`
 }
 
