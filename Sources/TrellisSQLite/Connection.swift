@@ -82,26 +82,30 @@ final class Connection {
     /// nor a `-journal`, exists now (another connection's, or a crashed writer's, stay as
     /// they are), and the file and its directory are writable.
     private static func opensLeavingNoFiles(_ path: String) -> Bool {
-        guard !path.isEmpty, !path.hasPrefix("file:"), path != ":memory:" else { return false }
-        let manager = FileManager.default
-        for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: path + suffix) { return false }
-        let directory = (path as NSString).deletingLastPathComponent
-        return access(path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0
+        guard let directory = fileWithoutSideFiles(path) else { return false }
+        return access(path, W_OK) == 0 && access(directory, W_OK) == 0
     }
 
     /// Whether `path` is a WAL-mode database (its header's read and write versions are 2,
     /// https://sqlite.org/fileformat2.html#the_database_header) with no `-wal`, `-shm` or
     /// `-journal` beside it, in a directory this process cannot write.
     private static func isUnwritableWALDatabase(_ path: String) -> Bool {
-        guard !path.isEmpty, !path.hasPrefix("file:"), path != ":memory:" else { return false }
-        let manager = FileManager.default
-        for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: path + suffix) { return false }
-        let directory = (path as NSString).deletingLastPathComponent
-        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return false }
+        guard let directory = fileWithoutSideFiles(path), access(directory, W_OK) != 0 else { return false }
         guard let file = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? file.close() }
         guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
         return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
+    }
+
+    /// The directory of the database file `path` (`.` for a bare name) when none of its
+    /// `-wal`, `-shm` or `-journal` files exists; nil for those, and for URIs, `:memory:` and
+    /// temporary databases (an empty path).
+    private static func fileWithoutSideFiles(_ path: String) -> String? {
+        guard !path.isEmpty, !path.hasPrefix("file:"), path != ":memory:" else { return nil }
+        let manager = FileManager.default
+        for suffix in ["-wal", "-shm", "-journal"] where manager.fileExists(atPath: path + suffix) { return nil }
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
     }
 
     /// `file:PATH?immutable=1`, the path's `%`, `?` and `#` percent-encoded (https://sqlite.org/uri.html).
