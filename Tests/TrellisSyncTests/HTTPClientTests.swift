@@ -237,4 +237,49 @@ import TrellisTestSupport
         #expect(error.description == "resource items, page \(server.base)/items?style=page&per_page=3: HTTP 404 Not Found: no such page")
         #expect(!error.description.contains("k3y-in-query"))
     }
+
+    /// Records every request and answers each with an empty page.
+    final class RecordingTransport: HTTPTransport, @unchecked Sendable {
+        // SAFETY: `sent` is read and written only while `lock` is held.
+        private let lock = NSLock()
+        private var sent: [HTTPRequest] = []
+        var requests: [HTTPRequest] { lock.withLock { sent } }
+
+        func send(_ request: HTTPRequest, timeout: Double, completion: @escaping @Sendable (Result<HTTPResponse, TransportFailure>) -> Void) {
+            lock.withLock { sent.append(request) }
+            completion(.success(HTTPResponse(url: request.url, status: 200, headers: HTTPHeaders(), body: Data("[]".utf8))))
+        }
+    }
+
+    /// Found by the `http-response` fuzz target: a next link to an allowed host whose query
+    /// item *name* held the API key (`?page=2&keyk3y-s3cr3t`) took it there, because only
+    /// values were checked. Names, values and the rest of the URL (also percent-decoded) are
+    /// checked now: a query item carrying a secret is dropped, and a URL that still carries one
+    /// (in its path) is refused before anything is sent.
+    @Test func secretsInAForeignURLNeverLeaveTheBaseOrigin() throws {
+        let configuration = ClientConfiguration(
+            baseURL: URL(string: "http://api.test/")!, headers: [("X-Api-Key", "k3y-s3cr3t")], auth: .bearer(token: "t0k3n-s3cr3t"),
+            allowedHosts: ["other.test"])
+        let transport = RecordingTransport()
+        let client = HTTPClient(
+            configuration: configuration, redactor: Redactor(secrets: ["k3y-s3cr3t", "t0k3n-s3cr3t"]), transport: transport,
+            clock: RecordingClock(now: Self.now).clock)
+        _ = try client.get(URL(string: "http://other.test/items?page=2&keyk3y-s3cr3t&k3y-s3cr3t=1&size=5")!, resource: "items")
+        for path in ["http://other.test/k3y-s3cr3t/items?page=2", "http://other.test/items/k3y%2Ds3cr3t"] {
+            let error = try #require(throws: SyncError.self) { try client.get(URL(string: path)!, resource: "items") }
+            #expect(error.code == .foreignLink)
+            #expect(!error.description.contains("k3y-s3cr3t"))
+            #expect(
+                error.message.hasSuffix(
+                    "is not requested: it is on another origin than the base URL and carries a secret of the source outside its "
+                        + "query parameters; secrets are sent to the base URL's origin only"))
+        }
+        _ = try client.get(URL(string: "http://api.test/k3y-s3cr3t/items")!, resource: "items")
+        let sent = transport.requests
+        #expect(sent.map(\.url.absoluteString) == ["http://other.test/items?page=2&size=5", "http://api.test/k3y-s3cr3t/items"])
+        #expect(sent[0].headers["authorization"] == nil)
+        #expect(sent[0].headers["x-api-key"] == nil)
+        #expect(sent[1].headers["authorization"] == "Bearer t0k3n-s3cr3t")
+        #expect(sent[1].headers["x-api-key"] == "k3y-s3cr3t")
+    }
 }

@@ -64,16 +64,26 @@ public final class HTTPClient: Sendable {
     ///   that is not retried, or the last attempt's), `.rateLimited` (a wait longer than
     ///   `maxRateLimitWaitSeconds`; the message says when to retry), `.redirectRefused`,
     ///   `.foreignLink` (a URL on another origin than the base URL that `allowedHosts` does
-    ///   not list: nothing is sent). Credentials go to the base URL's origin only (``OriginPolicy``).
+    ///   not list, or one that carries a secret of the source outside its query items: nothing
+    ///   is sent). Credentials go to the base URL's origin only (``OriginPolicy``); query items
+    ///   whose name or value carries a secret are dropped from a URL on another origin.
     public func get(_ url: URL, headers: HTTPHeaders = HTTPHeaders(), resource: String?) throws -> Exchange {
         if let reason = origins.refusal(of: url) {
             throw SyncError(
                 .foreignLink, message: "the URL \(printable(url)) is not requested: \(reason)", resource: resource,
                 pageURL: printable(url))
         }
+        let request = authorized(HTTPRequest(url: url, headers: headers))
+        if !origins.isBase(url), carriesSecret(request.url) {
+            throw SyncError(
+                .foreignLink,
+                message: "the URL \(printable(url)) is not requested: it is on another origin than the base URL and carries a secret "
+                    + "of the source outside its query parameters; secrets are sent to the base URL's origin only",
+                resource: resource, pageURL: printable(url))
+        }
         var sent = 0
         do {
-            return try get(authorized(HTTPRequest(url: url, headers: headers)), url: url, resource: resource, sent: &sent)
+            return try get(request, url: url, resource: resource, sent: &sent)
         } catch var error as SyncError {
             if sent > 0 { error.attempts = sent }
             throw error
@@ -166,8 +176,10 @@ public final class HTTPClient: Sendable {
         let trusted = origins.isBase(request.url)
         if !trusted {
             let items = QueryString.items(of: request.url)
-            if items.contains(where: { redactor.containsSecret($0.value) }) {
-                result.url = QueryString.url(request.url, replacingQueryWith: items.filter { !redactor.containsSecret($0.value) }) ?? request.url
+            let redactor = self.redactor
+            let holdsSecret = { (item: (name: String, value: String)) in redactor.containsSecret(item.name) || redactor.containsSecret(item.value) }
+            if items.contains(where: holdsSecret) {
+                result.url = QueryString.url(request.url, replacingQueryWith: items.filter { !holdsSecret($0) }) ?? request.url
             }
         }
         var headers = HTTPHeaders(
@@ -187,6 +199,12 @@ public final class HTTPClient: Sendable {
         if headers["accept"] == nil { headers.set("Accept", "application/json") }
         result.headers = headers
         return result
+    }
+
+    /// Whether `url`'s text, as sent or percent-decoded, contains a secret of the source.
+    private func carriesSecret(_ url: URL) -> Bool {
+        let text = url.absoluteString
+        return redactor.containsSecret(text) || redactor.containsSecret(text.removingPercentEncoding ?? text)
     }
 
     /// `url` as it may be stored: without the API key of a `query` credential.
