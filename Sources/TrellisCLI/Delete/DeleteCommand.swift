@@ -1,6 +1,5 @@
 import Foundation
 import Trellis
-import TrellisPostgres
 
 /// `trellis delete --entity NAME --where PREDICATE [--model MODEL] [--store STORE] [--local]`:
 /// deletes the objects that match, with the model's delete rules (``ObjectContext/delete(_:)``:
@@ -61,7 +60,7 @@ enum DeleteCommand: LeafCommand {
         context.stdout.write(
             summary(
                 counts, nullified: nullified, model: opened.file.model, entity: opened.entity.name,
-                store: storeName(opened.storePath), seconds: Date().timeIntervalSince(start)))
+                store: opened.location.name, seconds: Date().timeIntervalSince(start)))
     }
 
     /// ```
@@ -89,10 +88,5 @@ enum DeleteCommand: LeafCommand {
         let total = counts.values.reduce(0, +)
         text += "deleted \(total) object\(total == 1 ? "" : "s") from \(store) in \(String(format: "%.2f s", seconds))\n"
         return text
-    }
-
-    /// The store as messages name it: a PostgreSQL connection without its password.
-    private static func storeName(_ path: String) -> String {
-        PostgresStore.isConnectionString(path) ? PostgresStoreOpening.name(path) : path
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Trellis
 import TrellisModelFile
-import TrellisPostgres
 import TrellisSQLite
 
 /// Runs one `trellis export`: the objects of the entity (optionally those whose attribute
@@ -30,9 +29,8 @@ struct ExportRunner {
             environment: environment)
         let entity = try ModelLoading.entity(options.entity, in: file.model, modelPath: modelName)
         let request = try QueryOptions.request(options.arguments, entity: entity, model: file.model, bindings: file.bindings)
-        let store = try ExportRunner.openStore(
-            options.storePath, model: file.model, environment: environment,
-            busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        let store = try StoreLocation(options.storePath, environment: environment).openExisting(
+            model: file.model, environment: environment, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         let context = ObjectContext(store: store, bindings: file.bindings)
         var exportOptions = ExportOptions()
         exportOptions.relationshipStyle = options.nested ? .nested : .identifiers
@@ -55,39 +53,16 @@ struct ExportRunner {
         _ exporter: ObjectExporter, _ request: ObjectFetchRequest, _ format: ObjectExporter.TextFormat,
         to sink: (Data) throws -> Void
     ) throws {
-        let isPostgres = PostgresStore.isConnectionString(options.storePath)
+        let location = StoreLocation(options.storePath, environment: environment)
         do {
             // One read transaction: the objects and every related object come from one
             // committed state, also while an import commits.
             try exporter.write(request, as: format, batchSize: batchSize, to: sink)
         } catch let error as StoreError {
-            if isPostgres { throw PostgresStoreOpening.commandError(error, connection: options.storePath) }
-            throw StoreOpening.commandError(error, path: options.storePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+            throw location.commandError(error, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         } catch let error as ExportError {
-            throw CommandError(.store, "\(isPostgres ? PostgresStoreOpening.name(options.storePath) : options.storePath): cannot export \(error)")
+            throw CommandError(.store, "\(location.name): cannot export \(error)")
         }
-    }
-
-    /// The store at `path`, which must exist, opened read-only without writing the file.
-    static func openStore(
-        _ path: String, model: ObjectModel, environment: CommandEnvironment,
-        busyTimeoutMilliseconds: Int, readOnly: Bool = true
-    ) throws -> any PersistentStore {
-        if PostgresStore.isConnectionString(path) {
-            return try PostgresStoreOpening.open(path, model: model, readOnly: readOnly)
-        }
-        let storeURL = environment.url(for: path)
-        try StoreLocation.checkFilePath(path)
-        guard FileManager.default.fileExists(atPath: storeURL.path) else {
-            if let dangling = StoreLocation.danglingLink(storeURL) {
-                throw CommandError(.store, "\(path): no such store: \(dangling)")
-            }
-            throw CommandError(.store, "\(path): no such store")
-        }
-        try StoreLocation.checkExisting(storeURL, path: path)
-        return try StoreOpening.open(
-            storeURL, path: path, model: model, readOnly: readOnly, migrationPolicy: .inWriteTransactions,
-            busyTimeoutMilliseconds: busyTimeoutMilliseconds, notes: environment.notes)
     }
 
     /// `text` as a value of `attribute`: through its value transformer when it has one

@@ -1,7 +1,6 @@
 import Foundation
 import Trellis
 import TrellisModelFile
-import TrellisPostgres
 
 /// The model a `trellis import` uses, and the text the store records of it:
 ///
@@ -27,12 +26,12 @@ struct ImportModel {
     /// The payload is an object keyed by its members' identities: import it member by member.
     var readsMembers = false
 
-    /// The model for an import of `inputs` into the store at `storeURL`.
+    /// The model for an import of `inputs` into the store at `location`.
     /// - Throws: ``CommandError``: `.invalidModel` (the model file, or a store that records
     ///   none), `.invalidInput` (no objects to infer from), `.importFailed` (a value that
     ///   conflicts with the recorded model).
     static func resolve(
-        _ options: ImportCommand.Options, inputs: [InputFile], storeURL: URL,
+        _ options: ImportCommand.Options, inputs: [InputFile], location: StoreLocation,
         environment: CommandEnvironment
     ) throws -> ImportModel {
         if let modelPath = options.modelPath {
@@ -42,12 +41,7 @@ struct ImportModel {
         var reading = InferenceReading(inputs: inputs, at: options.at, format: options.format, entity: options.entity, sample: nil)
         reading.keyAttribute = options.keyAttribute
         reading.valueKey = options.valueKey
-        // A PostgreSQL store exists once its schema holds the store's tables.
-        let storeExists =
-            PostgresStore.isConnectionString(options.storePath)
-            ? try RecordedModel.text(postgres: options.storePath) != nil
-            : try existingSQLiteStore(storeURL, path: options.storePath)
-        guard storeExists else {
+        guard try location.holdsStore() else {
             let inferred = try reading.infer()
             return ImportModel(
                 loaded: LoadedModel(file: inferred.file, store: options.storePath), record: text(of: inferred.file),

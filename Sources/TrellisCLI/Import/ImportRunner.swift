@@ -1,7 +1,6 @@
 import Foundation
 import Trellis
 import TrellisModelFile
-import TrellisPostgres
 import TrellisSQLite
 
 /// Runs one `trellis import`: checks everything that can be checked before the store is
@@ -28,19 +27,18 @@ struct ImportRunner {
         // Until the import has read everything, a signal ends it at once: nothing is committed.
         Interruption.begin("nothing was imported")
         defer { Interruption.end() }
-        let isPostgres = PostgresStore.isConnectionString(options.storePath)
-        let storeURL = environment.url(for: isPostgres ? "." : options.storePath)
+        let location = StoreLocation(options.storePath, environment: environment)
         let resolved: ImportModel
         let entity: ResolvedEntity
         if options.modelPath != nil {
-            resolved = try ImportModel.resolve(options, inputs: inputs, storeURL: storeURL, environment: environment)
+            resolved = try ImportModel.resolve(options, inputs: inputs, location: location, environment: environment)
             entity = try checkedEntity(in: resolved)
             for input in inputs { try InputCheck.check(input) }
-            if !isPostgres { try StoreLocation.check(storeURL, path: options.storePath) }
+            try location.checkCreatable()
         } else {
             // The model comes from the inputs (and the store): check those first.
             for input in inputs { try InputCheck.check(input) }
-            if !isPostgres { try StoreLocation.check(storeURL, path: options.storePath) }
+            try location.checkCreatable()
             // Read twice (to infer the model, then to import): standard input, a FIFO or a
             // process substitution (`<(curl …)`) from a copy, since a second read finds nothing.
             for i in inputs.indices where inputs[i].isStream {
@@ -49,7 +47,7 @@ struct ImportRunner {
                 cleanups.append(spooled.cleanup)
                 if let copy = spooled.input.url { Interruption.onInterrupt { try? FileManager.default.removeItem(at: copy) } }
             }
-            resolved = try ImportModel.resolve(options, inputs: inputs, storeURL: storeURL, environment: environment)
+            resolved = try ImportModel.resolve(options, inputs: inputs, location: location, environment: environment)
             entity = try checkedEntity(in: resolved)
         }
         let file = resolved.loaded
@@ -69,11 +67,12 @@ struct ImportRunner {
         Interruption.show(progress)
 
         let report: ImportReport
-        if isPostgres {
+        switch location {
+        case .postgres:
             report = try importIntoPostgres(
                 from: readers, makeReaders: makeReaders, rereadable: !inputs.contains(where: \.isStandardInput),
                 model: file, record: resolved.record, entity: entity.name, progress: progress)
-        } else {
+        case .sqlite(_, let storeURL):
             report = try importIntoSQLite(
                 from: readers, makeReaders: makeReaders, inputs: inputs, storeURL: storeURL,
                 resolved: resolved, entity: entity.name, progress: progress)
@@ -84,7 +83,7 @@ struct ImportRunner {
         if options.jsonReport {
             return ImportSummary.json(report, model: file.model, imported: entity.name, seconds: seconds, origin: resolved.reportName)
         }
-        let storeName = isPostgres ? PostgresStoreOpening.name(options.storePath) : options.storePath
+        let storeName = location.name
         let text = ImportSummary.text(
             report, model: file.model, imported: entity.name, files: options.inputs.count,
             store: storeName, seconds: seconds)

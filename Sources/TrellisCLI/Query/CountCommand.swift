@@ -1,7 +1,6 @@
 import Foundation
 import Trellis
 import TrellisModelFile
-import TrellisPostgres
 import TrellisSQLite
 
 /// `trellis count [--model MODEL] --entity NAME [--where …]`: the number of objects that
@@ -36,7 +35,7 @@ struct QueryStore {
     let file: LoadedModel
     let entity: ResolvedEntity
     let store: any PersistentStore
-    let storePath: String
+    let location: StoreLocation
     let busyTimeoutMilliseconds: Int
 
     /// `readOnly: false` (`delete`): opened for writing; the store must exist all the same.
@@ -47,10 +46,9 @@ struct QueryStore {
             bindings: arguments[CommonOptions.bindings], environment: environment)
         let entity = try ModelLoading.entity(arguments[CommonOptions.entity], in: file.model, modelPath: modelName)
         let timeout = arguments[CommonOptions.busyTimeout].milliseconds
-        let store = try ExportRunner.openStore(
-            storePath, model: file.model, environment: environment, busyTimeoutMilliseconds: timeout,
-            readOnly: readOnly)
-        return QueryStore(file: file, entity: entity, store: store, storePath: storePath, busyTimeoutMilliseconds: timeout)
+        let location = StoreLocation(storePath, environment: environment)
+        let store = try location.openExisting(model: file.model, environment: environment, busyTimeoutMilliseconds: timeout, readOnly: readOnly)
+        return QueryStore(file: file, entity: entity, store: store, location: location, busyTimeoutMilliseconds: timeout)
     }
 
     /// Runs `body`, turning store errors into the CLI's messages.
@@ -58,11 +56,7 @@ struct QueryStore {
         do {
             return try body()
         } catch let error as StoreError {
-            if PostgresStore.isConnectionString(storePath) {
-                // Named without its password.
-                throw PostgresStoreOpening.commandError(error, connection: storePath)
-            }
-            throw StoreOpening.commandError(error, path: storePath, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            throw location.commandError(error, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         }
     }
 }

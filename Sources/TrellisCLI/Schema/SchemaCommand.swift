@@ -29,8 +29,8 @@ enum SchemaCommand: LeafCommand {
         options: [CommonOptions.model, dialect, store, CommonOptions.bindings])
 
     static func run(_ arguments: ParsedArguments, _ context: inout CommandContext) throws {
-        let location = arguments[store]
-        let isPostgresStore = location.map(PostgresStore.isConnectionString) ?? false
+        let location = arguments[store].map { StoreLocation($0, environment: context.environment) }
+        let isPostgresStore = location?.isPostgres ?? false
         let chosen = arguments[dialect] ?? (isPostgresStore ? .postgresql : .sqlite)
         if chosen == .sqlite, isPostgresStore {
             throw UsageError("--dialect sqlite contradicts --store, which is a PostgreSQL connection string")
@@ -43,7 +43,7 @@ enum SchemaCommand: LeafCommand {
         case .sqlite:
             context.stdout.write(try SchemaSQL.statements(for: file.model))
         case .postgresql:
-            let schema = location.flatMap(PostgresStore.schemaParameter(of:)) ?? "public"
+            let schema = location.flatMap { PostgresStore.schemaParameter(of: $0.text) } ?? "public"
             context.stdout.write(try SchemaSQL.postgresStatements(for: file.model, schema: schema))
         }
     }

@@ -1,7 +1,6 @@
 import Foundation
 import Trellis
 import TrellisModelFile
-import TrellisPostgres
 
 /// Reading `--model` and checking names against it, with the messages every command shares.
 enum ModelLoading {
@@ -38,10 +37,10 @@ enum ModelLoading {
         environment: CommandEnvironment
     ) throws -> (file: LoadedModel, name: String) {
         if let path { return (try load(path, bindings: bindingsPath, environment: environment), path) }
-        if PostgresStore.isConnectionString(storePath) {
-            return (try load(storePath, bindings: bindingsPath, environment: environment), PostgresStoreOpening.name(storePath))
+        let location = StoreLocation(storePath, environment: environment)
+        guard case .sqlite(_, let url) = location else {
+            return (try load(storePath, bindings: bindingsPath, environment: environment), location.name)
         }
-        let url = environment.url(for: storePath)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CommandError(
                 .store,
@@ -82,14 +81,13 @@ enum ModelLoading {
                 throw error
             }
         }
-        if PostgresStore.isConnectionString(path) {
+        let location = StoreLocation(path, environment: environment)
+        if case .postgres(let connection) = location {
             if let version {
                 throw CommandError(
-                    .invalidModel,
-                    "\(PostgresStoreOpening.name(path)): version '\(version)' asked for, "
-                        + "but only a .xcdatamodeld bundle has versions")
+                    .invalidModel, "\(location.name): version '\(version)' asked for, but only a .xcdatamodeld bundle has versions")
             }
-            return try RecordedModel.load(postgres: path, bindings: bindings, bindingsPath: bindingsPath)
+            return try RecordedModel.load(postgres: connection, bindings: bindings, bindingsPath: bindingsPath)
         }
         if RecordedModel.isSQLiteFile(url) {
             if let version {

@@ -122,11 +122,11 @@ enum SyncCommand: LeafCommand {
         }
 
         let storePath = arguments[CommonOptions.store]
-        let isPostgres = PostgresStore.isConnectionString(storePath)
+        let location = StoreLocation(storePath, environment: environment)
         if let count = arguments[workers], count < 1 || count > 64 {
             throw UsageError("invalid value '\(count)' for '--workers'; expected a count from 1 to 64")
         }
-        if !isPostgres, (arguments[workers] ?? 1) > 1 || arguments[leaseSeconds] != nil {
+        if !location.isPostgres, (arguments[workers] ?? 1) > 1 || arguments[leaseSeconds] != nil {
             throw UsageError(
                 "'\(arguments[workers] ?? 1 > 1 ? "--workers" : "--lease-seconds")' needs a PostgreSQL store: "
                     + "workers split the resources through leases kept in it")
@@ -138,14 +138,14 @@ enum SyncCommand: LeafCommand {
             throw UsageError("'--status' reports only; it does not take '\(arguments[workers] != nil ? "--workers" : "--lease-seconds")'")
         }
         // How summaries and messages name the store (a connection string without its password).
-        let storeName = isPostgres ? PostgresStoreOpening.name(storePath) : storePath
-        let storeURL = environment.url(for: isPostgres ? "." : storePath)
+        let storeName = location.name
         // Without --model, the model the store records (written by every import and sync).
         // A PostgreSQL store exists once its schema holds the store's tables (read only when needed).
-        let exists =
-            isPostgres
-            ? (arguments[model] == nil && !arguments[status] ? try RecordedModel.text(postgres: storePath) != nil : false)
-            : FileManager.default.fileExists(atPath: storeURL.path)
+        let exists: Bool
+        switch location {
+        case .postgres: exists = arguments[model] == nil && !arguments[status] ? try location.holdsStore() : false
+        case .sqlite(_, let url): exists = FileManager.default.fileExists(atPath: url.path)
+        }
         let modelPath = arguments[model] ?? (exists ? storePath : nil)
         if modelPath == nil, !arguments[status] {
             throw UsageError("missing option '--model <model>': the store \(storeName) does not exist yet, so it records no model")
@@ -153,28 +153,23 @@ enum SyncCommand: LeafCommand {
         // A replay and `--status` send no request: the source's secrets may be unset (`${env:NYT_API_KEY}`).
         let syncSource = try load(sourcePath, environment: environment, replaying: arguments[replay] != nil || arguments[status])
         if arguments[status] {
-            let metadata: [String: String]
-            if isPostgres {
-                do { metadata = try PostgresStore.userMetadata(connection: storePath) } catch let error as StoreError {
-                    throw PostgresStoreOpening.commandError(error, connection: storePath)
+            var metadata: [String: String] = [:]
+            var leases: [Lease] = []
+            do {
+                switch location {
+                case .postgres(let connection):
+                    metadata = try PostgresStore.userMetadata(connection: connection)
+                    leases = try PostgresStore.leases(connection: connection)
+                case .sqlite(_, let url) where exists: metadata = try SQLiteStore.userMetadata(atPath: url.path)
+                case .sqlite: break
                 }
-            } else if exists {
-                do { metadata = try SQLiteStore.userMetadata(atPath: storeURL.path) } catch let error as StoreError {
-                    throw StoreOpening.commandError(error, path: storePath, busyTimeoutMilliseconds: 0)
-                }
-            } else {
-                metadata = [:]
+            } catch let error as StoreError {
+                throw location.commandError(error, busyTimeoutMilliseconds: 0)
             }
             var statuses = try Synchronizer.status(of: syncSource, resources: names, metadata: metadata)
-            if isPostgres {
-                let leases: [Lease]
-                do { leases = try PostgresStore.leases(connection: storePath) } catch let error as StoreError {
-                    throw PostgresStoreOpening.commandError(error, connection: storePath)
-                }
-                for i in statuses.indices { statuses[i].lease = leases.first { $0.name == statuses[i].name } }
-            }
+            for i in statuses.indices { statuses[i].lease = leases.first { $0.name == statuses[i].name } }
             let outbox = try outboxStatus(
-                syncSource, storePath: storePath, storeURL: storeURL, exists: exists || isPostgres,
+                syncSource, location: location, exists: exists || location.isPostgres,
                 modelPath: arguments[model], arguments: arguments, environment: environment)
             context.stdout.write(
                 json
@@ -204,38 +199,39 @@ enum SyncCommand: LeafCommand {
                 "'--dry-run' cannot be combined with '\(arguments[workers] != nil ? "--workers" : "--lease-seconds")' "
                     + "(a dry run keeps nothing, so it takes no leases)")
         }
-        if isPostgres, !options.dryRun {
+        if location.isPostgres, !options.dryRun {
             // Every run into PostgreSQL is a worker (alone, it claims every resource in turn);
             // a dry run keeps nothing, leases included.
             options.worker = SyncWorker(holder: Lease.holderName(), leaseSeconds: arguments[leaseSeconds]?.value ?? 30)
         }
-        if isPostgres, let count = arguments[workers], count > 1 {
+        if case .postgres(let connection) = location, let count = arguments[workers], count > 1 {
             var pushReport: PushReport?
             if pushes {
-                let store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false, modelRecord: record)
+                let store = try PostgresStoreOpening.open(connection, model: file.model, readOnly: false, modelRecord: record)
                 pushReport = shown(
                     try push(
                         Synchronizer(
                             source: syncSource, context: ObjectContext(store: store, bindings: file.bindings),
-                            options: options), json: json, storePath: storePath, busy: 0, isPostgres: true, &context),
+                            options: options), json: json, location: location, busy: 0, &context),
                     source: syncSource)
             }
             try runWorkers(
-                count, source: syncSource, file: file, record: record, options: options, storePath: storePath,
+                count, source: syncSource, file: file, record: record, options: options, connection: connection,
                 storeName: storeName, replay: arguments[replay].map { environment.url(for: $0) }, push: pushReport, json: json,
                 &context)
             return
         }
 
         let store: any PersistentStore
-        if isPostgres {
+        switch location {
+        case .postgres(let connection):
             // Each page's transaction creates or migrates the tables first, until one commits
             // (a dry run's roll back with it).
-            store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false, modelRecord: record)
-        } else if options.dryRun, !exists {
+            store = try PostgresStoreOpening.open(connection, model: file.model, readOnly: false, modelRecord: record)
+        case .sqlite where options.dryRun && !exists:
             store = InMemoryStore(model: file.model)
-        } else {
-            try StoreLocation.check(storeURL, path: storePath)
+        case .sqlite(_, let storeURL):
+            try location.checkCreatable()
             store = try StoreOpening.open(
                 storeURL, path: storePath, model: file.model,
                 migrationPolicy: options.dryRun ? .inWriteTransactions : .onOpen, busyTimeoutMilliseconds: busy,
@@ -276,7 +272,7 @@ enum SyncCommand: LeafCommand {
         }
         var pushReport: PushReport?
         if pushes {
-            var report = try push(synchronizer, json: json, storePath: storePath, busy: busy, isPostgres: isPostgres, &context)
+            var report = try push(synchronizer, json: json, location: location, busy: busy, &context)
             if let resolved { report.overridden = resolved.overridden + report.overridden }
             pushReport = shown(report, source: syncSource)
         }
@@ -295,8 +291,7 @@ enum SyncCommand: LeafCommand {
             partial.push = pushReport
             if json { context.stdout.write(SyncSummary.json(partial)) }
             if let storeError = error.underlying as? StoreError, error.code == .store {
-                if isPostgres { throw PostgresStoreOpening.commandError(storeError, connection: storePath) }
-                throw StoreOpening.commandError(storeError, path: storePath, busyTimeoutMilliseconds: busy)
+                throw location.commandError(storeError, busyTimeoutMilliseconds: busy)
             }
             throw CommandError(.importFailed, error.description)
         }
@@ -305,25 +300,19 @@ enum SyncCommand: LeafCommand {
     /// The outbox per resource for `--status` (nil when the source has no push section, or the
     /// store does not exist or records no model).
     static func outboxStatus(
-        _ source: SyncSource, storePath: String, storeURL: URL, exists: Bool, modelPath: String?,
+        _ source: SyncSource, location: StoreLocation, exists: Bool, modelPath: String?,
         arguments: ParsedArguments, environment: CommandEnvironment
     ) throws -> OutboxStatus? {
         guard source.resources.contains(where: { $0.push != nil }), exists || modelPath != nil else { return nil }
         let file: LoadedModel
         do {
-            file = try ModelLoading.load(modelPath ?? storePath, bindings: arguments[CommonOptions.bindings], environment: environment)
+            file = try ModelLoading.load(modelPath ?? location.text, bindings: arguments[CommonOptions.bindings], environment: environment)
         } catch  where modelPath == nil {
             return nil  // a store that records no model yet: nothing was pushed or recorded through it
         }
-        let store: any PersistentStore
-        if PostgresStore.isConnectionString(storePath) {
-            store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: true)
-        } else {
-            guard FileManager.default.fileExists(atPath: storeURL.path) else { return nil }
-            store = try StoreOpening.open(
-                storeURL, path: storePath, model: file.model, readOnly: true, migrationPolicy: .inWriteTransactions,
-                busyTimeoutMilliseconds: arguments[CommonOptions.busyTimeout].milliseconds, notes: environment.notes)
-        }
+        if let url = location.fileURL, !FileManager.default.fileExists(atPath: url.path) { return nil }
+        let store = try location.openExisting(
+            model: file.model, environment: environment, busyTimeoutMilliseconds: arguments[CommonOptions.busyTimeout].milliseconds)
         do {
             return OutboxStatus(source: source, model: file.model, rows: try store.outbox())
         } catch let error as StoreError {
@@ -340,7 +329,7 @@ enum SyncCommand: LeafCommand {
     /// Pushes the outbox (``Synchronizer/push()``); on failure prints the partial report
     /// (`--report json`) and throws the command's error.
     static func push(
-        _ synchronizer: Synchronizer, json: Bool, storePath: String, busy: Int, isPostgres: Bool,
+        _ synchronizer: Synchronizer, json: Bool, location: StoreLocation, busy: Int,
         _ context: inout CommandContext
     ) throws -> PushReport {
         do {
@@ -352,19 +341,18 @@ enum SyncCommand: LeafCommand {
                 context.stdout.write(SyncSummary.json(partial))
             }
             if let storeError = error.underlying as? StoreError, error.code == .store {
-                if isPostgres { throw PostgresStoreOpening.commandError(storeError, connection: storePath) }
-                throw StoreOpening.commandError(storeError, path: storePath, busyTimeoutMilliseconds: busy)
+                throw location.commandError(storeError, busyTimeoutMilliseconds: busy)
             }
             throw CommandError(.importFailed, "push: " + error.description)
         }
     }
 
-    /// `--workers N` into the PostgreSQL store `storePath`: N threads, each a worker with its
+    /// `--workers N` into the PostgreSQL store `connection`: N threads, each a worker with its
     /// own connection (holders `host:pid`, `host:pid#2`, …), splitting the resources through
     /// the store's leases. The summary lists every resource a worker synced, in source order;
     /// the first failure (after every worker stopped) is the command's error.
     static func runWorkers(
-        _ count: Int, source: SyncSource, file: LoadedModel, record: String, options: SyncOptions, storePath: String,
+        _ count: Int, source: SyncSource, file: LoadedModel, record: String, options: SyncOptions, connection: String,
         storeName: String, replay: URL?, push: PushReport?, json: Bool, _ context: inout CommandContext
     ) throws {
         let results = WorkerResults(count: count)
@@ -379,7 +367,7 @@ enum SyncCommand: LeafCommand {
                 defer { done.leave() }
                 var synchronizer: Synchronizer?
                 do {
-                    let store = try PostgresStoreOpening.open(storePath, model: file.model, readOnly: false, modelRecord: record)
+                    let store = try PostgresStoreOpening.open(connection, model: file.model, readOnly: false, modelRecord: record)
                     let objectContext = ObjectContext(store: store, bindings: file.bindings)
                     let made =
                         try replay.map { try Synchronizer(replaying: $0, source: source, context: objectContext, options: finalOptions) }
@@ -411,14 +399,14 @@ enum SyncCommand: LeafCommand {
         if json { context.stdout.write(SyncSummary.json(merged)) }
         if let error = failure as? SyncError {
             if let storeError = error.underlying as? StoreError, error.code == .store {
-                throw PostgresStoreOpening.commandError(storeError, connection: storePath)
+                throw PostgresStoreOpening.commandError(storeError, connection: connection)
             }
             throw CommandError(.importFailed, error.description)
         }
         throw failure
     }
 
-    /// What each worker thread of ``runWorkers(_:source:file:record:options:storePath:storeName:replay:push:json:_:)`` ended with.
+    /// What each worker thread of ``runWorkers(_:source:file:record:options:connection:storeName:replay:push:json:_:)`` ended with.
     // SAFETY: `reports` and `errors` are only touched while `lock` is held.
     final class WorkerResults: @unchecked Sendable {
         private let lock = NSLock()

@@ -1,7 +1,6 @@
 import Foundation
 import Trellis
 import TrellisModelFile
-import TrellisPostgres
 
 /// `trellis model show MODEL|STORE [--format text|mermaid|dot]`: the summary on standard
 /// output, or an entity–relationship diagram of the model (``ModelDiagram``). Names that
@@ -34,7 +33,7 @@ enum ModelShowCommand: LeafCommand {
         let path = arguments[model]
         let loaded = try ModelCommand.load(path, arguments, environment: context.environment)
         // A PostgreSQL store is named without its password.
-        let name = PostgresStore.isConnectionString(path) ? PostgresStoreOpening.name(path) : path
+        let name = StoreLocation(path, environment: context.environment).name
         switch arguments[format] {
         case .text: context.stdout.write(ModelSummary(loaded: loaded, path: name).text)
         case .mermaid: context.stdout.write(ModelDiagram(model: loaded.model).mermaid)
