@@ -115,6 +115,7 @@ extension Synchronizer {
         }
         let reader = pageReader(resource, identities: identities, readsKeys: PageReader.readsKeys(resource.paginator))
         var pending = reader.start(machine.firstURL, tag: nil, firstOfWalk: false)
+        defer { _ = pending.wait() }  // as the walk's: no request of the scan outlives it
         while true {
             let page = try pending.wait().get()
             report.requests += page.exchange.attempts

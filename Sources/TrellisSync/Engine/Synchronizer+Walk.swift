@@ -65,6 +65,10 @@ extension Synchronizer {
         var pending = reader.start(
             machine.firstURL, tag: checkpoint.pageTags[machine.firstURL.absoluteString],
             firstOfWalk: machine.walk?.pages == 0)
+        // A walk that ends early (a page that does not commit, a failed transition) still has the
+        // next page in flight: it is awaited, so that no request of this run is still being sent
+        // or read on another thread once the run has returned.
+        defer { _ = pending.wait() }
         while true {
             let page = try pending.wait().get()
             let url = page.url
