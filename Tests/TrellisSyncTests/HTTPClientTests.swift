@@ -274,6 +274,12 @@ import TrellisTestSupport
                     "is not requested: it is on another origin than the base URL and carries a secret of the source outside its "
                         + "query parameters; secrets are sent to the base URL's origin only"))
         }
+        // A host that holds the secret (`http://othe&key=k3y-s3cr3t`, found by the fuzz target):
+        // the refusal names its origin, redacted.
+        let foreignHost = try #require(throws: SyncError.self) { try client.get(URL(string: "http://othe&key=k3y-s3cr3t")!, resource: "items") }
+        #expect(foreignHost.code == .foreignLink)
+        #expect(foreignHost.message.contains("it is on another origin (http://othe&key=***:80)"))
+        #expect(!foreignHost.description.contains("k3y-s3cr3t"))
         _ = try client.get(URL(string: "http://api.test/k3y-s3cr3t/items")!, resource: "items")
         let sent = transport.requests
         #expect(sent.map(\.url.absoluteString) == ["http://other.test/items?page=2&size=5", "http://api.test/k3y-s3cr3t/items"])

@@ -131,7 +131,8 @@ extension Synchronizer {
             case .fetch(let next):
                 pending = reader.start(next, tag: nil, firstOfWalk: false)
             case .fail(let failure):
-                throw failure.error(printable: client.printable).located(resource: resource.name, pageURL: client.printable(page.url))
+                throw failure.error(printable: client.printable).redacted(by: client.redactor).located(
+                    resource: resource.name, pageURL: client.printable(page.url))
             case .complete(let evidence):
                 guard evidence.provesCompleteness, let seen = machine.completion?.identities else {
                     report.note("no deletions: the scan ended on \(evidence.phrase), which does not prove it saw the whole resource")

@@ -88,7 +88,7 @@ extension Synchronizer {
             var next: URL?
             switch transition {
             case .fail(let failure):
-                throw failure.error(printable: client.printable).located(resource: resource.name, pageURL: pageURL)
+                throw failure.error(printable: client.printable).redacted(by: client.redactor).located(resource: resource.name, pageURL: pageURL)
             case .fetch(let url):
                 next = url
                 pending = reader.start(url, tag: checkpoint.pageTags[url.absoluteString], firstOfWalk: false)

@@ -97,7 +97,11 @@ struct WalkMachine: Sendable {
         watermark = checkpoint.watermark
         if resuming, let pending = checkpoint.walk, let next = pending.next.flatMap(URL.init(string:)) {
             if let reason = configuration.origins.refusal(of: next) {
-                throw SyncError(.foreignLink, message: "the stored next page \(configuration.planner.client.printable(next)) is not followed: \(reason)")
+                throw SyncError(
+                    .foreignLink,
+                    message:
+                        "the stored next page \(configuration.planner.client.printable(next)) is not followed: \(configuration.planner.client.redactor.redact(reason))"
+                )
             }
             var resumed = pending
             resumed.resumed = true

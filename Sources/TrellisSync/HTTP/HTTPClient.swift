@@ -70,7 +70,7 @@ public final class HTTPClient: Sendable {
     public func get(_ url: URL, headers: HTTPHeaders = HTTPHeaders(), resource: String?) throws -> Exchange {
         if let reason = origins.refusal(of: url) {
             throw SyncError(
-                .foreignLink, message: "the URL \(printable(url)) is not requested: \(reason)", resource: resource,
+                .foreignLink, message: "the URL \(printable(url)) is not requested: \(redactor.redact(reason))", resource: resource,
                 pageURL: printable(url))
         }
         let request = authorized(HTTPRequest(url: url, headers: headers))
