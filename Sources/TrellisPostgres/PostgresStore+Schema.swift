@@ -134,6 +134,14 @@ extension PostgresStore {
         if !lacksOutbox, try !hasColumn("base_values", table: SchemaDescription.outboxTable, connection: connection, schema: schema) {
             if applying { try connection.execute(PostgresSession.outboxBaseValuesColumn(schema: schema)) } else { lacksOutbox = true }
         }
+        // A store made before the tombstones of acknowledged deletes.
+        if !tables.contains(SchemaDescription.tombstonesTable) {
+            if applying {
+                for statement in PostgresSession.tombstonesTable(schema: schema) { try connection.execute(statement) }
+            } else {
+                lacksOutbox = true
+            }
+        }
         let versionChanged = metadata["modelVersion"] != model.versionLabel
         let recordChanged = configuration.modelRecord.map { $0 != metadata[modelRecordKey] } ?? false
         if description == stored, !versionChanged, !recordChanged {

@@ -80,6 +80,8 @@ package struct SchemaDescription: Codable, Equatable, Sendable {
     package static let commitsTable = "trellis_commits"
     /// The outbox of local changes (`SQLiteSession+Outbox.swift`, `PostgresSession+Outbox.swift`); no entity's table takes the name.
     package static let outboxTable = "trellis_outbox"
+    /// The tombstones of acknowledged deletes (`SQLiteSession+Tombstones.swift`, `PostgresSession+Tombstones.swift`); no entity's table takes the name.
+    package static let tombstonesTable = "trellis_tombstones"
     /// Columns every entity table has; no property column takes these names.
     package static let systemColumns = ["_pk", "_entity", "_placeholder"]
 
@@ -100,6 +102,7 @@ extension SchemaDescription {
         tableNames.insert(SchemaDescription.metadataTable)
         tableNames.insert(SchemaDescription.commitsTable)
         tableNames.insert(SchemaDescription.outboxTable)
+        tableNames.insert(SchemaDescription.tombstonesTable)
         for name in rules.reservedTables { tableNames.insert(name) }
         var columnNames: [String: NameSet] = [:]  // per table
         for entity in previous?.entities ?? [] {

@@ -39,6 +39,8 @@ final class SQLiteSession: StoreSession {
     /// `trellis_outbox` is known to have its `base_values` column (added by a write session to a
     /// table made before it) in this transaction.
     var outboxHasBaseValues = false
+    /// `trellis_tombstones` is known to exist in this transaction.
+    var tombstonesTableExists = false
     /// Per table: the share of the identities the last identity fetch asked for that it found
     /// (1 until a fetch ran), for ``fetch(entity:identities:forImport:)``'s scan-or-seek choice.
     var identityHitRatio: [String: Double] = [:]

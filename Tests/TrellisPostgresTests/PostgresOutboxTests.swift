@@ -4,8 +4,9 @@ import Trellis
 import TrellisPostgres
 import TrellisTestSupport
 
-/// The PostgreSQL store's outbox table (issue 23, point 1): made with the store's own tables,
-/// and added to a store made before it, on open or in the first write session.
+/// The PostgreSQL store's outbox table (issue 23, point 1) and its tombstones of acknowledged
+/// deletes (point 7): made with the store's own tables, and added to a store made before them,
+/// on open or in the first write session.
 @Suite struct PostgresOutboxTests {
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
@@ -74,5 +75,25 @@ import TrellisTestSupport
         try again.save()
         #expect(try reopened.outbox().map(\.baseValues) == [[:], ["name": .string("Felix")]])
         #expect(try test.rows(#"SELECT "base_values" FROM "trellis_outbox" ORDER BY "seq""#) == [[nil], [#"{"name":"Felix"}"#]])
+    }
+
+    @Test(arguments: [PostgresStore.MigrationPolicy.onOpen, .inWriteTransactions])
+    func aStoreMadeBeforeTheTombstonesGetsThem(policy: PostgresStore.MigrationPolicy) throws {
+        let test = try StoreKind.postgres.makeStore(model: try Self.model())
+        _ = try test.rows(#"DROP TABLE "trellis_tombstones""#)
+        let location = try #require(test.location)
+        var configuration = PostgresStore.Configuration()
+        configuration.migrationPolicy = policy
+        let reopened = try PostgresStore(connection: location, model: try Self.model(), configuration: configuration)
+        #expect(try reopened.tombstones() == [])
+        try reopened.write { session in
+            try #require(session as? any OutboxStorage).writeTombstones([
+                Tombstone(entityName: "Cat", serverIdentity: [1], stamp: "2024-01-01T00:00:00.007Z", acknowledgedAt: Date(timeIntervalSince1970: 1_704_067_200))
+            ])
+        }
+        #expect(try reopened.tombstones().map { "\($0.entityName) \($0.serverIdentityText) \($0.stamp)" } == ["Cat [1] 2024-01-01T00:00:00.007Z"])
+        #expect(
+            try test.rows(#"SELECT "server_identity", "entity", "stamp", "acknowledged_at" FROM "trellis_tombstones""#)
+                == [["[1]", "Cat", "2024-01-01T00:00:00.007Z", "1704067200000"]])
     }
 }

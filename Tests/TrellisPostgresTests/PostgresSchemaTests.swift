@@ -52,6 +52,8 @@ struct PostgresSchemaTests {
                     + #""last_error" text, "enqueued_at" bigint NOT NULL, "base_values" text)"#,
                 #"CREATE INDEX "trellis_outbox object" ON "app"."trellis_outbox" ("object")"#,
                 #"CREATE INDEX "trellis_outbox server_identity" ON "app"."trellis_outbox" ("server_identity")"#,
+                #"CREATE TABLE "app"."trellis_tombstones" ("server_identity" text NOT NULL, "entity" text NOT NULL, "#
+                    + #""stamp" text NOT NULL, "acknowledged_at" bigint NOT NULL, PRIMARY KEY ("server_identity", "entity"))"#,
                 #"CREATE SEQUENCE "app"."Character keys""#,
                 #"CREATE SEQUENCE "app"."Power keys""#,
                 #"CREATE SEQUENCE "app"."Publisher keys""#,
@@ -111,7 +113,7 @@ struct PostgresSchemaTests {
             try test.rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1").map { $0[0] ?? "" }
                 == [
                     "Character", "Character.powers", "Power", "Publisher", "trellis_commits", "trellis_locks", "trellis_metadata",
-                    "trellis_outbox",
+                    "trellis_outbox", "trellis_tombstones",
                 ])
         #expect(
             try test.rows("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%pkey' ORDER BY 1")

@@ -38,6 +38,29 @@ extension InMemorySession: OutboxStorage {
         state.outbox.removeAll { doomed.contains($0.sequence) }
     }
 
+    func tombstoneEntries() throws -> [Tombstone] {
+        try checkValid()
+        return state.tombstones.values.sorted { ($0.entityName, $0.serverIdentityText) < ($1.entityName, $1.serverIdentityText) }
+    }
+
+    func tombstoneRows(serverIdentities: [String]?) throws -> [Tombstone] {
+        guard let serverIdentities else { return try tombstoneEntries() }
+        let identities = Set(serverIdentities)
+        return try tombstoneEntries().filter { identities.contains($0.serverIdentityText) }
+    }
+
+    func writeTombstones(_ rows: [Tombstone]) throws {
+        try checkOutboxWritable()
+        for row in rows { state.tombstones[tombstoneKey(row)] = row }
+    }
+
+    func deleteTombstones(_ rows: [Tombstone]) throws {
+        try checkOutboxWritable()
+        for row in rows { state.tombstones[tombstoneKey(row)] = nil }
+    }
+
+    private func tombstoneKey(_ row: Tombstone) -> String { "\(row.entityName)\u{0}\(row.serverIdentityText)" }
+
     private func checkOutboxWritable() throws {
         try checkValid()
         guard writable else { throw StoreError(.readOnly, message: "cannot change the outbox in a read session") }

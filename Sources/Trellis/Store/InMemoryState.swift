@@ -13,6 +13,8 @@ struct InMemoryState {
     var outbox: [OutboxEntry] = []
     /// The last outbox sequence drawn (never reused).
     var outboxSequence: Int64 = 0
+    /// The tombstones of acknowledged deletes, by entity and server identity text.
+    var tombstones: [String: Tombstone] = [:]
     init(tableCount: Int) { tables = Array(repeating: InMemoryTable(), count: tableCount) }
 }
 

@@ -149,6 +149,11 @@ public protocol StoreSession: AnyObject {
     /// - Throws: `StoreError` (`.unsupported` from a store that keeps no outbox; engine errors,
     ///   `.engine` for a row that cannot be read).
     func outboxEntries() throws -> [OutboxEntry]
+
+    /// Every tombstone of an acknowledged delete (``Tombstone``), by entity and server identity
+    /// (empty when there is none).
+    /// - Throws: `StoreError` (`.unsupported` from a store that keeps no outbox; engine errors).
+    func tombstoneEntries() throws -> [Tombstone]
 }
 
 extension StoreSession {
@@ -203,6 +208,11 @@ extension StoreSession {
         throw StoreError(.unsupported, message: "this store keeps no outbox (\(type(of: self)))")
     }
 
+    /// Throws `.unsupported`: a store that keeps an outbox implements it.
+    public func tombstoneEntries() throws -> [Tombstone] {
+        throw StoreError(.unsupported, message: "this store keeps no outbox (\(type(of: self)))")
+    }
+
     /// Nothing: writers of this store are serialised already (see ``StoreSession/lock(scope:exclusive:)``).
     public func lock(scope: String, exclusive: Bool) throws {}
 }
@@ -219,6 +229,17 @@ extension PersistentStore {
     /// - Throws: as ``StoreSession/outboxEntries()``.
     public func outbox() throws -> [OutboxEntry] {
         try read { try $0.outboxEntries() }
+    }
+
+    /// The store's tombstones of acknowledged deletes (``StoreSession/tombstoneEntries()``):
+    /// what keeps a pull from bringing a deleted object back until the watermark passes it.
+    ///
+    ///     let report = try synchronizer.push()     // a local delete acknowledged
+    ///     try store.tombstones()                   // [Tombstone(entityName: "Hero", serverIdentity: ["h00042"], stamp: "2024-…Z", …)]
+    ///
+    /// - Throws: as ``StoreSession/tombstoneEntries()``.
+    public func tombstones() throws -> [Tombstone] {
+        try read { try $0.tombstoneEntries() }
     }
 }
 

@@ -155,17 +155,19 @@ struct PostgresSchema {
         tables += joinTables
     }
 
-    /// The store's own tables: metadata, lock rows (``PostgresSession/lock(scope:exclusive:)``)
-    /// and the change log (`PostgresStore+Observation.swift`) with its sequence.
+    /// The store's own tables: metadata, lock rows (``PostgresSession/lock(scope:exclusive:)``),
+    /// the change log (`PostgresStore+Observation.swift`) with its sequence, the outbox and the
+    /// tombstones of acknowledged deletes.
     static let locksTable = "trellis_locks"
     static let commitSequence = "trellis_commits seq"
 
-    /// `CREATE TABLE` of `trellis_metadata` and `trellis_locks` in `schema`, then the change log.
+    /// `CREATE TABLE` of `trellis_metadata` and `trellis_locks` in `schema`, then the change log,
+    /// `trellis_outbox` and `trellis_tombstones`.
     static func systemTables(schema: String) -> [String] {
         [
             "CREATE TABLE \(SQLText.qualified(schema, SchemaDescription.metadataTable)) (\"key\" text PRIMARY KEY, \"value\" text NOT NULL)",
             "CREATE TABLE \(SQLText.qualified(schema, locksTable)) (\"scope\" text PRIMARY KEY)",
-        ] + commitLog(schema: schema) + PostgresSession.outboxTable(schema: schema)
+        ] + commitLog(schema: schema) + PostgresSession.outboxTable(schema: schema) + PostgresSession.tombstonesTable(schema: schema)
     }
 
     /// The change log: `CREATE SEQUENCE "trellis_commits seq"`, `CREATE TABLE "trellis_commits"`.

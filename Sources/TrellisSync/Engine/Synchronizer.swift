@@ -282,6 +282,24 @@ public final class Synchronizer {
             }
         }
         try checkpoint.write(resource: resource.name, in: session)
+        try pruneTombstones(passedBy: checkpoint.watermark, of: resource, in: session)
+    }
+
+    /// Removes the tombstones (``Tombstone``) of the resource's entity hierarchy whose stamp the
+    /// resource's committed watermark has passed (compared as instants, or numbers), in the
+    /// page's transaction: a pull asks only for what changed after its watermark, so no page
+    /// of an incremental walk brings such an object back. Watermarks come only from pulled pages.
+    func pruneTombstones(passedBy watermark: Watermark?, of resource: ResourceConfiguration, in session: any StoreSession) throws {
+        guard let watermark, let name = resource.entity, let storage = session as? any OutboxStorage else { return }
+        let model = context.model
+        guard let root = model.entity(named: name)?.rootName else { return }
+        let passed = try storage.tombstoneRows(serverIdentities: nil).filter { tombstone in
+            guard (model.entity(named: tombstone.entityName)?.rootName ?? tombstone.entityName) == root,
+                let stamp = Watermark.Value(text: tombstone.stamp)
+            else { return false }
+            return stamp < watermark.value
+        }
+        if !passed.isEmpty { try storage.deleteTombstones(passed) }
     }
 
     // MARK: - Internals

@@ -34,12 +34,13 @@ extension Pusher {
         var stale: [(Operation, String?)] = []
         var gone: [(Operation, Outcome)] = []
         let checkedKeys = Set(checking.map(\.row.sequence))
-        for operation in batch {
+        for var operation in batch {
             guard checkedKeys.contains(operation.row.sequence), let id = identityText(operation.row.serverIdentity) else {
                 send.append(operation)
                 continue
             }
             let server = stamps["\(operation.target.className)\u{0}\(id)"]
+            operation.serverStamp = server?.stamp
             switch standing(operation, serverStamp: server.map(\.stamp)) {
             case .current:
                 send.append(operation)

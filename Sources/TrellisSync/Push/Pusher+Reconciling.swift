@@ -184,6 +184,7 @@ extension Pusher {
         }
         report.requests += 1
         let exchange = try client.get(url, resource: target.resource.name)
+        noteServerDate(exchange.response)
         guard case .object(let body)? = try? JSONReader.parse(exchange.response.body), case .array(let results)? = body["results"] else {
             throw SyncError(
                 .malformedResponse, message: "\(what) got no results array", resource: target.resource.name,

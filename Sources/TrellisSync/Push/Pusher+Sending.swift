@@ -86,6 +86,7 @@ extension Pusher {
         let url = flight.url
         let result = try flight.wait()
         hooks.reach(.afterResponse)
+        if let response = result.response { noteServerDate(response) }
         let (outcomes, malformed) = interpret(result, batch: batch)
         try record(zip(batch, outcomes).map { ($0, $1) })
         if let malformed {
@@ -397,8 +398,9 @@ extension Pusher {
     // MARK: - Recording
 
     /// Records every outcome in one transaction: per acknowledgement the server's identity and
-    /// stamps written into the object (origin sync) and the row removed (a cycle-breaking create
-    /// becomes the update of the pointers it left out); per failure the row's new state.
+    /// stamps written into the object (origin push) and the row removed (a cycle-breaking create
+    /// becomes the update of the pointers it left out), and per acknowledged delete a
+    /// ``Tombstone`` of its server identity; per failure the row's new state.
     func record(_ outcomes: [(Operation, Outcome)]) throws {
         // Updates of objects the server deleted, under `remoteDeletes: deleteWins`: the objects
         // are deleted here (the context's delete rules) in the recording transaction.
@@ -414,6 +416,7 @@ extension Pusher {
             var changes: [ObjectChange] = []
             var removed: [Int64] = []
             var updated: [Int64: OutboxEntry] = [:]
+            var tombstones: [Tombstone] = []
             overridden = []
             for (operation, outcome) in outcomes {
                 var row = operation.row
@@ -433,6 +436,12 @@ extension Pusher {
                         if !attributes.isEmpty { changes.append(ObjectChange(id: row.object, attributes: attributes)) }
                     }
                     let identity: JSONValue? = objectId.map { .array([.string($0)]) }
+                    if row.operation == .delete, let serverIdentity = row.serverIdentity {
+                        tombstones.append(
+                            Tombstone(
+                                entityName: row.object.entityName, serverIdentity: serverIdentity, stamp: tombstoneStamp(operation, answered: updatedAt),
+                                acknowledgedAt: clock.now()))
+                    }
                     if row.operation == .create, !operation.omit.isEmpty {
                         row.operation = .update
                         row.fields = operation.entity.relationships.map(\.name).filter(operation.omit.contains)
@@ -503,6 +512,7 @@ extension Pusher {
             if !removed.isEmpty { try storage.deleteOutboxRows(sequences: Array(Set(removed)).sorted()) }
             let rewritten = updated.values.filter { !removed.contains($0.sequence) }.sorted { $0.sequence < $1.sequence }
             if !rewritten.isEmpty { try storage.updateOutboxRows(rewritten) }
+            if !tombstones.isEmpty { try storage.writeTombstones(tombstones) }
             hooks.reach(.whileRecording)
         }
         if doomed.isEmpty {
@@ -537,6 +547,24 @@ extension Pusher {
             }
         }
         if !overridden.isEmpty { _ = try settle(stale: overridden.map { ($0, nil) }, answered: true) }
+    }
+
+    /// The stamp of an acknowledged delete's tombstone: the latest of the server's instants
+    /// known for it (RFC 3339 text): the answer's own stamp, the object's stamp as the round's
+    /// pre-read found it, the row's base, and the `Date` header of the server's latest answer (to
+    /// the second); this side's clock only when there is none of them. Every copy of the object
+    /// the server served before the delete is stamped at or before the latest it is known to
+    /// have had, so a pull drops such a copy and takes one stamped later (the object made again).
+    func tombstoneStamp(_ operation: Operation, answered: String?) -> String {
+        let known = [answered, operation.serverStamp, operation.row.base, serverDate].compactMap { text in
+            text.flatMap { text in SyncInstant(rfc3339: text).map { (text, $0) } }
+        }
+        return known.max { $0.1 < $1.1 }?.0 ?? SyncInstant(clock.now()).rfc3339
+    }
+
+    /// Keeps `response`'s `Date` header (RFC 9110 §6.6.1) as ``serverDate``.
+    func noteServerDate(_ response: HTTPResponse) {
+        if let date = response.headers["date"].flatMap(HTTPDate.parse) { serverDate = SyncInstant(date).rfc3339 }
     }
 
     /// A server stamp (RFC 3339 text) as the attribute's value.

@@ -33,6 +33,9 @@ final class Pusher {
     let hooks = PushHooks.fromEnvironment()
     /// One pusher per store (``PushLease``).
     let lease = PushLease(holder: Lease.holderName(), seconds: 120)
+    /// The `Date` header of the server's latest answer (RFC 3339): the stamp of a tombstone
+    /// whose acknowledgement carries none of its own.
+    var serverDate: String?
 
     init(synchronizer: Synchronizer) throws {
         self.synchronizer = synchronizer
@@ -57,6 +60,8 @@ final class Pusher {
         var objectId: String?
         /// `X-Parse-Request-Id` (a `requestId` create).
         var requestId: String?
+        /// The server's stamp of the object as the round's pre-read found it (`detect: check`).
+        var serverStamp: String?
     }
 
     // MARK: - Running

@@ -14,6 +14,14 @@ package protocol OutboxStorage: AnyObject {
     func updateOutboxRows(_ rows: [OutboxEntry]) throws
     /// Removes the rows with these sequences.
     func deleteOutboxRows(sequences: [Int64]) throws
+
+    /// The tombstones (``Tombstone``) whose ``Tombstone/serverIdentityText`` is one of
+    /// `serverIdentities`, in any entity; every tombstone when nil.
+    func tombstoneRows(serverIdentities: [String]?) throws -> [Tombstone]
+    /// Writes `rows`, replacing the tombstone of the same entity and server identity.
+    func writeTombstones(_ rows: [Tombstone]) throws
+    /// Removes the tombstones of these rows' entities and server identities.
+    func deleteTombstones(_ rows: [Tombstone]) throws
 }
 
 /// Records the local changes of one applied ``ChangeSet`` in the outbox, merging them into

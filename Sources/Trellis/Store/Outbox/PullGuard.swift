@@ -16,7 +16,13 @@ import Foundation
 ///   incoming value differs from the row's ``OutboxEntry/baseValues`` entry;
 /// - an insert of an object whose identity (in the same entity hierarchy) has a live delete
 ///   row is dropped, with every link to it in the change set: a pull does not bring back a
-///   pending delete;
+///   pending delete. Inserted placeholders count: a page's bare identifier of the object does
+///   not bring it back either;
+/// - the same for an identity with a ``Tombstone`` (an acknowledged delete), unless the
+///   inserted object is not a placeholder and its stamp attribute's incoming value is after the
+///   tombstone's ``Tombstone/stamp`` (``Tombstone/isOlder(than:type:)``): the server made the
+///   object again, it is inserted and the tombstone removed. Without a stamp to compare the
+///   tombstone holds;
 /// - a delete of an object with a live create row is dropped: a pull does not undo a local
 ///   create that the server does not have yet.
 ///
@@ -35,8 +41,11 @@ package struct PullGuard {
     package struct Outcome: Sendable, Hashable {
         /// Updates of fields with a live row, by object and field name.
         package var keptLocal: [ObjectID: [String]] = [:]
-        /// Inserts dropped for a pending delete of their identity.
+        /// Inserts dropped for a pending delete or a tombstone of their identity.
         package var notRecreated: [ObjectID] = []
+        /// Inserts of a tombstone's identity stamped after it (the server made the object again):
+        /// applied, and the tombstone removed.
+        package var revived: [ObjectID] = []
         /// Deletes dropped for a live create.
         package var notDeleted: [ObjectID] = []
     }
@@ -46,17 +55,22 @@ package struct PullGuard {
     /// - Throws: `StoreError` from `storage`; `.unknownObject` for an entity the model lacks.
     package func filter(_ changes: ChangeSet, in storage: some OutboxStorage) throws -> (ChangeSet, Outcome) {
         var outcome = Outcome()
-        var identities: [String: ObjectID] = [:]
-        for snapshot in changes.inserted where !snapshot.isPlaceholder {
+        // Inserted objects (placeholders too: a bare identifier of a deleted object is no more
+        // welcome than the object) by root entity and identity text.
+        var identities: [String: ObjectSnapshot] = [:]
+        for snapshot in changes.inserted {
             let entity = try resolved(snapshot.id.entityName)
-            if let text = identityText(entity, snapshot.attributes) { identities["\(entity.rootName)\u{0}\(text)"] = snapshot.id }
+            if let text = identityText(entity, snapshot.attributes) { identities["\(entity.rootName)\u{0}\(text)"] = snapshot }
         }
         let keys = changes.updated.map(\.id.primaryKey) + changes.deleted.map(\.primaryKey)
         guard !keys.isEmpty || !identities.isEmpty else { return (changes, outcome) }
-        let rows = try storage.outboxRows(
-            objectKeys: keys, serverIdentities: Array(Set(identities.keys.map { String($0.split(separator: "\u{0}", maxSplits: 1)[1]) })))
+        let texts = Array(Set(identities.keys.map { String($0.split(separator: "\u{0}", maxSplits: 1)[1]) }))
+        let rows = try storage.outboxRows(objectKeys: keys, serverIdentities: texts)
         let live = rows.filter { $0.state == .pending || $0.state == .sending || $0.state == .uncertain }
-        guard !live.isEmpty else { return (changes, outcome) }
+        // Read after the outbox rows: on PostgreSQL their FOR UPDATE waits for a push recording
+        // the acknowledgement that removes a delete row and writes its tombstone.
+        let tombstones = texts.isEmpty ? [] : try storage.tombstoneRows(serverIdentities: texts)
+        guard !live.isEmpty || !tombstones.isEmpty else { return (changes, outcome) }
         var byObject: [String: [OutboxEntry]] = [:]
         for row in live { byObject[objectKey(row.object), default: []].append(row) }
 
@@ -67,12 +81,28 @@ package struct PullGuard {
             if !keep { outcome.notDeleted.append(id) }
             return keep
         }
-        // Inserts of identities with a live delete.
+        // Inserts of identities with a live delete, or with a tombstone the object's stamp is not after.
         var dropped = Set<ObjectID>()
         for row in live where row.operation == .delete {
             guard let text = row.serverIdentityText else { continue }
-            if let id = identities["\(root(row.object))\u{0}\(text)"] { dropped.insert(id) }
+            if let snapshot = identities["\(root(row.object))\u{0}\(text)"] { dropped.insert(snapshot.id) }
         }
+        var revived: [Tombstone] = []
+        for tombstone in tombstones {
+            guard let snapshot = identities["\(root(tombstone.entityName))\u{0}\(tombstone.serverIdentityText)"], !dropped.contains(snapshot.id)
+            else { continue }
+            let entity = try resolved(snapshot.id.entityName)
+            if !snapshot.isPlaceholder, let index = rules.stampAttributeIndex(entity), index < snapshot.attributes.count,
+                tombstone.isOlder(than: snapshot.attributes[index], type: entity.attributes[index].type) == true
+            {
+                // Stamped after the delete: the server made the object again.
+                revived.append(tombstone)
+                outcome.revived.append(snapshot.id)
+            } else {
+                dropped.insert(snapshot.id)
+            }
+        }
+        if !revived.isEmpty { try storage.deleteTombstones(revived) }
         if !dropped.isEmpty {
             result.inserted = result.inserted.filter { !dropped.contains($0.id) }
             outcome.notRecreated = changes.inserted.map(\.id).filter(dropped.contains)
@@ -141,7 +171,9 @@ package struct PullGuard {
         return entity
     }
 
-    private func root(_ id: ObjectID) -> String { model.entity(named: id.entityName)?.rootName ?? id.entityName }
+    private func root(_ id: ObjectID) -> String { root(id.entityName) }
+
+    private func root(_ entityName: String) -> String { model.entity(named: entityName)?.rootName ?? entityName }
 
     private func objectKey(_ id: ObjectID) -> String { "\(root(id))\u{0}\(id.primaryKey)" }
 
